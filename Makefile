@@ -1,0 +1,32 @@
+# Starling's front door. `make demo` and `make test` each install what is missing, build,
+# and run. Everything below is a thin wrapper over scripts/ and CMake.
+BUILD ?= build
+JOBS  ?= $(shell nproc)
+CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
+STARLING = $(BUILD)/cli/starling
+
+.PHONY: all deps bench-deps build demo test bench clean
+
+all: build
+
+deps:
+	@scripts/deps.sh
+
+bench-deps:
+	@scripts/deps.sh bench
+
+build: deps
+	@cmake -S . -B $(BUILD) $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS)
+
+demo: build
+	$(STARLING) train --config configs/fmnist-mlp.toml --summary $(BUILD)/demo-summary.json
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+bench: bench-deps build
+	@scripts/bench.sh $(BUILD)
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,66 @@
+#include "kernels/cpu_features.h"
+
+#include <atomic>
+#include <cstdlib>
+
+namespace starling::kernels {
+namespace {
+
+Isa probe() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+      __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl"))
+    return Isa::avx512;
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return Isa::avx2;
+#endif
+  return Isa::scalar;
+}
+
+Isa clamp(Isa wanted) { return static_cast<int>(wanted) <= static_cast<int>(detected_isa()) ? wanted : detected_isa(); }
+
+Isa initial() {
+  Isa isa = detected_isa();
+  if (const char* env = std::getenv("STARLING_ISA")) {
+    Isa forced;
+    if (parse_isa(env, forced)) isa = clamp(forced);
+  }
+  return isa;
+}
+
+std::atomic<Isa>& active() {
+  static std::atomic<Isa> isa{initial()};
+  return isa;
+}
+
+}  // namespace
+
+Isa detected_isa() {
+  static const Isa isa = probe();
+  return isa;
+}
+
+Isa active_isa() { return active().load(std::memory_order_relaxed); }
+
+void force_isa(Isa isa) { active().store(clamp(isa), std::memory_order_relaxed); }
+
+std::string_view isa_name(Isa isa) {
+  switch (isa) {
+    case Isa::avx512: return "avx512";
+    case Isa::avx2: return "avx2";
+    case Isa::scalar: break;
+  }
+  return "scalar";
+}
+
+bool parse_isa(std::string_view text, Isa& out) {
+  for (Isa isa : {Isa::scalar, Isa::avx2, Isa::avx512}) {
+    if (text == isa_name(isa)) {
+      out = isa;
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace starling::kernels

@@ -1,0 +1,43 @@
+#pragma once
+// Single-precision GEMM for training, row-major, without explicit transposes:
+//   C[m×n] (=|+=) op(A)[m×k] · op(B)[k×n]  then  + bias[n] per row, then ReLU,
+//   then × (relu_mask[i,j] > 0)  (the ReLU-gradient mask of the layer below).
+// Forward X·W, input gradient dY·Wᵀ (trans_b) and weight gradient Xᵀ·dY (trans_a) are all
+// one call. Every backend honours the whole contract, epilogue included.
+#include <string_view>
+
+namespace starling::kernels {
+
+enum class Backend { native, onednn };
+
+std::string_view backend_name(Backend backend);
+/// Parses "native" or "onednn"; returns false on anything else.
+bool parse_backend(std::string_view text, Backend& out);
+
+struct GemmArgs {
+  int m = 0, n = 0, k = 0;
+  const float* a = nullptr;
+  int lda = 0;  // row stride of A as stored (k if !trans_a, m if trans_a, or larger)
+  bool trans_a = false;
+  const float* b = nullptr;
+  int ldb = 0;  // row stride of B as stored (n if !trans_b, k if trans_b, or larger)
+  bool trans_b = false;
+  float* c = nullptr;
+  int ldc = 0;
+  bool accumulate = false;         // C += product instead of C = product
+  const float* bias = nullptr;     // length n, added to every row of C
+  bool relu = false;               // C = max(C, 0) after the bias
+  const float* relu_mask = nullptr;  // m×n with row stride ldmask: zero C where mask <= 0
+  int ldmask = 0;
+};
+
+/// Runs the GEMM on the given backend. Sizes of 0 are valid and do nothing to C beyond
+/// what the contract says (k == 0 writes the epilogue of a zero product).
+void gemm(Backend backend, const GemmArgs& args);
+
+/// Number of threads a single kernel call may use (default 1: parallelism comes from
+/// learners). Applies to both backends.
+void set_threads(int threads);
+int threads();
+
+}  // namespace starling::kernels

@@ -1,0 +1,29 @@
+#include "kernels/onednn/gemm_onednn.h"
+
+#include "kernels/epilogue.h"
+
+#include <oneapi/dnnl/dnnl.h>
+#include <omp.h>
+
+#include <stdexcept>
+
+namespace starling::kernels::onednn {
+
+void gemm(const GemmArgs& a) {
+  const float beta = a.accumulate ? 1.f : 0.f;
+  dnnl_status_t status = dnnl_success;
+  if (a.k == 0) {
+    // dnnl_sgemm rejects K == 0; the product is zero.
+    for (int i = 0; i < a.m && !a.accumulate; ++i)
+      for (int j = 0; j < a.n; ++j) a.c[static_cast<long>(i) * a.ldc + j] = 0.f;
+  } else {
+    status = dnnl_sgemm(a.trans_a ? 'T' : 'N', a.trans_b ? 'T' : 'N', a.m, a.n, a.k, 1.f, a.a,
+                        a.lda, a.b, a.ldb, beta, a.c, a.ldc);
+  }
+  if (status != dnnl_success) throw std::invalid_argument("dnnl_sgemm rejected its arguments");
+  if (detail::has_epilogue(a)) detail::apply_epilogue(a);
+}
+
+void set_threads(int threads) { omp_set_num_threads(threads); }
+
+}  // namespace starling::kernels::onednn

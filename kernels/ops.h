@@ -1,0 +1,48 @@
+#pragma once
+// Non-GEMM kernels of training, on NHWC activations (batch, height, width, channels).
+// Convolution is im2col into the GEMM: a patch row per output pixel, (kh, kw, c) order.
+#include <cstdint>
+
+namespace starling::kernels {
+
+struct ConvShape {
+  int batch = 0, in_h = 0, in_w = 0, in_c = 0;
+  int kernel = 0, stride = 1, pad = 0, out_c = 0;
+  int out_h() const { return (in_h + 2 * pad - kernel) / stride + 1; }
+  int out_w() const { return (in_w + 2 * pad - kernel) / stride + 1; }
+  long patch() const { return static_cast<long>(kernel) * kernel * in_c; }
+  long rows() const { return static_cast<long>(batch) * out_h() * out_w(); }
+};
+
+/// cols[rows × patch] from x[batch, in_h, in_w, in_c]; padding reads as zero.
+void im2col(const ConvShape& s, const float* x, float* cols);
+/// dx[batch, in_h, in_w, in_c] = Σ of dcols scattered back (overwrites dx).
+void col2im(const ConvShape& s, const float* dcols, float* dx);
+
+struct PoolShape {
+  int batch = 0, in_h = 0, in_w = 0, channels = 0, size = 2, stride = 2;
+  int out_h() const { return (in_h - size) / stride + 1; }
+  int out_w() const { return (in_w - size) / stride + 1; }
+};
+
+/// y = max over each window; argmax[i] is the input offset (within the sample) of y[i].
+void maxpool_forward(const PoolShape& s, const float* x, float* y, int32_t* argmax);
+/// dx = 0 except dy routed to each window's argmax (overwrites dx).
+void maxpool_backward(const PoolShape& s, const float* dy, const int32_t* argmax, float* dx);
+
+void relu_forward(long n, const float* x, float* y);
+/// dx = dy where y > 0, else 0.
+void relu_backward(long n, const float* y, const float* dy, float* dx);
+
+/// db[j] (=|+=) Σ_i dy[i, j] over rows × cols.
+void column_sums(int rows, int cols, const float* dy, float* db, bool accumulate);
+
+/// Mean softmax cross-entropy of logits[batch × classes] against labels; writes
+/// dlogits = (softmax − onehot) / batch when dlogits is not null. Labels outside
+/// [0, classes) are the caller's bug and are treated as class 0.
+double softmax_xent(int batch, int classes, const float* logits, const int32_t* labels, float* dlogits);
+
+/// Index of the largest logit per row.
+void argmax_rows(int rows, int cols, const float* x, int32_t* out);
+
+}  // namespace starling::kernels

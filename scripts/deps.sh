@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Starling needs, and only those that are missing.
+# Idempotent and quiet when everything is there; runs apt-get update only before an install.
+#   scripts/deps.sh          build, test and demo dependencies
+#   scripts/deps.sh bench    also the anchors the benchmarks compare against
+set -euo pipefail
+
+# ocl-icd-opencl-dev: Debian's oneDNN CMake config insists on finding OpenCL.
+base=(cmake make g++ pkg-config zlib1g-dev libcaf-dev libzmq3-dev cppzmq-dev libeigen3-dev
+      libdnnl-dev ocl-icd-opencl-dev libboost-test-dev libtomlplusplus-dev libcli11-dev libspdlog-dev
+      libopenblas-dev dataset-fashion-mnist iproute2)
+bench=(python3 python3-torch python3-matplotlib python3-numpy libopenmpi-dev openmpi-bin clang)
+
+wanted=("${base[@]}")
+[ "${1:-}" = bench ] && wanted+=("${bench[@]}")
+
+missing=()
+for pkg in "${wanted[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "deps: installing ${missing[*]}" >&2
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null || { echo "deps: need root (or sudo) to install: ${missing[*]}" >&2; exit 1; }
+  sudo=sudo
+fi
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
