@@ -1,0 +1,237 @@
+#include "cli/config.h"
+
+#include <toml++/toml.h>
+
+#include <cmath>
+#include <limits>
+#include <set>
+#include <sstream>
+
+namespace starling::cli {
+namespace {
+
+// Reads one section, remembering which keys it consumed so that the rest are reported
+// as unknown; errors carry file:line and the full key.
+class SectionReader {
+ public:
+  SectionReader(const toml::table& root, std::string section, std::string file, const std::set<std::string>& overridden)
+      : section_(std::move(section)), file_(std::move(file)), overridden_(overridden) {
+    if (const auto* node = root.get(section_)) {
+      table_ = node->as_table();
+      if (!table_) fail(*node, section_, "a table [" + section_ + "]");
+    }
+  }
+
+  double number(const std::string& key, double fallback, double min, double max, bool exclusive_min = false) {
+    const toml::node* node = take(key);
+    if (!node) return fallback;
+    const auto value = node->value<double>();
+    if (!value || !(node->is_integer() || node->is_floating_point())) fail(*node, key, "a number");
+    if (!std::isfinite(*value) || *value < min || (exclusive_min && *value == min) || *value > max)
+      fail(*node, key, range_text(min, max, exclusive_min) + ", got " + std::to_string(*value));
+    return *value;
+  }
+
+  int64_t integer(const std::string& key, int64_t fallback, int64_t min, int64_t max) {
+    const toml::node* node = take(key);
+    if (!node) return fallback;
+    if (!node->is_integer()) fail(*node, key, "an integer");
+    const int64_t value = *node->value<int64_t>();
+    if (value < min || value > max)
+      fail(*node, key, "an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "], got " + std::to_string(value));
+    return value;
+  }
+
+  bool boolean(const std::string& key, bool fallback) {
+    const toml::node* node = take(key);
+    if (!node) return fallback;
+    if (!node->is_boolean()) fail(*node, key, "true or false");
+    return *node->value<bool>();
+  }
+
+  std::string text(const std::string& key, const std::string& fallback) {
+    const toml::node* node = take(key);
+    if (!node) return fallback;
+    if (!node->is_string()) fail(*node, key, "a string");
+    return *node->value<std::string>();
+  }
+
+  std::string choice(const std::string& key, const std::string& fallback, const std::vector<std::string>& options) {
+    const toml::node* node = take(key);
+    if (!node) return fallback;
+    const auto value = node->value<std::string>();
+    std::string list;
+    for (const auto& o : options) list += (list.empty() ? "\"" : ", \"") + o + "\"";
+    if (!node->is_string() || std::find(options.begin(), options.end(), *value) == options.end())
+      fail(*node, key, "one of " + list + (value ? ", got \"" + *value + "\"" : ""));
+    return *value;
+  }
+
+  std::vector<int> positive_ints(const std::string& key, const std::vector<int>& fallback) {
+    const toml::node* node = take(key);
+    if (!node) return fallback;
+    const auto* array = node->as_array();
+    if (!array) fail(*node, key, "an array of positive integers");
+    std::vector<int> out;
+    for (const auto& item : *array) {
+      const auto value = item.value<int64_t>();
+      if (!item.is_integer() || *value < 1 || *value > 1 << 20) fail(item, key, "an array of positive integers");
+      out.push_back(static_cast<int>(*value));
+    }
+    return out;
+  }
+
+  /// Reports the first key that nothing asked for.
+  void finish() {
+    if (!table_) return;
+    for (const auto& [key, node] : *table_)
+      if (!taken_.count(std::string(key.str()))) fail(node, std::string(key.str()), "no such key in [" + section_ + "]");
+  }
+
+ private:
+  const toml::node* take(const std::string& key) {
+    taken_.insert(key);
+    return table_ ? table_->get(key) : nullptr;
+  }
+
+  [[noreturn]] void fail(const toml::node& node, const std::string& key, const std::string& expected) const {
+    const std::string full = key == section_ ? key : section_ + "." + key;
+    std::ostringstream out;
+    if (overridden_.count(full)) out << "--set " << full;
+    else {
+      out << file_;
+      if (node.source().begin.line > 0) out << ":" << node.source().begin.line;
+    }
+    out << ": " << full << ": expected " << expected;
+    throw ConfigError(out.str());
+  }
+
+  static std::string range_text(double min, double max, bool exclusive_min) {
+    std::ostringstream out;
+    out << "a number in " << (exclusive_min ? "(" : "[") << min << ", ";
+    if (max == std::numeric_limits<double>::max()) out << "inf)";
+    else out << max << "]";
+    return out.str();
+  }
+
+  std::string section_, file_;
+  const std::set<std::string>& overridden_;
+  const toml::table* table_ = nullptr;
+  std::set<std::string> taken_;
+};
+
+constexpr double kInf = std::numeric_limits<double>::max();
+const std::vector<std::string> kSections{"run", "data", "model", "optimizer", "kernels"};
+
+// "section.key=value": the value is read as TOML (so 0.1, true, [1,2] and "text" work) and
+// falls back to a bare string.
+std::set<std::string> apply_overrides(toml::table& root, const std::vector<std::string>& overrides) {
+  std::set<std::string> keys;
+  for (const auto& item : overrides) {
+    const auto eq = item.find('=');
+    const auto dot = item.find('.');
+    if (eq == std::string::npos || dot == std::string::npos || dot > eq || dot == 0 || dot + 1 == eq)
+      throw ConfigError("--set " + item + ": expected section.key=value");
+    const std::string section = item.substr(0, dot), key = item.substr(dot + 1, eq - dot - 1), value = item.substr(eq + 1);
+    toml::table parsed;
+    try {
+      parsed = toml::parse("v = " + value);
+    } catch (const toml::parse_error&) {
+      parsed = toml::table{{"v", value}};
+    }
+    auto* table = root[section].as_table();
+    if (!table) {
+      root.insert_or_assign(section, toml::table{});
+      table = root[section].as_table();
+    }
+    table->insert_or_assign(key, std::move(*parsed.get("v")));
+    keys.insert(section + "." + key);
+  }
+  return keys;
+}
+
+Config read(toml::table& root, const std::string& file, const std::vector<std::string>& overrides) {
+  const auto overridden = apply_overrides(root, overrides);
+  for (const auto& [key, node] : root)
+    if (std::find(kSections.begin(), kSections.end(), std::string(key.str())) == kSections.end()) {
+      std::string where = file + (node.source().begin.line > 0 ? ":" + std::to_string(node.source().begin.line) : "");
+      throw ConfigError(where + ": [" + std::string(key.str()) + "]: unknown section (expected one of run, data, model, optimizer, kernels)");
+    }
+
+  Config c;
+  c.source = file;
+  SectionReader run(root, "run", file, overridden);
+  c.run.name = run.text("name", c.run.name);
+  c.run.seed = static_cast<uint64_t>(run.integer("seed", 1, 0, std::numeric_limits<int64_t>::max()));
+  c.run.epochs = run.number("epochs", 1.0, 0.0, 1e6, true);
+  c.run.target_accuracy = run.number("target_accuracy", 0.0, 0.0, 1.0);
+  c.run.eval_every = run.number("eval_every", 1.0, 0.0, 1e6, true);
+  c.run.data_dir = run.text("data_dir", "");
+  c.run.out_dir = run.text("out_dir", c.run.out_dir);
+  run.finish();
+
+  SectionReader data(root, "data", file, overridden);
+  c.data.dataset = data.choice("dataset", c.data.dataset, {"fashion-mnist", "synthetic"});
+  c.data.path = data.text("path", "");
+  c.data.synthetic_train = static_cast<int>(data.integer("synthetic_train", c.data.synthetic_train, 10, 10000000));
+  c.data.synthetic_test = static_cast<int>(data.integer("synthetic_test", c.data.synthetic_test, 10, 10000000));
+  data.finish();
+
+  TrainSpec& t = c.train;
+  SectionReader model(root, "model", file, overridden);
+  t.learner.model.kind = model.choice("kind", "mlp", {"mlp", "cnn"});
+  t.learner.model.hidden = model.positive_ints("hidden", t.learner.model.hidden);
+  model.finish();
+
+  SectionReader opt(root, "optimizer", file, overridden);
+  t.learner.optimizer.kind = opt.choice("kind", "sgd", {"sgd", "adam"});
+  t.schedule.lr = opt.number("lr", 0.05, 0.0, 1e3, true);
+  t.learner.optimizer.momentum = opt.number("momentum", 0.9, 0.0, 0.999999);
+  t.learner.optimizer.nesterov = opt.boolean("nesterov", false);
+  t.learner.optimizer.weight_decay = opt.number("weight_decay", 0.0, 0.0, 1.0);
+  t.learner.optimizer.beta1 = opt.number("beta1", 0.9, 0.0, 0.999999);
+  t.learner.optimizer.beta2 = opt.number("beta2", 0.999, 0.0, 0.99999999);
+  t.learner.batch = static_cast<int>(opt.integer("batch", 32, 1, 65536));
+  t.schedule.kind = opt.choice("schedule", "constant", {"constant", "step", "cosine"});
+  t.schedule.warmup_steps = opt.integer("warmup_steps", 0, 0, std::numeric_limits<int32_t>::max());
+  t.schedule.step_epochs = opt.number("step_epochs", 1.0, 0.0, kInf, true);
+  t.schedule.gamma = opt.number("gamma", 0.1, 0.0, 1.0, true);
+  opt.finish();
+
+  SectionReader kern(root, "kernels", file, overridden);
+  const std::string backend = kern.choice("backend", "onednn", {"native", "onednn"});
+  kernels::parse_backend(backend, t.learner.backend);
+  c.threads = static_cast<int>(kern.integer("threads", 1, 1, 1024));
+  kern.finish();
+
+  t.learner.seed = c.run.seed;
+  t.epochs = c.run.epochs;
+  t.eval_every = c.run.eval_every;
+  t.target_accuracy = c.run.target_accuracy;
+  return c;
+}
+
+}  // namespace
+
+Config parse_config(const std::string& text, const std::string& name, const std::vector<std::string>& overrides) {
+  toml::table root;
+  try {
+    root = toml::parse(text, name);
+  } catch (const toml::parse_error& e) {
+    throw ConfigError(name + ":" + std::to_string(e.source().begin.line) + ": " + std::string(e.description()));
+  }
+  return read(root, name, overrides);
+}
+
+Config load_config(const std::string& path, const std::vector<std::string>& overrides) {
+  toml::table root;
+  try {
+    root = toml::parse_file(path);
+  } catch (const toml::parse_error& e) {
+    if (e.source().begin.line == 0) throw ConfigError(path + ": cannot read the file");
+    throw ConfigError(path + ":" + std::to_string(e.source().begin.line) + ": " + std::string(e.description()));
+  }
+  return read(root, path, overrides);
+}
+
+}  // namespace starling::cli

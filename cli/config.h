@@ -1,0 +1,49 @@
+#pragma once
+// The run configuration: a TOML file plus `--set section.key=value` overrides, validated
+// whole before anything runs. Every problem is a ConfigError naming the file, the line (when
+// the TOML gives one), the key and what was expected; the CLI turns it into exit code 2.
+#include "learners/trainer.h"
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace starling::cli {
+
+class ConfigError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct RunOptions {
+  std::string name = "run";
+  uint64_t seed = 1;
+  double epochs = 1.0;
+  double target_accuracy = 0.0;
+  double eval_every = 1.0;  // epochs between evaluations
+  std::string data_dir;     // packed-dataset cache; empty: $STARLING_DATA_DIR or ~/.cache/starling
+  std::string out_dir = "results";
+};
+
+struct DataOptions {
+  std::string dataset = "fashion-mnist";  // "fashion-mnist" | "synthetic"
+  std::string path;                       // IDX source directory; empty: Debian's
+  int synthetic_train = 6000;
+  int synthetic_test = 1000;
+};
+
+struct Config {
+  std::string source;  // the file it came from
+  RunOptions run;
+  DataOptions data;
+  TrainSpec train;     // model, optimizer, schedule, batch, backend, epochs...
+  int threads = 1;     // [kernels] threads
+};
+
+/// Reads, overrides and validates; throws ConfigError.
+Config load_config(const std::string& path, const std::vector<std::string>& overrides = {});
+
+/// The same from TOML text (tests); `name` stands in for the file name in errors.
+Config parse_config(const std::string& text, const std::string& name, const std::vector<std::string>& overrides = {});
+
+}  // namespace starling::cli

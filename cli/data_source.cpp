@@ -1,0 +1,30 @@
+#include "cli/data_source.h"
+
+#include <spdlog/spdlog.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+namespace starling::cli {
+
+std::string data_cache_dir(const Config& config) {
+  if (!config.run.data_dir.empty()) return config.run.data_dir;
+  if (const char* env = std::getenv("STARLING_DATA_DIR"); env && *env) return env;
+  if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.cache/starling";
+  return "data";
+}
+
+TrainTest load_data(const Config& config) {
+  if (config.data.dataset == "synthetic")
+    return make_synthetic(static_cast<uint32_t>(config.data.synthetic_train),
+                          static_cast<uint32_t>(config.data.synthetic_test), config.run.seed);
+  return load_fashion_mnist(data_cache_dir(config), config.data.path,
+                            [](const std::string& message) { spdlog::warn("{}", message); });
+}
+
+void ensure_parent_dir(const std::string& path) {
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  if (!parent.empty()) std::filesystem::create_directories(parent);
+}
+
+}  // namespace starling::cli

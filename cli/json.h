@@ -1,0 +1,35 @@
+#pragma once
+// A minimal JSON object writer for summaries: flat or nested objects, numbers, strings,
+// null, and arrays of strings. Keys keep the order they were added in.
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace starling::cli {
+
+class JsonObject {
+ public:
+  JsonObject& add(const std::string& key, const std::string& value);
+  JsonObject& add(const std::string& key, const char* value) { return add(key, std::string(value)); }
+  JsonObject& add(const std::string& key, double value);
+  JsonObject& add(const std::string& key, long long value);
+  JsonObject& add(const std::string& key, int value) { return add(key, static_cast<long long>(value)); }
+  JsonObject& add(const std::string& key, bool value);
+  JsonObject& add(const std::string& key, std::optional<double> value);
+  JsonObject& add(const std::string& key, const std::vector<std::string>& values);
+  JsonObject& add(const std::string& key, const JsonObject& object);
+
+  /// Pretty-printed with two-space indentation.
+  std::string str(int indent = 0) const;
+
+ private:
+  JsonObject& raw(const std::string& key, std::string json);
+  std::vector<std::pair<std::string, std::string>> fields_;
+};
+
+std::string json_quote(const std::string& text);
+
+/// Writes `text` to `path` through a temporary file and rename; throws std::runtime_error.
+void write_file_atomic(const std::string& path, const std::string& text);
+
+}  // namespace starling::cli

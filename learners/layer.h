@@ -1,0 +1,55 @@
+#pragma once
+// A layer of a sequential model on NHWC activations. Parameters and their gradients are
+// views into the model's flat arena (DESIGN.md §3), bound once after construction.
+// forward(x → y) and backward(dy → dx, parameter gradients) follow llm.c's pairing;
+// gradients are overwritten, not accumulated, by each backward.
+#include "kernels/gemm.h"
+
+#include <cstddef>
+#include <random>
+#include <string>
+
+namespace starling {
+
+/// Per-sample shape, NHWC without the batch: a dense vector is {1, 1, features}.
+struct Shape {
+  int h = 1, w = 1, c = 1;
+  long size() const { return static_cast<long>(h) * w * c; }
+  bool operator==(const Shape& o) const { return h == o.h && w == o.w && c == o.c; }
+};
+
+class Layer {
+ public:
+  virtual ~Layer() = default;
+
+  virtual std::string name() const = 0;
+  virtual Shape input_shape() const = 0;
+  virtual Shape output_shape() const = 0;
+
+  virtual std::size_t param_count() const { return 0; }
+  /// Points the layer at its slice of the parameter and gradient arenas.
+  virtual void bind(float* /*params*/, float* /*grads*/) {}
+  /// He initialisation of the bound parameters.
+  virtual void init(std::mt19937_64& /*rng*/) {}
+  /// Sizes per-batch scratch (im2col buffers, pooling indices) for up to `batch` samples.
+  virtual void reserve(int /*batch*/) {}
+
+  virtual void forward(kernels::Backend backend, int batch, const float* x, float* y) = 0;
+  /// dx may be null (the first layer needs no input gradient).
+  virtual void backward(kernels::Backend backend, int batch, const float* x, const float* y,
+                        const float* dy, float* dx) = 0;
+
+  /// Fusion hooks used by the model builder: the layer applies ReLU to its own output,
+  /// or its input is a ReLU output, so its input gradient is masked by x > 0.
+  virtual bool can_fuse_relu() const { return false; }
+  void set_relu_output(bool on) { relu_output_ = on; }
+  void set_relu_input(bool on) { relu_input_ = on; }
+  bool relu_output() const { return relu_output_; }
+  bool relu_input() const { return relu_input_; }
+
+ protected:
+  bool relu_output_ = false;
+  bool relu_input_ = false;
+};
+
+}  // namespace starling

@@ -1,0 +1,40 @@
+#pragma once
+// 2-D convolution on NHWC, as im2col into the GEMM: y[rows×out_c] = cols[rows×patch] · W[patch×out_c]
+// + bias, where rows = batch·out_h·out_w and patch = k·k·in_c. Optionally ReLU-fused.
+#include "kernels/ops.h"
+#include "learners/aligned_buffer.h"
+#include "learners/layer.h"
+
+namespace starling {
+
+class Conv2D final : public Layer {
+ public:
+  /// Throws std::invalid_argument when the kernel does not fit the padded input.
+  Conv2D(Shape in, int out_channels, int kernel, int stride = 1, int pad = 0);
+
+  std::string name() const override;
+  Shape input_shape() const override { return in_; }
+  Shape output_shape() const override;
+  std::size_t param_count() const override;
+  void bind(float* params, float* grads) override;
+  void init(std::mt19937_64& rng) override;
+  void reserve(int batch) override;
+  void forward(kernels::Backend backend, int batch, const float* x, float* y) override;
+  void backward(kernels::Backend backend, int batch, const float* x, const float* y, const float* dy,
+                float* dx) override;
+  bool can_fuse_relu() const override { return true; }
+
+ private:
+  kernels::ConvShape shape(int batch) const;
+
+  Shape in_;
+  int out_c_, kernel_, stride_, pad_;
+  float* w_ = nullptr;  // patch × out_c
+  float* b_ = nullptr;
+  float* dw_ = nullptr;
+  float* db_ = nullptr;
+  AlignedBuffer<float> cols_;   // im2col of the last forward's input, reused by backward
+  AlignedBuffer<float> dcols_;
+};
+
+}  // namespace starling

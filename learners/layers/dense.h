@@ -1,0 +1,30 @@
+#pragma once
+// Fully connected layer: y[b×out] = x[b×in] · W[in×out] + bias, optionally ReLU-fused.
+#include "learners/layer.h"
+
+namespace starling {
+
+class Dense final : public Layer {
+ public:
+  Dense(int in, int out);
+
+  std::string name() const override;
+  Shape input_shape() const override { return {1, 1, in_}; }
+  Shape output_shape() const override { return {1, 1, out_}; }
+  std::size_t param_count() const override;
+  void bind(float* params, float* grads) override;
+  void init(std::mt19937_64& rng) override;
+  void forward(kernels::Backend backend, int batch, const float* x, float* y) override;
+  void backward(kernels::Backend backend, int batch, const float* x, const float* y, const float* dy,
+                float* dx) override;
+  bool can_fuse_relu() const override { return true; }
+
+ private:
+  int in_, out_;
+  float* w_ = nullptr;  // in × out
+  float* b_ = nullptr;  // out
+  float* dw_ = nullptr;
+  float* db_ = nullptr;
+};
+
+}  // namespace starling

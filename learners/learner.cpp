@@ -1,0 +1,65 @@
+#include "learners/learner.h"
+
+#include "kernels/ops.h"
+#include "learners/loss.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace starling {
+
+Learner::Learner(const LearnerSpec& spec, const Dataset& train)
+    : spec_(spec),
+      train_(train),
+      model_(spec.model),
+      optimizer_(make_optimizer(model_.param_count(), spec.optimizer)),
+      sampler_(train.size(), mix_seed(spec.seed, 0x5a3d1e), spec.shard, spec.shards),
+      steps_per_epoch_(std::max<int64_t>(1, sampler_.shard_size() / std::max(1, spec.batch))) {
+  if (spec.batch < 1) throw std::invalid_argument("learner: batch must be at least 1");
+  if (!(train.shape() == spec.model.input) || train.classes() != spec.model.classes)
+    throw std::invalid_argument("learner: the model's input or classes do not match the dataset");
+  model_.init(spec.seed);
+  x_.resize(static_cast<std::size_t>(spec.batch) * train.shape().size());
+  dlogits_.resize(static_cast<std::size_t>(spec.batch) * train.classes());
+  labels_.resize(static_cast<std::size_t>(spec.batch));
+}
+
+double Learner::compute_gradient() {
+  const int64_t epoch = steps_ / steps_per_epoch_;
+  const auto& order = sampler_.epoch(epoch);
+  const int batch = std::min<int64_t>(spec_.batch, static_cast<int64_t>(order.size()));
+  const std::size_t first = static_cast<std::size_t>((steps_ % steps_per_epoch_) * spec_.batch);
+  train_.gather(order.data() + first, batch, x_.data(), labels_.data());
+  const float* logits = model_.forward(spec_.backend, batch, x_.data());
+  const double loss = softmax_cross_entropy(batch, spec_.model.classes, logits, labels_.data(), dlogits_.data());
+  model_.backward(spec_.backend, batch, x_.data(), dlogits_.data());
+  ++steps_;
+  return loss;
+}
+
+double Learner::step(float lr) {
+  const double loss = compute_gradient();
+  optimizer_->step(model_.params(), model_.grads(), model_.param_count(), lr);
+  return loss;
+}
+
+Evaluation evaluate(Model& model, kernels::Backend backend, const Dataset& data, int batch) {
+  const int classes = model.spec().classes;
+  AlignedBuffer<float> x(static_cast<std::size_t>(batch) * data.shape().size());
+  std::vector<int32_t> labels(static_cast<std::size_t>(batch)), predicted(static_cast<std::size_t>(batch));
+  std::vector<uint32_t> indices(static_cast<std::size_t>(batch));
+  int64_t correct = 0;
+  double loss_sum = 0.0;
+  for (uint32_t start = 0; start < data.size(); start += static_cast<uint32_t>(batch)) {
+    const int n = static_cast<int>(std::min<uint32_t>(static_cast<uint32_t>(batch), data.size() - start));
+    for (int i = 0; i < n; ++i) indices[i] = start + static_cast<uint32_t>(i);
+    data.gather(indices.data(), n, x.data(), labels.data());
+    const float* logits = model.forward(backend, n, x.data());
+    loss_sum += softmax_cross_entropy(n, classes, logits, labels.data(), nullptr) * n;
+    kernels::argmax_rows(n, classes, logits, predicted.data());
+    for (int i = 0; i < n; ++i) correct += predicted[i] == labels[i];
+  }
+  return {static_cast<double>(correct) / data.size(), loss_sum / data.size()};
+}
+
+}  // namespace starling

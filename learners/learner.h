@@ -1,0 +1,62 @@
+#pragma once
+// One model replica training on its own shard of the data: the unit of work that a learner
+// actor runs. Owns its model (parameters and gradients in the flat arena), optimizer state,
+// sampler and batch buffers. No threads, no messaging: callers drive step().
+#include "learners/dataset.h"
+#include "learners/model.h"
+#include "learners/optimizer.h"
+#include "learners/sampler.h"
+
+#include <memory>
+
+namespace starling {
+
+struct LearnerSpec {
+  ModelSpec model;
+  OptimizerSpec optimizer;
+  int batch = 32;
+  kernels::Backend backend = kernels::Backend::onednn;
+  uint64_t seed = 1;  // same seed, same initial model on every replica
+  int shard = 0, shards = 1;
+};
+
+class Learner {
+ public:
+  /// Throws std::invalid_argument when the model does not fit the data or the shard is empty.
+  Learner(const LearnerSpec& spec, const Dataset& train);
+
+  Model& model() { return model_; }
+  const Model& model() const { return model_; }
+  Optimizer& optimizer() { return *optimizer_; }
+  const LearnerSpec& spec() const { return spec_; }
+
+  /// Full batches in this learner's shard per epoch (at least 1).
+  int64_t steps_per_epoch() const { return steps_per_epoch_; }
+  int64_t steps() const { return steps_; }
+
+  /// Forward and backward on the next batch: fills model().grads(); returns the batch's mean loss.
+  double compute_gradient();
+  /// compute_gradient() then one optimizer step at learning rate lr.
+  double step(float lr);
+
+ private:
+  LearnerSpec spec_;
+  Dataset train_;
+  Model model_;
+  std::unique_ptr<Optimizer> optimizer_;
+  Sampler sampler_;
+  int64_t steps_per_epoch_;
+  int64_t steps_ = 0;
+  AlignedBuffer<float> x_, dlogits_;
+  std::vector<int32_t> labels_;
+};
+
+struct Evaluation {
+  double accuracy = 0.0;
+  double loss = 0.0;
+};
+
+/// Accuracy and mean cross-entropy of `model` on all of `data`.
+Evaluation evaluate(Model& model, kernels::Backend backend, const Dataset& data, int batch = 250);
+
+}  // namespace starling

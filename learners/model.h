@@ -1,0 +1,64 @@
+#pragma once
+// A sequential model over one flat parameter arena and one gradient arena (same layout),
+// with activation buffers sized for the largest batch seen. ReLU layers are fused into the
+// GEMM epilogues of the layers around them where that is exact (see fuse_relus()).
+#include "learners/aligned_buffer.h"
+#include "learners/layer.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace starling {
+
+struct ModelSpec {
+  std::string kind = "mlp";        // "mlp" | "cnn"
+  std::vector<int> hidden{256, 128};  // mlp hidden layer sizes
+  Shape input{28, 28, 1};
+  int classes = 10;
+};
+
+class Model {
+ public:
+  /// Builds the model a spec names; throws std::invalid_argument on an impossible spec.
+  explicit Model(const ModelSpec& spec);
+  Model(const Model&) = delete;
+  Model& operator=(const Model&) = delete;
+
+  const ModelSpec& spec() const { return spec_; }
+  std::size_t param_count() const { return params_.size(); }
+  float* params() { return params_.data(); }
+  const float* params() const { return params_.data(); }
+  float* grads() { return grads_.data(); }
+  const float* grads() const { return grads_.data(); }
+
+  /// He initialisation from a seed.
+  void init(uint64_t seed);
+
+  /// Returns the logits [batch × classes]; valid until the next forward.
+  const float* forward(kernels::Backend backend, int batch, const float* x);
+  /// Fills grads() from dlogits; needs the activations of the forward just before.
+  void backward(kernels::Backend backend, int batch, const float* x, const float* dlogits);
+
+  /// One line per layer with its parameter count.
+  std::string describe() const;
+  /// A stable string naming every layer and shape: peers compare it before exchanging.
+  std::string signature() const;
+
+ private:
+  void fuse_relus();
+  void reserve(int batch);
+
+  ModelSpec spec_;
+  std::vector<std::unique_ptr<Layer>> layers_;
+  AlignedBuffer<float> params_, grads_;
+  std::vector<AlignedBuffer<float>> acts_;  // output of each layer
+  AlignedBuffer<float> grad_a_, grad_b_;    // ping-pong activation gradients
+  int reserved_batch_ = 0;
+};
+
+/// 64-bit FNV-1a over the bytes of a float span, as 16 hex digits: the model checksum.
+std::string checksum_hex(const float* data, std::size_t count);
+
+}  // namespace starling

@@ -1,0 +1,74 @@
+#include "learners/optimizer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace starling {
+
+Sgd::Sgd(std::size_t n, const OptimizerSpec& spec)
+    : momentum_(static_cast<float>(spec.momentum)),
+      weight_decay_(static_cast<float>(spec.weight_decay)),
+      nesterov_(spec.nesterov),
+      velocity_(n) {}
+
+void Sgd::step(float* w, const float* g, std::size_t n, float lr) {
+  float* v = velocity_.data();
+  const float mu = momentum_, wd = weight_decay_;
+  if (nesterov_) {
+    for (std::size_t i = 0; i < n; ++i) {
+      const float gi = g[i] + wd * w[i];
+      v[i] = mu * v[i] + gi;
+      w[i] -= lr * (gi + mu * v[i]);
+    }
+  } else {
+    for (std::size_t i = 0; i < n; ++i) {
+      v[i] = mu * v[i] + g[i] + wd * w[i];
+      w[i] -= lr * v[i];
+    }
+  }
+}
+
+void Sgd::reset() { std::fill(velocity_.begin(), velocity_.end(), 0.f); }
+
+Adam::Adam(std::size_t n, const OptimizerSpec& spec)
+    : beta1_(static_cast<float>(spec.beta1)),
+      beta2_(static_cast<float>(spec.beta2)),
+      epsilon_(static_cast<float>(spec.epsilon)),
+      weight_decay_(static_cast<float>(spec.weight_decay)),
+      m_(n),
+      v_(n) {}
+
+void Adam::step(float* w, const float* g, std::size_t n, float lr) {
+  ++t_;
+  const float c1 = 1.f / (1.f - static_cast<float>(std::pow(beta1_, static_cast<double>(t_))));
+  const float c2 = 1.f / (1.f - static_cast<float>(std::pow(beta2_, static_cast<double>(t_))));
+  float* m = m_.data();
+  float* v = v_.data();
+  for (std::size_t i = 0; i < n; ++i) {
+    const float gi = g[i] + weight_decay_ * w[i];
+    m[i] = beta1_ * m[i] + (1.f - beta1_) * gi;
+    v[i] = beta2_ * v[i] + (1.f - beta2_) * gi * gi;
+    w[i] -= lr * (m[i] * c1) / (std::sqrt(v[i] * c2) + epsilon_);
+  }
+}
+
+void Adam::reset() {
+  std::fill(m_.begin(), m_.end(), 0.f);
+  std::fill(v_.begin(), v_.end(), 0.f);
+  t_ = 0;
+}
+
+AlignedBuffer<float>* Adam::state(int index) {
+  if (index == 0) return &m_;
+  if (index == 1) return &v_;
+  return nullptr;
+}
+
+std::unique_ptr<Optimizer> make_optimizer(std::size_t n, const OptimizerSpec& spec) {
+  if (spec.kind == "sgd") return std::make_unique<Sgd>(n, spec);
+  if (spec.kind == "adam") return std::make_unique<Adam>(n, spec);
+  throw std::invalid_argument("optimizer: unknown kind '" + spec.kind + "' (expected sgd or adam)");
+}
+
+}  // namespace starling

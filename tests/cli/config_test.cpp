@@ -1,0 +1,105 @@
+// Config parsing: defaults, overrides, and each class of error naming file, line and key.
+#define BOOST_TEST_MODULE cli_config
+#include <boost/test/unit_test.hpp>
+
+#include "cli/config.h"
+
+#include <cstdlib>
+
+using namespace starling::cli;
+
+namespace {
+
+// The error message of parsing `text`, or "" when it parsed.
+std::string error_of(const std::string& text, const std::vector<std::string>& overrides = {}) {
+  try {
+    parse_config(text, "test.toml", overrides);
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+bool contains(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(defaults_and_values) {
+  const Config c = parse_config("[run]\nepochs = 2.5\n[model]\nkind = \"cnn\"\n[optimizer]\nlr = 0.1\nbatch = 8\n", "t");
+  BOOST_TEST(c.run.epochs == 2.5);
+  BOOST_TEST(c.train.epochs == 2.5);
+  BOOST_TEST(c.train.learner.model.kind == "cnn");
+  BOOST_TEST(c.train.schedule.lr == 0.1);
+  BOOST_TEST(c.train.learner.batch == 8);
+  BOOST_TEST(c.data.dataset == "fashion-mnist");
+  BOOST_TEST((c.train.learner.backend == starling::kernels::Backend::onednn));
+}
+
+BOOST_AUTO_TEST_CASE(overrides_take_toml_values_and_bare_strings) {
+  const Config c = parse_config("[optimizer]\nlr = 0.1\n", "t",
+                                {"optimizer.lr=0.5", "model.hidden=[64, 32]", "data.dataset=synthetic", "kernels.backend=native"});
+  BOOST_TEST(c.train.schedule.lr == 0.5);
+  BOOST_TEST(c.train.learner.model.hidden == std::vector<int>({64, 32}), boost::test_tools::per_element());
+  BOOST_TEST(c.data.dataset == "synthetic");
+  BOOST_TEST((c.train.learner.backend == starling::kernels::Backend::native));
+}
+
+BOOST_AUTO_TEST_CASE(syntax_error_names_file_and_line) {
+  const std::string e = error_of("[run]\nepochs = 2\nseed = = 3\n");
+  BOOST_TEST(contains(e, "test.toml:3"), e);
+}
+
+BOOST_AUTO_TEST_CASE(unknown_section_and_key) {
+  std::string e = error_of("[run]\nepochs = 1\n[bogus]\nx = 1\n");
+  BOOST_TEST((contains(e, "test.toml:3") && contains(e, "bogus") && contains(e, "unknown section")), e);
+  e = error_of("[optimizer]\nlr = 0.1\nlearning_rate = 0.1\n");
+  BOOST_TEST((contains(e, "test.toml:3") && contains(e, "optimizer.learning_rate") && contains(e, "no such key")), e);
+}
+
+BOOST_AUTO_TEST_CASE(wrong_types) {
+  std::string e = error_of("[optimizer]\nbatch = \"32\"\n");
+  BOOST_TEST((contains(e, "test.toml:2") && contains(e, "optimizer.batch") && contains(e, "an integer")), e);
+  e = error_of("[optimizer]\nnesterov = 1\n");
+  BOOST_TEST((contains(e, "optimizer.nesterov") && contains(e, "true or false")), e);
+  e = error_of("[model]\nhidden = 256\n");
+  BOOST_TEST((contains(e, "model.hidden") && contains(e, "array")), e);
+  e = error_of("run = 3\n");
+  BOOST_TEST((contains(e, "run") && contains(e, "table")), e);
+}
+
+BOOST_AUTO_TEST_CASE(out_of_range_and_non_finite) {
+  BOOST_TEST(contains(error_of("[optimizer]\nlr = 0.0\n"), "optimizer.lr"));
+  BOOST_TEST(contains(error_of("[optimizer]\nlr = -1.0\n"), "optimizer.lr"));
+  BOOST_TEST(contains(error_of("[optimizer]\nbatch = 0\n"), "optimizer.batch"));
+  BOOST_TEST(contains(error_of("[model]\nhidden = [128, -4]\n"), "model.hidden"));
+  BOOST_TEST(contains(error_of("[optimizer]\nlr = nan\n"), "optimizer.lr"));
+  BOOST_TEST(contains(error_of("[run]\nepochs = inf\n"), "run.epochs"));
+  BOOST_TEST(contains(error_of("[run]\ntarget_accuracy = 1.5\n"), "run.target_accuracy"));
+}
+
+BOOST_AUTO_TEST_CASE(unknown_model_and_dataset) {
+  std::string e = error_of("[model]\nkind = \"resnet\"\n");
+  BOOST_TEST((contains(e, "test.toml:2") && contains(e, "model.kind") && contains(e, "\"mlp\", \"cnn\"")), e);
+  e = error_of("[data]\ndataset = \"cifar\"\n");
+  BOOST_TEST((contains(e, "data.dataset") && contains(e, "fashion-mnist")), e);
+}
+
+BOOST_AUTO_TEST_CASE(bad_overrides) {
+  BOOST_TEST(contains(error_of("", {"optimizer.lr"}), "section.key=value"));
+  BOOST_TEST(contains(error_of("", {"lr=0.1"}), "section.key=value"));
+  const std::string e = error_of("", {"optimizer.lr=-3"});
+  BOOST_TEST((contains(e, "--set optimizer.lr") && contains(e, "(0")), e);
+  BOOST_TEST(contains(error_of("", {"optimizer.momentun=0.5"}), "optimizer.momentun"));
+}
+
+BOOST_AUTO_TEST_CASE(shipped_configs_load) {
+  const char* root = std::getenv("STARLING_SOURCE_DIR");
+  BOOST_REQUIRE(root);
+  for (const char* name : {"fmnist-mlp.toml", "fmnist-cnn.toml"}) {
+    const Config c = load_config(std::string(root) + "/configs/" + name);
+    BOOST_TEST(c.run.target_accuracy > 0.0);
+  }
+  BOOST_CHECK_THROW(load_config(std::string(root) + "/configs/no-such.toml"), ConfigError);
+}

@@ -1,0 +1,24 @@
+// The summary writer: escaping, null for missing values, nesting.
+#define BOOST_TEST_MODULE cli_json
+#include <boost/test/unit_test.hpp>
+
+#include "cli/json.h"
+
+#include <cmath>
+
+using namespace starling::cli;
+
+BOOST_AUTO_TEST_CASE(writes_valid_json) {
+  JsonObject inner;
+  inner.add("a", 1);
+  JsonObject o;
+  o.add("name", "q\"uo\\te\n").add("x", 0.5).add("none", std::optional<double>{}).add("nan", std::nan(""));
+  o.add("list", std::vector<std::string>{"a", "b"}).add("inner", inner).add("flag", true);
+  const std::string s = o.str();
+  BOOST_TEST(s.find("\"name\": \"q\\\"uo\\\\te\\n\"") != std::string::npos, s);
+  BOOST_TEST(s.find("\"none\": null") != std::string::npos);
+  BOOST_TEST(s.find("\"nan\": null") != std::string::npos);
+  BOOST_TEST(s.find("\"list\": [\"a\", \"b\"]") != std::string::npos);
+  BOOST_TEST(s.find("\"a\": 1") != std::string::npos);
+  BOOST_TEST(s.find("\"flag\": true") != std::string::npos);
+}

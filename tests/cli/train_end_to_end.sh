@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# `starling train` as a user runs it: bad input exits 2 and writes nothing; a short run on
+# synthetic data writes the metrics CSV and a summary JSON with the promised fields.
+set -euo pipefail
+starling=$1
+src=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+expect_exit() {  # expect_exit CODE PATTERN ARGS...
+  local want=$1 pattern=$2; shift 2
+  set +e
+  "$starling" "$@" >"$tmp/out" 2>&1
+  local got=$?
+  set -e
+  [ "$got" -eq "$want" ] || { cat "$tmp/out"; fail "exit $got, expected $want for: $*"; }
+  grep -q -- "$pattern" "$tmp/out" || { cat "$tmp/out"; fail "output lacks '$pattern' for: $*"; }
+}
+
+printf '[optimizer]\nbatch = 0\n' >"$tmp/bad.toml"
+expect_exit 2 "bad.toml:2: optimizer.batch" train --config "$tmp/bad.toml" --summary "$tmp/s.json"
+[ ! -e "$tmp/s.json" ] || fail "summary written for a bad config"
+expect_exit 2 "no-such.toml" train --config "$tmp/no-such.toml"
+expect_exit 2 "optimizer.lr" train --config "$src/configs/fmnist-mlp.toml" --set optimizer.lr=-1
+expect_exit 2 "section.key=value" train --config "$src/configs/fmnist-mlp.toml" --set nonsense
+expect_exit 2 "config" train
+expect_exit 0 "Usage" train --help
+expect_exit 1 "dataset-fashion-mnist" train --config "$src/configs/fmnist-mlp.toml" --set data.path="$tmp/nowhere" --set run.data_dir="$tmp/cache"
+
+expect_exit 0 "done: test_accuracy" train --config "$src/configs/fmnist-mlp.toml" --set data.dataset=synthetic \
+  --set run.epochs=1 --set run.out_dir="$tmp/results" --set run.name=e2e --set run.target_accuracy=0.5 --summary "$tmp/s.json"
+for key in run mode peers learners_per_peer epochs samples wall_seconds samples_per_second train_loss \
+           test_accuracy target_accuracy time_to_target_seconds bytes_sent bytes_received model_checksum; do
+  grep -q "\"$key\":" "$tmp/s.json" || fail "summary lacks $key"
+done
+[ "$(wc -l <"$tmp/results/e2e.metrics.csv")" -ge 2 ] || fail "metrics CSV has no rows"
+echo "cli end-to-end: ok"
