@@ -1,26 +1,94 @@
+// Native GEMM entry: argument edge cases, the per-call ISA choice, and the optional split
+// over std::threads when kernels::threads() allows more than one.
 #include "kernels/native/gemm_native.h"
 
+#include "kernels/cpu_features.h"
 #include "kernels/epilogue.h"
+#include "kernels/native/isa_gemm.h"
+#include "kernels/native/split.h"
+
+#include <exception>
+#include <stdexcept>
+#include <thread>
+#include <vector>
 
 namespace starling::kernels::native {
+namespace {
 
-// Plain triple loop: correct for every argument combination; the blocked kernels replace it.
-void gemm(const GemmArgs& a) {
-  for (int i = 0; i < a.m; ++i) {
-    float* c = a.c + static_cast<long>(i) * a.ldc;
-    if (!a.accumulate)
-      for (int j = 0; j < a.n; ++j) c[j] = 0.f;
-    for (int p = 0; p < a.k; ++p) {
-      const float av = a.trans_a ? a.a[static_cast<long>(p) * a.lda + i] : a.a[static_cast<long>(i) * a.lda + p];
-      if (a.trans_b) {
-        for (int j = 0; j < a.n; ++j) c[j] += av * a.b[static_cast<long>(j) * a.ldb + p];
-      } else {
-        const float* b = a.b + static_cast<long>(p) * a.ldb;
-        for (int j = 0; j < a.n; ++j) c[j] += av * b[j];
-      }
-    }
+// Below this many multiply-adds a thread start (tens of µs) costs more than it saves.
+constexpr double kMinFmasPerThread = 4.0e6;
+
+// Up to this many rows, A·Bᵀ is faster as dot products than by gathering Bᵀ into panels.
+constexpr int kDotMaxRows = 64;
+
+bool use_dot(const GemmArgs& g) {
+  return g.trans_b && !g.trans_a && g.m <= kDotMaxRows && g.k >= 16;
+}
+
+void run_single(const GemmArgs& args) {
+  switch (active_isa()) {
+    case Isa::avx512: return use_dot(args) ? gemm_avx512_dot(args) : gemm_avx512(args);
+    case Isa::avx2: return gemm_avx2(args);
+    case Isa::scalar: break;
   }
-  if (detail::has_epilogue(a)) detail::apply_epilogue(a);
+  gemm_scalar(args);
+}
+
+// k == 0: the product is zero, so C is unchanged (accumulate) or zero, then the epilogue.
+void zero_product(const GemmArgs& args) {
+  if (!args.accumulate)
+    for (int i = 0; i < args.m; ++i)
+      for (int j = 0; j < args.n; ++j) args.c[static_cast<long>(i) * args.ldc + j] = 0.f;
+  if (detail::has_epilogue(args)) detail::apply_epilogue(args);
+}
+
+int useful_threads(const GemmArgs& args) {
+  const double fmas = static_cast<double>(args.m) * args.n * args.k;
+  const int by_work = static_cast<int>(fmas / kMinFmasPerThread);
+  const int allowed = kernels::threads();
+  return by_work < allowed ? (by_work < 1 ? 1 : by_work) : allowed;
+}
+
+void run_threaded(const GemmArgs& args, int parts) {
+  // 96 is a multiple of every kernel's MR and NR (4/6/8 rows, 8/16/32 columns).
+  const std::vector<GemmArgs> pieces = split(args, parts, 96);
+  // A worker's exception (bad_alloc of its pack buffer) must reach the caller, not terminate.
+  std::vector<std::exception_ptr> errors(pieces.size());
+  std::vector<std::thread> workers;
+  workers.reserve(pieces.size());
+  auto work = [&](std::size_t p) {
+    try {
+      run_single(pieces[p]);
+    } catch (...) {
+      errors[p] = std::current_exception();
+    }
+  };
+  for (std::size_t p = 1; p < pieces.size(); ++p) workers.emplace_back(work, p);
+  if (!pieces.empty()) work(0);
+  for (std::thread& w : workers) w.join();
+  for (const std::exception_ptr& e : errors)
+    if (e) std::rethrow_exception(e);
+}
+
+// Strides shorter than a stored row would make rows overlap; reject like dnnl_sgemm does.
+void check(const GemmArgs& g) {
+  const int a_cols = g.trans_a ? g.m : g.k;
+  const int b_cols = g.trans_b ? g.k : g.n;
+  if (!g.a || !g.b || g.lda < a_cols || g.ldb < b_cols || g.ldc < g.n ||
+      (g.relu_mask && g.ldmask < g.n))
+    throw std::invalid_argument("native gemm: null operand or leading dimension too small");
+}
+
+}  // namespace
+
+void gemm(const GemmArgs& args) {
+  if (args.m <= 0 || args.n <= 0 || !args.c) return;
+  if (args.ldc < args.n) throw std::invalid_argument("native gemm: ldc smaller than n");
+  if (args.k <= 0) return zero_product(args);
+  check(args);
+  const int parts = useful_threads(args);
+  if (parts > 1) run_threaded(args, parts);
+  else run_single(args);
 }
 
 }  // namespace starling::kernels::native

@@ -1,0 +1,150 @@
+#pragma once
+// The blocked GEMM loop nest and operand packing, written once and compiled into each ISA
+// file with that file's micro-kernel, so the packing loops get the same vector flags.
+//
+// Internal linkage on purpose: the same template compiled with -mavx512f in one file and
+// without it in another must never be merged by the linker (that would run AVX-512 code on
+// a CPU without it). Hence the unnamed namespace in a header.
+//
+// Loop order (C is row-major and the micro-kernel broadcasts A and vector-loads B rows):
+//   i0 over M by mc  → p0 over K by kc  [pack A block, mc×kc]
+//     → j0 over N by nc  [pack B block, kc×nc, lives in L2]
+//       → ir over mc by MR (an MR×kc A sliver stays in L1)  → jr over nc by NR: tile.
+#include "kernels/gemm.h"
+#include "kernels/native/blocking.h"
+#include "kernels/native/pack_buffer.h"
+#include "kernels/native/tile.h"
+
+#include <algorithm>
+
+namespace starling::kernels::native {
+namespace {
+
+// Rows [i0, i0+mc) × depth [p0, p0+kc) of op(A) into MR-row slivers; sliver s starts at
+// dst + s*MR*kc and stores, for each p, its MR rows next to each other.
+template <int MR>
+void pack_a(const GemmArgs& g, int i0, int mc, int p0, int kc, float* dst) {
+  for (int ir = 0; ir < mc; ir += MR) {
+    const int mr = std::min(MR, mc - ir);
+    float* sliver = dst + static_cast<long>(ir) * kc;
+    if (g.trans_a) {
+      const float* src = g.a + static_cast<long>(p0) * g.lda + i0 + ir;
+      for (int p = 0; p < kc; ++p, src += g.lda)
+        for (int i = 0; i < mr; ++i) sliver[p * MR + i] = src[i];
+    } else {
+      // Reading MR rows side by side keeps the writes contiguous.
+      const float* src = g.a + static_cast<long>(i0 + ir) * g.lda + p0;
+      for (int p = 0; p < kc; ++p)
+        for (int i = 0; i < mr; ++i) sliver[p * MR + i] = src[static_cast<long>(i) * g.lda + p];
+    }
+  }
+}
+
+// Depth [p0, p0+kc) × columns [j0, j0+nc) of op(B) into NR-column panels; panel s starts at
+// dst + s*NR*kc with row stride NR. The last panel may be narrower; kernels mask it.
+template <int NR>
+void pack_b(const GemmArgs& g, int p0, int kc, int j0, int nc, float* dst) {
+  for (int jr = 0; jr < nc; jr += NR) {
+    const int nr = std::min(NR, nc - jr);
+    float* panel = dst + static_cast<long>(jr) * kc;
+    if (!g.trans_b) {
+      const float* src = g.b + static_cast<long>(p0) * g.ldb + j0 + jr;
+      for (int p = 0; p < kc; ++p, src += g.ldb)
+        for (int j = 0; j < nr; ++j) panel[p * NR + j] = src[j];
+    } else {
+      const float* src = g.b + static_cast<long>(j0 + jr) * g.ldb + p0;
+      for (int p = 0; p < kc; ++p)
+        for (int j = 0; j < nr; ++j) panel[p * NR + j] = src[static_cast<long>(j) * g.ldb + p];
+    }
+  }
+}
+
+// Where the driver finds the current A and B blocks: packed scratch or the caller's memory.
+struct Operands {
+  const float* a_packed = nullptr;  // null: read op(A) in place
+  const float* b_packed = nullptr;  // null: read B in place (never for trans_b)
+};
+
+template <class Kernel>
+void set_a(const GemmArgs& g, const Operands& ops, int i, int p0, int kc, TileArgs& t) {
+  if (ops.a_packed) {
+    t.a = ops.a_packed + static_cast<long>(i) * kc;
+    t.a_rs = 1;
+    t.a_cs = Kernel::MR;
+  } else if (g.trans_a) {
+    t.a = g.a + static_cast<long>(p0) * g.lda + i;
+    t.a_rs = 1;
+    t.a_cs = g.lda;
+  } else {
+    t.a = g.a + static_cast<long>(i) * g.lda + p0;
+    t.a_rs = g.lda;
+    t.a_cs = 1;
+  }
+}
+
+// All tiles of one (mc × nc) block at depth [p0, p0+kc); i0/j0 are absolute offsets, i/j
+// offsets inside the packed blocks.
+template <class Kernel>
+void run_block(const GemmArgs& g, const Operands& ops, int i0, int mc, int p0, int kc, int j0,
+               int nc) {
+  constexpr int MR = Kernel::MR, NR = Kernel::NR;
+  TileArgs t;
+  t.kc = kc;
+  t.ldc = g.ldc;
+  t.load_c = g.accumulate || p0 > 0;
+  const bool last = p0 + kc >= g.k;
+  t.relu = last && g.relu;
+  t.ldmask = g.ldmask;
+  for (int ir = 0; ir < mc; ir += MR) {
+    t.mr = std::min(MR, mc - ir);
+    set_a<Kernel>(g, ops, ops.a_packed ? ir : i0 + ir, p0, kc, t);
+    float* c_row = g.c + static_cast<long>(i0 + ir) * g.ldc + j0;
+    const float* mask_row =
+        last && g.relu_mask ? g.relu_mask + static_cast<long>(i0 + ir) * g.ldmask + j0 : nullptr;
+    for (int jr = 0; jr < nc; jr += NR) {
+      t.nr = std::min(NR, nc - jr);
+      if (ops.b_packed) {
+        t.b = ops.b_packed + static_cast<long>(jr) * kc;
+        t.b_rs = NR;
+      } else {
+        t.b = g.b + static_cast<long>(p0) * g.ldb + j0 + jr;
+        t.b_rs = g.ldb;
+      }
+      t.c = c_row + jr;
+      t.bias = last && g.bias ? g.bias + j0 + jr : nullptr;
+      t.mask = mask_row ? mask_row + jr : nullptr;
+      Kernel::tile(t);
+    }
+  }
+}
+
+/// Single-threaded blocked GEMM for m, n, k > 0.
+template <class Kernel>
+void run_gemm(const GemmArgs& g, const Blocking& bl) {
+  constexpr int MR = Kernel::MR, NR = Kernel::NR;
+  const bool want_a = g.n >= bl.pack_a_min_n && g.m >= bl.pack_a_min_m;
+  const bool want_b = g.trans_b || g.m >= bl.pack_b_min_m;
+  const int mc_max = std::min(bl.mc, (g.m + MR - 1) / MR * MR);
+  const int kc_max = std::min(bl.kc, g.k);
+  const int nc_max = std::min(bl.nc, (g.n + NR - 1) / NR * NR);
+  Operands ops;
+  float* a_buf = want_a ? pack_buffer(PackSlot::a, static_cast<std::size_t>(mc_max) * kc_max) : nullptr;
+  float* b_buf = want_b ? pack_buffer(PackSlot::b, static_cast<std::size_t>(nc_max) * kc_max) : nullptr;
+  ops.a_packed = a_buf;
+  ops.b_packed = b_buf;
+  for (int i0 = 0; i0 < g.m; i0 += bl.mc) {
+    const int mc = std::min(bl.mc, g.m - i0);
+    for (int p0 = 0; p0 < g.k; p0 += bl.kc) {
+      const int kc = std::min(bl.kc, g.k - p0);
+      if (a_buf) pack_a<MR>(g, i0, mc, p0, kc, a_buf);
+      for (int j0 = 0; j0 < g.n; j0 += bl.nc) {
+        const int nc = std::min(bl.nc, g.n - j0);
+        if (b_buf) pack_b<NR>(g, p0, kc, j0, nc, b_buf);
+        run_block<Kernel>(g, ops, i0, mc, p0, kc, j0, nc);
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace starling::kernels::native

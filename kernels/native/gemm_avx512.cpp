@@ -1,0 +1,113 @@
+// AVX-512 micro-kernel of the native GEMM: MR=8 rows × NR=32 columns (two zmm per row,
+// 16 independent accumulators: enough to cover 4-cycle FMA latency on two pipes) with the
+// epilogue fused into the store. Compiled with -mavx512f/bw/dq/vl -mfma for this file only.
+#include "kernels/native/driver.h"
+#include "kernels/native/isa_gemm.h"
+
+#include <immintrin.h>
+
+namespace starling::kernels::native {
+namespace {
+
+constexpr int kMR = 8;
+constexpr int kNR = 32;
+
+// Adds the old C, bias, ReLU and ReLU-gradient mask to one vector of a tile row.
+__attribute__((always_inline)) inline __m512 finish(__m512 v, const TileArgs& t, const float* c, int col, int row,
+                     __mmask16 lanes) {
+  const __m512 zero = _mm512_setzero_ps();
+  if (t.load_c) v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(lanes, c));
+  if (t.bias) v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(lanes, t.bias + col));
+  // A compare-and-zero, not max: GCC 12's _mm512_max_ps warns about its undefined source,
+  // and this maps NaN to 0 exactly like the reference epilogue.
+  if (t.relu) v = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(v, zero, _CMP_GT_OQ), v);
+  if (t.mask) {
+    const __m512 m = _mm512_maskz_loadu_ps(lanes, t.mask + row * t.ldmask + col);
+    v = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(m, zero, _CMP_GT_OQ), v);
+  }
+  return v;
+}
+
+inline __mmask16 lanes_for(int count) {
+  return count >= 16 ? __mmask16(0xFFFF) : count <= 0 ? __mmask16(0) : __mmask16((1u << count) - 1);
+}
+
+// MR rows; NV vectors of 16 columns; FULL: all NV*16 columns valid (no masks on B loads);
+// UNIT_RS: A's row stride is 1 (packed or transposed A), else A rows are a_rs apart.
+// Not inlined into the driver: a standalone function gets a clean register allocation for
+// its accumulators, and one call per MR×NR×kc tile costs nothing measurable.
+template <int MR, int NV, bool FULL, bool UNIT_RS>
+__attribute__((noinline)) void tile_impl(const TileArgs& t) {
+  __m512 acc[MR][NV];
+#pragma GCC unroll 16
+  for (int i = 0; i < MR; ++i)
+#pragma GCC unroll 2
+    for (int v = 0; v < NV; ++v) acc[i][v] = _mm512_setzero_ps();
+  __mmask16 lanes[NV];
+  for (int v = 0; v < NV; ++v) lanes[v] = FULL ? __mmask16(0xFFFF) : lanes_for(t.nr - 16 * v);
+  const float* a = t.a;
+  const float* b = t.b;
+  const long rs = UNIT_RS ? 1 : t.a_rs;
+  const long cs = t.a_cs;
+  const long b_rs = t.b_rs;
+#pragma GCC unroll 4
+  for (int p = 0; p < t.kc; ++p) {
+    __m512 bv[NV];
+#pragma GCC unroll 2
+    for (int v = 0; v < NV; ++v)
+      bv[v] = FULL ? _mm512_loadu_ps(b + 16 * v) : _mm512_maskz_loadu_ps(lanes[v], b + 16 * v);
+#pragma GCC unroll 16
+    for (int i = 0; i < MR; ++i) {
+      const __m512 ai = _mm512_set1_ps(a[i * rs]);
+#pragma GCC unroll 2
+      for (int v = 0; v < NV; ++v) acc[i][v] = _mm512_fmadd_ps(ai, bv[v], acc[i][v]);
+    }
+    a += cs;
+    b += b_rs;
+  }
+#pragma GCC unroll 16
+  for (int i = 0; i < MR; ++i) {
+    float* c = t.c + i * t.ldc;
+#pragma GCC unroll 2
+    for (int v = 0; v < NV; ++v)
+      _mm512_mask_storeu_ps(c + 16 * v, lanes[v], finish(acc[i][v], t, c + 16 * v, 16 * v, i, lanes[v]));
+  }
+}
+
+template <int MR, int NV, bool FULL>
+void pick_stride(const TileArgs& t) {
+  if (t.a_rs == 1) tile_impl<MR, NV, FULL, true>(t);
+  else tile_impl<MR, NV, FULL, false>(t);
+}
+
+// Narrow tiles use one vector per row so n = 10 or 25 does not pay for 32 columns.
+template <int MR>
+void pick_width(const TileArgs& t) {
+  if (t.nr == 32) pick_stride<MR, 2, true>(t);
+  else if (t.nr > 16) pick_stride<MR, 2, false>(t);
+  else if (t.nr == 16) pick_stride<MR, 1, true>(t);
+  else pick_stride<MR, 1, false>(t);
+}
+
+template <int MR>
+void pick_rows(const TileArgs& t) {
+  if constexpr (MR > 1) {
+    if (t.mr < MR) return pick_rows<MR - 1>(t);
+  }
+  pick_width<MR>(t);
+}
+
+struct Avx512Kernel {
+  static constexpr int MR = kMR;
+  static constexpr int NR = kNR;
+  static void tile(const TileArgs& t) { pick_rows<kMR>(t); }
+};
+
+}  // namespace
+
+void gemm_avx512(const GemmArgs& args) {
+  static const Blocking blocking = make_blocking(kMR, kNR);
+  run_gemm<Avx512Kernel>(args, blocking);
+}
+
+}  // namespace starling::kernels::native

@@ -1,0 +1,244 @@
+// GEMM tests: every ISA path this CPU supports (forced with force_isa) and the oneDNN
+// backend against a double-precision reference, over odd shapes, all transpose
+// combinations, accumulate on/off, each epilogue option and padded leading dimensions.
+// Outputs are poisoned with NaN first so an element the kernel forgets to write fails.
+#define BOOST_TEST_MODULE kernels_gemm
+#include <boost/test/unit_test.hpp>
+
+#include "kernels/cpu_features.h"
+#include "kernels/gemm.h"
+
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace sk = starling::kernels;
+
+namespace {
+
+// Variants of this suite force tiny cache blocks through the environment before any GEMM
+// has computed (and cached) its blocking.
+struct BlockingFixture {
+  BlockingFixture() {
+#ifdef STARLING_TEST_BLOCKS
+    setenv("STARLING_GEMM_BLOCKS", STARLING_TEST_BLOCKS, 1);
+#endif
+  }
+};
+BOOST_TEST_GLOBAL_FIXTURE(BlockingFixture);
+
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+constexpr float kSentinel = 12345.f;  // fills C's padding columns, which must stay untouched
+
+enum Epilogue { none = 0, bias = 1, relu = 2, mask = 4 };
+
+struct Case {
+  int m, n, k;
+  bool ta, tb, acc;
+  int epi;   // Epilogue bits
+  int pad;   // extra leading-dimension columns on every operand
+};
+
+std::string describe(const Case& c) {
+  std::ostringstream s;
+  s << c.m << "x" << c.n << "x" << c.k << (c.ta ? " At" : " A") << (c.tb ? " Bt" : " B")
+    << (c.acc ? " +=" : " =") << " epi=" << c.epi << " pad=" << c.pad;
+  return s.str();
+}
+
+// Operands stored with their padding filled with NaN so reading outside op(A)/op(B) shows.
+struct Problem {
+  Case c;
+  int lda, ldb, ldc, ldm;
+  std::vector<float> a, b, c0, bias, mask;
+};
+
+Problem make_problem(const Case& cs, std::mt19937& rng) {
+  std::uniform_real_distribution<float> u(-1.f, 1.f);
+  Problem p{cs, 0, 0, 0, 0, {}, {}, {}, {}, {}};
+  const int a_rows = cs.ta ? cs.k : cs.m, a_cols = cs.ta ? cs.m : cs.k;
+  const int b_rows = cs.tb ? cs.n : cs.k, b_cols = cs.tb ? cs.k : cs.n;
+  p.lda = a_cols + cs.pad;
+  p.ldb = b_cols + cs.pad;
+  p.ldc = cs.n + cs.pad;
+  p.ldm = cs.n + cs.pad + 3;
+  p.a.assign(static_cast<size_t>(a_rows) * p.lda, kNaN);
+  p.b.assign(static_cast<size_t>(b_rows) * p.ldb, kNaN);
+  for (int r = 0; r < a_rows; ++r)
+    for (int q = 0; q < a_cols; ++q) p.a[static_cast<size_t>(r) * p.lda + q] = u(rng);
+  for (int r = 0; r < b_rows; ++r)
+    for (int q = 0; q < b_cols; ++q) p.b[static_cast<size_t>(r) * p.ldb + q] = u(rng);
+  p.c0.assign(static_cast<size_t>(cs.m) * p.ldc, kSentinel);
+  for (int i = 0; i < cs.m; ++i)
+    for (int j = 0; j < cs.n; ++j) p.c0[static_cast<size_t>(i) * p.ldc + j] = cs.acc ? u(rng) : kNaN;
+  if (cs.epi & bias) {
+    p.bias.resize(cs.n);
+    for (float& x : p.bias) x = u(rng);
+  }
+  if (cs.epi & mask) {
+    // Exact zeros and negatives must both clear C; positives keep it.
+    const float levels[] = {-1.f, 0.f, 0.5f, 2.f};
+    p.mask.assign(static_cast<size_t>(cs.m) * p.ldm, kNaN);
+    for (int i = 0; i < cs.m; ++i)
+      for (int j = 0; j < cs.n; ++j) p.mask[static_cast<size_t>(i) * p.ldm + j] = levels[rng() % 4];
+  }
+  return p;
+}
+
+sk::GemmArgs args_for(const Problem& p, std::vector<float>& c) {
+  sk::GemmArgs g;
+  g.m = p.c.m;
+  g.n = p.c.n;
+  g.k = p.c.k;
+  g.a = p.a.data();
+  g.lda = p.lda;
+  g.trans_a = p.c.ta;
+  g.b = p.b.data();
+  g.ldb = p.ldb;
+  g.trans_b = p.c.tb;
+  g.c = c.data();
+  g.ldc = p.ldc;
+  g.accumulate = p.c.acc;
+  g.bias = p.bias.empty() ? nullptr : p.bias.data();
+  g.relu = p.c.epi & relu;
+  g.relu_mask = p.mask.empty() ? nullptr : p.mask.data();
+  g.ldmask = p.ldm;
+  return g;
+}
+
+// Checks C against the double reference; the bound scales with Σ|a·b| so it is relative to
+// the magnitudes summed, not to a result that may cancel to near zero.
+void check(const Problem& p, const std::vector<float>& c, const std::string& who) {
+  const Case& cs = p.c;
+  int bad = 0;
+  for (int i = 0; i < cs.m && bad < 5; ++i) {
+    for (int j = 0; j < cs.n && bad < 5; ++j) {
+      double sum = 0, scale = 0;
+      for (int q = 0; q < cs.k; ++q) {
+        const double av = cs.ta ? p.a[static_cast<size_t>(q) * p.lda + i] : p.a[static_cast<size_t>(i) * p.lda + q];
+        const double bv = cs.tb ? p.b[static_cast<size_t>(j) * p.ldb + q] : p.b[static_cast<size_t>(q) * p.ldb + j];
+        sum += av * bv;
+        scale += std::fabs(av * bv);
+      }
+      const size_t at = static_cast<size_t>(i) * p.ldc + j;
+      if (cs.acc) {
+        sum += p.c0[at];
+        scale += std::fabs(p.c0[at]);
+      }
+      if (cs.epi & bias) {
+        sum += p.bias[j];
+        scale += std::fabs(p.bias[j]);
+      }
+      if ((cs.epi & relu) && !(sum > 0)) sum = 0;
+      if ((cs.epi & mask) && !(p.mask[static_cast<size_t>(i) * p.ldm + j] > 0)) sum = 0;
+      const double got = c[at];
+      const double tol = 2e-6 * (scale + 1.0) * (1.0 + std::sqrt(static_cast<double>(cs.k)));
+      if (!(std::fabs(got - sum) <= tol)) {
+        ++bad;
+        BOOST_ERROR(who << " " << describe(cs) << " C[" << i << "," << j << "] = " << got
+                        << ", want " << sum);
+      }
+    }
+    for (int j = cs.n; j < p.ldc; ++j) {
+      const float got = c[static_cast<size_t>(i) * p.ldc + j];
+      if (std::memcmp(&got, &kSentinel, sizeof got) != 0 && bad++ < 5)
+        BOOST_ERROR(who << " " << describe(cs) << " wrote padding C[" << i << "," << j << "]");
+    }
+  }
+}
+
+void run_case(const Case& cs, std::mt19937& rng) {
+  const Problem p = make_problem(cs, rng);
+  for (sk::Isa isa : {sk::Isa::scalar, sk::Isa::avx2, sk::Isa::avx512}) {
+    if (static_cast<int>(isa) > static_cast<int>(sk::detected_isa())) continue;
+    sk::force_isa(isa);
+    std::vector<float> c = p.c0;
+    sk::gemm(sk::Backend::native, args_for(p, c));
+    check(p, c, "native/" + std::string(sk::isa_name(isa)));
+  }
+  sk::force_isa(sk::detected_isa());
+  std::vector<float> c = p.c0;
+  sk::gemm(sk::Backend::onednn, args_for(p, c));
+  check(p, c, "onednn");
+}
+
+const int kEpilogues[] = {none, bias, relu, bias | relu, mask, bias | relu | mask};
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(every_option_on_one_odd_shape) {
+  std::mt19937 rng(1);
+  for (int t = 0; t < 4; ++t)
+    for (bool acc : {false, true})
+      for (int epi : kEpilogues) run_case({37, 45, 29, (t & 1) != 0, (t & 2) != 0, acc, epi, 3}, rng);
+}
+
+BOOST_AUTO_TEST_CASE(random_shapes_all_transposes) {
+  std::mt19937 rng(2);
+  const int sizes[] = {1, 2, 3, 5, 7, 8, 13, 16, 17, 31, 32, 33, 47, 64, 97, 130};
+  std::uniform_int_distribution<int> pick(0, sizeof(sizes) / sizeof(sizes[0]) - 1);
+  for (int r = 0; r < 40; ++r) {
+    const int m = sizes[pick(rng)], n = sizes[pick(rng)], k = sizes[pick(rng)];
+    for (int t = 0; t < 4; ++t)
+      run_case({m, n, k, (t & 1) != 0, (t & 2) != 0, (r & 1) != 0, kEpilogues[(r + t) % 6], r % 3 * 5}, rng);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(shapes_crossing_cache_blocks) {
+  std::mt19937 rng(3);
+  const Case cases[] = {{211, 401, 523, false, false, false, bias | relu, 0},
+                        {149, 353, 1031, false, true, true, none, 7},
+                        {389, 97, 601, true, false, false, mask, 1},
+                        {67, 677, 541, true, true, true, bias | relu | mask, 2}};
+  for (const Case& c : cases) run_case(c, rng);
+}
+
+BOOST_AUTO_TEST_CASE(training_shapes) {
+  // MLP 784-256-128-10 and CNN GEMMs at small batches: the in-place (unpacked) paths.
+  std::mt19937 rng(4);
+  for (int batch : {8, 13, 32}) {
+    run_case({batch, 256, 784, false, false, false, bias | relu, 0}, rng);
+    run_case({batch, 784, 256, false, true, false, none, 0}, rng);
+    run_case({784, 256, batch, true, false, true, none, 0}, rng);
+    run_case({batch, 10, 128, false, false, false, bias, 0}, rng);
+    run_case({batch, 128, 10, false, true, false, mask, 0}, rng);
+    run_case({128, 10, batch, true, false, false, none, 0}, rng);
+    run_case({batch * 64, 64, 800, false, false, false, bias | relu, 0}, rng);
+    run_case({batch * 36, 32, 25, false, false, false, bias | relu, 0}, rng);
+    run_case({25, 32, batch * 36, true, false, false, none, 0}, rng);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(zero_depth_writes_the_epilogue_of_zero) {
+  std::mt19937 rng(5);
+  for (bool acc : {false, true}) run_case({5, 9, 0, false, false, acc, bias | relu, 1}, rng);
+}
+
+BOOST_AUTO_TEST_CASE(two_threads_match_one) {
+  std::mt19937 rng(6);
+  sk::set_threads(2);
+  run_case({300, 250, 200, false, false, false, bias | relu | mask, 1}, rng);
+  run_case({97, 500, 300, true, true, true, none, 0}, rng);
+  sk::set_threads(1);
+}
+
+BOOST_AUTO_TEST_CASE(bad_leading_dimension_is_rejected_not_fatal) {
+  std::vector<float> a(16, 1.f), b(16, 1.f), c(16, 0.f);
+  sk::GemmArgs g;
+  g.m = g.n = g.k = 4;
+  g.a = a.data();
+  g.b = b.data();
+  g.c = c.data();
+  g.lda = g.ldb = 4;
+  g.ldc = 3;
+  BOOST_CHECK_THROW(sk::gemm(sk::Backend::native, g), std::invalid_argument);
+  g.m = 0;
+  BOOST_CHECK_NO_THROW(sk::gemm(sk::Backend::native, g));
+}
