@@ -5,7 +5,7 @@ JOBS  ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 STARLING = $(BUILD)/cli/starling
 
-.PHONY: all deps bench-deps build demo test bench clean
+.PHONY: all deps bench-deps build demo test bench fuzz clean
 
 all: build
 
@@ -27,6 +27,10 @@ test: build
 
 bench: bench-deps build
 	@scripts/bench.sh $(BUILD)
+
+# libFuzzer on every decoder and the frame parser (clang from Debian), 60 s each.
+fuzz: bench-deps
+	tests/protocols/fuzz/build.sh $(BUILD)/fuzz 60
 
 clean:
 	rm -rf $(BUILD)

@@ -1,0 +1,137 @@
+// Sampled-threshold top-k codec (protocols/codecs/topk_codec.h).
+#include "protocols/codecs/topk_codec.h"
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <cstring>
+
+#include "protocols/byte_io.h"
+#include "protocols/codecs/payload.h"
+#include "protocols/simd/codec_kernels.h"
+
+namespace starling::protocols::codecs {
+namespace {
+
+constexpr std::size_t kBlock = 16384;
+constexpr std::size_t kExactBelow = 32768;  // small tensors: exact selection is cheap
+constexpr std::size_t kMinSample = 4096;
+constexpr double kOvershoot = 1.25;  // aim the estimate above k so trimming, not luck, sets k
+
+float kth_largest(std::vector<float>& mags, std::size_t k) {
+  auto nth = mags.begin() + static_cast<std::ptrdiff_t>(k - 1);
+  std::nth_element(mags.begin(), nth, mags.end(), std::greater<float>());
+  return *nth;
+}
+
+}  // namespace
+
+TopKCodec::TopKCodec(const CodecOptions& options) : density_(options.density), rng_(options.seed | 1u) {}
+
+std::uint64_t TopKCodec::next_random() {
+  rng_ ^= rng_ << 13;
+  rng_ ^= rng_ >> 7;
+  rng_ ^= rng_ << 17;
+  return rng_;
+}
+
+float TopKCodec::estimate_cutoff(Span<const float> values, Span<const float> residual, std::size_t k) {
+  const std::size_t n = values.size();
+  if (n <= kExactBelow) {
+    scratch_.resize(n);
+    for (std::size_t i = 0; i < n; ++i) scratch_[i] = std::fabs(values[i] + residual[i]);
+    return kth_largest(scratch_, k);
+  }
+  const double want = std::min(1.0, kOvershoot * static_cast<double>(k) / static_cast<double>(n));
+  const std::size_t samples = std::min(n / 4, std::max(kMinSample, static_cast<std::size_t>(64.0 / want)));
+  scratch_.resize(samples);
+  for (float& s : scratch_) {
+    const std::size_t i = static_cast<std::size_t>(((next_random() >> 32) * n) >> 32);
+    s = std::fabs(values[i] + residual[i]);
+  }
+  const std::size_t rank = std::max<std::size_t>(1, static_cast<std::size_t>(std::ceil(want * samples)));
+  return kth_largest(scratch_, rank);
+}
+
+std::size_t TopKCodec::select(Span<const float> values, Span<float> residual, float cutoff) {
+  const simd::CodecKernels& k = simd::codec_kernels();
+  const std::size_t n = values.size();
+  std::size_t count = 0;
+  for (std::size_t pos = 0; pos < n; pos += kBlock) {
+    if (idx_.size() < count + kBlock + 16) {
+      idx_.resize(2 * (count + kBlock + 16));
+      val_.resize(idx_.size());
+    }
+    const std::size_t end = std::min(pos + kBlock, n);
+    count += k.select_abs_ge(values.data(), residual.data(), pos, end, cutoff, idx_.data() + count, val_.data() + count);
+  }
+  return count;
+}
+
+// Keeps the k largest candidates in index order; the others go back into the residual.
+std::size_t TopKCodec::trim(std::size_t count, std::size_t k, Span<float> residual) {
+  scratch_.resize(count);
+  for (std::size_t j = 0; j < count; ++j) scratch_[j] = std::fabs(val_[j]);
+  const float kth = kth_largest(scratch_, k);
+  std::size_t greater = 0;
+  for (std::size_t j = 0; j < count; ++j) greater += std::fabs(val_[j]) > kth;
+  std::size_t ties = k - greater, kept = 0;
+  for (std::size_t j = 0; j < count; ++j) {
+    const float m = std::fabs(val_[j]);
+    const bool keep = m > kth || (m == kth && ties > 0);
+    if (m == kth && keep) --ties;
+    if (keep) {
+      idx_[kept] = idx_[j];
+      val_[kept++] = val_[j];
+    } else {
+      residual[idx_[j]] = val_[j];
+    }
+  }
+  return kept;
+}
+
+Error TopKCodec::encode(Span<const float> values, Span<float> residual, std::vector<std::uint8_t>& out) {
+  if (Error e = check_encode_args(values, residual); e != Error::ok) return e;
+  const std::size_t n = values.size();
+  std::size_t count = 0;
+  if (n > 0) {
+    const std::size_t k = std::min(n, static_cast<std::size_t>(std::ceil(density_ * static_cast<double>(n))));
+    const float cutoff = std::max(estimate_cutoff(values, residual, std::max<std::size_t>(k, 1)), FLT_MIN);
+    count = select(values, residual, cutoff);
+    if (count > k) count = trim(count, k, residual);
+  }
+  std::uint8_t* body = start_payload(out, id(), 0, n, 4 + 8 * count);
+  store_le<std::uint32_t>(body, static_cast<std::uint32_t>(count));
+  std::memcpy(body + 4, idx_.data(), 4 * count);
+  std::memcpy(body + 4 + 4 * count, val_.data(), 4 * count);
+  last_sent_ = count;
+  return Error::ok;
+}
+
+Error TopKCodec::decode(ByteSpan payload, Span<float> out, Apply apply) const {
+  std::uint8_t format = 0;
+  ByteSpan body;
+  if (Error e = open_payload(payload, id(), out.size(), format, body); e != Error::ok) return e;
+  if (format != 0) return Error::bad_parameter;
+  ByteReader reader(body);
+  const std::uint32_t count = reader.read<std::uint32_t>();
+  if (!reader.ok()) return Error::truncated;
+  if (count > out.size()) return Error::bad_parameter;
+  if (reader.remaining() < 8ull * count) return Error::truncated;
+  if (reader.remaining() > 8ull * count) return Error::oversized;
+  const std::uint8_t* idx = body.data() + 4;
+  const std::uint8_t* val = idx + 4ull * count;
+  std::int64_t previous = -1;
+  for (std::uint32_t j = 0; j < count; ++j) {
+    const std::int64_t i = load_le<std::uint32_t>(idx + 4ull * j);
+    if (i >= static_cast<std::int64_t>(out.size())) return Error::index_out_of_range;
+    if (i <= previous) return Error::bad_index_order;
+    previous = i;
+  }
+  if (!simd::codec_kernels().f32_finite(val, count)) return Error::non_finite;
+  if (apply == Apply::assign) std::fill(out.begin(), out.end(), 0.0f);
+  for (std::uint32_t j = 0; j < count; ++j) out[load_le<std::uint32_t>(idx + 4ull * j)] += load_le<float>(val + 4ull * j);
+  return Error::ok;
+}
+
+}  // namespace starling::protocols::codecs

@@ -1,0 +1,22 @@
+// libFuzzer target: hello, heartbeat and leave payload decoders; the first byte picks one.
+#include "protocols/membership_messages.h"
+
+using namespace starling::protocols;
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  if (size == 0) return 0;
+  ByteSpan payload(data + 1, size - 1);
+  switch (data[0] % 3) {
+    case 0: {
+      Result<Hello> hello = decode_hello(payload);
+      if (hello) {  // what decodes must encode again to the same bytes
+        std::vector<std::uint8_t> again;
+        if (encode_hello(*hello, again) != Error::ok || again.size() != payload.size()) __builtin_trap();
+      }
+      break;
+    }
+    case 1: (void)decode_heartbeat(payload); break;
+    default: (void)decode_leave(payload); break;
+  }
+  return 0;
+}
