@@ -42,6 +42,11 @@ class SectionReader {
     return value;
   }
 
+  bool is_text(const std::string& key) const {
+    const toml::node* node = table_ ? table_->get(key) : nullptr;
+    return node && node->is_string();
+  }
+
   bool boolean(const std::string& key, bool fallback) {
     const toml::node* node = take(key);
     if (!node) return fallback;
@@ -121,7 +126,7 @@ class SectionReader {
 };
 
 constexpr double kInf = std::numeric_limits<double>::max();
-const std::vector<std::string> kSections{"run", "data", "model", "optimizer", "kernels"};
+const std::vector<std::string> kSections{"run", "data", "model", "optimizer", "kernels", "node"};
 
 // "section.key=value": the value is read as TOML (so 0.1, true, [1,2] and "text" work) and
 // falls back to a bare string.
@@ -150,12 +155,30 @@ std::set<std::string> apply_overrides(toml::table& root, const std::vector<std::
   return keys;
 }
 
+// [node] learners is a count or "auto" (Crossbow's auto-tuning).
+void read_node(SectionReader&& node, actors::NodeSpec& spec) {
+  if (node.is_text("learners")) {
+    node.choice("learners", "auto", {"auto"});
+    spec.learners = 0;
+  } else {
+    spec.learners = static_cast<int>(node.integer("learners", 1, 1, 256));
+  }
+  actors::parse_intra_sync(node.choice("intra_sync", "sma", {"sma", "average", "none"}), spec.intra_sync);
+  spec.alpha = node.number("alpha", 0.0, 0.0, 1.0);
+  spec.momentum = node.number("momentum", 0.0, 0.0, 0.999);
+  spec.sync_every = static_cast<int>(node.integer("sync_every", 1, 1, 1000000));
+  spec.threads = static_cast<int>(node.integer("threads", 0, 0, 1024));
+  spec.autotune_threshold = node.number("autotune_threshold", 0.1, 0.0, 10.0);
+  spec.max_learners = static_cast<int>(node.integer("max_learners", 16, 1, 256));
+  node.finish();
+}
+
 Config read(toml::table& root, const std::string& file, const std::vector<std::string>& overrides) {
   const auto overridden = apply_overrides(root, overrides);
   for (const auto& [key, node] : root)
     if (std::find(kSections.begin(), kSections.end(), std::string(key.str())) == kSections.end()) {
       std::string where = file + (node.source().begin.line > 0 ? ":" + std::to_string(node.source().begin.line) : "");
-      throw ConfigError(where + ": [" + std::string(key.str()) + "]: unknown section (expected one of run, data, model, optimizer, kernels)");
+      throw ConfigError(where + ": [" + std::string(key.str()) + "]: unknown section (expected one of run, data, model, optimizer, kernels, node)");
     }
 
   Config c;
@@ -177,7 +200,7 @@ Config read(toml::table& root, const std::string& file, const std::vector<std::s
   c.data.synthetic_test = static_cast<int>(data.integer("synthetic_test", c.data.synthetic_test, 10, 10000000));
   data.finish();
 
-  TrainSpec& t = c.train;
+  TrainSpec& t = c.node.train;
   SectionReader model(root, "model", file, overridden);
   t.learner.model.kind = model.choice("kind", "mlp", {"mlp", "cnn"});
   t.learner.model.hidden = model.positive_ints("hidden", t.learner.model.hidden);
@@ -201,8 +224,10 @@ Config read(toml::table& root, const std::string& file, const std::vector<std::s
   SectionReader kern(root, "kernels", file, overridden);
   const std::string backend = kern.choice("backend", "onednn", {"native", "onednn"});
   kernels::parse_backend(backend, t.learner.backend);
-  c.threads = static_cast<int>(kern.integer("threads", 1, 1, 1024));
+  c.kernel_threads = static_cast<int>(kern.integer("threads", 1, 1, 1024));
   kern.finish();
+
+  read_node(SectionReader(root, "node", file, overridden), c.node);
 
   t.learner.seed = c.run.seed;
   t.epochs = c.run.epochs;

@@ -2,7 +2,7 @@
 // The run configuration: a TOML file plus `--set section.key=value` overrides, validated
 // whole before anything runs. Every problem is a ConfigError naming the file, the line (when
 // the TOML gives one), the key and what was expected; the CLI turns it into exit code 2.
-#include "learners/trainer.h"
+#include "actors/node.h"
 
 #include <stdexcept>
 #include <string>
@@ -36,8 +36,8 @@ struct Config {
   std::string source;  // the file it came from
   RunOptions run;
   DataOptions data;
-  TrainSpec train;     // model, optimizer, schedule, batch, backend, epochs...
-  int threads = 1;     // [kernels] threads
+  actors::NodeSpec node;  // [node] plus, in node.train, model, optimizer, schedule, batch, backend
+  int kernel_threads = 1;  // [kernels] threads
 };
 
 /// Reads, overrides and validates; throws ConfigError.

@@ -5,7 +5,7 @@
 #include "cli/json.h"
 #include "cli/progress.h"
 #include "kernels/cpu_features.h"
-#include "learners/trainer.h"
+#include "actors/node.h"
 
 #include <spdlog/spdlog.h>
 
@@ -39,17 +39,19 @@ class CliObserver final : public TrainObserver {
   ProgressLine progress_;
 };
 
-JsonObject summarize(const Config& c, const TrainResult& r) {
+JsonObject summarize(const Config& c, const actors::NodeResult& node) {
+  const TrainResult& r = node.train;
   const EvalPoint& last = r.last();
   JsonObject j;
   j.add("run", c.run.name)
       .add("mode", "single")
       .add("peers", 1)
-      .add("learners_per_peer", 1)
-      .add("model", c.train.learner.model.kind)
-      .add("backend", std::string(kernels::backend_name(c.train.learner.backend)))
+      .add("learners_per_peer", node.learners)
+      .add("intra_sync", actors::intra_sync_name(c.node.intra_sync))
+      .add("model", c.node.train.learner.model.kind)
+      .add("backend", std::string(kernels::backend_name(c.node.train.learner.backend)))
       .add("isa", std::string(kernels::isa_name(kernels::active_isa())))
-      .add("batch", c.train.learner.batch)
+      .add("batch", c.node.train.learner.batch)
       .add("epochs", last.epoch)
       .add("steps", static_cast<long long>(r.steps))
       .add("samples", static_cast<long long>(r.samples))
@@ -60,6 +62,9 @@ JsonObject summarize(const Config& c, const TrainResult& r) {
       .add("test_loss", last.test_loss)
       .add("target_accuracy", c.run.target_accuracy)
       .add("time_to_target_seconds", r.time_to_target_seconds)
+      .add("compute_seconds", node.compute_seconds)
+      .add("imbalance_seconds", node.imbalance_seconds)
+      .add("sync_seconds", node.sync_seconds)
       .add("bytes_sent", 0)
       .add("bytes_received", 0)
       .add("model_checksum", r.model_checksum);
@@ -77,20 +82,23 @@ int run_train(const TrainOptions& options) {
     return 2;
   }
   try {
-    kernels::set_threads(config.threads);
+    kernels::set_threads(config.kernel_threads);
     const TrainTest data = load_data(config);
-    const Model preview(config.train.learner.model);
-    spdlog::info("run '{}': {} model, {} parameters, batch {}, backend {} ({}), {} epochs on {} samples",
-                 config.run.name, config.train.learner.model.kind, preview.param_count(), config.train.learner.batch,
-                 kernels::backend_name(config.train.learner.backend), kernels::isa_name(kernels::active_isa()),
+    const Model preview(config.node.train.learner.model);
+    spdlog::info("run '{}': {} model, {} parameters, {} learner(s) ({}), batch {}, backend {} ({}), {} epochs on {} samples",
+                 config.run.name, config.node.train.learner.model.kind, preview.param_count(),
+                 config.node.learners > 0 ? std::to_string(config.node.learners) : std::string("auto"),
+                 actors::intra_sync_name(config.node.intra_sync), config.node.train.learner.batch,
+                 kernels::backend_name(config.node.train.learner.backend), kernels::isa_name(kernels::active_isa()),
                  config.run.epochs, data.train.size());
     const std::string csv = config.run.out_dir + "/" + config.run.name + ".metrics.csv";
     ensure_parent_dir(csv);
     CliObserver observer(csv, config.run.name);
-    const TrainResult result = train(config.train, data.train, data.test, observer);
+    const actors::NodeResult node = actors::run_node(config.node, data.train, data.test, observer);
+    const TrainResult& result = node.train;
     const std::string summary_path =
         options.summary.empty() ? config.run.out_dir + "/" + config.run.name + ".summary.json" : options.summary;
-    write_file_atomic(summary_path, summarize(config, result).str() + "\n");
+    write_file_atomic(summary_path, summarize(config, node).str() + "\n");
     const EvalPoint& last = result.last();
     spdlog::info("done: test_accuracy {:.4f} after {:.2f} epochs in {:.1f} s ({:.0f} samples/s); summary {}",
                  last.test_accuracy, last.epoch, result.wall_seconds, result.samples / result.train_seconds,

@@ -29,21 +29,21 @@ bool contains(const std::string& haystack, const std::string& needle) {
 BOOST_AUTO_TEST_CASE(defaults_and_values) {
   const Config c = parse_config("[run]\nepochs = 2.5\n[model]\nkind = \"cnn\"\n[optimizer]\nlr = 0.1\nbatch = 8\n", "t");
   BOOST_TEST(c.run.epochs == 2.5);
-  BOOST_TEST(c.train.epochs == 2.5);
-  BOOST_TEST(c.train.learner.model.kind == "cnn");
-  BOOST_TEST(c.train.schedule.lr == 0.1);
-  BOOST_TEST(c.train.learner.batch == 8);
+  BOOST_TEST(c.node.train.epochs == 2.5);
+  BOOST_TEST(c.node.train.learner.model.kind == "cnn");
+  BOOST_TEST(c.node.train.schedule.lr == 0.1);
+  BOOST_TEST(c.node.train.learner.batch == 8);
   BOOST_TEST(c.data.dataset == "fashion-mnist");
-  BOOST_TEST((c.train.learner.backend == starling::kernels::Backend::onednn));
+  BOOST_TEST((c.node.train.learner.backend == starling::kernels::Backend::onednn));
 }
 
 BOOST_AUTO_TEST_CASE(overrides_take_toml_values_and_bare_strings) {
   const Config c = parse_config("[optimizer]\nlr = 0.1\n", "t",
                                 {"optimizer.lr=0.5", "model.hidden=[64, 32]", "data.dataset=synthetic", "kernels.backend=native"});
-  BOOST_TEST(c.train.schedule.lr == 0.5);
-  BOOST_TEST(c.train.learner.model.hidden == std::vector<int>({64, 32}), boost::test_tools::per_element());
+  BOOST_TEST(c.node.train.schedule.lr == 0.5);
+  BOOST_TEST(c.node.train.learner.model.hidden == std::vector<int>({64, 32}), boost::test_tools::per_element());
   BOOST_TEST(c.data.dataset == "synthetic");
-  BOOST_TEST((c.train.learner.backend == starling::kernels::Backend::native));
+  BOOST_TEST((c.node.train.learner.backend == starling::kernels::Backend::native));
 }
 
 BOOST_AUTO_TEST_CASE(syntax_error_names_file_and_line) {

@@ -1,0 +1,26 @@
+#pragma once
+// The learner actor: owns one replica (model, optimizer state, data shard, buffers) and
+// answers each StepOrder with a StepReport. A failure (an exception, a non-finite loss)
+// comes back as an error naming the learner, never as a silent loss.
+#include "actors/messages.h"
+#include "learners/learner.h"
+
+#include <caf/stateful_actor.hpp>
+
+#include <memory>
+
+namespace starling::actors {
+
+struct LearnerState {
+  int index = 0;
+  std::unique_ptr<Learner> learner;
+  AlignedBuffer<float> correction;
+  static inline const char* name = "starling.learner";
+};
+
+caf::behavior learner_actor(caf::stateful_actor<LearnerState>* self, int index, LearnerSpec spec, Dataset train);
+
+/// The learner's side of one iteration, without CAF (also used by tests).
+StepReport run_step(LearnerState& state, const StepOrder& order);
+
+}  // namespace starling::actors

@@ -1,0 +1,48 @@
+#pragma once
+// A node: several learner actors (Crossbow-style small-batch replicas) kept together by
+// synchronous model averaging around the node's central model z, on CAF. This header is the
+// CAF-free entry point that the CLI calls.
+#include "learners/trainer.h"
+
+#include <string>
+#include <vector>
+
+namespace starling::actors {
+
+enum class IntraSync {
+  sma,      // synchronous model averaging: replicas pulled toward z, z moves by their corrections
+  average,  // synchronous SGD: gradients averaged, one shared model z
+  none,     // independent replicas; z is their average, taken only when evaluating
+};
+
+/// Parses "sma", "average" or "none"; returns false on anything else.
+bool parse_intra_sync(const std::string& text, IntraSync& out);
+const char* intra_sync_name(IntraSync mode);
+
+struct NodeSpec {
+  TrainSpec train;
+  int learners = 1;  // 0: auto-tune (Crossbow): add learners while throughput rises
+  IntraSync intra_sync = IntraSync::sma;
+  double alpha = 0.0;     // SMA elasticity; 0 means 1/learners
+  double momentum = 0.0;  // μ of the central model
+  int sync_every = 1;     // iterations between SMA corrections
+  int threads = 0;        // CAF scheduler threads; 0 means every core
+  double autotune_threshold = 0.1;
+  double autotune_window_seconds = 0.5;  // throughput is measured over at least this long
+  int max_learners = 16;
+};
+
+struct NodeResult {
+  TrainResult train;
+  int learners = 1;
+  double compute_seconds = 0.0;    // mean learner time in forward/backward/update
+  double imbalance_seconds = 0.0;  // waiting for the slowest learner
+  double sync_seconds = 0.0;       // the node's averaging plus messaging
+  std::vector<std::string> autotune_log;  // one line per auto-tuning decision
+};
+
+/// Trains on an actor system of its own; throws std::runtime_error naming the learner when
+/// one fails.
+NodeResult run_node(const NodeSpec& spec, const Dataset& train_data, const Dataset& test_data, TrainObserver& observer);
+
+}  // namespace starling::actors

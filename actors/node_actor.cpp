@@ -1,0 +1,260 @@
+#include "actors/node_actor.h"
+
+#include "actors/learner_actor.h"
+#include "learners/sampler.h"
+#include "learners/sma.h"
+
+#include <caf/all.hpp>
+#include <spdlog/spdlog.h>
+
+#include <cmath>
+
+namespace starling::actors {
+namespace {
+
+using Self = caf::stateful_actor<NodeState>*;
+
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+int learner_count(Self self) { return static_cast<int>(self->state.learners.size()); }
+
+// With a fixed learner count each learner trains on its own shard; while auto-tuning the
+// count is not known in advance, so every learner draws from the whole set in its own order.
+LearnerSpec learner_spec(const NodeState& s, int index) {
+  LearnerSpec spec = s.spec.train.learner;
+  if (s.spec.learners > 0) {
+    spec.shard = index, spec.shards = s.spec.learners;
+  } else {
+    spec.seed = mix_seed(spec.seed, static_cast<uint64_t>(index));
+  }
+  return spec;
+}
+
+// The schedule runs on node iterations; it is rebuilt when the learner count changes so
+// that an epoch is still an epoch.
+void rebuild_schedule(Self self) {
+  auto& s = self->state;
+  const int64_t per_iteration = static_cast<int64_t>(learner_count(self)) * s.spec.train.learner.batch;
+  const int64_t per_epoch = std::max<int64_t>(1, s.train.size() / per_iteration);
+  s.schedule.emplace(s.spec.train.schedule, per_epoch, std::max<int64_t>(1, s.target_samples / per_iteration));
+}
+
+void add_learner(Self self) {
+  auto& s = self->state;
+  const int index = learner_count(self);
+  auto learner = self->spawn(learner_actor, index, learner_spec(s, index), s.train);
+  self->monitor(learner);
+  s.learners.push_back(learner);
+  s.load_next = true;
+  rebuild_schedule(self);
+}
+
+void remove_last_learner(Self self) {
+  auto& s = self->state;
+  self->demonitor(s.learners.back());
+  self->send_exit(s.learners.back(), caf::exit_reason::user_shutdown);
+  s.learners.pop_back();
+  rebuild_schedule(self);
+}
+
+float alpha(const NodeState& s, int k) {
+  return static_cast<float>(s.spec.alpha > 0 ? s.spec.alpha : 1.0 / k);
+}
+
+void finish(Self self) {
+  auto& s = self->state;
+  s.result.wall_seconds = seconds_since(s.start);
+  s.result.train_seconds = s.result.wall_seconds - s.eval_seconds;
+  s.result.model_checksum = checksum_hex(s.central->params(), s.central->param_count());
+  NodeResult out;
+  out.train = s.result;
+  out.learners = learner_count(self);
+  out.autotune_log = s.autotune_log;
+  s.done.deliver(out);
+  for (auto& l : s.learners) self->send_exit(l, caf::exit_reason::user_shutdown);
+  self->quit();
+}
+
+void fail(Self self, const std::string& why) {
+  auto& s = self->state;
+  s.done.deliver(caf::make_error(caf::sec::runtime_error, why));
+  for (auto& l : s.learners) self->send_exit(l, caf::exit_reason::user_shutdown);
+  self->quit(caf::make_error(caf::sec::runtime_error, why));
+}
+
+// Folds the reports of one iteration into z, by mode.
+void combine(Self self) {
+  auto& s = self->state;
+  const std::size_t n = s.central->param_count();
+  const int k = learner_count(self);
+  std::vector<const float*> vectors;
+  for (const auto& r : s.reports)
+    if (r.vector) vectors.push_back(r.vector);
+  if (vectors.empty()) return;
+  float* z = s.central->params();
+  if (s.mode == IntraSync::average) {
+    sma::mean(vectors.data(), k, s.scratch.data(), n);
+    s.optimizer->step(z, s.scratch.data(), n, static_cast<float>(s.lr));
+    s.load_next = true;
+  } else if (s.mode == IntraSync::sma) {
+    sma::apply(z, s.z_prev.data(), vectors.data(), k, static_cast<float>(s.spec.momentum), s.scratch.data(), n);
+  } else {
+    sma::mean(vectors.data(), k, z, n);
+  }
+}
+
+void evaluate_central(Self self) {
+  auto& s = self->state;
+  const auto eval_start = Clock::now();
+  const Evaluation eval = evaluate(*s.central, s.spec.train.learner.backend, s.test);
+  s.eval_seconds += seconds_since(eval_start);
+  const double train_seconds = seconds_since(s.start) - s.eval_seconds;
+  EvalPoint point{s.iteration, static_cast<double>(s.samples) / s.train.size(), seconds_since(s.start),
+                  s.loss_sum / std::max<int64_t>(1, s.loss_count), eval.accuracy, eval.loss,
+                  s.samples / std::max(train_seconds, 1e-9)};
+  s.loss_sum = 0.0, s.loss_count = 0;
+  if (!s.result.time_to_target_seconds && s.spec.train.target_accuracy > 0 &&
+      eval.accuracy >= s.spec.train.target_accuracy)
+    s.result.time_to_target_seconds = point.wall_seconds;
+  s.result.history.push_back(point);
+  self->send(s.metrics, point);
+}
+
+void tune(Self self, int64_t iteration_samples) {
+  auto& t = self->state.autotune;
+  t.window_samples += iteration_samples;
+  ++t.window_iterations;
+  const double elapsed = seconds_since(t.window_start);
+  if (elapsed < self->state.spec.autotune_window_seconds || t.window_iterations < 20) return;
+  const double rate = t.window_samples / elapsed;
+  const int k = learner_count(self);
+  const double threshold = self->state.spec.autotune_threshold;
+  auto& log = self->state.autotune_log;
+  if (t.best_rate == 0.0 || rate > t.best_rate * (1.0 + threshold)) {
+    log.push_back(fmt::format("{} learner(s) give {:.0f} samples/s{}", k, rate,
+                              k < self->state.spec.max_learners ? "; adding one" : "; at the maximum"));
+    t.best_rate = rate;
+    if (k < self->state.spec.max_learners) add_learner(self);
+    else t.active = false;
+  } else {
+    log.push_back(fmt::format("{} learners give {:.0f} samples/s, not {:.0f}% above {:.0f}; settling on {}", k,
+                              rate, threshold * 100, t.best_rate, k - 1));
+    remove_last_learner(self);
+    t.active = false;
+  }
+  spdlog::info("autotune: {}", log.back());
+  t.window_start = Clock::now(), t.window_samples = 0, t.window_iterations = 0;
+}
+
+void iteration_done(Self self) {
+  auto& s = self->state;
+  const int k = learner_count(self);
+  combine(self);
+  double max_compute = 0.0, mean_compute = 0.0, loss = 0.0;
+  for (const auto& r : s.reports) {
+    max_compute = std::max(max_compute, r.compute_seconds);
+    mean_compute += r.compute_seconds / k;
+    loss += r.loss / k;
+  }
+  const int64_t iteration_samples = static_cast<int64_t>(k) * s.spec.train.learner.batch;
+  s.samples += iteration_samples;
+  ++s.iteration;
+  s.result.samples = s.samples;
+  s.result.steps = s.iteration;
+  s.loss_sum += loss, ++s.loss_count;
+  const double wall = seconds_since(s.iteration_start);
+  IterationStats stats;
+  stats.iteration = s.samples / iteration_samples;
+  stats.total_iterations = s.target_samples / iteration_samples;
+  stats.epoch = static_cast<double>(s.samples) / s.train.size();
+  stats.loss = loss;
+  stats.samples_per_second = s.samples / std::max(seconds_since(s.start) - s.eval_seconds, 1e-9);
+  stats.compute_seconds = mean_compute;
+  stats.imbalance_seconds = max_compute - mean_compute;
+  stats.sync_seconds = std::max(0.0, wall - max_compute);
+  self->send(s.metrics, stats);
+  if (s.samples >= s.next_eval_samples || s.samples >= s.target_samples) {
+    evaluate_central(self);
+    while (s.next_eval_samples <= s.samples) s.next_eval_samples += static_cast<int64_t>(s.spec.train.eval_every * s.train.size());
+  }
+  if (s.autotune.active) tune(self, iteration_samples);
+  if (s.samples >= s.target_samples) return finish(self);
+  self->send(self, next_atom::value);
+}
+
+void start_iteration(Self self) {
+  auto& s = self->state;
+  const int k = learner_count(self);
+  const int64_t step = s.samples / (static_cast<int64_t>(k) * s.spec.train.learner.batch);
+  const double previous_lr = s.lr;
+  s.lr = s.schedule->lr(step);
+  const bool drop = s.spec.train.schedule.kind == "step" && s.iteration > 0 && s.lr < previous_lr &&
+                    step >= s.spec.train.schedule.warmup_steps;
+  if (drop) spdlog::info("learning rate drops to {:g}: replicas reset to the central model", s.lr);
+  StepOrder order;
+  // A single replica has nobody to be averaged with: it is the central model.
+  s.mode = k == 1 && s.spec.intra_sync == IntraSync::sma ? IntraSync::none : s.spec.intra_sync;
+  order.mode = s.mode;
+  order.lr = static_cast<float>(s.lr);
+  order.alpha = alpha(s, k);
+  order.sync = (s.iteration + 1) % s.spec.sync_every == 0;
+  order.load = s.load_next || drop;
+  order.reset_optimizer = drop;
+  order.z = s.central->params();
+  s.load_next = false;
+  s.reports.assign(static_cast<std::size_t>(k), StepReport{});
+  s.pending = k;
+  s.iteration_start = Clock::now();
+  for (int j = 0; j < k; ++j) {
+    self->request(s.learners[static_cast<std::size_t>(j)], caf::infinite, order)
+        .then(
+            [=](const StepReport& report) {
+              auto& st = self->state;
+              st.reports[static_cast<std::size_t>(j)] = report;
+              if (--st.pending == 0) iteration_done(self);
+            },
+            [=](caf::error& err) {
+              const auto& ctx = err.context();
+              fail(self, ctx.match_elements<std::string>() ? ctx.get_as<std::string>(0)
+                                                            : "learner " + std::to_string(j) + " failed: " +
+                                                                  self->system().render(err));
+            });
+  }
+}
+
+}  // namespace
+
+caf::behavior node_actor(caf::stateful_actor<NodeState>* self, NodeSpec spec, Dataset train, Dataset test,
+                         caf::actor metrics) {
+  auto& s = self->state;
+  s.spec = spec;
+  s.train = std::move(train);
+  s.test = std::move(test);
+  s.metrics = std::move(metrics);
+  s.central = std::make_unique<Model>(spec.train.learner.model);
+  s.central->init(spec.train.learner.seed);
+  const std::size_t n = s.central->param_count();
+  s.z_prev.resize(n);
+  std::copy(s.central->params(), s.central->params() + n, s.z_prev.data());
+  s.scratch.resize(n);
+  s.optimizer = make_optimizer(n, spec.train.learner.optimizer);
+  s.target_samples = std::max<int64_t>(1, static_cast<int64_t>(std::ceil(spec.train.epochs * s.train.size())));
+  s.next_eval_samples = std::max<int64_t>(1, static_cast<int64_t>(spec.train.eval_every * s.train.size()));
+  s.autotune.active = spec.learners == 0;
+  for (int j = 0; j < std::max(1, spec.learners); ++j) add_learner(self);
+  self->set_down_handler([=](const caf::down_msg& down) {
+    fail(self, "a learner stopped unexpectedly: " + self->system().render(down.reason));
+  });
+  return {
+      [=](run_atom) {
+        self->state.done = self->make_response_promise();
+        self->state.start = Clock::now();
+        self->state.autotune.window_start = self->state.start;
+        start_iteration(self);
+        return self->state.done;
+      },
+      [=](next_atom) { start_iteration(self); },
+  };
+}
+
+}  // namespace starling::actors

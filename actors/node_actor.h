@@ -1,0 +1,61 @@
+#pragma once
+// The node actor: owns the central model z, drives its learner actors one synchronous
+// iteration at a time (orders out, reports in, combine), evaluates z, tunes the number of
+// learners when asked to, and answers `run` with the NodeResult when training ends.
+#include "actors/messages.h"
+#include "learners/model.h"
+#include "learners/optimizer.h"
+#include "learners/schedule.h"
+
+#include <caf/response_promise.hpp>
+#include <caf/stateful_actor.hpp>
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace starling::actors {
+
+using Clock = std::chrono::steady_clock;
+
+/// Crossbow's auto-tuning: grow while each added learner raises throughput by more than
+/// the threshold; otherwise drop the last one and stop.
+struct Autotune {
+  bool active = false;
+  Clock::time_point window_start;
+  int64_t window_samples = 0, window_iterations = 0;
+  double best_rate = 0.0;
+};
+
+struct NodeState {
+  NodeSpec spec;
+  Dataset train, test;
+  caf::actor metrics;
+  std::vector<caf::actor> learners;
+  std::unique_ptr<Model> central;  // z is central->params()
+  AlignedBuffer<float> z_prev, scratch;
+  std::unique_ptr<Optimizer> optimizer;  // the shared model's, in `average` mode
+  std::optional<Schedule> schedule;
+  std::vector<StepReport> reports;
+  int pending = 0;
+  bool load_next = true;  // replicas take z at the next order
+  double lr = 0.0;
+  IntraSync mode = IntraSync::sma;  // this iteration's, see start_iteration()
+
+  int64_t iteration = 0, samples = 0, target_samples = 0, next_eval_samples = 0;
+  double loss_sum = 0.0;
+  int64_t loss_count = 0;
+  Clock::time_point start, iteration_start;
+  double eval_seconds = 0.0;
+  TrainResult result;
+  caf::response_promise done;
+  Autotune autotune;
+  std::vector<std::string> autotune_log;
+  static inline const char* name = "starling.node";
+};
+
+caf::behavior node_actor(caf::stateful_actor<NodeState>* self, NodeSpec spec, Dataset train, Dataset test,
+                         caf::actor metrics);
+
+}  // namespace starling::actors

@@ -1,0 +1,133 @@
+// The node and its learner actors: one learner follows the plain single-learner path
+// exactly; several learners train and are reproducible; a failing learner surfaces as an
+// error naming it; auto-tuning reaches a decision. The node/learner protocol also runs under
+// CAF's deterministic test scheduler.
+#define BOOST_TEST_MODULE actors_node
+#include <boost/test/unit_test.hpp>
+
+#include "actors/learner_actor.h"
+#include "actors/metrics_actor.h"
+#include "actors/node.h"
+#include "actors/node_actor.h"
+
+#include <caf/all.hpp>
+#include <caf/scheduler/test_coordinator.hpp>
+
+using namespace starling;
+using namespace starling::actors;
+
+namespace {
+
+NodeSpec small_spec(IntraSync mode, int learners) {
+  NodeSpec spec;
+  auto& t = spec.train;
+  t.learner.model.kind = "mlp";
+  t.learner.model.hidden = {32};
+  t.learner.model.input = {12, 12, 1};
+  t.learner.model.classes = 4;
+  t.learner.batch = 16;
+  t.learner.backend = kernels::Backend::native;
+  t.learner.seed = 42;
+  t.schedule.lr = 0.02;
+  t.epochs = 2;
+  t.eval_every = 1;
+  spec.learners = learners;
+  spec.intra_sync = mode;
+  spec.threads = 2;
+  return spec;
+}
+
+const TrainTest& data() {
+  static const TrainTest d = make_synthetic(800, 200, 5, {12, 12, 1}, 4);
+  return d;
+}
+
+NodeResult run(const NodeSpec& spec) {
+  TrainObserver quiet;
+  return run_node(spec, data().train, data().test, quiet);
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(one_learner_follows_the_plain_path) {
+  TrainObserver quiet;
+  for (IntraSync mode : {IntraSync::sma, IntraSync::average, IntraSync::none}) {
+    const NodeSpec spec = small_spec(mode, 1);
+    const TrainResult plain = train(spec.train, data().train, data().test, quiet);
+    const NodeResult node = run(spec);
+    BOOST_TEST_CONTEXT(intra_sync_name(mode)) {
+      BOOST_TEST(node.train.model_checksum == plain.model_checksum);
+      BOOST_TEST(node.train.samples == plain.samples);
+      BOOST_TEST(node.train.last().test_accuracy == plain.last().test_accuracy);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(several_learners_train_and_are_reproducible) {
+  for (IntraSync mode : {IntraSync::sma, IntraSync::average, IntraSync::none}) {
+    NodeSpec spec = small_spec(mode, 3);
+    spec.train.learner.batch = 8;
+    const NodeResult a = run(spec);
+    const NodeResult b = run(spec);
+    BOOST_TEST_CONTEXT(intra_sync_name(mode)) {
+      BOOST_TEST(a.learners == 3);
+      BOOST_TEST(a.train.model_checksum == b.train.model_checksum);
+      BOOST_TEST(a.train.last().test_accuracy > 0.9);
+      BOOST_TEST(a.compute_seconds > 0.0);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_failing_learner_is_reported_by_name) {
+  NodeSpec spec = small_spec(IntraSync::sma, 2);
+  spec.train.schedule.lr = 1e30;  // the loss overflows within a few steps
+  try {
+    run(spec);
+    BOOST_FAIL("a diverging learner must fail the run");
+  } catch (const std::runtime_error& e) {
+    const std::string what = e.what();
+    BOOST_TEST(what.find("learner") != std::string::npos, what);
+    BOOST_TEST(what.find("not finite") != std::string::npos, what);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(autotune_reaches_a_decision) {
+  NodeSpec spec = small_spec(IntraSync::sma, 0);
+  spec.max_learners = 3;
+  spec.autotune_window_seconds = 0.0;  // decide after every 20 iterations
+  spec.train.epochs = 6;
+  const NodeResult r = run(spec);
+  BOOST_TEST(r.autotune_log.size() >= 2u);  // at least one learner added, then a final decision
+  BOOST_TEST(r.learners >= 1);
+  BOOST_TEST(r.learners <= 3);
+  BOOST_TEST(r.train.last().test_accuracy > 0.8);
+}
+
+// Under CAF's deterministic scheduler every message is delivered by hand: one `run` request
+// must drive a whole training to a NodeResult without any real concurrency.
+BOOST_AUTO_TEST_CASE(node_protocol_under_the_deterministic_scheduler) {
+  caf::actor_system_config cfg;
+  cfg.set("scheduler.policy", caf::atom("testing"));
+  cfg.set("logger.file-verbosity", caf::atom("quiet"));
+  cfg.set("logger.console-verbosity", caf::atom("quiet"));
+  caf::actor_system system{cfg};
+  auto& scheduler = dynamic_cast<caf::scheduler::test_coordinator&>(system.scheduler());
+  TrainObserver quiet;
+  NodeSpec spec = small_spec(IntraSync::sma, 2);
+  spec.train.epochs = 1;
+  auto metrics = system.spawn(metrics_actor, &quiet);
+  auto node = system.spawn(node_actor, spec, data().train, data().test, metrics);
+  caf::scoped_actor self{system};
+  self->send(node, run_atom::value);
+  const std::size_t delivered = scheduler.run(1000000);
+  const int64_t iterations = data().train.size() / (2 * spec.train.learner.batch);
+  BOOST_TEST(delivered >= static_cast<std::size_t>(iterations * 3));  // orders, reports, next
+  bool answered = false;
+  self->receive([&](const NodeResult& r) {
+    answered = true;
+    BOOST_TEST(r.learners == 2);
+    BOOST_TEST(r.train.history.size() == 1u);
+    BOOST_TEST(r.train.samples >= static_cast<int64_t>(data().train.size()));
+  }, caf::after(std::chrono::seconds(0)) >> [] {});
+  BOOST_TEST(answered);
+}
