@@ -97,7 +97,7 @@ void combine(Self self) {
     s.optimizer->step(z, s.scratch.data(), n, static_cast<float>(s.lr));
     s.load_next = true;
   } else if (s.mode == IntraSync::sma) {
-    sma::apply(z, s.z_prev.data(), vectors.data(), k, static_cast<float>(s.spec.momentum), s.scratch.data(), n);
+    sma::apply(z, s.z_prev.data(), vectors.data(), k, static_cast<float>(s.spec.momentum), n);
   } else {
     sma::mean(vectors.data(), k, z, n);
   }
@@ -105,6 +105,7 @@ void combine(Self self) {
 
 void evaluate_central(Self self) {
   auto& s = self->state;
+  if (s.mode == IntraSync::none) combine(self);  // independent replicas are averaged only to be judged
   const auto eval_start = Clock::now();
   const Evaluation eval = evaluate(*s.central, s.spec.train.learner.backend, s.test);
   s.eval_seconds += seconds_since(eval_start);
@@ -149,7 +150,7 @@ void tune(Self self, int64_t iteration_samples) {
 void iteration_done(Self self) {
   auto& s = self->state;
   const int k = learner_count(self);
-  combine(self);
+  if (s.mode != IntraSync::none) combine(self);
   double max_compute = 0.0, mean_compute = 0.0, loss = 0.0;
   for (const auto& r : s.reports) {
     max_compute = std::max(max_compute, r.compute_seconds);

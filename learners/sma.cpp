@@ -11,15 +11,23 @@ void correct(float* w, const float* z, float* c, float alpha, std::size_t n) {
   }
 }
 
-void apply(float* z, float* z_prev, const float* const* corrections, int count, float momentum, float* scratch,
-           std::size_t n) {
-  for (std::size_t i = 0; i < n; ++i) scratch[i] = z[i] + momentum * (z[i] - z_prev[i]);
-  for (int j = 0; j < count; ++j) {
-    const float* c = corrections[j];
-    for (std::size_t i = 0; i < n; ++i) scratch[i] += c[i];
+void apply(float* z, float* z_prev, const float* const* corrections, int count, float momentum, std::size_t n) {
+  // Blocks small enough that z and every correction stay in L1 while they are summed.
+  constexpr std::size_t kBlock = 1024;
+  for (std::size_t lo = 0; lo < n; lo += kBlock) {
+    const std::size_t hi = std::min(n, lo + kBlock);
+    if (z_prev && momentum != 0.f) {
+      for (std::size_t i = lo; i < hi; ++i) {
+        const float old = z[i];
+        z[i] += momentum * (old - z_prev[i]);
+        z_prev[i] = old;
+      }
+    }
+    for (int j = 0; j < count; ++j) {
+      const float* c = corrections[j];
+      for (std::size_t i = lo; i < hi; ++i) z[i] += c[i];
+    }
   }
-  std::copy(z, z + n, z_prev);
-  std::copy(scratch, scratch + n, z);
 }
 
 void mean(const float* const* vectors, int count, float* out, std::size_t n) {
