@@ -1,5 +1,6 @@
 # Starling's front door. `make demo` and `make test` each install what is missing, build,
 # and run. Everything below is a thin wrapper over scripts/ and CMake.
+MAKEFLAGS += --no-print-directory
 BUILD ?= build
 JOBS  ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release

@@ -12,8 +12,8 @@ Sgd::Sgd(std::size_t n, const OptimizerSpec& spec)
       nesterov_(spec.nesterov),
       velocity_(n) {}
 
-void Sgd::step(float* w, const float* g, std::size_t n, float lr) {
-  float* v = velocity_.data();
+void Sgd::step(float* __restrict w, const float* __restrict g, std::size_t n, float lr) {
+  float* __restrict v = velocity_.data();
   const float mu = momentum_, wd = weight_decay_;
   if (nesterov_) {
     for (std::size_t i = 0; i < n; ++i) {
@@ -39,12 +39,12 @@ Adam::Adam(std::size_t n, const OptimizerSpec& spec)
       m_(n),
       v_(n) {}
 
-void Adam::step(float* w, const float* g, std::size_t n, float lr) {
+void Adam::step(float* __restrict w, const float* __restrict g, std::size_t n, float lr) {
   ++t_;
   const float c1 = 1.f / (1.f - static_cast<float>(std::pow(beta1_, static_cast<double>(t_))));
   const float c2 = 1.f / (1.f - static_cast<float>(std::pow(beta2_, static_cast<double>(t_))));
-  float* m = m_.data();
-  float* v = v_.data();
+  float* __restrict m = m_.data();
+  float* __restrict v = v_.data();
   for (std::size_t i = 0; i < n; ++i) {
     const float gi = g[i] + weight_decay_ * w[i];
     m[i] = beta1_ * m[i] + (1.f - beta1_) * gi;

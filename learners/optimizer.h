@@ -21,7 +21,7 @@ struct OptimizerSpec {
 class Optimizer {
  public:
   virtual ~Optimizer() = default;
-  /// w ← update(w, g) with learning rate lr; g is left unchanged.
+  /// w ← update(w, g) with learning rate lr; g is left unchanged and must not alias w.
   virtual void step(float* w, const float* g, std::size_t n, float lr) = 0;
   /// Forgets momentum / moments (a replica reset to the central model).
   virtual void reset() = 0;

@@ -4,7 +4,7 @@
 
 namespace starling::sma {
 
-void correct(float* w, const float* z, float* c, float alpha, std::size_t n) {
+void correct(float* __restrict w, const float* __restrict z, float* __restrict c, float alpha, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) {
     c[i] = alpha * (w[i] - z[i]);
     w[i] -= c[i];

@@ -6,7 +6,7 @@
 
 namespace starling::sma {
 
-/// Learner side: writes c = α (w − z) and moves the replica: w ← w − c.
+/// Learner side: writes c = α (w − z) and moves the replica: w ← w − c. No two may alias.
 void correct(float* w, const float* z, float* c, float alpha, std::size_t n);
 
 /// Node side, in place and in one pass: z ← z + μ (z − z_prev) + Σ_j c_j and z_prev ← old z,
