@@ -13,6 +13,8 @@
 #include <caf/all.hpp>
 #include <caf/scheduler/test_coordinator.hpp>
 
+#include <cmath>
+
 using namespace starling;
 using namespace starling::actors;
 
@@ -130,4 +132,34 @@ BOOST_AUTO_TEST_CASE(node_protocol_under_the_deterministic_scheduler) {
     BOOST_TEST(r.train.samples >= static_cast<int64_t>(data().train.size()));
   }, caf::after(std::chrono::seconds(0)) >> [] {});
   BOOST_TEST(answered);
+}
+
+// The learner's side of an iteration, without CAF: a learning-rate drop (load + reset)
+// puts the replica exactly on z before its step, and an SMA correction moves it toward z.
+BOOST_AUTO_TEST_CASE(learner_step_orders) {
+  const NodeSpec spec = small_spec(IntraSync::sma, 1);
+  LearnerState state;
+  state.learner = std::make_unique<Learner>(spec.train.learner, data().train);
+  const std::size_t n = state.learner->model().param_count();
+  state.correction.resize(n);
+  std::vector<float> z(n, 0.01f);
+
+  StepOrder order;
+  order.lr = 0.f;  // no gradient step: only the load and the correction act
+  order.alpha = 0.5f;
+  order.load = true;
+  order.reset_optimizer = true;
+  order.z = z.data();
+  StepReport report = run_step(state, order);
+  const float* w = state.learner->model().params();
+  BOOST_TEST(std::equal(w, w + n, z.begin()));  // loaded, and a zero correction
+  BOOST_TEST(report.vector == state.correction.data());
+  BOOST_TEST(std::isfinite(report.loss));
+
+  std::vector<float> z2(n, 1.01f);  // z moves away by 1: c = 0.5·(w − z2) = −0.5
+  order.load = false;
+  order.z = z2.data();
+  report = run_step(state, order);
+  BOOST_TEST(report.vector[0] == -0.5f, boost::test_tools::tolerance(1e-6f));
+  BOOST_TEST(w[0] == 0.51f, boost::test_tools::tolerance(1e-6f));
 }

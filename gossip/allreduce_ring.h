@@ -1,0 +1,76 @@
+#pragma once
+// Ring all-reduce (mean) over a Transport, in the manner of Gloo's allreduce_ring: the
+// constructor lays out chunks and segments once, run() is only the loop. p peers split the
+// vector into p chunks; 2(p-1) steps send one chunk to the right neighbour and take one
+// from the left (p-1 reduce-scatter steps adding it, p-1 all-gather steps copying it).
+// Chunks travel in segments so sending, receiving and reducing overlap. Each chunk's mean
+// is computed by one peer only and then copied, so all peers end with identical bits.
+//
+// Contract: `ring` lists the peer ids in ring order and contains the transport's own id;
+// the transport is connected to the right neighbour and accepts the left one from before
+// that one starts sending (TransportOptions::accept), and carries no other traffic while
+// run() executes. All peers call run() the same number
+// of times with equal element counts. run() throws TimeoutError past options.timeout.
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "gossip/message.h"
+#include "gossip/transport.h"
+#include "protocols/span.h"
+
+namespace starling::gossip {
+
+struct AllreduceOptions {
+  // Pipelining unit: 1 MiB measured 25–35% faster than 256 KiB on loopback (fewer wakeups).
+  std::size_t segment_bytes = 1 << 20;
+  std::chrono::milliseconds timeout{60000};  // for one run()
+  std::uint64_t first_round = 0;  // header round of the first run(); later runs count up
+};
+
+class AllreduceRing {
+ public:
+  /// InvalidArgument when self is missing from ring, ring has duplicates, or the right
+  /// neighbour is not connected.
+  AllreduceRing(Transport& transport, std::vector<PeerId> ring, protocols::Span<float> data,
+                AllreduceOptions options = {});
+
+  /// Replaces data with the element-wise mean over all peers.
+  void run();
+
+  /// Messages ignored by this algorithm, by reason (stale round, unexpected segment, ...).
+  const std::map<std::string, std::uint64_t>& drops() const { return drops_; }
+
+ private:
+  struct Segment {
+    std::size_t begin;  // element offset into data
+    std::size_t count;
+  };
+
+  std::size_t chunk_begin(std::size_t chunk) const;
+  int chunk_at(int step) const;
+  void send_segment(int step, const Segment& s, std::uint64_t round);
+  Message receive_segment(int step, const Segment& s, std::uint64_t round,
+                          Transport::Clock::time_point deadline);
+  bool matches(const Message& m, int step, const Segment& s, std::uint64_t round);
+  void absorb(int step, const Segment& s, const Message& m);
+
+  Transport& transport_;
+  std::vector<PeerId> ring_;
+  protocols::Span<float> data_;
+  AllreduceOptions options_;
+  int size_ = 1;
+  int rank_ = 0;
+  PeerId left_ = 0;
+  PeerId right_ = 0;
+  std::vector<std::vector<Segment>> segments_;  // per chunk
+  std::uint64_t round_ = 0;
+  std::deque<Message> early_;  // messages of a later round that arrived during this one
+  std::map<std::string, std::uint64_t> drops_;
+};
+
+}  // namespace starling::gossip

@@ -1,0 +1,38 @@
+#pragma once
+// Typed errors of the gossip layer. Algorithms and the transport throw these (Gloo style)
+// for conditions the caller must react to: a deadline passed, a socket could not be set
+// up, or arguments that cannot describe a valid exchange. Malformed input from the network
+// is never an exception: it is dropped and counted (see TransportStats).
+#include <stdexcept>
+#include <string>
+
+namespace starling::gossip {
+
+/// Base class; what() carries "file:line: message".
+class GossipError : public std::runtime_error {
+ public:
+  GossipError(const char* file, int line, const std::string& message);
+};
+
+/// A wait (receive, command acknowledgement, all-reduce step) passed its deadline.
+class TimeoutError : public GossipError {
+ public:
+  using GossipError::GossipError;
+};
+
+/// ZeroMQ refused a bind, connect or socket option, or the I/O thread is gone.
+class IoError : public GossipError {
+ public:
+  using GossipError::GossipError;
+};
+
+/// Arguments that cannot describe a valid exchange (unknown peer, bad rank, bad sizes).
+class InvalidArgument : public GossipError {
+ public:
+  using GossipError::GossipError;
+};
+
+}  // namespace starling::gossip
+
+/// Throws `type` with the current file and line.
+#define STARLING_GOSSIP_THROW(type, message) throw type(__FILE__, __LINE__, (message))

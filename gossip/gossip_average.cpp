@@ -1,0 +1,148 @@
+// Synchronous gossip averaging round (gossip/gossip_average.h).
+#include "gossip/gossip_average.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "gossip/error.h"
+
+namespace starling::gossip {
+
+namespace {
+
+std::size_t segment_count(std::size_t length, std::size_t per_segment) {
+  return std::max<std::size_t>(1, (length + per_segment - 1) / per_segment);
+}
+
+float load_float(const unsigned char* p, std::size_t i) {
+  float v;
+  std::memcpy(&v, p + i * sizeof(float), sizeof v);  // payloads need not be aligned
+  return v;
+}
+
+bool all_finite(const Message& m) {
+  const auto* p = static_cast<const unsigned char*>(m.payload.data());
+  const std::size_t n = m.payload.size() / sizeof(float);
+  for (std::size_t i = 0; i < n; ++i)
+    if (!std::isfinite(load_float(p, i))) return false;
+  return true;
+}
+
+}  // namespace
+
+GossipAverage::GossipAverage(Transport& transport, std::vector<PeerId> peers, MixingSchedule schedule,
+                             GossipOptions options)
+    : transport_(transport),
+      peers_(std::move(peers)),
+      schedule_(std::move(schedule)),
+      options_(options),
+      per_segment_(std::max<std::size_t>(1, options.segment_bytes / sizeof(float))),
+      round_(options.first_round) {
+  const auto self = std::find(peers_.begin(), peers_.end(), transport_.self());
+  if (self == peers_.end()) STARLING_GOSSIP_THROW(InvalidArgument, "own peer id is not among the peers");
+  rank_ = static_cast<int>(self - peers_.begin());
+  for (int r = 0; r < static_cast<int>(peers_.size()); ++r) rank_of_[peers_[r]] = r;
+  if (!schedule_) STARLING_GOSSIP_THROW(InvalidArgument, "empty mixing schedule");
+}
+
+void GossipAverage::run(protocols::Span<float> x) {
+  const MixingPlan plan = schedule_(round_);
+  for (int r : plan.send_to)
+    if (r < 0 || r >= static_cast<int>(peers_.size()) || !transport_.connected_to(peers_[r]))
+      STARLING_GOSSIP_THROW(InvalidArgument, "round " + std::to_string(round_) + ": no route to rank " + std::to_string(r));
+  const auto deadline = Transport::Clock::now() + options_.timeout;
+  // 1. Push the own vector, as it is before mixing, to this round's out-neighbours.
+  send_vector(plan, x);
+  // 2. Wait for every in-neighbour's vector of this round; later rounds are kept for later.
+  collect(round_, x.size(), deadline);
+  // 3. x ← W_ii x + Σ_j W_ij x_j, then forget this round.
+  mix(plan, x);
+  inflows_.erase(inflows_.begin(), inflows_.upper_bound(round_));
+  ++round_;
+}
+
+void GossipAverage::send_vector(const MixingPlan& plan, protocols::Span<const float> x) {
+  const std::size_t n = segment_count(x.size(), per_segment_);
+  for (int r : plan.send_to)
+    for (std::size_t s = 0; s < n; ++s) {
+      const std::size_t begin = s * per_segment_;
+      const std::size_t count = std::min(per_segment_, x.size() - std::min(begin, x.size()));
+      protocols::FrameHeader h;
+      h.type = protocols::MessageType::gossip_push;
+      h.flags = s + 1 == n ? protocols::kFlagLastChunk : 0;
+      h.round = round_;
+      h.tensor_offset = begin;
+      h.tensor_length = count;
+      const protocols::ByteSpan bytes(reinterpret_cast<const std::uint8_t*>(x.data() + begin), count * sizeof(float));
+      transport_.send(peers_[r], h, bytes);
+    }
+}
+
+void GossipAverage::collect(std::uint64_t round, std::size_t length, Transport::Clock::time_point deadline) {
+  const MixingPlan plan = schedule_(round);
+  while (!complete(plan, round)) file(transport_.receive(deadline), length);
+}
+
+bool GossipAverage::complete(const MixingPlan& plan, std::uint64_t round) const {
+  const auto inflows = inflows_.find(round);
+  for (const auto& [rank, weight] : plan.receive_from) {
+    if (inflows == inflows_.end()) return false;
+    const auto it = inflows->second.find(peers_[rank]);
+    if (it == inflows->second.end() || it->second.received != it->second.segments.size()) return false;
+  }
+  return true;
+}
+
+// Why a message cannot belong to a round at all; nullptr when it may be filed.
+const char* GossipAverage::reject_reason(const Message& m, std::size_t length) const {
+  const protocols::FrameHeader& h = m.header;
+  if (h.type != protocols::MessageType::gossip_push) return "unexpected_type";
+  if (h.round < round_) return "stale_round";
+  if (h.round > round_ + options_.max_rounds_ahead) return "too_far_ahead";
+  const auto sender = rank_of_.find(m.from);
+  if (sender == rank_of_.end()) return "unknown_sender";
+  const MixingPlan plan = schedule_(h.round);
+  const bool expected = std::any_of(plan.receive_from.begin(), plan.receive_from.end(),
+                                    [&](const auto& in) { return in.first == sender->second; });
+  if (!expected) return "not_an_in_neighbour";
+  const std::size_t begin = (h.tensor_offset / per_segment_) * per_segment_;
+  const std::size_t count = std::min(per_segment_, length - std::min(begin, length));
+  if (h.tensor_offset != begin || h.tensor_offset >= std::max<std::size_t>(length, 1) || h.tensor_length != count ||
+      m.payload.size() != count * sizeof(float))
+    return "segment_out_of_range";
+  if (!all_finite(m)) return "non_finite";
+  return nullptr;
+}
+
+void GossipAverage::file(Message m, std::size_t length) {
+  if (const char* reason = reject_reason(m, length)) {
+    ++drops_[reason];
+    return;
+  }
+  Inflow& in = inflows_[m.header.round][m.from];
+  if (in.segments.empty()) in.segments.resize(segment_count(length, per_segment_));
+  Message& slot = in.segments[m.header.tensor_offset / per_segment_];
+  if (slot.header.type == protocols::MessageType::gossip_push) {  // a filled slot
+    ++drops_["duplicate_segment"];
+    return;
+  }
+  slot = std::move(m);
+  ++in.received;
+}
+
+void GossipAverage::mix(const MixingPlan& plan, protocols::Span<float> x) {
+  const float self = static_cast<float>(plan.self_weight);
+  for (float& v : x) v *= self;
+  const RoundInflows& inflows = inflows_[round_];
+  for (const auto& [rank, weight] : plan.receive_from) {
+    const float w = static_cast<float>(weight);
+    for (const Message& seg : inflows.at(peers_[rank]).segments) {
+      const auto* src = static_cast<const unsigned char*>(seg.payload.data());
+      float* dst = x.data() + seg.header.tensor_offset;
+      for (std::size_t i = 0; i < seg.header.tensor_length; ++i) dst[i] += w * load_float(src, i);
+    }
+  }
+}
+
+}  // namespace starling::gossip

@@ -1,0 +1,200 @@
+// The transport's I/O thread: socket ownership, polling, validation (gossip/io_loop.h).
+#include "gossip/io_loop.h"
+
+#include <chrono>
+#include <cstring>
+
+#include "gossip/error.h"
+#include "gossip/peer_identity.h"
+#include "protocols/byte_io.h"
+
+namespace starling::gossip {
+
+namespace {
+
+// Messages drained per readiness event, so one busy socket cannot starve the others.
+constexpr int kBatch = 64;
+constexpr std::size_t kMaxFrames = 4;
+
+protocols::ByteSpan span_of(const zmq::message_t& m) {
+  return {static_cast<const std::uint8_t*>(m.data()), m.size()};
+}
+
+void set_common_options(zmq::socket_t& s, const IoLoopOptions& o) {
+  s.set(zmq::sockopt::linger, o.linger_ms);
+  s.set(zmq::sockopt::sndhwm, o.send_hwm);
+  s.set(zmq::sockopt::rcvhwm, o.receive_hwm);
+  if (o.socket_buffer_bytes > 0) {
+    s.set(zmq::sockopt::sndbuf, o.socket_buffer_bytes);
+    s.set(zmq::sockopt::rcvbuf, o.socket_buffer_bytes);
+  }
+}
+
+}  // namespace
+
+IoLoop::IoLoop(zmq::context_t& context, IoLoopOptions options, Inbox& inbox, StatsRecorder& stats)
+    : options_(std::move(options)),
+      inbox_(inbox),
+      stats_(stats),
+      context_(context),
+      router_(context, zmq::socket_type::router),
+      control_(context, zmq::socket_type::pair),
+      known_senders_(options_.accept.begin(), options_.accept.end()) {
+  set_common_options(router_, options_);
+  // The control channel must never block either side; its depth is bounded by the owner.
+  control_.set(zmq::sockopt::linger, 0);
+  control_.set(zmq::sockopt::sndhwm, 0);
+  control_.set(zmq::sockopt::rcvhwm, 0);
+  try {
+    router_.bind(options_.bind_endpoint);
+    control_.bind(options_.control_endpoint);
+  } catch (const zmq::error_t& e) {
+    STARLING_GOSSIP_THROW(IoError, "cannot bind " + options_.bind_endpoint + ": " + e.what());
+  }
+  endpoint_ = router_.get(zmq::sockopt::last_endpoint);
+}
+
+void IoLoop::run() {
+  try {
+    serve();
+  } catch (const std::exception&) {
+    // The owner learns of it through the closed inbox (IoError on its next receive).
+    stats_.dropped("io_thread_failed");
+  }
+  inbox_.close();
+}
+
+void IoLoop::serve() {
+  std::vector<zmq::pollitem_t> items;
+  std::vector<PeerId> blocked;
+  while (!stopping_) {
+    // Stop reading the network while the owner is behind; ZeroMQ's HWM and TCP then push back.
+    const bool reading = inbox_.queued_bytes() < options_.inbox_limit_bytes;
+    items.clear();
+    blocked.clear();
+    items.push_back({control_.handle(), 0, ZMQ_POLLIN, 0});
+    items.push_back({router_.handle(), 0, static_cast<short>(reading ? ZMQ_POLLIN : 0), 0});
+    for (auto& [peer, queue] : outboxes_)
+      if (!queue.empty()) {
+        items.push_back({dealers_.at(peer).handle(), 0, ZMQ_POLLOUT, 0});
+        blocked.push_back(peer);
+      }
+    zmq::poll(items, std::chrono::milliseconds(reading ? 100 : 1));
+    if (items[1].revents & ZMQ_POLLIN) handle_incoming();
+    for (std::size_t i = 0; i < blocked.size(); ++i)
+      if (items[2 + i].revents & ZMQ_POLLOUT) flush(blocked[i]);
+    if (items[0].revents & ZMQ_POLLIN) handle_commands();
+  }
+}
+
+bool IoLoop::read_multipart(zmq::socket_t& socket, std::vector<zmq::message_t>& frames) {
+  frames.clear();
+  zmq::message_t part;
+  if (!socket.recv(part, zmq::recv_flags::dontwait)) return false;
+  bool more = part.more();
+  frames.push_back(std::move(part));
+  // The rest of a multipart message is already queued: ZeroMQ delivers it atomically.
+  while (more) {
+    zmq::message_t next;
+    if (!socket.recv(next, zmq::recv_flags::none)) break;
+    more = next.more();
+    if (frames.size() <= kMaxFrames) frames.push_back(std::move(next));
+  }
+  return true;
+}
+
+void IoLoop::handle_commands() {
+  std::vector<zmq::message_t> frames;
+  for (int i = 0; i < kBatch && !stopping_ && read_multipart(control_, frames); ++i)
+    handle_command(frames);
+}
+
+void IoLoop::handle_command(std::vector<zmq::message_t>& frames) {
+  if (frames.empty() || frames[0].size() != 5) return;  // only the owner writes here
+  const auto* head = static_cast<const std::uint8_t*>(frames[0].data());
+  const PeerId peer = protocols::load_le<std::uint32_t>(head + 1);
+  switch (static_cast<IoCommand>(head[0])) {
+    case IoCommand::connect:
+      if (frames.size() == 2) do_connect(peer, frames[1].to_string());
+      break;
+    case IoCommand::accept:
+      known_senders_.insert(peer);
+      reply(true, "");
+      break;
+    case IoCommand::send:
+      if (frames.size() == 3) do_send(peer, std::move(frames[1]), std::move(frames[2]));
+      break;
+    case IoCommand::stop:
+      stopping_ = true;
+      for (auto& [id, queue] : outboxes_) flush(id);
+      reply(true, "");
+      break;
+  }
+}
+
+void IoLoop::reply(bool ok, const std::string& text) {
+  std::string body(1, ok ? '\0' : '\1');
+  body += text;
+  control_.send(zmq::buffer(body), zmq::send_flags::dontwait);
+}
+
+void IoLoop::do_connect(PeerId peer, const std::string& endpoint) {
+  if (dealers_.count(peer)) return reply(false, "peer " + std::to_string(peer) + " already connected");
+  zmq::socket_t dealer(context_, zmq::socket_type::dealer);
+  try {
+    set_common_options(dealer, options_);
+    dealer.set(zmq::sockopt::routing_id, routing_id_of(options_.self));
+    dealer.connect(endpoint);
+  } catch (const zmq::error_t& e) {
+    return reply(false, "cannot connect to " + endpoint + ": " + e.what());
+  }
+  dealers_.emplace(peer, std::move(dealer));
+  known_senders_.insert(peer);
+  reply(true, "");
+}
+
+void IoLoop::do_send(PeerId peer, zmq::message_t header, zmq::message_t payload) {
+  if (!dealers_.count(peer)) return stats_.dropped("unknown_destination");
+  auto& queue = outboxes_[peer];
+  Outgoing out{std::move(header), std::move(payload)};
+  if (queue.empty() && try_send(peer, out)) return;
+  queue.push_back(std::move(out));
+}
+
+bool IoLoop::try_send(PeerId peer, Outgoing& out) {
+  zmq::socket_t& dealer = dealers_.at(peer);
+  const std::uint64_t bytes = out.first.size() + out.second.size();
+  if (!dealer.send(out.first, zmq::send_flags::sndmore | zmq::send_flags::dontwait)) return false;
+  // Once the first part is queued ZeroMQ accepts the rest of the message.
+  dealer.send(out.second, zmq::send_flags::dontwait);
+  stats_.sent(peer, bytes);
+  return true;
+}
+
+void IoLoop::flush(PeerId peer) {
+  auto& queue = outboxes_[peer];
+  while (!queue.empty() && try_send(peer, queue.front())) queue.pop_front();
+}
+
+void IoLoop::handle_incoming() {
+  std::vector<zmq::message_t> frames;
+  for (int i = 0; i < kBatch && read_multipart(router_, frames); ++i) {
+    accept_incoming(frames);
+    if (inbox_.queued_bytes() >= options_.inbox_limit_bytes) break;
+  }
+}
+
+void IoLoop::accept_incoming(std::vector<zmq::message_t>& frames) {
+  if (frames.size() != 3) return stats_.dropped("frame_count");
+  const std::optional<PeerId> peer = peer_of_routing_id(frames[0]);
+  if (!peer) return stats_.dropped("bad_identity");
+  if (!known_senders_.count(*peer)) return stats_.dropped("unknown_sender");
+  protocols::Result<protocols::FrameHeader> header =
+      protocols::parse_frame(span_of(frames[1]), span_of(frames[2]), options_.limits);
+  if (!header) return stats_.dropped(std::string(protocols::to_string(header.error())));
+  if (header->sender != *peer) return stats_.dropped("sender_mismatch");
+  stats_.received(*peer, frames[1].size() + frames[2].size());
+  inbox_.push(Message{*peer, *header, std::move(frames[2])});
+}
+
+}  // namespace starling::gossip

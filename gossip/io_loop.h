@@ -1,0 +1,83 @@
+#pragma once
+// The transport's I/O thread (internal to gossip/). It alone owns the peer's sockets — one
+// ROUTER bound on the peer's endpoint, one DEALER per neighbour, and its end of the
+// inproc PAIR control channel — and polls them all: commands from the owner (connect,
+// accept, send, stop) come over the PAIR and are acknowledged there; incoming frames are
+// validated and pushed into the Inbox, or dropped and counted.
+//
+// Control channel, owner -> I/O thread (multipart):
+//   [u8 command | u32 peer id LE] [argument frames: connect: endpoint; send: header, payload]
+// I/O thread -> owner, for connect/accept/stop only: [u8 0 = ok, 1 = failed | error text]
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <zmq.hpp>
+
+#include "gossip/inbox.h"
+#include "gossip/message.h"
+#include "gossip/transport_stats.h"
+#include "protocols/frame.h"
+
+namespace starling::gossip {
+
+enum class IoCommand : std::uint8_t { connect = 1, accept = 2, send = 3, stop = 4 };
+
+struct IoLoopOptions {
+  PeerId self = 0;
+  std::string bind_endpoint;
+  std::string control_endpoint;  // inproc:// name, unique per transport
+  int send_hwm = 0;
+  int receive_hwm = 0;
+  int linger_ms = 0;
+  int socket_buffer_bytes = 0;
+  std::size_t inbox_limit_bytes = 0;
+  std::vector<PeerId> accept;
+  protocols::FrameLimits limits;
+};
+
+class IoLoop {
+ public:
+  /// Creates and binds the ROUTER and the control PAIR on the calling thread; throws
+  /// IoError when the endpoint cannot be bound. run() may then be called on another thread.
+  IoLoop(zmq::context_t& context, IoLoopOptions options, Inbox& inbox, StatsRecorder& stats);
+
+  const std::string& endpoint() const { return endpoint_; }
+  /// Serves until a stop command; closes the inbox on the way out, also on failure.
+  void run();
+
+ private:
+  using Outgoing = std::pair<zmq::message_t, zmq::message_t>;  // header, payload
+
+  void serve();
+  void handle_commands();
+  void handle_command(std::vector<zmq::message_t>& frames);
+  void reply(bool ok, const std::string& text);
+  void do_connect(PeerId peer, const std::string& endpoint);
+  void do_send(PeerId peer, zmq::message_t header, zmq::message_t payload);
+  bool try_send(PeerId peer, Outgoing& out);
+  void flush(PeerId peer);
+  void handle_incoming();
+  void accept_incoming(std::vector<zmq::message_t>& frames);
+  bool read_multipart(zmq::socket_t& socket, std::vector<zmq::message_t>& frames);
+
+  IoLoopOptions options_;
+  Inbox& inbox_;
+  StatsRecorder& stats_;
+  zmq::context_t& context_;
+  zmq::socket_t router_;
+  zmq::socket_t control_;
+  std::string endpoint_;
+  std::map<PeerId, zmq::socket_t> dealers_;
+  std::map<PeerId, std::deque<Outgoing>> outboxes_;  // held back while a DEALER is at its HWM
+  std::set<PeerId> known_senders_;
+  bool stopping_ = false;
+};
+
+}  // namespace starling::gossip

@@ -1,0 +1,48 @@
+// Transport traffic and drop counters (gossip/transport_stats.h).
+#include "gossip/transport_stats.h"
+
+namespace starling::gossip {
+
+std::uint64_t TransportStats::dropped() const {
+  std::uint64_t total = 0;
+  for (const auto& [reason, count] : drops) total += count;
+  return total;
+}
+
+std::uint64_t TransportStats::bytes_sent() const {
+  std::uint64_t total = 0;
+  for (const auto& [peer, t] : peers) total += t.bytes_sent;
+  return total;
+}
+
+std::uint64_t TransportStats::bytes_received() const {
+  std::uint64_t total = 0;
+  for (const auto& [peer, t] : peers) total += t.bytes_received;
+  return total;
+}
+
+void StatsRecorder::sent(PeerId peer, std::uint64_t bytes) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  PeerTraffic& t = stats_.peers[peer];
+  t.bytes_sent += bytes;
+  ++t.messages_sent;
+}
+
+void StatsRecorder::received(PeerId peer, std::uint64_t bytes) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  PeerTraffic& t = stats_.peers[peer];
+  t.bytes_received += bytes;
+  ++t.messages_received;
+}
+
+void StatsRecorder::dropped(const std::string& reason) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++stats_.drops[reason];
+}
+
+TransportStats StatsRecorder::snapshot() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return stats_;
+}
+
+}  // namespace starling::gossip

@@ -1,0 +1,117 @@
+// Topologies and Metropolis–Hastings mixing matrices: structure, stochasticity, spectra.
+#define BOOST_TEST_MODULE gossip_topology
+#include <boost/test/unit_test.hpp>
+
+#include <cmath>
+#include <functional>
+
+#include "gossip/mixing_schedule.h"
+#include "gossip/topology.h"
+
+using namespace starling::gossip;
+
+namespace {
+
+void check_symmetric_simple(const Topology& t) {
+  for (int i = 0; i < t.size(); ++i)
+    for (int j : t.neighbors(i)) {
+      BOOST_TEST(j != i);
+      BOOST_TEST(t.connected(j, i));
+    }
+}
+
+void check_doubly_stochastic(const Topology& t) {
+  const DenseMatrix w = metropolis_weights(t);
+  for (int i = 0; i < t.size(); ++i) {
+    double row = 0, col = 0;
+    for (int j = 0; j < t.size(); ++j) {
+      row += w(i, j);
+      col += w(j, i);
+      BOOST_TEST(w(i, j) >= 0.0);
+      BOOST_TEST(w(i, j) == w(j, i), boost::test_tools::tolerance(1e-15));
+    }
+    BOOST_TEST(row == 1.0, boost::test_tools::tolerance(1e-12));
+    BOOST_TEST(col == 1.0, boost::test_tools::tolerance(1e-12));
+  }
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(every_topology_is_symmetric_connected_and_doubly_stochastic) {
+  const std::vector<std::function<Topology(int)>> makers = {
+      ring, torus, exponential, complete, [](int p) { return random_regular(p, 3, 42); }};
+  for (const auto& make : makers)
+    for (int p = 1; p <= 17; ++p) {
+      const Topology t = make(p);
+      BOOST_TEST_CONTEXT(t.name() << " p=" << p) {
+        BOOST_TEST(t.size() == p);
+        BOOST_TEST(t.is_connected());
+        check_symmetric_simple(t);
+        check_doubly_stochastic(t);
+        const SpectralInfo s = spectral_info(t);
+        BOOST_TEST(s.lambda2 >= 0.0);
+        BOOST_TEST(s.lambda2 < 1.0 - 1e-9);  // connected: consensus is reached
+      }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(degrees_of_known_graphs) {
+  for (int r = 0; r < 8; ++r) BOOST_TEST(ring(8).degree(r) == 2);
+  BOOST_TEST(ring(2).degree(0) == 1);
+  BOOST_TEST(ring(1).degree(0) == 0);
+  for (int r = 0; r < 16; ++r) BOOST_TEST(torus(16).degree(r) == 4);  // 4 × 4
+  for (int r = 0; r < 12; ++r) BOOST_TEST(torus(12).degree(r) == 4);  // 3 × 4
+  BOOST_TEST(torus(7).degree(0) == 2);  // prime: 1 × 7, a ring
+  for (int r = 0; r < 8; ++r) BOOST_TEST(exponential(8).degree(r) == 5);  // ±1, ±2, 4
+  for (int r = 0; r < 16; ++r) BOOST_TEST(exponential(16).degree(r) == 7);  // ±1, ±2, ±4, 8
+  for (int r = 0; r < 6; ++r) BOOST_TEST(complete(6).degree(r) == 5);
+}
+
+BOOST_AUTO_TEST_CASE(random_regular_is_seeded_and_falls_back) {
+  const Topology a = random_regular(12, 3, 7), b = random_regular(12, 3, 7);
+  for (int r = 0; r < 12; ++r) {
+    BOOST_TEST(a.degree(r) == 3);
+    BOOST_TEST(a.neighbors(r) == b.neighbors(r));
+  }
+  const Topology odd = random_regular(5, 3, 1);  // 5·3 odd: no 3-regular graph, use 2
+  for (int r = 0; r < 5; ++r) BOOST_TEST(odd.degree(r) == 2);
+  const Topology dense = random_regular(4, 9, 1);  // k ≥ p: complete
+  for (int r = 0; r < 4; ++r) BOOST_TEST(dense.degree(r) == 3);
+}
+
+BOOST_AUTO_TEST_CASE(spectral_gap_of_known_cases) {
+  // Ring with MH weights 1/3: eigenvalues (1 + 2 cos(2πk/p)) / 3.
+  BOOST_TEST(spectral_info(ring(4)).lambda2 == 1.0 / 3.0, boost::test_tools::tolerance(1e-12));
+  BOOST_TEST(spectral_info(ring(8)).lambda2 == (1.0 + std::sqrt(2.0)) / 3.0, boost::test_tools::tolerance(1e-12));
+  BOOST_TEST(spectral_info(ring(8)).gap == 1.0 - (1.0 + std::sqrt(2.0)) / 3.0, boost::test_tools::tolerance(1e-12));
+  // Complete graph: W = J/p, every other eigenvalue is 0.
+  BOOST_TEST(spectral_info(complete(5)).lambda2 == 0.0, boost::test_tools::tolerance(1e-12));
+  BOOST_TEST(spectral_info(complete(5)).gap == 1.0, boost::test_tools::tolerance(1e-12));
+  // Denser graphs mix faster.
+  BOOST_TEST(spectral_info(exponential(16)).lambda2 < spectral_info(torus(16)).lambda2);
+  BOOST_TEST(spectral_info(torus(16)).lambda2 < spectral_info(ring(16)).lambda2);
+}
+
+BOOST_AUTO_TEST_CASE(one_peer_exponential_rotates_and_pairs_up) {
+  const int p = 8;
+  for (std::uint64_t round = 0; round < 6; ++round)
+    for (int r = 0; r < p; ++r) {
+      const int out = one_peer_exponential_out(p, r, round);
+      BOOST_TEST(out == (r + (1 << (round % 3))) % p);
+      BOOST_TEST(one_peer_exponential_in(p, out, round) == r);
+    }
+  BOOST_TEST(one_peer_exponential_out(1, 0, 0) == -1);
+  const MixingPlan plan = one_peer_exponential_schedule(p, 3)(1);
+  BOOST_TEST(plan.self_weight == 0.5);
+  BOOST_TEST(plan.send_to == std::vector<int>{5});
+  BOOST_TEST(plan.receive_from.at(0).first == 1);
+}
+
+BOOST_AUTO_TEST_CASE(metropolis_schedule_is_the_row_of_w) {
+  const Topology t = torus(9);
+  const DenseMatrix w = metropolis_weights(t);
+  const MixingPlan plan = metropolis_schedule(t, 4)(0);
+  BOOST_TEST(plan.self_weight == w(4, 4));
+  BOOST_TEST(plan.send_to == t.neighbors(4));
+  for (const auto& [j, wij] : plan.receive_from) BOOST_TEST(wij == w(4, j));
+}
