@@ -2,6 +2,7 @@
 // A node: several learner actors (Crossbow-style small-batch replicas) kept together by
 // synchronous model averaging around the node's central model z, on CAF. This header is the
 // CAF-free entry point that the CLI calls.
+#include "gossip/peer_exchange.h"
 #include "learners/trainer.h"
 
 #include <string>
@@ -30,6 +31,12 @@ struct NodeSpec {
   double autotune_threshold = 0.1;
   double autotune_window_seconds = 0.5;  // throughput is measured over at least this long
   int max_learners = 16;
+
+  /// Across peers: mode none trains this node alone. Otherwise every `period` iterations
+  /// (and after the last) z is mixed with the other peers', and this peer trains on its
+  /// shard (exchange.rank of exchange.peers.size()) of the data.
+  gossip::ExchangeSpec exchange;
+  int period = 1;
 };
 
 struct NodeResult {
@@ -39,6 +46,8 @@ struct NodeResult {
   double imbalance_seconds = 0.0;  // waiting for the slowest learner
   double sync_seconds = 0.0;       // the node's averaging plus messaging
   std::vector<std::string> autotune_log;  // one line per auto-tuning decision
+  uint64_t bytes_sent = 0, bytes_received = 0;
+  double exchange_seconds = 0.0;  // time the node spent mixing with its peers
 };
 
 /// Trains on an actor system of its own; throws std::runtime_error naming the learner when

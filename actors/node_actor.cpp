@@ -18,13 +18,20 @@ double seconds_since(Clock::time_point t) { return std::chrono::duration<double>
 
 int learner_count(Self self) { return static_cast<int>(self->state.learners.size()); }
 
+int peer_count(const NodeSpec& spec) {
+  return spec.exchange.mode == gossip::ExchangeMode::none ? 1 : std::max<int>(1, static_cast<int>(spec.exchange.peers.size()));
+}
+
 // With a fixed learner count each learner trains on its own shard; while auto-tuning the
 // count is not known in advance, so every learner draws from the whole set in its own order.
 LearnerSpec learner_spec(const NodeState& s, int index) {
   LearnerSpec spec = s.spec.train.learner;
+  const int peers = peer_count(s.spec);
+  const int rank = peers > 1 ? s.spec.exchange.rank : 0;
   if (s.spec.learners > 0) {
-    spec.shard = index, spec.shards = s.spec.learners;
+    spec.shard = rank * s.spec.learners + index, spec.shards = peers * s.spec.learners;
   } else {
+    spec.shard = rank, spec.shards = peers;
     spec.seed = mix_seed(spec.seed, static_cast<uint64_t>(index));
   }
   return spec;
@@ -35,7 +42,7 @@ LearnerSpec learner_spec(const NodeState& s, int index) {
 void rebuild_schedule(Self self) {
   auto& s = self->state;
   const int64_t per_iteration = static_cast<int64_t>(learner_count(self)) * s.spec.train.learner.batch;
-  const int64_t per_epoch = std::max<int64_t>(1, s.train.size() / per_iteration);
+  const int64_t per_epoch = std::max<int64_t>(1, s.epoch_samples / per_iteration);
   s.schedule.emplace(s.spec.train.schedule, per_epoch, std::max<int64_t>(1, s.target_samples / per_iteration));
 }
 
@@ -70,6 +77,8 @@ void finish(Self self) {
   out.train = s.result;
   out.learners = learner_count(self);
   out.autotune_log = s.autotune_log;
+  out.exchange_seconds = s.exchange_seconds;
+  if (s.exchange) out.bytes_sent = s.exchange->bytes_sent(), out.bytes_received = s.exchange->bytes_received();
   s.done.deliver(out);
   for (auto& l : s.learners) self->send_exit(l, caf::exit_reason::user_shutdown);
   self->quit();
@@ -85,6 +94,7 @@ void fail(Self self, const std::string& why) {
 // Folds the reports of one iteration into z, by mode.
 void combine(Self self) {
   auto& s = self->state;
+  s.z_stale = false;
   const std::size_t n = s.central->param_count();
   const int k = learner_count(self);
   std::vector<const float*> vectors;
@@ -103,14 +113,31 @@ void combine(Self self) {
   }
 }
 
+// Mixes z with the other peers' on this actor's thread: the learners are between orders,
+// so nobody reads z meanwhile. Replicas take the mixed z at their next order.
+bool exchange_with_peers(Self self) {
+  auto& s = self->state;
+  if (s.z_stale) combine(self);
+  const auto start = Clock::now();
+  try {
+    s.exchange->exchange();
+  } catch (const std::exception& e) {
+    fail(self, std::string("exchange with peers failed: ") + e.what());
+    return false;
+  }
+  s.exchange_seconds += seconds_since(start);
+  s.load_next = s.mode != IntraSync::sma;
+  return true;
+}
+
 void evaluate_central(Self self) {
   auto& s = self->state;
-  if (s.mode == IntraSync::none) combine(self);  // independent replicas are averaged only to be judged
+  if (s.z_stale) combine(self);  // independent replicas are averaged only to be judged or mixed
   const auto eval_start = Clock::now();
   const Evaluation eval = evaluate(*s.central, s.spec.train.learner.backend, s.test);
   s.eval_seconds += seconds_since(eval_start);
   const double train_seconds = seconds_since(s.start) - s.eval_seconds;
-  EvalPoint point{s.iteration, static_cast<double>(s.samples) / s.train.size(), seconds_since(s.start),
+  EvalPoint point{s.iteration, static_cast<double>(s.samples) / s.epoch_samples, seconds_since(s.start),
                   s.loss_sum / std::max<int64_t>(1, s.loss_count), eval.accuracy, eval.loss,
                   s.samples / std::max(train_seconds, 1e-9)};
   s.loss_sum = 0.0, s.loss_count = 0;
@@ -151,6 +178,9 @@ void iteration_done(Self self) {
   auto& s = self->state;
   const int k = learner_count(self);
   if (s.mode != IntraSync::none) combine(self);
+  s.z_stale = s.mode == IntraSync::none;
+  const bool last = s.samples + static_cast<int64_t>(k) * s.spec.train.learner.batch >= s.target_samples;
+  if (s.exchange && ((s.iteration + 1) % s.spec.period == 0 || last) && !exchange_with_peers(self)) return;
   double max_compute = 0.0, mean_compute = 0.0, loss = 0.0;
   for (const auto& r : s.reports) {
     max_compute = std::max(max_compute, r.compute_seconds);
@@ -167,7 +197,7 @@ void iteration_done(Self self) {
   IterationStats stats;
   stats.iteration = s.samples / iteration_samples;
   stats.total_iterations = s.target_samples / iteration_samples;
-  stats.epoch = static_cast<double>(s.samples) / s.train.size();
+  stats.epoch = static_cast<double>(s.samples) / s.epoch_samples;
   stats.loss = loss;
   stats.samples_per_second = s.samples / std::max(seconds_since(s.start) - s.eval_seconds, 1e-9);
   stats.compute_seconds = mean_compute;
@@ -176,7 +206,7 @@ void iteration_done(Self self) {
   self->send(s.metrics, stats);
   if (s.samples >= s.next_eval_samples || s.samples >= s.target_samples) {
     evaluate_central(self);
-    while (s.next_eval_samples <= s.samples) s.next_eval_samples += static_cast<int64_t>(s.spec.train.eval_every * s.train.size());
+    while (s.next_eval_samples <= s.samples) s.next_eval_samples += static_cast<int64_t>(s.spec.train.eval_every * s.epoch_samples);
   }
   if (s.autotune.active) tune(self, iteration_samples);
   if (s.samples >= s.target_samples) return finish(self);
@@ -239,8 +269,12 @@ caf::behavior node_actor(caf::stateful_actor<NodeState>* self, NodeSpec spec, Da
   std::copy(s.central->params(), s.central->params() + n, s.z_prev.data());
   s.scratch.resize(n);
   s.optimizer = make_optimizer(n, spec.train.learner.optimizer);
-  s.target_samples = std::max<int64_t>(1, static_cast<int64_t>(std::ceil(spec.train.epochs * s.train.size())));
-  s.next_eval_samples = std::max<int64_t>(1, static_cast<int64_t>(spec.train.eval_every * s.train.size()));
+  // Each peer trains on its shard, so an epoch of the whole set is train.size() / peers per peer.
+  s.epoch_samples = std::max<int64_t>(1, s.train.size() / peer_count(spec));
+  s.target_samples = std::max<int64_t>(1, static_cast<int64_t>(std::ceil(spec.train.epochs * s.epoch_samples)));
+  if (spec.exchange.mode != gossip::ExchangeMode::none)
+    s.exchange = std::make_unique<gossip::PeerExchange>(spec.exchange, protocols::Span<float>{s.central->params(), n});
+  s.next_eval_samples = std::max<int64_t>(1, static_cast<int64_t>(spec.train.eval_every * s.epoch_samples));
   s.autotune.active = spec.learners == 0;
   for (int j = 0; j < std::max(1, spec.learners); ++j) add_learner(self);
   self->set_down_handler([=](const caf::down_msg& down) {

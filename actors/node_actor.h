@@ -3,6 +3,7 @@
 // iteration at a time (orders out, reports in, combine), evaluates z, tunes the number of
 // learners when asked to, and answers `run` with the NodeResult when training ends.
 #include "actors/messages.h"
+#include "gossip/peer_exchange.h"
 #include "learners/model.h"
 #include "learners/optimizer.h"
 #include "learners/schedule.h"
@@ -40,9 +41,11 @@ struct NodeState {
   std::vector<StepReport> reports;
   int pending = 0;
   bool load_next = true;  // replicas take z at the next order
+  bool z_stale = false;   // independent replicas have moved since z was last their mean
   double lr = 0.0;
   IntraSync mode = IntraSync::sma;  // this iteration's, see start_iteration()
 
+  int64_t epoch_samples = 1;  // this peer's shard of the training set
   int64_t iteration = 0, samples = 0, target_samples = 0, next_eval_samples = 0;
   double loss_sum = 0.0;
   int64_t loss_count = 0;
@@ -52,6 +55,8 @@ struct NodeState {
   caf::response_promise done;
   Autotune autotune;
   std::vector<std::string> autotune_log;
+  std::unique_ptr<gossip::PeerExchange> exchange;  // null for a single node
+  double exchange_seconds = 0.0;
   static inline const char* name = "starling.node";
 };
 

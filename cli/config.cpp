@@ -126,7 +126,7 @@ class SectionReader {
 };
 
 constexpr double kInf = std::numeric_limits<double>::max();
-const std::vector<std::string> kSections{"run", "data", "model", "optimizer", "kernels", "node"};
+const std::vector<std::string> kSections{"run", "data", "model", "optimizer", "kernels", "node", "exchange", "peer"};
 
 // "section.key=value": the value is read as TOML (so 0.1, true, [1,2] and "text" work) and
 // falls back to a bare string.
@@ -173,12 +173,58 @@ void read_node(SectionReader&& node, actors::NodeSpec& spec) {
   node.finish();
 }
 
+// [exchange]: how peers mix their models; needs the [[peer]] list.
+void read_exchange(SectionReader&& ex, Config& c) {
+  auto& spec = c.node.exchange;
+  gossip::parse_exchange_mode(ex.choice("mode", "none", {"none", "allreduce", "gossip", "local-sgd"}), spec.mode);
+  spec.topology = ex.choice("topology", "ring", {"ring", "torus", "exponential", "one-peer-exponential", "complete", "random"});
+  spec.random_degree = static_cast<int>(ex.integer("random_degree", 3, 1, 1024));
+  c.node.period = static_cast<int>(ex.integer("period", spec.mode == gossip::ExchangeMode::local_sgd ? 10 : 1, 1, 1000000));
+  spec.timeout = std::chrono::milliseconds(static_cast<int64_t>(ex.number("timeout_seconds", 60.0, 0.0, 86400.0, true) * 1000));
+  ex.finish();
+}
+
+// [[peer]] id, endpoint, learners: every peer of the job, in ring order.
+void read_peers(const toml::table& root, const std::string& file, Config& c) {
+  const toml::node* node = root.get("peer");
+  if (!node) return;
+  const toml::array* list = node->as_array();
+  auto where = [&](const toml::node& n) {
+    return file + (n.source().begin.line > 0 ? ":" + std::to_string(n.source().begin.line) : "");
+  };
+  if (!list || !list->is_array_of_tables()) throw ConfigError(where(*node) + ": peer: expected [[peer]] tables");
+  std::set<uint32_t> ids;
+  for (const auto& item : *list) {
+    const toml::table& t = *item.as_table();
+    PeerEntry peer;
+    for (const auto& [key, value] : t) {
+      const std::string k(key.str());
+      if (k == "id" && value.is_integer() && *value.value<int64_t>() >= 0 && *value.value<int64_t>() < (int64_t{1} << 31))
+        peer.id = static_cast<uint32_t>(*value.value<int64_t>());
+      else if (k == "endpoint" && value.is_string() && value.value<std::string>()->rfind("tcp://", 0) == 0)
+        peer.endpoint = *value.value<std::string>();
+      else if (k == "learners" && value.is_integer() && *value.value<int64_t>() >= 1 && *value.value<int64_t>() <= 256)
+        peer.learners = static_cast<int>(*value.value<int64_t>());
+      else if (k == "id" || k == "endpoint" || k == "learners")
+        throw ConfigError(where(value) + ": peer." + k + ": expected " +
+                          (k == "id" ? "an integer in [0, 2^31)" : k == "endpoint" ? "a tcp://host:port string" : "an integer in [1, 256]"));
+      else
+        throw ConfigError(where(value) + ": peer." + k + ": no such key in [[peer]] (expected id, endpoint, learners)");
+    }
+    if (peer.endpoint.empty()) throw ConfigError(where(item) + ": peer.endpoint: expected a tcp://host:port string");
+    if (!t.contains("id")) throw ConfigError(where(item) + ": peer.id: missing");
+    if (!ids.insert(peer.id).second) throw ConfigError(where(item) + ": peer.id: " + std::to_string(peer.id) + " appears twice");
+    c.peers.push_back(peer);
+  }
+  for (const auto& peer : c.peers) c.node.exchange.peers.push_back({peer.id, peer.endpoint});
+}
+
 Config read(toml::table& root, const std::string& file, const std::vector<std::string>& overrides) {
   const auto overridden = apply_overrides(root, overrides);
   for (const auto& [key, node] : root)
     if (std::find(kSections.begin(), kSections.end(), std::string(key.str())) == kSections.end()) {
       std::string where = file + (node.source().begin.line > 0 ? ":" + std::to_string(node.source().begin.line) : "");
-      throw ConfigError(where + ": [" + std::string(key.str()) + "]: unknown section (expected one of run, data, model, optimizer, kernels, node)");
+      throw ConfigError(where + ": [" + std::string(key.str()) + "]: unknown section (expected one of run, data, model, optimizer, kernels, node, exchange, peer)");
     }
 
   Config c;
@@ -228,6 +274,16 @@ Config read(toml::table& root, const std::string& file, const std::vector<std::s
   kern.finish();
 
   read_node(SectionReader(root, "node", file, overridden), c.node);
+  read_exchange(SectionReader(root, "exchange", file, overridden), c);
+  read_peers(root, file, c);
+  if (c.node.exchange.mode != gossip::ExchangeMode::none) {
+    if (c.peers.size() < 2) throw ConfigError(file + ": exchange.mode: \"" + std::string(gossip::exchange_mode_name(c.node.exchange.mode)) + "\" needs at least two [[peer]] entries");
+    if (c.node.learners == 0) throw ConfigError(file + ": node.learners: \"auto\" is not available with an exchange between peers (every peer must run the same number of iterations)");
+  }
+  for (const auto& peer : c.peers)
+    if (peer.learners != 0 && peer.learners != c.peers.front().learners)
+      throw ConfigError(file + ": peer.learners: every peer needs the same learner count (they run the same number of iterations)");
+  c.node.exchange.seed = c.run.seed;
 
   t.learner.seed = c.run.seed;
   t.epochs = c.run.epochs;

@@ -32,12 +32,20 @@ struct DataOptions {
   int synthetic_test = 1000;
 };
 
+/// One `[[peer]]` of a topology config.
+struct PeerEntry {
+  uint32_t id = 0;
+  std::string endpoint;  // tcp://host:port
+  int learners = 0;      // 0: [node] learners
+};
+
 struct Config {
   std::string source;  // the file it came from
   RunOptions run;
   DataOptions data;
   actors::NodeSpec node;  // [node] plus, in node.train, model, optimizer, schedule, batch, backend
   int kernel_threads = 1;  // [kernels] threads
+  std::vector<PeerEntry> peers;  // [[peer]]; node.exchange is filled from these and [exchange]
 };
 
 /// Reads, overrides and validates; throws ConfigError.

@@ -1,6 +1,11 @@
 // The `starling` executable: subcommands over the library. Exit codes: 0 success,
 // 1 failure while running, 2 bad command line or configuration.
+#include "cli/launch_command.h"
 #include "cli/train_command.h"
+
+#include <unistd.h>
+
+#include <climits>
 
 #include <CLI/CLI.hpp>
 #include <spdlog/sinks/stdout_color_sinks.h>
@@ -19,6 +24,21 @@ int main(int argc, char** argv) {
   train_cmd->add_option("--set", train.overrides, "Override a config key: section.key=value (repeatable)");
   train_cmd->add_option("--summary", train.summary, "Write the summary JSON here (default <out_dir>/<name>.summary.json)");
 
+  starling::cli::TrainOptions peer;
+  std::optional<uint32_t> peer_id;
+  auto* peer_cmd = app.add_subcommand("peer", "Run one peer daemon of a multi-peer topology config");
+  peer_cmd->add_option("-c,--config", peer.config, "Topology configuration (TOML)")->required();
+  peer_cmd->add_option("--id", peer_id,
+                       "Which [[peer]] to run (default: index STARLING_RANK, SLURM_PROCID or OMPI_COMM_WORLD_RANK)");
+  peer_cmd->add_option("--set", peer.overrides, "Override a config key: section.key=value (repeatable)");
+  peer_cmd->add_option("--summary", peer.summary, "Write this peer's summary JSON here");
+
+  starling::cli::LaunchOptions launch;
+  auto* launch_cmd = app.add_subcommand("launch", "Run every peer of a topology config on this host, as processes");
+  launch_cmd->add_option("-c,--config", launch.config, "Topology configuration (TOML)")->required();
+  launch_cmd->add_option("--set", launch.overrides, "Override a config key for every peer (repeatable)");
+  launch_cmd->add_option("--summary", launch.summary, "Write the aggregate summary JSON here");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -30,5 +50,12 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (train_cmd->parsed()) return starling::cli::run_train(train);
+  if (peer_cmd->parsed()) return starling::cli::run_peer(peer, peer_id);
+  if (launch_cmd->parsed()) {
+    char self[PATH_MAX];
+    const ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
+    launch.executable = n > 0 ? std::string(self, static_cast<std::size_t>(n)) : std::string(argv[0]);
+    return starling::cli::run_launch(launch);
+  }
   return 2;
 }

@@ -9,7 +9,10 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <optional>
 #include <fstream>
 
 namespace starling::cli {
@@ -44,8 +47,9 @@ JsonObject summarize(const Config& c, const actors::NodeResult& node) {
   const EvalPoint& last = r.last();
   JsonObject j;
   j.add("run", c.run.name)
-      .add("mode", "single")
-      .add("peers", 1)
+      .add("mode", gossip::exchange_mode_name(c.node.exchange.mode))
+      .add("peers", static_cast<int>(std::max<std::size_t>(1, c.peers.size())))
+      .add("peer_id", c.peers.empty() ? 0 : static_cast<long long>(c.peers[static_cast<std::size_t>(c.node.exchange.rank)].id))
       .add("learners_per_peer", node.learners)
       .add("intra_sync", actors::intra_sync_name(c.node.intra_sync))
       .add("model", c.node.train.learner.model.kind)
@@ -65,39 +69,32 @@ JsonObject summarize(const Config& c, const actors::NodeResult& node) {
       .add("compute_seconds", node.compute_seconds)
       .add("imbalance_seconds", node.imbalance_seconds)
       .add("sync_seconds", node.sync_seconds)
-      .add("bytes_sent", 0)
-      .add("bytes_received", 0)
+      .add("exchange_seconds", node.exchange_seconds)
+      .add("bytes_sent", static_cast<long long>(node.bytes_sent))
+      .add("bytes_received", static_cast<long long>(node.bytes_received))
       .add("model_checksum", r.model_checksum);
   return j;
 }
 
-}  // namespace
-
-int run_train(const TrainOptions& options) {
-  Config config;
-  try {
-    config = load_config(options.config, options.overrides);
-  } catch (const ConfigError& e) {
-    spdlog::error("{}", e.what());
-    return 2;
-  }
+// Trains one node (a whole job, or one peer of one) from a validated config.
+int run_node_job(const Config& config, const std::string& summary) {
   try {
     kernels::set_threads(config.kernel_threads);
     const TrainTest data = load_data(config);
     const Model preview(config.node.train.learner.model);
-    spdlog::info("run '{}': {} model, {} parameters, {} learner(s) ({}), batch {}, backend {} ({}), {} epochs on {} samples",
+    spdlog::info("run '{}': {} model, {} parameters, {} learner(s) ({}), batch {}, backend {} ({}), exchange {}, {} epochs",
                  config.run.name, config.node.train.learner.model.kind, preview.param_count(),
                  config.node.learners > 0 ? std::to_string(config.node.learners) : std::string("auto"),
                  actors::intra_sync_name(config.node.intra_sync), config.node.train.learner.batch,
                  kernels::backend_name(config.node.train.learner.backend), kernels::isa_name(kernels::active_isa()),
-                 config.run.epochs, data.train.size());
+                 gossip::exchange_mode_name(config.node.exchange.mode), config.run.epochs);
     const std::string csv = config.run.out_dir + "/" + config.run.name + ".metrics.csv";
     ensure_parent_dir(csv);
     CliObserver observer(csv, config.run.name);
     const actors::NodeResult node = actors::run_node(config.node, data.train, data.test, observer);
     const TrainResult& result = node.train;
     const std::string summary_path =
-        options.summary.empty() ? config.run.out_dir + "/" + config.run.name + ".summary.json" : options.summary;
+        summary.empty() ? config.run.out_dir + "/" + config.run.name + ".summary.json" : summary;
     write_file_atomic(summary_path, summarize(config, node).str() + "\n");
     const EvalPoint& last = result.last();
     spdlog::info("done: test_accuracy {:.4f} after {:.2f} epochs in {:.1f} s ({:.0f} samples/s); summary {}",
@@ -114,6 +111,66 @@ int run_train(const TrainOptions& options) {
     spdlog::error("{}", e.what());
     return 1;
   }
+}
+
+// The index into the peer list that a cluster launcher gives this process, if any.
+std::optional<std::size_t> launcher_rank() {
+  for (const char* name : {"STARLING_RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK"})
+    if (const char* value = std::getenv(name); value && *value) return static_cast<std::size_t>(std::stoul(value));
+  return std::nullopt;
+}
+
+// Makes `config` the config of one peer: its rank, learner count, name and files.
+void select_peer(Config& config, std::optional<uint32_t> id) {
+  if (config.node.exchange.mode == gossip::ExchangeMode::none)
+    throw ConfigError(config.source + ": exchange.mode: a peer needs an exchange mode other than \"none\"");
+  std::size_t rank = 0;
+  if (id) {
+    const auto it = std::find_if(config.peers.begin(), config.peers.end(), [&](const PeerEntry& p) { return p.id == *id; });
+    if (it == config.peers.end()) throw ConfigError(config.source + ": no [[peer]] with id " + std::to_string(*id));
+    rank = static_cast<std::size_t>(it - config.peers.begin());
+  } else if (const auto from_env = launcher_rank()) {
+    if (*from_env >= config.peers.size())
+      throw ConfigError("rank " + std::to_string(*from_env) + " from the launcher's environment, but " + config.source +
+                        " lists " + std::to_string(config.peers.size()) + " peers");
+    rank = *from_env;
+  } else {
+    throw ConfigError("starling peer: give --id, or run under a launcher that sets STARLING_RANK, SLURM_PROCID or OMPI_COMM_WORLD_RANK");
+  }
+  config.node.exchange.rank = static_cast<int>(rank);
+  if (config.peers[rank].learners > 0) config.node.learners = config.peers[rank].learners;
+  config.run.name += "-peer" + std::to_string(config.peers[rank].id);
+}
+
+}  // namespace
+
+int run_train(const TrainOptions& options) {
+  Config config;
+  try {
+    config = load_config(options.config, options.overrides);
+    if (config.node.exchange.mode != gossip::ExchangeMode::none)
+      throw ConfigError(options.config + ": exchange.mode: `starling train` runs one node; use `starling launch` or `starling peer` for \"" +
+                        gossip::exchange_mode_name(config.node.exchange.mode) + "\"");
+  } catch (const ConfigError& e) {
+    spdlog::error("{}", e.what());
+    return 2;
+  }
+  return run_node_job(config, options.summary);
+}
+
+int run_peer(const TrainOptions& options, std::optional<uint32_t> id) {
+  Config config;
+  try {
+    config = load_config(options.config, options.overrides);
+    select_peer(config, id);
+  } catch (const ConfigError& e) {
+    spdlog::error("{}", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    spdlog::error("bad rank in the environment: {}", e.what());
+    return 2;
+  }
+  return run_node_job(config, options.summary);
 }
 
 }  // namespace starling::cli

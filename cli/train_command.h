@@ -1,6 +1,8 @@
 #pragma once
-// `starling train`: one process, one node; loads the config, the data, trains, writes the
-// metrics CSV and the summary JSON.
+// `starling train` (one process, one node) and `starling peer` (one peer of a multi-peer
+// job): load the config and the data, train, write the metrics CSV and the summary JSON.
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,5 +16,9 @@ struct TrainOptions {
 
 /// Returns the process exit code: 0 done, 1 failed while running, 2 bad configuration.
 int run_train(const TrainOptions& options);
+
+/// One peer: `id` picks the [[peer]], else the launcher's rank (STARLING_RANK, SLURM_PROCID,
+/// OMPI_COMM_WORLD_RANK) indexes the list. Same exit codes.
+int run_peer(const TrainOptions& options, std::optional<uint32_t> id);
 
 }  // namespace starling::cli

@@ -1,0 +1,215 @@
+#include "cli/launch_command.h"
+
+#include "cli/config.h"
+#include "cli/json.h"
+
+#include <poll.h>
+#include <signal.h>
+#include <spdlog/spdlog.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace starling::cli {
+namespace {
+
+volatile sig_atomic_t g_interrupted = 0;
+void on_interrupt(int) { g_interrupted = 1; }
+
+struct Child {
+  uint32_t id = 0;
+  pid_t pid = -1;
+  int out = -1;  // read end of the child's stdout+stderr
+  std::string pending;
+  std::string summary;
+  int status = -1;  // exit code once it ended
+};
+
+void spawn(Child& child, const LaunchOptions& o) {
+  int fds[2];
+  if (::pipe(fds) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+  std::vector<std::string> args{o.executable, "peer", "--config", o.config, "--id", std::to_string(child.id),
+                                "--summary", child.summary};
+  for (const auto& set : o.overrides) args.insert(args.end(), {"--set", set});
+  child.pid = ::fork();
+  if (child.pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+  if (child.pid == 0) {
+    ::dup2(fds[1], STDOUT_FILENO);
+    ::dup2(fds[1], STDERR_FILENO);
+    ::close(fds[0]);
+    ::close(fds[1]);
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    ::execv(argv[0], argv.data());
+    std::fprintf(stderr, "cannot run %s: %s\n", argv[0], std::strerror(errno));
+    ::_exit(127);
+  }
+  ::close(fds[1]);
+  child.out = fds[0];
+}
+
+// Copies whole lines of a child's output to our stderr behind its peer id.
+void drain(Child& child) {
+  char buf[4096];
+  const ssize_t got = ::read(child.out, buf, sizeof buf);
+  if (got <= 0) {
+    if (!child.pending.empty()) std::fprintf(stderr, "[peer %u] %s\n", child.id, child.pending.c_str());
+    ::close(child.out);
+    child.out = -1;
+    return;
+  }
+  child.pending.append(buf, static_cast<std::size_t>(got));
+  std::size_t eol;
+  while ((eol = child.pending.find_first_of("\n\r")) != std::string::npos) {
+    if (eol > 0) std::fprintf(stderr, "[peer %u] %s\n", child.id, child.pending.substr(0, eol).c_str());
+    child.pending.erase(0, eol + 1);
+  }
+}
+
+// Runs until every child has exited; stops the rest when one fails or on Ctrl-C.
+bool supervise(std::vector<Child>& children) {
+  bool stopping = false, ok = true;
+  std::size_t running = children.size();
+  while (running > 0) {
+    std::vector<pollfd> fds;
+    for (auto& c : children)
+      if (c.out >= 0) fds.push_back({c.out, POLLIN, 0});
+    ::poll(fds.data(), fds.size(), 200);
+    for (auto& c : children)
+      for (const auto& p : fds)
+        if (p.fd == c.out && (p.revents & (POLLIN | POLLHUP))) drain(c);
+    for (auto& c : children) {
+      int status = 0;
+      if (c.status >= 0 || ::waitpid(c.pid, &status, WNOHANG) != c.pid) continue;
+      while (c.out >= 0) drain(c);
+      c.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      --running;
+      if (c.status != 0 && !stopping) {
+        spdlog::error("peer {} failed (exit {}); stopping the others", c.id, c.status);
+        ok = false;
+      }
+    }
+    if ((!ok || g_interrupted) && !stopping) {
+      if (g_interrupted) spdlog::warn("interrupted: stopping every peer");
+      stopping = true;
+      ok = false;
+      for (auto& c : children)
+        if (c.status < 0) ::kill(c.pid, SIGTERM);
+    }
+  }
+  return ok;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+double number(const std::string& json, const std::string& key) {
+  const std::string v = summary_field(json, key);
+  return v.empty() || v == "null" ? 0.0 : std::stod(v);
+}
+
+JsonObject aggregate(const Config& c, const std::vector<Child>& children) {
+  std::vector<std::string> checksums, files;
+  double samples = 0, rate = 0, wall = 0, acc = 0, acc_min = 1, loss = 0, sent = 0, received = 0, ttt = 0;
+  bool all_reached = true;
+  for (const auto& child : children) {
+    const std::string s = read_file(child.summary);
+    std::string checksum = summary_field(s, "model_checksum");
+    checksums.push_back(checksum.size() >= 2 ? checksum.substr(1, checksum.size() - 2) : checksum);
+    files.push_back(child.summary);
+    samples += number(s, "samples"), rate += number(s, "samples_per_second");
+    wall = std::max(wall, number(s, "wall_seconds"));
+    acc += number(s, "test_accuracy") / children.size(), acc_min = std::min(acc_min, number(s, "test_accuracy"));
+    loss += number(s, "train_loss") / children.size();
+    sent += number(s, "bytes_sent"), received += number(s, "bytes_received");
+    const std::string t = summary_field(s, "time_to_target_seconds");
+    if (t.empty() || t == "null") all_reached = false;
+    else ttt = std::max(ttt, std::stod(t));
+  }
+  bool identical = true;
+  for (const auto& sum : checksums) identical = identical && sum == checksums.front();
+  JsonObject j;
+  j.add("run", c.run.name)
+      .add("mode", gossip::exchange_mode_name(c.node.exchange.mode))
+      .add("topology", c.node.exchange.topology)
+      .add("peers", static_cast<int>(children.size()))
+      .add("learners_per_peer", c.node.learners)
+      .add("epochs", c.run.epochs)
+      .add("samples", samples)
+      .add("wall_seconds", wall)
+      .add("samples_per_second", rate)
+      .add("train_loss", loss)
+      .add("test_accuracy", acc)
+      .add("test_accuracy_min", acc_min)
+      .add("target_accuracy", c.run.target_accuracy)
+      .add("time_to_target_seconds", all_reached ? std::optional<double>(ttt) : std::nullopt)
+      .add("bytes_sent", sent)
+      .add("bytes_received", received)
+      .add("model_checksum", checksums)
+      .add("identical_models", identical)
+      .add("peer_summaries", files);
+  return j;
+}
+
+}  // namespace
+
+std::string summary_field(const std::string& json, const std::string& key) {
+  const std::string needle = "\"" + key + "\": ";
+  const auto at = json.find(needle);
+  if (at == std::string::npos) return "";
+  const auto start = at + needle.size();
+  const auto end = json.find_first_of(",\n", start);
+  return json.substr(start, end == std::string::npos ? std::string::npos : end - start);
+}
+
+int run_launch(const LaunchOptions& options) {
+  Config config;
+  try {
+    config = load_config(options.config, options.overrides);
+    if (config.node.exchange.mode == gossip::ExchangeMode::none)
+      throw ConfigError(options.config + ": exchange.mode: `starling launch` needs an exchange mode and [[peer]] entries");
+  } catch (const ConfigError& e) {
+    spdlog::error("{}", e.what());
+    return 2;
+  }
+  std::vector<Child> children(config.peers.size());
+  struct sigaction action {};
+  action.sa_handler = on_interrupt;
+  ::sigaction(SIGINT, &action, nullptr);
+  ::sigaction(SIGTERM, &action, nullptr);
+  spdlog::info("launching {} peers of '{}' ({} over {})", children.size(), config.run.name,
+               gossip::exchange_mode_name(config.node.exchange.mode), config.node.exchange.topology);
+  try {
+    for (std::size_t i = 0; i < children.size(); ++i) {
+      children[i].id = config.peers[i].id;
+      children[i].summary = config.run.out_dir + "/" + config.run.name + "-peer" + std::to_string(children[i].id) + ".summary.json";
+      spawn(children[i], options);
+    }
+  } catch (const std::exception& e) {
+    spdlog::error("{}", e.what());
+    for (auto& c : children)
+      if (c.pid > 0) ::kill(c.pid, SIGTERM), ::waitpid(c.pid, nullptr, 0);
+    return 1;
+  }
+  if (!supervise(children)) return 1;
+  const JsonObject summary = aggregate(config, children);
+  const std::string path = options.summary.empty() ? config.run.out_dir + "/" + config.run.name + ".summary.json" : options.summary;
+  write_file_atomic(path, summary.str() + "\n");
+  const std::string text = summary.str();
+  spdlog::info("all {} peers done: mean test_accuracy {} (min {}), identical models: {}; summary {}", children.size(),
+               summary_field(text, "test_accuracy"), summary_field(text, "test_accuracy_min"),
+               summary_field(text, "identical_models"), path);
+  return 0;
+}
+
+}  // namespace starling::cli

@@ -1,0 +1,23 @@
+#pragma once
+// `starling launch`: every peer of a topology config on this host, as separate processes
+// (`starling peer --id P`). Their output is prefixed with the peer id; when one fails or the
+// user presses Ctrl-C, the others are stopped; at the end one summary aggregates the peers'.
+#include <string>
+#include <vector>
+
+namespace starling::cli {
+
+struct LaunchOptions {
+  std::string config;
+  std::vector<std::string> overrides;
+  std::string summary;     // empty: <out_dir>/<name>.summary.json
+  std::string executable;  // the starling binary to run peers with
+};
+
+/// Returns 0 when every peer finished, 1 when one failed, 2 on a bad configuration.
+int run_launch(const LaunchOptions& options);
+
+/// The value text of `"key": value` in a summary written by JsonObject (one field a line).
+std::string summary_field(const std::string& json, const std::string& key);
+
+}  // namespace starling::cli

@@ -1,0 +1,104 @@
+#include "gossip/peer_exchange.h"
+
+#include "gossip/error.h"
+#include "gossip/mixing_schedule.h"
+#include "gossip/topology.h"
+
+#include <set>
+
+namespace starling::gossip {
+namespace {
+
+const char* const kModeNames[] = {"none", "allreduce", "gossip", "local-sgd"};
+const char* const kTopologies[] = {"ring", "torus", "exponential", "one-peer-exponential", "complete", "random"};
+
+Topology make_topology(const ExchangeSpec& s) {
+  const int p = static_cast<int>(s.peers.size());
+  if (s.topology == "torus") return torus(p);
+  if (s.topology == "exponential" || s.topology == "one-peer-exponential") return exponential(p);
+  if (s.topology == "complete") return complete(p);
+  if (s.topology == "random") return random_regular(p, s.random_degree, s.seed);
+  return ring(p);
+}
+
+MixingSchedule make_schedule(const ExchangeSpec& s) {
+  if (s.topology == "one-peer-exponential") return one_peer_exponential_schedule(static_cast<int>(s.peers.size()), s.rank);
+  return metropolis_schedule(make_topology(s), s.rank);
+}
+
+// The ranks this peer sends to and hears from over all rounds of its mode.
+std::pair<std::set<int>, std::set<int>> links(const ExchangeSpec& s) {
+  const int p = static_cast<int>(s.peers.size());
+  std::set<int> out, in;
+  if (s.mode == ExchangeMode::gossip) {
+    const MixingSchedule schedule = make_schedule(s);
+    for (std::uint64_t round = 0; round < 64; ++round) {  // covers every rotation of the SGP schedule
+      const MixingPlan plan = schedule(round);
+      out.insert(plan.send_to.begin(), plan.send_to.end());
+      for (const auto& [rank, weight] : plan.receive_from) in.insert(rank);
+    }
+  } else if (p > 1) {
+    out.insert((s.rank + 1) % p);
+    in.insert((s.rank + p - 1) % p);
+  }
+  return {out, in};
+}
+
+}  // namespace
+
+bool parse_exchange_mode(const std::string& text, ExchangeMode& out) {
+  for (int i = 0; i < 4; ++i)
+    if (text == kModeNames[i]) {
+      out = static_cast<ExchangeMode>(i);
+      return true;
+    }
+  return false;
+}
+
+const char* exchange_mode_name(ExchangeMode mode) { return kModeNames[static_cast<int>(mode)]; }
+
+bool is_topology_name(const std::string& name) {
+  for (const char* t : kTopologies)
+    if (name == t) return true;
+  return false;
+}
+
+PeerExchange::PeerExchange(const ExchangeSpec& spec, protocols::Span<float> model)
+    : spec_(spec), model_(model), context_(1) {
+  if (spec.rank < 0 || spec.rank >= static_cast<int>(spec.peers.size()))
+    throw InvalidArgument(__FILE__, __LINE__, "exchange: rank outside the peer list");
+  const auto [out, in] = links(spec);
+  TransportOptions options;
+  options.self = spec.peers[static_cast<std::size_t>(spec.rank)].id;
+  options.bind_endpoint = spec.peers[static_cast<std::size_t>(spec.rank)].endpoint;
+  for (int r : in) options.accept.push_back(spec.peers[static_cast<std::size_t>(r)].id);
+  transport_ = std::make_unique<Transport>(context_, options);
+  for (int r : out) transport_->connect(spec.peers[static_cast<std::size_t>(r)].id, spec.peers[static_cast<std::size_t>(r)].endpoint);
+
+  std::vector<PeerId> ids;
+  for (const auto& peer : spec.peers) ids.push_back(peer.id);
+  if (spec.mode == ExchangeMode::gossip) {
+    GossipOptions g;
+    g.timeout = spec.timeout;
+    gossip_ = std::make_unique<GossipAverage>(*transport_, ids, make_schedule(spec), g);
+  } else if (spec.mode != ExchangeMode::none) {
+    AllreduceOptions a;
+    a.timeout = spec.timeout;
+    ring_ = std::make_unique<AllreduceRing>(*transport_, ids, model, a);
+  }
+}
+
+PeerExchange::~PeerExchange() {
+  if (transport_) transport_->stop();
+}
+
+void PeerExchange::exchange() {
+  if (gossip_) gossip_->run(model_);
+  else if (ring_) ring_->run();
+}
+
+uint64_t PeerExchange::bytes_sent() const { return transport_->stats().bytes_sent(); }
+
+uint64_t PeerExchange::bytes_received() const { return transport_->stats().bytes_received(); }
+
+}  // namespace starling::gossip

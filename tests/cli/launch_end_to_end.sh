@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# `starling launch` and `starling peer` as real processes on loopback, on synthetic data:
+# all-reduce ends with identical models on every peer, gossip trains, a peer that cannot
+# start makes the launcher stop the others and fail, and bad peer configs exit 2.
+set -euo pipefail
+starling=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+base=$((20000 + ($$ % 20000)))  # ports for this run; ctest may run other suites beside it
+
+config() {  # config FILE MODE PORT0 PORT1 PORT2
+  cat >"$1" <<TOML
+[run]
+name = "e2e"
+epochs = 2
+out_dir = "$tmp/out"
+target_accuracy = 0.5
+[data]
+dataset = "synthetic"
+synthetic_train = 1200
+synthetic_test = 300
+[model]
+hidden = [32]
+[optimizer]
+lr = 0.02
+batch = 16
+[node]
+threads = 1
+[exchange]
+mode = "$2"
+timeout_seconds = 20
+[[peer]]
+id = 0
+endpoint = "tcp://127.0.0.1:$3"
+[[peer]]
+id = 1
+endpoint = "tcp://127.0.0.1:$4"
+[[peer]]
+id = 2
+endpoint = "tcp://127.0.0.1:$5"
+TOML
+}
+
+config "$tmp/ar.toml" allreduce $base $((base + 1)) $((base + 2))
+timeout 120 "$starling" launch --config "$tmp/ar.toml" --summary "$tmp/ar.json" >"$tmp/ar.log" 2>&1 \
+  || { cat "$tmp/ar.log"; fail "allreduce launch failed"; }
+grep -q '"identical_models": true' "$tmp/ar.json" || { cat "$tmp/ar.json"; fail "allreduce peers ended with different models"; }
+grep -q '"peers": 3' "$tmp/ar.json" || fail "summary does not count 3 peers"
+grep -q '^\[peer 2\]' "$tmp/ar.log" || fail "peer output is not prefixed"
+sent=$(grep '"bytes_sent"' "$tmp/ar.json" | tr -dc '0-9.')
+[ "${sent%.*}" -gt 100000 ] || fail "allreduce sent only $sent bytes"
+
+config "$tmp/gossip.toml" gossip $((base + 3)) $((base + 4)) $((base + 5))
+timeout 120 "$starling" launch --config "$tmp/gossip.toml" --summary "$tmp/g.json" >"$tmp/g.log" 2>&1 \
+  || { cat "$tmp/g.log"; fail "gossip launch failed"; }
+acc=$(grep '"test_accuracy_min"' "$tmp/g.json" | tr -dc '0-9.')
+awk -v a="$acc" 'BEGIN { exit !(a > 0.8) }' || fail "gossip peers reached only $acc"
+
+# Two peers on one endpoint: the second cannot bind, so the launcher stops the rest and fails.
+config "$tmp/clash.toml" allreduce $((base + 6)) $((base + 6)) $((base + 7))
+set +e
+timeout 120 "$starling" launch --config "$tmp/clash.toml" >"$tmp/clash.log" 2>&1
+rc=$?
+set -e
+[ "$rc" -eq 1 ] || { cat "$tmp/clash.log"; fail "launch with a failing peer exited $rc, expected 1"; }
+grep -q "stopping the others" "$tmp/clash.log" || { cat "$tmp/clash.log"; fail "no word about stopping the others"; }
+
+expect2() {
+  set +e
+  "$starling" "$@" >"$tmp/out.log" 2>&1
+  local rc=$?
+  set -e
+  [ "$rc" -eq 2 ] || { cat "$tmp/out.log"; fail "exit $rc, expected 2, for: $*"; }
+}
+expect2 peer --config "$tmp/ar.toml" --id 9
+expect2 peer --config "$tmp/ar.toml"
+STARLING_RANK=7 expect2 peer --config "$tmp/ar.toml"
+expect2 train --config "$tmp/ar.toml"
+printf '[exchange]\nmode = "gossip"\n[[peer]]\nid = 0\nendpoint = "tcp://127.0.0.1:1"\n' >"$tmp/one.toml"
+expect2 launch --config "$tmp/one.toml"
+grep -q "at least two" "$tmp/out.log" || fail "one-peer config error does not say why"
+echo "launch end-to-end: ok"
