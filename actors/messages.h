@@ -42,7 +42,6 @@ struct TimeSplit {
 };
 
 using run_atom = caf::atom_constant<caf::atom("run")>;
-using next_atom = caf::atom_constant<caf::atom("next")>;
 using summary_atom = caf::atom_constant<caf::atom("summary")>;
 
 }  // namespace starling::actors

@@ -174,6 +174,8 @@ void tune(Self self, int64_t iteration_samples) {
   t.window_start = Clock::now(), t.window_samples = 0, t.window_iterations = 0;
 }
 
+void start_iteration(Self self);
+
 void iteration_done(Self self) {
   auto& s = self->state;
   const int k = learner_count(self);
@@ -210,7 +212,7 @@ void iteration_done(Self self) {
   }
   if (s.autotune.active) tune(self, iteration_samples);
   if (s.samples >= s.target_samples) return finish(self);
-  self->send(self, next_atom::value);
+  start_iteration(self);
 }
 
 void start_iteration(Self self) {
@@ -288,7 +290,6 @@ caf::behavior node_actor(caf::stateful_actor<NodeState>* self, NodeSpec spec, Da
         start_iteration(self);
         return self->state.done;
       },
-      [=](next_atom) { start_iteration(self); },
   };
 }
 

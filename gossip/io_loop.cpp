@@ -4,6 +4,8 @@
 #include <chrono>
 #include <cstring>
 
+#include <zmq.h>
+
 #include "gossip/error.h"
 #include "gossip/peer_identity.h"
 #include "protocols/byte_io.h"
@@ -46,12 +48,34 @@ IoLoop::IoLoop(zmq::context_t& context, IoLoopOptions options, Inbox& inbox, Sta
   control_.set(zmq::sockopt::sndhwm, 0);
   control_.set(zmq::sockopt::rcvhwm, 0);
   try {
+    if (options_.curve) secure_router();
     router_.bind(options_.bind_endpoint);
     control_.bind(options_.control_endpoint);
   } catch (const zmq::error_t& e) {
     STARLING_GOSSIP_THROW(IoError, "cannot bind " + options_.bind_endpoint + ": " + e.what());
   }
   endpoint_ = router_.get(zmq::sockopt::last_endpoint);
+}
+
+void IoLoop::secure_router() {
+  const CurveSecurity& curve = *options_.curve;
+  peer_keys_ = curve.peer_keys;
+  router_.set(zmq::sockopt::curve_server, true);
+  router_.set(zmq::sockopt::curve_secretkey, curve.keys.secret_key);
+  router_.set(zmq::sockopt::zap_domain, options_.zap_domain);
+  // Clients that fail before ZAP is asked (no CURVE, bad handshake) show only here.
+  const int events = ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL;
+  if (zmq_socket_monitor(router_.handle(), options_.monitor_endpoint.c_str(), events) != 0) throw zmq::error_t();
+  monitor_ = zmq::socket_t(context_, zmq::socket_type::pair);
+  monitor_.set(zmq::sockopt::linger, 0);
+  monitor_.connect(options_.monitor_endpoint);
+}
+
+void IoLoop::secure_dealer(zmq::socket_t& dealer, const std::string& server_key) {
+  const CurveSecurity& curve = *options_.curve;
+  dealer.set(zmq::sockopt::curve_serverkey, server_key);
+  dealer.set(zmq::sockopt::curve_publickey, curve.keys.public_key);
+  dealer.set(zmq::sockopt::curve_secretkey, curve.keys.secret_key);
 }
 
 void IoLoop::run() {
@@ -74,6 +98,8 @@ void IoLoop::serve() {
     blocked.clear();
     items.push_back({control_.handle(), 0, ZMQ_POLLIN, 0});
     items.push_back({router_.handle(), 0, static_cast<short>(reading ? ZMQ_POLLIN : 0), 0});
+    if (monitor_.handle() != nullptr) items.push_back({monitor_.handle(), 0, ZMQ_POLLIN, 0});
+    const std::size_t first_blocked = items.size();
     for (auto& [peer, queue] : outboxes_)
       if (!queue.empty()) {
         items.push_back({dealers_.at(peer).handle(), 0, ZMQ_POLLOUT, 0});
@@ -81,8 +107,9 @@ void IoLoop::serve() {
       }
     zmq::poll(items, std::chrono::milliseconds(reading ? 100 : 1));
     if (items[1].revents & ZMQ_POLLIN) handle_incoming();
+    if (monitor_.handle() != nullptr && (items[2].revents & ZMQ_POLLIN)) handle_monitor_events();
     for (std::size_t i = 0; i < blocked.size(); ++i)
-      if (items[2 + i].revents & ZMQ_POLLOUT) flush(blocked[i]);
+      if (items[first_blocked + i].revents & ZMQ_POLLOUT) flush(blocked[i]);
     if (items[0].revents & ZMQ_POLLIN) handle_commands();
   }
 }
@@ -103,6 +130,17 @@ bool IoLoop::read_multipart(zmq::socket_t& socket, std::vector<zmq::message_t>& 
   return true;
 }
 
+void IoLoop::handle_monitor_events() {
+  std::vector<zmq::message_t> frames;
+  for (int i = 0; i < kBatch && read_multipart(monitor_, frames); ++i) {
+    // Monitor event, first frame: u16 event id, u32 value (ZeroMQ 4.3, version 1 events).
+    if (frames.empty() || frames[0].size() != 6) continue;
+    const auto event = protocols::load_le<std::uint16_t>(static_cast<const std::uint8_t*>(frames[0].data()));
+    if (event == ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL) stats_.dropped("handshake_failed_protocol");
+    if (event == ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL) stats_.dropped("handshake_failed");
+  }
+}
+
 void IoLoop::handle_commands() {
   std::vector<zmq::message_t> frames;
   for (int i = 0; i < kBatch && !stopping_ && read_multipart(control_, frames); ++i)
@@ -115,7 +153,8 @@ void IoLoop::handle_command(std::vector<zmq::message_t>& frames) {
   const PeerId peer = protocols::load_le<std::uint32_t>(head + 1);
   switch (static_cast<IoCommand>(head[0])) {
     case IoCommand::connect:
-      if (frames.size() == 2) do_connect(peer, frames[1].to_string());
+      if (frames.size() == 2 || frames.size() == 3)
+        do_connect(peer, frames[1].to_string(), frames.size() == 3 ? frames[2].to_string() : std::string());
       break;
     case IoCommand::accept:
       known_senders_.insert(peer);
@@ -138,18 +177,20 @@ void IoLoop::reply(bool ok, const std::string& text) {
   control_.send(zmq::buffer(body), zmq::send_flags::dontwait);
 }
 
-void IoLoop::do_connect(PeerId peer, const std::string& endpoint) {
+void IoLoop::do_connect(PeerId peer, const std::string& endpoint, const std::string& server_key) {
   if (dealers_.count(peer)) return reply(false, "peer " + std::to_string(peer) + " already connected");
   zmq::socket_t dealer(context_, zmq::socket_type::dealer);
   try {
     set_common_options(dealer, options_);
     dealer.set(zmq::sockopt::routing_id, routing_id_of(options_.self));
+    if (options_.curve) secure_dealer(dealer, server_key);
     dealer.connect(endpoint);
   } catch (const zmq::error_t& e) {
     return reply(false, "cannot connect to " + endpoint + ": " + e.what());
   }
   dealers_.emplace(peer, std::move(dealer));
   known_senders_.insert(peer);
+  if (options_.curve) peer_keys_[peer] = server_key;  // one key pair serves both directions
   reply(true, "");
 }
 
@@ -188,13 +229,24 @@ void IoLoop::accept_incoming(std::vector<zmq::message_t>& frames) {
   if (frames.size() != 3) return stats_.dropped("frame_count");
   const std::optional<PeerId> peer = peer_of_routing_id(frames[0]);
   if (!peer) return stats_.dropped("bad_identity");
-  if (!known_senders_.count(*peer)) return stats_.dropped("unknown_sender");
+  const bool known = known_senders_.count(*peer) != 0;
+  if (!known && !options_.accept_unknown_hello) return stats_.dropped("unknown_sender");
   protocols::Result<protocols::FrameHeader> header =
       protocols::parse_frame(span_of(frames[1]), span_of(frames[2]), options_.limits);
   if (!header) return stats_.dropped(std::string(protocols::to_string(header.error())));
+  if (!known && header->type != protocols::MessageType::hello) return stats_.dropped("unknown_sender");
   if (header->sender != *peer) return stats_.dropped("sender_mismatch");
+  if (!admissible(*peer, frames[2])) return stats_.dropped("key_mismatch");
   stats_.received(*peer, frames[1].size() + frames[2].size());
   inbox_.push(Message{*peer, *header, std::move(frames[2])});
+}
+
+bool IoLoop::admissible(PeerId peer, const zmq::message_t& payload) const {
+  const auto it = peer_keys_.find(peer);
+  if (!options_.curve || it == peer_keys_.end()) return true;  // the allow-list was the gate
+  // The ZAP handler set the connection's user id to the client's key.
+  const char* user = zmq_msg_gets(payload.handle(), "User-Id");
+  return user && it->second == user;
 }
 
 }  // namespace starling::gossip

@@ -5,14 +5,21 @@
 // accept, send, stop) come over the PAIR and are acknowledged there; incoming frames are
 // validated and pushed into the Inbox, or dropped and counted.
 //
+// With CURVE the ROUTER is a CURVE server in its own ZAP domain (see zap_handler.h) and a
+// socket monitor on it counts handshakes that fail before ZAP is asked (clients without
+// CURVE, garbage); each DEALER is a CURVE client. A message whose sender id has a known
+// public key must arrive under that key (the ZAP user id), or it is dropped.
+//
 // Control channel, owner -> I/O thread (multipart):
-//   [u8 command | u32 peer id LE] [argument frames: connect: endpoint; send: header, payload]
+//   [u8 command | u32 peer id LE]
+//   [argument frames: connect: endpoint, optional server public key; send: header, payload]
 // I/O thread -> owner, for connect/accept/stop only: [u8 0 = ok, 1 = failed | error text]
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -20,6 +27,7 @@
 
 #include <zmq.hpp>
 
+#include "gossip/curve.h"
 #include "gossip/inbox.h"
 #include "gossip/message.h"
 #include "gossip/transport_stats.h"
@@ -40,6 +48,10 @@ struct IoLoopOptions {
   std::size_t inbox_limit_bytes = 0;
   std::vector<PeerId> accept;
   protocols::FrameLimits limits;
+  bool accept_unknown_hello = false;  // let hello from not-yet-accepted senders through
+  std::optional<CurveSecurity> curve;
+  std::string zap_domain;        // the ROUTER's domain in the context's ZAP handler
+  std::string monitor_endpoint;  // inproc:// name for the ROUTER's handshake monitor
 };
 
 class IoLoop {
@@ -59,12 +71,16 @@ class IoLoop {
   void handle_commands();
   void handle_command(std::vector<zmq::message_t>& frames);
   void reply(bool ok, const std::string& text);
-  void do_connect(PeerId peer, const std::string& endpoint);
+  void secure_router();
+  void secure_dealer(zmq::socket_t& dealer, const std::string& server_key);
+  void handle_monitor_events();
+  void do_connect(PeerId peer, const std::string& endpoint, const std::string& server_key);
   void do_send(PeerId peer, zmq::message_t header, zmq::message_t payload);
   bool try_send(PeerId peer, Outgoing& out);
   void flush(PeerId peer);
   void handle_incoming();
   void accept_incoming(std::vector<zmq::message_t>& frames);
+  bool admissible(PeerId peer, const zmq::message_t& payload) const;
   bool read_multipart(zmq::socket_t& socket, std::vector<zmq::message_t>& frames);
 
   IoLoopOptions options_;
@@ -73,10 +89,12 @@ class IoLoop {
   zmq::context_t& context_;
   zmq::socket_t router_;
   zmq::socket_t control_;
+  zmq::socket_t monitor_;  // unused (closed) without CURVE
   std::string endpoint_;
   std::map<PeerId, zmq::socket_t> dealers_;
   std::map<PeerId, std::deque<Outgoing>> outboxes_;  // held back while a DEALER is at its HWM
   std::set<PeerId> known_senders_;
+  std::map<PeerId, std::string> peer_keys_;  // CURVE: the key each sender id must use
   bool stopping_ = false;
 };
 

@@ -7,6 +7,7 @@
 
 #include "gossip/error.h"
 #include "gossip/io_loop.h"
+#include "gossip/zap_handler.h"
 #include "protocols/byte_io.h"
 
 namespace starling::gossip {
@@ -14,12 +15,12 @@ namespace starling::gossip {
 namespace {
 
 // inproc names are per context; a process-wide counter keeps them unique.
-std::string control_name() {
+std::string unique_name(const char* prefix) {
   static std::atomic<std::uint64_t> next{0};
-  return "inproc://starling-transport-" + std::to_string(next.fetch_add(1));
+  return prefix + std::to_string(next.fetch_add(1));
 }
 
-IoLoopOptions loop_options(const TransportOptions& o, std::string control) {
+IoLoopOptions loop_options(const TransportOptions& o, std::string control, const ZapRegistration* zap) {
   IoLoopOptions l;
   l.self = o.self;
   l.bind_endpoint = o.bind_endpoint;
@@ -31,6 +32,12 @@ IoLoopOptions loop_options(const TransportOptions& o, std::string control) {
   l.inbox_limit_bytes = o.inbox_limit_bytes;
   l.limits = o.limits;
   l.accept = o.accept;
+  l.accept_unknown_hello = o.accept_unknown_hello;
+  l.curve = o.curve;
+  if (zap) {
+    l.zap_domain = zap->domain();
+    l.monitor_endpoint = unique_name("inproc://starling-monitor-");
+  }
   return l;
 }
 
@@ -38,8 +45,12 @@ IoLoopOptions loop_options(const TransportOptions& o, std::string control) {
 
 Transport::Transport(zmq::context_t& context, TransportOptions options)
     : options_(std::move(options)), control_(context, zmq::socket_type::pair) {
-  const std::string control = control_name();
-  loop_ = std::make_unique<IoLoop>(context, loop_options(options_, control), inbox_, stats_);
+  if (options_.curve) {
+    validate(*options_.curve);
+    zap_ = std::make_unique<ZapRegistration>(context, *options_.curve, stats_);
+  }
+  const std::string control = unique_name("inproc://starling-transport-");
+  loop_ = std::make_unique<IoLoop>(context, loop_options(options_, control, zap_.get()), inbox_, stats_);
   endpoint_ = loop_->endpoint();
   control_.set(zmq::sockopt::linger, 0);
   control_.set(zmq::sockopt::sndhwm, 0);
@@ -81,11 +92,33 @@ void Transport::await_reply(const std::string& what) {
 }
 
 void Transport::connect(PeerId peer, const std::string& endpoint) {
+  if (!options_.curve) return connect_with(peer, endpoint, nullptr);
+  const auto it = options_.curve->peer_keys.find(peer);
+  if (it == options_.curve->peer_keys.end())
+    STARLING_GOSSIP_THROW(InvalidArgument, "CURVE: no public key for peer " + std::to_string(peer));
+  connect_with(peer, endpoint, &it->second);
+}
+
+void Transport::connect(PeerId peer, const std::string& endpoint, const std::string& server_public_key) {
+  if (!options_.curve) STARLING_GOSSIP_THROW(InvalidArgument, "a server key needs CURVE security in the options");
+  if (!is_z85_key(server_public_key))
+    STARLING_GOSSIP_THROW(InvalidArgument, "public key of peer " + std::to_string(peer) + " is not a Z85 CURVE key");
+  connect_with(peer, endpoint, &server_public_key);
+}
+
+void Transport::connect_with(PeerId peer, const std::string& endpoint, const std::string* server_key) {
   if (routes_.count(peer)) STARLING_GOSSIP_THROW(InvalidArgument, "already connected to peer " + std::to_string(peer));
-  zmq::message_t arg(endpoint.data(), endpoint.size());
-  send_command(static_cast<std::uint8_t>(IoCommand::connect), peer, &arg, 1);
+  zmq::message_t args[2] = {zmq::message_t(endpoint.data(), endpoint.size()), zmq::message_t()};
+  if (server_key) args[1] = zmq::message_t(server_key->data(), server_key->size());
+  send_command(static_cast<std::uint8_t>(IoCommand::connect), peer, args, server_key ? 2 : 1);
   await_reply("connect " + endpoint);
   routes_.insert(peer);
+}
+
+void Transport::admit(const std::string& public_key) {
+  if (!zap_) STARLING_GOSSIP_THROW(InvalidArgument, "admit: this transport has no CURVE security");
+  if (!is_z85_key(public_key)) STARLING_GOSSIP_THROW(InvalidArgument, "admit: not a Z85 CURVE key");
+  zap_->admit(public_key);
 }
 
 void Transport::accept_from(PeerId peer) {
@@ -115,6 +148,12 @@ Message Transport::receive(Clock::time_point deadline) {
   if (m) return std::move(*m);
   if (inbox_.closed()) STARLING_GOSSIP_THROW(IoError, "transport is stopped");
   STARLING_GOSSIP_THROW(TimeoutError, "receive: deadline passed on peer " + std::to_string(options_.self));
+}
+
+std::optional<Message> Transport::try_receive(Clock::time_point deadline) {
+  std::optional<Message> m = inbox_.pop(deadline);
+  if (!m && inbox_.closed()) STARLING_GOSSIP_THROW(IoError, "transport is stopped");
+  return m;
 }
 
 void Transport::stop() {

@@ -6,6 +6,13 @@
 // thread-safe Inbox. Every message is a header frame + payload frame (protocols/frame.h);
 // invalid ones are dropped and counted per reason, never raised. Every wait has a deadline
 // and ends in TimeoutError; socket failures raise IoError.
+//
+// Security (optional, TransportOptions::curve): the ROUTER is a CURVE server admitting only
+// allow-listed client keys through the context's ZAP handler (gossip/zap_handler.h), each
+// DEALER a CURVE client that authenticates the neighbour by its public key. Refused
+// strangers are counted in stats().drops: "zap_refused" (key not on the allow-list),
+// "handshake_failed_protocol" (no CURVE or a broken handshake), "key_mismatch" (an admitted
+// key claiming another peer's id). Nothing from a refused connection reaches the inbox.
 #include <chrono>
 #include <cstdint>
 #include <cstddef>
@@ -18,6 +25,7 @@
 
 #include <zmq.hpp>
 
+#include "gossip/curve.h"
 #include "gossip/inbox.h"
 #include "gossip/message.h"
 #include "gossip/transport_stats.h"
@@ -27,6 +35,7 @@
 namespace starling::gossip {
 
 class IoLoop;
+class ZapRegistration;
 
 struct TransportOptions {
   PeerId self = 0;
@@ -43,6 +52,11 @@ struct TransportOptions {
   std::size_t inbox_limit_bytes = std::size_t{1} << 30;  // stop reading the network beyond this
   std::chrono::milliseconds command_timeout{5000};       // connect/accept/stop acknowledgements
   protocols::FrameLimits limits;
+  /// Lets hello messages from senders not yet accepted through (a seed answering joins);
+  /// every other type from them still counts as unknown_sender.
+  bool accept_unknown_hello = false;
+  /// CURVE encryption and the ZAP allow-list; plain TCP when absent.
+  std::optional<CurveSecurity> curve;
 };
 
 class Transport {
@@ -62,10 +76,22 @@ class Transport {
 
   /// Opens a DEALER to peer at endpoint (ZeroMQ connects in the background and queues
   /// until then) and accepts messages from that peer. InvalidArgument if already connected.
+  /// With CURVE the neighbour's public key comes from options.curve->peer_keys
+  /// (InvalidArgument when it is not there).
   void connect(PeerId peer, const std::string& endpoint);
+  /// As above with the neighbour's public key (Z85) as the CURVE server key; it also
+  /// becomes the only key messages from `peer` are accepted under. InvalidArgument
+  /// without CURVE or for a malformed key.
+  void connect(PeerId peer, const std::string& endpoint, const std::string& server_public_key);
   /// Accepts messages from a peer this one does not send to (e.g. the ring's left side).
   void accept_from(PeerId peer);
   bool connected_to(PeerId peer) const { return routes_.count(peer) != 0; }
+  /// Adds a client public key (Z85) to the ZAP allow-list from now on. InvalidArgument
+  /// without CURVE or for a malformed key.
+  void admit(const std::string& public_key);
+  bool secure() const { return options_.curve.has_value(); }
+  /// This peer's CURVE public key (Z85), empty without CURVE.
+  std::string public_key() const { return secure() ? options_.curve->keys.public_key : std::string(); }
 
   /// Queues one message to a connected peer; fills in the sender, payload length and CRC.
   /// The payload is copied, so the caller may reuse its buffer at once.
@@ -77,6 +103,8 @@ class Transport {
   Message receive(Clock::time_point deadline);
   Message receive(std::chrono::milliseconds timeout) { return receive(Clock::now() + timeout); }
   std::optional<Message> try_receive() { return inbox_.try_pop(); }
+  /// The oldest received message, or nullopt once the deadline passes; IoError once stopped.
+  std::optional<Message> try_receive(Clock::time_point deadline);
 
   TransportStats stats() const { return stats_.snapshot(); }
 
@@ -87,10 +115,14 @@ class Transport {
  private:
   void send_command(std::uint8_t code, PeerId peer, zmq::message_t* args, std::size_t count);
   void await_reply(const std::string& what);
+  void connect_with(PeerId peer, const std::string& endpoint, const std::string* server_key);
 
   TransportOptions options_;
   Inbox inbox_;
   StatsRecorder stats_;
+  // Declared between stats_ and loop_: the ROUTER closes before its ZAP domain goes (a
+  // CURVE server without a handler would admit anyone), and the domain before stats_.
+  std::unique_ptr<ZapRegistration> zap_;
   std::unique_ptr<IoLoop> loop_;
   zmq::socket_t control_;
   std::string endpoint_;

@@ -1,0 +1,153 @@
+// Membership and failure detection (gossip/membership.h).
+#include "gossip/membership.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "gossip/error.h"
+
+namespace starling::gossip {
+
+namespace {
+
+using protocols::MessageType;
+
+std::string ms_text(std::chrono::steady_clock::duration d) {
+  return std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(d).count()) + " ms";
+}
+
+const char* leave_text(protocols::LeaveReason reason) {
+  switch (reason) {
+    case protocols::LeaveReason::shutdown: return "shutdown";
+    case protocols::LeaveReason::failure: return "failure";
+    case protocols::LeaveReason::evicted: return "evicted";
+  }
+  return "unknown";
+}
+
+protocols::FrameHeader membership_header(MessageType type) {
+  protocols::FrameHeader h;
+  h.type = type;
+  return h;
+}
+
+}  // namespace
+
+const char* to_string(PeerState state) { return state == PeerState::alive ? "alive" : "dead"; }
+
+Membership::Membership(Transport& transport, MembershipOptions options)
+    : transport_(transport), options_(options) {
+  if (options_.heartbeat_interval.count() <= 0 || options_.failure_timeout <= options_.heartbeat_interval)
+    STARLING_GOSSIP_THROW(InvalidArgument, "membership: need 0 < heartbeat_interval < failure_timeout");
+}
+
+void Membership::track(PeerId peer, Clock::time_point now, std::string endpoint, std::string public_key) {
+  PeerRecord& r = peers_[peer];
+  r.state = PeerState::alive;
+  r.left = false;
+  r.last_seen = now;
+  if (!endpoint.empty()) r.endpoint = std::move(endpoint);
+  if (!public_key.empty()) r.public_key = std::move(public_key);
+}
+
+void Membership::forget(PeerId peer) { peers_.erase(peer); }
+
+void Membership::change(PeerId peer, PeerRecord& record, PeerState state, std::string reason) {
+  record.state = state;
+  changes_.push_back(ViewChange{peer, state, std::move(reason)});
+}
+
+void Membership::poll(Clock::time_point now) {
+  if (now >= next_heartbeat_) send_heartbeats(now);
+  for (auto& [peer, r] : peers_) {
+    const auto silent = now - r.last_seen;
+    if (r.state == PeerState::alive && silent >= options_.failure_timeout)
+      change(peer, r, PeerState::dead,
+             "no message for " + ms_text(silent) + " (failure timeout " + ms_text(options_.failure_timeout) + ")");
+  }
+}
+
+void Membership::send_heartbeats(Clock::time_point now) {
+  protocols::Heartbeat beat;
+  beat.clock_ns = static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(now.time_since_epoch()).count());
+  beat.last_round = round_;
+  std::vector<std::uint8_t> payload;
+  protocols::encode_heartbeat(beat, payload);
+  for (const auto& [peer, r] : peers_)
+    if (!r.left && transport_.connected_to(peer))
+      transport_.send(peer, membership_header(MessageType::heartbeat), payload);
+  // Next beat one interval from now, not from the missed slot: no bursts after a stall.
+  next_heartbeat_ = now + options_.heartbeat_interval;
+}
+
+bool Membership::observe(const Message& message, Clock::time_point now) {
+  const bool tracked = peers_.count(message.from) != 0;
+  PeerRecord& r = peers_[message.from];
+  r.last_seen = now;
+  if (message.header.type == MessageType::leave) {
+    handle_leave(message, r);
+    return true;
+  }
+  if (!tracked) {
+    changes_.push_back(ViewChange{message.from, PeerState::alive, "first message from an untracked peer"});
+  } else if (r.state == PeerState::dead) {
+    change(message.from, r, PeerState::alive, r.left ? "spoke again after leaving" : "spoke again after timing out");
+  }
+  r.left = false;
+  if (message.header.type != MessageType::heartbeat) return false;
+  if (!protocols::decode_heartbeat(message.bytes())) ++malformed_;
+  return true;
+}
+
+void Membership::handle_leave(const Message& message, PeerRecord& r) {
+  protocols::Result<protocols::LeaveReason> reason = protocols::decode_leave(message.bytes());
+  if (!reason) ++malformed_;
+  r.left = true;
+  if (r.state == PeerState::alive)
+    change(message.from, r, PeerState::dead,
+           std::string("left: ") + (reason ? leave_text(*reason) : "reason unreadable"));
+}
+
+void Membership::leave(protocols::LeaveReason reason) {
+  std::vector<std::uint8_t> payload;
+  protocols::encode_leave(reason, payload);
+  for (const auto& [peer, r] : peers_)
+    if (transport_.connected_to(peer)) transport_.send(peer, membership_header(MessageType::leave), payload);
+}
+
+std::vector<ViewChange> Membership::take_changes() { return std::exchange(changes_, {}); }
+
+Membership::Clock::time_point Membership::next_due() const {
+  Clock::time_point due = next_heartbeat_;
+  for (const auto& [peer, r] : peers_)
+    if (r.state == PeerState::alive) due = std::min(due, r.last_seen + options_.failure_timeout);
+  return due;
+}
+
+bool Membership::alive(PeerId peer) const {
+  const auto it = peers_.find(peer);
+  return it != peers_.end() && it->second.state == PeerState::alive;
+}
+
+std::vector<PeerId> Membership::alive_peers() const {
+  std::vector<PeerId> ids;
+  for (const auto& [peer, r] : peers_)
+    if (r.state == PeerState::alive) ids.push_back(peer);
+  return ids;
+}
+
+Message receive_data(Transport& transport, Membership& membership, Membership::Clock::time_point deadline) {
+  using Clock = Membership::Clock;
+  for (;;) {
+    membership.poll(Clock::now());
+    std::optional<Message> m = transport.try_receive(std::min(deadline, membership.next_due()));
+    if (m) {
+      if (!membership.observe(*m, Clock::now())) return std::move(*m);
+    } else if (Clock::now() >= deadline) {
+      STARLING_GOSSIP_THROW(TimeoutError, "receive_data: deadline passed on peer " + std::to_string(transport.self()));
+    }
+  }
+}
+
+}  // namespace starling::gossip

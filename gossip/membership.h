@@ -1,0 +1,100 @@
+#pragma once
+// Membership and failure detection for one peer, driven by the transport's owner thread
+// (no thread of its own). The owner calls poll(now) while it waits and observe() on every
+// message it receives; receive_data() does both around Transport::try_receive so that an
+// algorithm waiting for data still answers and consumes heartbeats.
+//
+// Rules: every heartbeat_interval a heartbeat goes to each tracked peer this one has a
+// route to (also to peers presumed dead, so a healed partition recovers; not to peers that
+// left). Any message from a peer proves it alive. A peer is declared dead when nothing
+// arrived from it for failure_timeout, or at once when it sends leave. A message from an
+// untracked or dead peer makes it alive. Each transition is queued as a ViewChange with
+// its reason, for the caller to log as "view changed" (take_changes()).
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "gossip/message.h"
+#include "gossip/transport.h"
+#include "protocols/membership_messages.h"
+
+namespace starling::gossip {
+
+struct MembershipOptions {
+  std::chrono::milliseconds heartbeat_interval{1000};
+  std::chrono::milliseconds failure_timeout{5000};
+};
+
+enum class PeerState : std::uint8_t { alive, dead };
+
+const char* to_string(PeerState state);
+
+/// One transition of one peer, with a human-readable cause.
+struct ViewChange {
+  PeerId peer = 0;
+  PeerState state = PeerState::alive;
+  std::string reason;
+};
+
+struct PeerRecord {
+  PeerState state = PeerState::alive;
+  bool left = false;  // said leave: no heartbeats to it until it speaks again
+  std::chrono::steady_clock::time_point last_seen;
+  std::string endpoint;    // where it accepts connections, when known (for views)
+  std::string public_key;  // its CURVE key (Z85), when known
+};
+
+class Membership {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  /// InvalidArgument unless 0 < heartbeat_interval < failure_timeout.
+  Membership(Transport& transport, MembershipOptions options);
+
+  /// Tracks a peer as alive from `now` (no change event: the caller chose it).
+  void track(PeerId peer, Clock::time_point now, std::string endpoint = {}, std::string public_key = {});
+  void forget(PeerId peer);
+
+  /// Sends the heartbeats that are due and declares timed-out peers dead.
+  void poll(Clock::time_point now);
+  /// Records that `message` arrived at `now`; true when it was a membership message
+  /// (heartbeat or leave) and is used up, false when the caller should handle it.
+  bool observe(const Message& message, Clock::time_point now);
+  /// Tells every reachable tracked peer that this one leaves.
+  void leave(protocols::LeaveReason reason);
+  /// The last round applied, sent along in heartbeats.
+  void set_round(std::uint64_t round) { round_ = round; }
+
+  /// The transitions since the last call, oldest first.
+  std::vector<ViewChange> take_changes();
+  /// When poll() next has work: a heartbeat or the earliest possible timeout.
+  Clock::time_point next_due() const;
+
+  bool alive(PeerId peer) const;
+  std::vector<PeerId> alive_peers() const;
+  const std::map<PeerId, PeerRecord>& peers() const { return peers_; }
+  Transport& transport() { return transport_; }
+  /// Heartbeat or leave payloads that did not decode (the message still proved liveness).
+  std::uint64_t malformed() const { return malformed_; }
+
+ private:
+  void send_heartbeats(Clock::time_point now);
+  void change(PeerId peer, PeerRecord& record, PeerState state, std::string reason);
+  void handle_leave(const Message& message, PeerRecord& record);
+
+  Transport& transport_;
+  MembershipOptions options_;
+  std::map<PeerId, PeerRecord> peers_;
+  std::vector<ViewChange> changes_;
+  Clock::time_point next_heartbeat_{};
+  std::uint64_t round_ = 0;
+  std::uint64_t malformed_ = 0;
+};
+
+/// The first message that is not a heartbeat or leave, feeding those to membership and
+/// polling it while waiting. TimeoutError at the deadline, IoError once stopped.
+Message receive_data(Transport& transport, Membership& membership, Membership::Clock::time_point deadline);
+
+}  // namespace starling::gossip
