@@ -3,6 +3,7 @@
 #include <toml++/toml.h>
 
 #include <cmath>
+#include <filesystem>
 #include <limits>
 #include <set>
 #include <sstream>
@@ -126,7 +127,7 @@ class SectionReader {
 };
 
 constexpr double kInf = std::numeric_limits<double>::max();
-const std::vector<std::string> kSections{"run", "data", "model", "optimizer", "kernels", "node", "exchange", "peer"};
+const std::vector<std::string> kSections{"run", "data", "model", "optimizer", "kernels", "node", "exchange", "security", "peer"};
 
 // "section.key=value": the value is read as TOML (so 0.1, true, [1,2] and "text" work) and
 // falls back to a bare string.
@@ -224,7 +225,7 @@ Config read(toml::table& root, const std::string& file, const std::vector<std::s
   for (const auto& [key, node] : root)
     if (std::find(kSections.begin(), kSections.end(), std::string(key.str())) == kSections.end()) {
       std::string where = file + (node.source().begin.line > 0 ? ":" + std::to_string(node.source().begin.line) : "");
-      throw ConfigError(where + ": [" + std::string(key.str()) + "]: unknown section (expected one of run, data, model, optimizer, kernels, node, exchange, peer)");
+      throw ConfigError(where + ": [" + std::string(key.str()) + "]: unknown section (expected one of run, data, model, optimizer, kernels, node, exchange, security, peer)");
     }
 
   Config c;
@@ -276,6 +277,17 @@ Config read(toml::table& root, const std::string& file, const std::vector<std::s
   read_node(SectionReader(root, "node", file, overridden), c.node);
   read_exchange(SectionReader(root, "exchange", file, overridden), c);
   read_peers(root, file, c);
+  SectionReader security(root, "security", file, overridden);
+  if (security.boolean("curve", false)) {
+    const std::string dir = security.text("keys_dir", "keys");
+    // Relative to the config file, so a job folder carries its keys.
+    c.node.exchange.keys_dir = std::filesystem::path(dir).is_absolute() || file.find('/') == std::string::npos
+                                   ? dir
+                                   : (std::filesystem::path(file).parent_path() / dir).string();
+  } else {
+    security.text("keys_dir", "");
+  }
+  security.finish();
   if (c.node.exchange.mode != gossip::ExchangeMode::none) {
     if (c.peers.size() < 2) throw ConfigError(file + ": exchange.mode: \"" + std::string(gossip::exchange_mode_name(c.node.exchange.mode)) + "\" needs at least two [[peer]] entries");
     if (c.node.learners == 0) throw ConfigError(file + ": node.learners: \"auto\" is not available with an exchange between peers (every peer must run the same number of iterations)");

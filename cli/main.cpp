@@ -1,5 +1,6 @@
 // The `starling` executable: subcommands over the library. Exit codes: 0 success,
 // 1 failure while running, 2 bad command line or configuration.
+#include "cli/keygen_command.h"
 #include "cli/launch_command.h"
 #include "cli/train_command.h"
 
@@ -39,6 +40,13 @@ int main(int argc, char** argv) {
   launch_cmd->add_option("--set", launch.overrides, "Override a config key for every peer (repeatable)");
   launch_cmd->add_option("--summary", launch.summary, "Write the aggregate summary JSON here");
 
+  starling::cli::KeygenOptions keygen;
+  auto* keygen_cmd = app.add_subcommand("keygen", "Write CURVE key pairs for the peers of a config (or one named pair)");
+  keygen_cmd->add_option("-o,--out", keygen.out, "Folder for the key files")->required();
+  keygen_cmd->add_option("-c,--config", keygen.config, "Topology config: one pair per [[peer]], named peer<ID>");
+  keygen_cmd->add_option("--name", keygen.name, "Write one pair NAME.key / NAME.pub instead");
+  keygen_cmd->add_flag("--force", keygen.force, "Replace existing key files");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -51,6 +59,7 @@ int main(int argc, char** argv) {
   }
   if (train_cmd->parsed()) return starling::cli::run_train(train);
   if (peer_cmd->parsed()) return starling::cli::run_peer(peer, peer_id);
+  if (keygen_cmd->parsed()) return starling::cli::run_keygen(keygen);
   if (launch_cmd->parsed()) {
     char self[PATH_MAX];
     const ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);

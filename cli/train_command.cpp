@@ -77,7 +77,8 @@ JsonObject summarize(const Config& c, const actors::NodeResult& node) {
 }
 
 // Trains one node (a whole job, or one peer of one) from a validated config.
-int run_node_job(const Config& config, const std::string& summary) {
+int run_node_job(Config config, const std::string& summary) {
+  config.node.exchange.on_refusal = [](const std::string& line) { spdlog::warn("security: {}", line); };
   try {
     kernels::set_threads(config.kernel_threads);
     const TrainTest data = load_data(config);

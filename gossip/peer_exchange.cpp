@@ -1,5 +1,6 @@
 #include "gossip/peer_exchange.h"
 
+#include "gossip/curve_keys.h"
 #include "gossip/error.h"
 #include "gossip/mixing_schedule.h"
 #include "gossip/topology.h"
@@ -44,7 +45,25 @@ std::pair<std::set<int>, std::set<int>> links(const ExchangeSpec& s) {
   return {out, in};
 }
 
+// Own pair and every other peer's public key from the keys folder; KeyFileError names the
+// file that is missing or bad.
+CurveSecurity load_security(const ExchangeSpec& s) {
+  CurveSecurity security;
+  const PeerId self = s.peers[static_cast<std::size_t>(s.rank)].id;
+  security.keys = read_keypair(s.keys_dir, peer_key_name(self));
+  for (const auto& peer : s.peers) {
+    if (peer.id == self) continue;
+    const std::string key = read_public_key(s.keys_dir + "/" + peer_key_name(peer.id) + ".pub");
+    security.allowed_keys.push_back(key);
+    security.peer_keys[peer.id] = key;
+  }
+  security.on_refusal = s.on_refusal;
+  return security;
+}
+
 }  // namespace
+
+std::string peer_key_name(PeerId id) { return "peer" + std::to_string(id); }
 
 bool parse_exchange_mode(const std::string& text, ExchangeMode& out) {
   for (int i = 0; i < 4; ++i)
@@ -72,6 +91,7 @@ PeerExchange::PeerExchange(const ExchangeSpec& spec, protocols::Span<float> mode
   options.self = spec.peers[static_cast<std::size_t>(spec.rank)].id;
   options.bind_endpoint = spec.peers[static_cast<std::size_t>(spec.rank)].endpoint;
   for (int r : in) options.accept.push_back(spec.peers[static_cast<std::size_t>(r)].id);
+  if (!spec.keys_dir.empty()) options.curve = load_security(spec);
   transport_ = std::make_unique<Transport>(context_, options);
   for (int r : out) transport_->connect(spec.peers[static_cast<std::size_t>(r)].id, spec.peers[static_cast<std::size_t>(r)].endpoint);
 

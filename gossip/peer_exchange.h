@@ -6,6 +6,7 @@
 // Every peer must call exchange() the same number of times; a missing peer ends in
 // TimeoutError rather than a hang.
 #include "gossip/allreduce_ring.h"
+#include "gossip/curve.h"
 #include "gossip/gossip_average.h"
 #include "gossip/transport.h"
 
@@ -38,7 +39,15 @@ struct ExchangeSpec {
   int rank = 0;                    // this peer's index in `peers`
   std::vector<PeerAddress> peers;  // every peer, in ring order
   std::chrono::milliseconds timeout{60000};
+  /// CURVE: when set, every link is encrypted and only the listed peers' keys are admitted.
+  /// The folder holds peer<ID>.key (this peer's secret) and peer<ID>.pub for every peer, as
+  /// `starling keygen` writes them.
+  std::string keys_dir;
+  RefusalLog on_refusal;  // a stranger was refused (for the caller's log)
 };
+
+/// The key-file name of a peer in a keys folder: "peer<ID>".
+std::string peer_key_name(PeerId id);
 
 class PeerExchange {
  public:

@@ -57,6 +57,21 @@ timeout 120 "$starling" launch --config "$tmp/gossip.toml" --summary "$tmp/g.jso
 acc=$(grep '"test_accuracy_min"' "$tmp/g.json" | tr -dc '0-9.')
 awk -v a="$acc" 'BEGIN { exit !(a > 0.8) }' || fail "gossip peers reached only $acc"
 
+# The same over CURVE: keys from `starling keygen`, every link encrypted and authenticated.
+config "$tmp/secure.toml" allreduce $((base + 8)) $((base + 9)) $((base + 10))
+printf '[security]\ncurve = true\nkeys_dir = "keys"\n' >>"$tmp/secure.toml"
+"$starling" keygen --config "$tmp/secure.toml" --out "$tmp/keys" >/dev/null 2>&1 || fail "keygen failed"
+[ "$(stat -c %a "$tmp/keys/peer1.key")" = 600 ] || fail "secret key is not mode 0600"
+timeout 120 "$starling" launch --config "$tmp/secure.toml" --summary "$tmp/s.json" >"$tmp/s.log" 2>&1 \
+  || { cat "$tmp/s.log"; fail "CURVE launch failed"; }
+grep -q '"identical_models": true' "$tmp/s.json" || fail "CURVE peers ended with different models"
+rm "$tmp/keys/peer2.pub"
+set +e
+timeout 60 "$starling" peer --config "$tmp/secure.toml" --id 0 >"$tmp/nokey.log" 2>&1
+rc=$?
+set -e
+[ "$rc" -eq 1 ] && grep -q "peer2.pub" "$tmp/nokey.log" || { cat "$tmp/nokey.log"; fail "a missing key file must fail naming it (exit $rc)"; }
+
 # Two peers on one endpoint: the second cannot bind, so the launcher stops the rest and fails.
 config "$tmp/clash.toml" allreduce $((base + 6)) $((base + 6)) $((base + 7))
 set +e
