@@ -22,12 +22,7 @@ StepReport run_step(LearnerState& s, const StepOrder& order) {
     report.vector = model.grads();
   } else {
     report.loss = s.learner->step(order.lr);
-    if (order.mode == IntraSync::none) {
-      report.vector = model.params();
-    } else if (order.sync) {
-      sma::correct(model.params(), order.z, s.correction.data(), order.alpha, n);
-      report.vector = s.correction.data();
-    }
+    if (order.mode == IntraSync::none || order.sync) report.vector = model.params();
   }
   if (!std::isfinite(report.loss))
     throw std::runtime_error("learner " + std::to_string(s.index) + ": loss is not finite at step " +
@@ -39,7 +34,6 @@ StepReport run_step(LearnerState& s, const StepOrder& order) {
 caf::behavior learner_actor(caf::stateful_actor<LearnerState>* self, int index, LearnerSpec spec, Dataset train) {
   self->state.index = index;
   self->state.learner = std::make_unique<Learner>(spec, train);
-  self->state.correction.resize(self->state.learner->model().param_count());
   return {
       [=](const StepOrder& order) -> caf::result<StepReport> {
         try {
@@ -47,6 +41,11 @@ caf::behavior learner_actor(caf::stateful_actor<LearnerState>* self, int index, 
         } catch (const std::exception& e) {
           return caf::make_error(caf::sec::runtime_error, std::string(e.what()));
         }
+      },
+      [=](const SmaSlice& slice) {
+        sma::average_slice(slice.z, slice.z_prev, slice.replicas.data(), static_cast<int>(slice.replicas.size()),
+                           slice.alpha, slice.momentum, slice.lo, slice.hi);
+        return static_cast<int>(slice.lo);
       },
   };
 }

@@ -1,6 +1,6 @@
 #pragma once
-// The learner actor: owns one replica (model, optimizer state, data shard, buffers) and
-// answers each StepOrder with a StepReport. A failure (an exception, a non-finite loss)
+// The learner actor: owns one replica (model, optimizer state, data shard, buffers),
+// answers each StepOrder with a StepReport and each SmaSlice by averaging that slice. A failure (an exception, a non-finite loss)
 // comes back as an error naming the learner, never as a silent loss.
 #include "actors/messages.h"
 #include "learners/learner.h"
@@ -14,7 +14,6 @@ namespace starling::actors {
 struct LearnerState {
   int index = 0;
   std::unique_ptr<Learner> learner;
-  AlignedBuffer<float> correction;
   static inline const char* name = "starling.learner";
 };
 

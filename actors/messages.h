@@ -8,6 +8,8 @@
 #include <caf/atom.hpp>
 #include <caf/type_id.hpp>
 
+#include <vector>
+
 namespace starling::actors {
 
 /// What a learner does this iteration.
@@ -15,18 +17,28 @@ struct StepOrder {
   IntraSync mode = IntraSync::sma;
   float lr = 0.f;
   float alpha = 0.f;
-  bool sync = true;             // sma: compute and apply the correction this iteration
+  bool sync = true;             // sma: report the replica for this iteration's averaging
   bool load = false;            // copy z into the replica first
   bool reset_optimizer = false;  // forget momentum (with load: a learning-rate drop)
   const float* z = nullptr;
 };
 
-/// A learner's answer: its batch loss and the vector the node needs (correction, gradient
-/// or replica, by mode; null when there is nothing to combine).
+/// A learner's answer: its batch loss and the vector the node needs (its replica for SMA and
+/// independent replicas, its gradient for synchronous SGD; null when nothing is combined).
 struct StepReport {
   double loss = 0.0;
   const float* vector = nullptr;
   double compute_seconds = 0.0;
+};
+
+/// One learner's share of an SMA round (learners/sma.h): the node hands every learner a
+/// disjoint slice of z and of all replicas, which nobody else touches until all have answered.
+struct SmaSlice {
+  float* z = nullptr;
+  float* z_prev = nullptr;
+  std::vector<float*> replicas;
+  float alpha = 0.f, momentum = 0.f;
+  std::size_t lo = 0, hi = 0;
 };
 
 /// Per-iteration figures for the metrics actor.
@@ -48,6 +60,7 @@ using summary_atom = caf::atom_constant<caf::atom("summary")>;
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(starling::actors::StepOrder)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(starling::actors::StepReport)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(starling::actors::SmaSlice)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(starling::actors::IterationStats)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(starling::actors::NodeResult)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(starling::actors::TimeSplit)
@@ -56,6 +69,7 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(starling::EvalPoint)
 CAF_BEGIN_TYPE_ID_BLOCK(starling, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(starling, (starling::actors::StepOrder))
   CAF_ADD_TYPE_ID(starling, (starling::actors::StepReport))
+  CAF_ADD_TYPE_ID(starling, (starling::actors::SmaSlice))
   CAF_ADD_TYPE_ID(starling, (starling::actors::IterationStats))
   CAF_ADD_TYPE_ID(starling, (starling::actors::NodeResult))
   CAF_ADD_TYPE_ID(starling, (starling::actors::TimeSplit))

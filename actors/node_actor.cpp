@@ -91,7 +91,8 @@ void fail(Self self, const std::string& why) {
   self->quit(caf::make_error(caf::sec::runtime_error, why));
 }
 
-// Folds the reports of one iteration into z, by mode.
+// Folds the reports of one iteration into z: the mean gradient's step (synchronous SGD) or
+// the mean of the replicas (independent replicas). SMA has its own sliced round.
 void combine(Self self) {
   auto& s = self->state;
   s.z_stale = false;
@@ -106,8 +107,6 @@ void combine(Self self) {
     sma::mean(vectors.data(), k, s.scratch.data(), n);
     s.optimizer->step(z, s.scratch.data(), n, static_cast<float>(s.lr));
     s.load_next = true;
-  } else if (s.mode == IntraSync::sma) {
-    sma::apply(z, s.z_prev.data(), vectors.data(), k, static_cast<float>(s.spec.momentum), n);
   } else {
     sma::mean(vectors.data(), k, z, n);
   }
@@ -176,10 +175,40 @@ void tune(Self self, int64_t iteration_samples) {
 
 void start_iteration(Self self);
 
-void iteration_done(Self self) {
+void iteration_finish(Self self);
+
+// The SMA round, sliced: learner j averages slice j of z and of every replica, in parallel.
+void average_in_slices(Self self) {
   auto& s = self->state;
   const int k = learner_count(self);
-  if (s.mode != IntraSync::none) combine(self);
+  const std::size_t n = s.central->param_count();
+  SmaSlice slice;
+  slice.z = s.central->params();
+  slice.z_prev = s.z_prev.data();
+  for (const auto& r : s.reports) slice.replicas.push_back(const_cast<float*>(r.vector));
+  slice.alpha = alpha(s, k);
+  slice.momentum = static_cast<float>(s.spec.momentum);
+  s.pending = k;
+  for (int j = 0; j < k; ++j) {
+    slice.lo = sma::slice_bound(n, k, j), slice.hi = sma::slice_bound(n, k, j + 1);
+    self->request(s.learners[static_cast<std::size_t>(j)], caf::infinite, slice)
+        .then([=](int) {
+                if (--self->state.pending == 0) iteration_finish(self);
+              },
+              [=](caf::error& err) { fail(self, "SMA round failed: " + self->system().render(err)); });
+  }
+}
+
+void iteration_done(Self self) {
+  auto& s = self->state;
+  if (s.mode == IntraSync::sma && s.sync_now) return average_in_slices(self);
+  if (s.mode == IntraSync::average) combine(self);
+  iteration_finish(self);
+}
+
+void iteration_finish(Self self) {
+  auto& s = self->state;
+  const int k = learner_count(self);
   s.z_stale = s.mode == IntraSync::none;
   const bool last = s.samples + static_cast<int64_t>(k) * s.spec.train.learner.batch >= s.target_samples;
   if (s.exchange && ((s.iteration + 1) % s.spec.period == 0 || last) && !exchange_with_peers(self)) return;
@@ -231,6 +260,7 @@ void start_iteration(Self self) {
   order.lr = static_cast<float>(s.lr);
   order.alpha = alpha(s, k);
   order.sync = (s.iteration + 1) % s.spec.sync_every == 0;
+  s.sync_now = order.sync;
   order.load = s.load_next || drop;
   order.reset_optimizer = drop;
   order.z = s.central->params();

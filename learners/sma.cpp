@@ -4,30 +4,40 @@
 
 namespace starling::sma {
 
-void correct(float* __restrict w, const float* __restrict z, float* __restrict c, float alpha, std::size_t n) {
-  for (std::size_t i = 0; i < n; ++i) {
-    c[i] = alpha * (w[i] - z[i]);
-    w[i] -= c[i];
+void average_slice(float* z, float* z_prev, float* const* replicas, int count, float alpha, float momentum,
+                   std::size_t lo, std::size_t hi) {
+  // Blocks small enough that z, the sum and every replica's block stay in L1.
+  constexpr std::size_t kBlock = 512;
+  float sum[kBlock];
+  for (std::size_t b = lo; b < hi; b += kBlock) {
+    const std::size_t len = std::min(kBlock, hi - b);
+    float* __restrict zb = z + b;
+    std::fill(sum, sum + len, 0.f);
+    for (int j = 0; j < count; ++j) {
+      float* __restrict w = replicas[j] + b;
+      for (std::size_t i = 0; i < len; ++i) {
+        const float c = alpha * (w[i] - zb[i]);
+        w[i] -= c;
+        sum[i] += c;
+      }
+    }
+    if (z_prev && momentum != 0.f) {
+      float* __restrict zp = z_prev + b;
+      for (std::size_t i = 0; i < len; ++i) {
+        const float old = zb[i];
+        zb[i] += momentum * (old - zp[i]) + sum[i];
+        zp[i] = old;
+      }
+    } else {
+      for (std::size_t i = 0; i < len; ++i) zb[i] += sum[i];
+    }
   }
 }
 
-void apply(float* z, float* z_prev, const float* const* corrections, int count, float momentum, std::size_t n) {
-  // Blocks small enough that z and every correction stay in L1 while they are summed.
-  constexpr std::size_t kBlock = 1024;
-  for (std::size_t lo = 0; lo < n; lo += kBlock) {
-    const std::size_t hi = std::min(n, lo + kBlock);
-    if (z_prev && momentum != 0.f) {
-      for (std::size_t i = lo; i < hi; ++i) {
-        const float old = z[i];
-        z[i] += momentum * (old - z_prev[i]);
-        z_prev[i] = old;
-      }
-    }
-    for (int j = 0; j < count; ++j) {
-      const float* c = corrections[j];
-      for (std::size_t i = lo; i < hi; ++i) z[i] += c[i];
-    }
-  }
+std::size_t slice_bound(std::size_t n, int parts, int i) {
+  if (i >= parts) return n;
+  const std::size_t step = (n / static_cast<std::size_t>(parts) + 15) / 16 * 16;
+  return std::min(n, step * static_cast<std::size_t>(i));
 }
 
 void mean(const float* const* vectors, int count, float* out, std::size_t n) {

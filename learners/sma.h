@@ -2,17 +2,21 @@
 // Synchronous model averaging inside a node (Crossbow, Koliousis et al. VLDB 2019), as plain
 // loops over flat arenas so it is testable without actors:
 //   c_j = α (w_j − z),  w_j ← w_j − c_j,  z ← z + Σ_j c_j + μ (z − z_prev).
+// The round is cut into slices that the learners apply in parallel.
 #include <cstddef>
 
 namespace starling::sma {
 
-/// Learner side: writes c = α (w − z) and moves the replica: w ← w − c. No two may alias.
-void correct(float* w, const float* z, float* c, float alpha, std::size_t n);
+/// One slice [lo, hi) of an SMA round, fused into a single pass: for each replica j in index
+/// order c_j = α (w_j − z) and w_j ← w_j − c_j; then z ← z + μ (z − z_prev) + Σ_j c_j and
+/// z_prev ← the old z (with μ = 0, z_prev may be null and is untouched). Disjoint slices are
+/// independent, so the learners of a node can run them in parallel, and the summation
+/// order does not depend on which learner finished first.
+void average_slice(float* z, float* z_prev, float* const* replicas, int count, float alpha, float momentum,
+                   std::size_t lo, std::size_t hi);
 
-/// Node side, in place and in one pass: z ← z + μ (z − z_prev) + Σ_j c_j and z_prev ← old z,
-/// summing the corrections in index order so the result does not depend on which learner
-/// finished first. With μ = 0, z_prev may be null and is neither read nor written.
-void apply(float* z, float* z_prev, const float* const* corrections, int count, float momentum, std::size_t n);
+/// Splits [0, n) into `parts` slices of 64-byte aligned starts; slice i is [bounds(i), bounds(i+1)).
+std::size_t slice_bound(std::size_t n, int parts, int i);
 
 /// out = mean of `count` vectors, summed in index order (synchronous SGD, independent replicas).
 void mean(const float* const* vectors, int count, float* out, std::size_t n);

@@ -4,54 +4,67 @@
 
 #include "learners/sma.h"
 
+#include <cmath>
 #include <vector>
 
 using namespace starling;
 namespace tt = boost::test_tools;
 
-BOOST_AUTO_TEST_CASE(learner_correction_moves_the_replica_toward_z) {
-  float w[2] = {3.f, -1.f};
-  const float z[2] = {1.f, 1.f};
-  float c[2];
-  sma::correct(w, z, c, 0.25f, 2);  // c = 0.25·(w − z) = (0.5, −0.5); w − c = (2.5, −0.5)
-  BOOST_TEST(c[0] == 0.5f);
-  BOOST_TEST(c[1] == -0.5f);
-  BOOST_TEST(w[0] == 2.5f);
-  BOOST_TEST(w[1] == -0.5f);
-}
-
-BOOST_AUTO_TEST_CASE(node_update_with_and_without_momentum) {
-  const float c1[2] = {0.5f, -0.5f}, c2[2] = {0.25f, 1.f};
-  const float* cs[2] = {c1, c2};
+BOOST_AUTO_TEST_CASE(one_round_by_hand) {
+  // α = 0.25: c1 = 0.25·(w1 − z) = (0.5, −0.5), c2 = 0.25·(w2 − z) = (0.25, 1)
+  float w1[2] = {3.f, 0.f}, w2[2] = {2.f, 6.f};
+  float* replicas[2] = {w1, w2};
   float z[2] = {1.f, 2.f}, z_prev[2] = {0.f, 2.f};
-  // z + μ(z − z_prev) + c1 + c2 with μ = 0.5: (1 + 0.5 + 0.75, 2 + 0 + 0.5) = (2.25, 2.5)
-  sma::apply(z, z_prev, cs, 2, 0.5f, 2);
+  sma::average_slice(z, z_prev, replicas, 2, 0.25f, 0.5f, 0, 2);
+  BOOST_TEST(w1[0] == 2.5f);  // w − c
+  BOOST_TEST(w1[1] == 0.5f);
+  BOOST_TEST(w2[0] == 1.75f);
+  BOOST_TEST(w2[1] == 5.f);
+  // z + μ(z − z_prev) + c1 + c2 with μ = 0.5: (1 + 0.5 + 0.75, 2 + 0 + 0.5)
   BOOST_TEST(z[0] == 2.25f);
   BOOST_TEST(z[1] == 2.5f);
   BOOST_TEST(z_prev[0] == 1.f);  // the old z
   BOOST_TEST(z_prev[1] == 2.f);
-  sma::apply(z, nullptr, cs, 2, 0.f, 2);  // no momentum: z + Σ c
-  BOOST_TEST(z[0] == 3.f);
-  BOOST_TEST(z[1] == 3.f);
 }
 
-BOOST_AUTO_TEST_CASE(one_round_of_k_learners_with_alpha_one_over_k_gives_the_mean) {
+BOOST_AUTO_TEST_CASE(slices_in_any_order_equal_one_pass) {
+  const std::size_t n = 5003;  // several blocks and a ragged end
+  const int k = 3;
+  std::vector<std::vector<float>> a(k, std::vector<float>(n)), b;
+  std::vector<float> za(n), zpa(n), zb, zpb;
+  for (std::size_t i = 0; i < n; ++i) {
+    za[i] = std::sin(0.01f * i), zpa[i] = std::cos(0.02f * i);
+    for (int j = 0; j < k; ++j) a[j][i] = za[i] + 0.1f * static_cast<float>(j + 1) * std::cos(0.3f * i);
+  }
+  b = a, zb = za, zpb = zpa;
+  std::vector<float*> ra, rb;
+  for (int j = 0; j < k; ++j) ra.push_back(a[j].data()), rb.push_back(b[j].data());
+  sma::average_slice(za.data(), zpa.data(), ra.data(), k, 1.f / k, 0.9f, 0, n);
+  for (int part = 4; part-- > 0;)  // the last slice first
+    sma::average_slice(zb.data(), zpb.data(), rb.data(), k, 1.f / k, 0.9f, sma::slice_bound(n, 4, part),
+                       sma::slice_bound(n, 4, part + 1));
+  BOOST_TEST(za == zb, tt::per_element());
+  BOOST_TEST(a[2] == b[2], tt::per_element());
+  BOOST_TEST(sma::slice_bound(n, 4, 0) == 0u);
+  BOOST_TEST(sma::slice_bound(n, 4, 1) % 16 == 0u);
+  BOOST_TEST(sma::slice_bound(n, 4, 4) == n);
+}
+
+BOOST_AUTO_TEST_CASE(alpha_one_over_k_moves_z_to_the_mean) {
   // With α = 1/k and μ = 0, z after one round is the mean of the replicas.
   const int k = 4;
-  const std::size_t n = 3000;  // spans several of apply()'s blocks
-  std::vector<std::vector<float>> w(k, std::vector<float>(n)), c(k, std::vector<float>(n));
+  const std::size_t n = 3000;
+  std::vector<std::vector<float>> w(k, std::vector<float>(n));
   std::vector<float> z(n, 1.f), mean(n, 0.f);
-  for (int j = 0; j < k; ++j)
+  std::vector<float*> replicas;
+  for (int j = 0; j < k; ++j) {
     for (std::size_t i = 0; i < n; ++i) {
       w[j][i] = static_cast<float>(j * 7 + i % 13);
       mean[i] += w[j][i] / k;
     }
-  std::vector<const float*> cs;
-  for (int j = 0; j < k; ++j) {
-    sma::correct(w[j].data(), z.data(), c[j].data(), 1.f / k, n);
-    cs.push_back(c[j].data());
+    replicas.push_back(w[j].data());
   }
-  sma::apply(z.data(), nullptr, cs.data(), k, 0.f, n);
+  sma::average_slice(z.data(), nullptr, replicas.data(), k, 1.f / k, 0.f, 0, n);
   for (std::size_t i = 0; i < n; i += 97) BOOST_TEST(z[i] == mean[i], tt::tolerance(1e-5f));
 }
 
