@@ -70,6 +70,13 @@ float alpha(const NodeState& s, int k) {
 
 void finish(Self self) {
   auto& s = self->state;
+  if (s.exchange) {
+    try {
+      s.exchange->finish();
+    } catch (const std::exception& e) {
+      spdlog::warn("leaving the peers: {}", e.what());
+    }
+  }
   s.result.wall_seconds = seconds_since(s.start);
   s.result.train_seconds = s.result.wall_seconds - s.eval_seconds;
   s.result.model_checksum = checksum_hex(s.central->params(), s.central->param_count());
@@ -119,7 +126,7 @@ bool exchange_with_peers(Self self) {
   if (s.z_stale) combine(self);
   const auto start = Clock::now();
   try {
-    s.exchange->exchange();
+    s.exchange->exchange(static_cast<uint64_t>(s.iteration));
   } catch (const std::exception& e) {
     fail(self, std::string("exchange with peers failed: ") + e.what());
     return false;

@@ -10,7 +10,7 @@
 namespace starling::gossip {
 namespace {
 
-const char* const kModeNames[] = {"none", "allreduce", "gossip", "local-sgd"};
+const char* const kModeNames[] = {"none", "allreduce", "gossip", "local-sgd", "async-gossip"};
 const char* const kTopologies[] = {"ring", "torus", "exponential", "one-peer-exponential", "complete", "random"};
 
 Topology make_topology(const ExchangeSpec& s) {
@@ -31,7 +31,10 @@ MixingSchedule make_schedule(const ExchangeSpec& s) {
 std::pair<std::set<int>, std::set<int>> links(const ExchangeSpec& s) {
   const int p = static_cast<int>(s.peers.size());
   std::set<int> out, in;
-  if (s.mode == ExchangeMode::gossip) {
+  if (s.mode == ExchangeMode::async_gossip) {
+    const Topology topology = make_topology(s);
+    for (int r : topology.neighbors(s.rank)) out.insert(r), in.insert(r);
+  } else if (s.mode == ExchangeMode::gossip) {
     const MixingSchedule schedule = make_schedule(s);
     for (std::uint64_t round = 0; round < 64; ++round) {  // covers every rotation of the SGP schedule
       const MixingPlan plan = schedule(round);
@@ -66,7 +69,7 @@ CurveSecurity load_security(const ExchangeSpec& s) {
 std::string peer_key_name(PeerId id) { return "peer" + std::to_string(id); }
 
 bool parse_exchange_mode(const std::string& text, ExchangeMode& out) {
-  for (int i = 0; i < 4; ++i)
+  for (int i = 0; i < 5; ++i)
     if (text == kModeNames[i]) {
       out = static_cast<ExchangeMode>(i);
       return true;
@@ -97,10 +100,24 @@ PeerExchange::PeerExchange(const ExchangeSpec& spec, protocols::Span<float> mode
 
   std::vector<PeerId> ids;
   for (const auto& peer : spec.peers) ids.push_back(peer.id);
-  if (spec.mode == ExchangeMode::gossip) {
+  if (spec.mode == ExchangeMode::gossip && spec.codec != "none") {
+    ChocoOptions c;
+    c.gamma = spec.gamma;
+    c.timeout = spec.timeout;
+    choco_ = std::make_unique<ChocoGossip>(*transport_, ids, make_schedule(spec), spec.codec, spec.codec_options, c);
+  } else if (spec.mode == ExchangeMode::gossip) {
     GossipOptions g;
     g.timeout = spec.timeout;
     gossip_ = std::make_unique<GossipAverage>(*transport_, ids, make_schedule(spec), g);
+  } else if (spec.mode == ExchangeMode::async_gossip) {
+    AsyncGossipOptions a;
+    a.max_staleness = spec.max_staleness;
+    a.staleness_scaling = spec.staleness_scaling;
+    a.timeout = spec.timeout;
+    a.seed = spec.seed + static_cast<uint64_t>(spec.rank);
+    std::vector<PeerId> neighbours;
+    for (int r : links(spec).first) neighbours.push_back(spec.peers[static_cast<std::size_t>(r)].id);
+    async_ = std::make_unique<AsyncGossip>(*transport_, neighbours, a);
   } else if (spec.mode != ExchangeMode::none) {
     AllreduceOptions a;
     a.timeout = spec.timeout;
@@ -112,9 +129,15 @@ PeerExchange::~PeerExchange() {
   if (transport_) transport_->stop();
 }
 
-void PeerExchange::exchange() {
+void PeerExchange::exchange(uint64_t step) {
   if (gossip_) gossip_->run(model_);
+  else if (choco_) choco_->run(model_);
+  else if (async_) async_->run(model_, step);
   else if (ring_) ring_->run();
+}
+
+void PeerExchange::finish() {
+  if (async_) async_->finish(model_);
 }
 
 uint64_t PeerExchange::bytes_sent() const { return transport_->stats().bytes_sent(); }

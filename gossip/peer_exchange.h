@@ -1,11 +1,15 @@
 #pragma once
 // A peer's side of model exchange: owns the ZeroMQ context and transport, connects to the
 // neighbours its mode needs, and mixes the peer's model with theirs once per call:
-// `allreduce` and `local-sgd` replace it with the mean over all peers (ring all-reduce),
-// `gossip` does one D-PSGD round with Metropolis–Hastings weights over the topology.
-// Every peer must call exchange() the same number of times; a missing peer ends in
-// TimeoutError rather than a hang.
+// `allreduce` and `local-sgd` replace it with the mean over all peers (ring all-reduce);
+// `gossip` does one D-PSGD round with Metropolis–Hastings weights over the topology, or with
+// a codec other than "none" one CHOCO-SGD round (compressed differences to public copies);
+// `async-gossip` averages with one random neighbour, no barrier, within a staleness bound.
+// In the synchronous modes every peer calls exchange() the same number of times; a missing
+// peer ends in TimeoutError rather than a hang.
 #include "gossip/allreduce_ring.h"
+#include "gossip/async_gossip.h"
+#include "gossip/choco_gossip.h"
 #include "gossip/curve.h"
 #include "gossip/gossip_average.h"
 #include "gossip/transport.h"
@@ -17,9 +21,9 @@
 
 namespace starling::gossip {
 
-enum class ExchangeMode { none, allreduce, gossip, local_sgd };
+enum class ExchangeMode { none, allreduce, gossip, local_sgd, async_gossip };
 
-/// Parses "none", "allreduce", "gossip" or "local-sgd"; returns false on anything else.
+/// Parses "none", "allreduce", "gossip", "local-sgd" or "async-gossip"; false on anything else.
 bool parse_exchange_mode(const std::string& text, ExchangeMode& out);
 const char* exchange_mode_name(ExchangeMode mode);
 
@@ -39,6 +43,11 @@ struct ExchangeSpec {
   int rank = 0;                    // this peer's index in `peers`
   std::vector<PeerAddress> peers;  // every peer, in ring order
   std::chrono::milliseconds timeout{60000};
+  std::string codec = "none";  // gossip: CHOCO-SGD with this compressor unless "none"
+  protocols::CodecOptions codec_options;
+  double gamma = 0.5;              // CHOCO consensus step size
+  uint64_t max_staleness = 4;      // async-gossip: steps a peer may run ahead of a neighbour
+  bool staleness_scaling = false;  // async-gossip: divide the mixed-in change by the step gap
   /// CURVE: when set, every link is encrypted and only the listed peers' keys are admitted.
   /// The folder holds peer<ID>.key (this peer's secret) and peer<ID>.pub for every peer, as
   /// `starling keygen` writes them.
@@ -56,8 +65,12 @@ class PeerExchange {
   PeerExchange(const ExchangeSpec& spec, protocols::Span<float> model);
   ~PeerExchange();
 
-  /// One mixing of the model with the peers (see the file comment).
-  void exchange();
+  /// One mixing of the model with the peers (see the file comment); `step` is this peer's
+  /// iteration, which async-gossip uses for its staleness bound.
+  void exchange(uint64_t step);
+  /// async-gossip: says goodbye and answers the neighbours until they have all finished, so
+  /// nobody waits on a peer that is gone. Nothing to do in the synchronous modes.
+  void finish();
 
   uint64_t bytes_sent() const;
   uint64_t bytes_received() const;
@@ -70,6 +83,8 @@ class PeerExchange {
   std::unique_ptr<Transport> transport_;
   std::unique_ptr<AllreduceRing> ring_;
   std::unique_ptr<GossipAverage> gossip_;
+  std::unique_ptr<ChocoGossip> choco_;
+  std::unique_ptr<AsyncGossip> async_;
 };
 
 }  // namespace starling::gossip

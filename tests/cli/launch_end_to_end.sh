@@ -57,6 +57,20 @@ timeout 120 "$starling" launch --config "$tmp/gossip.toml" --summary "$tmp/g.jso
 acc=$(grep '"test_accuracy_min"' "$tmp/g.json" | tr -dc '0-9.')
 awk -v a="$acc" 'BEGIN { exit !(a > 0.8) }' || fail "gossip peers reached only $acc"
 
+# Compressed gossip (CHOCO-SGD with top-k) and asynchronous gossip also train every peer.
+config "$tmp/choco.toml" gossip $((base + 11)) $((base + 12)) $((base + 13))
+printf '[compression]\ncodec = "topk"\ndensity = 0.1\n' >>"$tmp/choco.toml"
+config "$tmp/async.toml" async-gossip $((base + 14)) $((base + 15)) $((base + 16))
+for variant in choco async; do
+  timeout 120 "$starling" launch --config "$tmp/$variant.toml" --summary "$tmp/$variant.json" >"$tmp/$variant.log" 2>&1 \
+    || { cat "$tmp/$variant.log"; fail "$variant launch failed"; }
+  acc=$(grep '"test_accuracy_min"' "$tmp/$variant.json" | tr -dc '0-9.')
+  awk -v a="$acc" 'BEGIN { exit !(a > 0.8) }' || fail "$variant peers reached only $acc"
+done
+dense=$(grep '"bytes_sent"' "$tmp/g.json" | tr -dc '0-9.e+')
+sparse=$(grep '"bytes_sent"' "$tmp/choco.json" | tr -dc '0-9.e+')
+awk -v d="$dense" -v s="$sparse" 'BEGIN { exit !(s * 3 < d) }' || fail "top-k gossip sent $sparse bytes, dense $dense"
+
 # The same over CURVE: keys from `starling keygen`, every link encrypted and authenticated.
 config "$tmp/secure.toml" allreduce $((base + 8)) $((base + 9)) $((base + 10))
 printf '[security]\ncurve = true\nkeys_dir = "keys"\n' >>"$tmp/secure.toml"
