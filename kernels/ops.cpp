@@ -1,101 +1,80 @@
+// Non-GEMM kernels: per-ISA dispatch of the vectorized ones (bodies in ops_impl.h) and the
+// small scalar ones (softmax cross-entropy, argmax) that run once per batch row.
 #include "kernels/ops.h"
+
+#include "kernels/cpu_features.h"
+#include "kernels/ops_impl.h"
+
+#include <emmintrin.h>
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
-#include <limits>
 
 namespace starling::kernels {
 
-void im2col(const ConvShape& s, const float* x, float* cols) {
-  const int oh = s.out_h(), ow = s.out_w();
-  const long patch = s.patch();
-  const size_t run = static_cast<size_t>(s.in_c) * sizeof(float);
-  float* out = cols;
-  for (int n = 0; n < s.batch; ++n) {
-    const float* xn = x + static_cast<long>(n) * s.in_h * s.in_w * s.in_c;
-    for (int oy = 0; oy < oh; ++oy)
-      for (int ox = 0; ox < ow; ++ox, out += patch) {
-        float* dst = out;
-        for (int ky = 0; ky < s.kernel; ++ky) {
-          const int iy = oy * s.stride - s.pad + ky;
-          for (int kx = 0; kx < s.kernel; ++kx, dst += s.in_c) {
-            const int ix = ox * s.stride - s.pad + kx;
-            if (iy < 0 || iy >= s.in_h || ix < 0 || ix >= s.in_w) std::memset(dst, 0, run);
-            else std::memcpy(dst, xn + (static_cast<long>(iy) * s.in_w + ix) * s.in_c, run);
-          }
-        }
-      }
+namespace ops_detail {
+namespace {
+
+// SSE moves (baseline x86-64) for short runs: a plain loop would become a memcpy call per run.
+struct BaselineRuns {
+  static constexpr bool kSelectPoolGradient = false;
+  static void copy(float* d, const float* s, long n) {
+    long i = 0;
+    for (; i + 4 <= n; i += 4) _mm_storeu_ps(d + i, _mm_loadu_ps(s + i));
+    for (; i < n; ++i) d[i] = s[i];
   }
+  class Fixed {
+   public:
+    explicit Fixed(long n) : n_(n) {}
+    void copy(float* d, const float* s) const { BaselineRuns::copy(d, s, n_); }
+
+   private:
+    long n_;
+  };
+};
+
+}  // namespace
+
+const OpsTable& ops_baseline() {
+  static const OpsTable table = make_table<BaselineRuns>();
+  return table;
 }
 
-void col2im(const ConvShape& s, const float* dcols, float* dx) {
-  const int oh = s.out_h(), ow = s.out_w();
-  std::fill(dx, dx + static_cast<long>(s.batch) * s.in_h * s.in_w * s.in_c, 0.f);
-  const float* src = dcols;
-  for (int n = 0; n < s.batch; ++n) {
-    float* dxn = dx + static_cast<long>(n) * s.in_h * s.in_w * s.in_c;
-    for (int oy = 0; oy < oh; ++oy)
-      for (int ox = 0; ox < ow; ++ox)
-        for (int ky = 0; ky < s.kernel; ++ky) {
-          const int iy = oy * s.stride - s.pad + ky;
-          for (int kx = 0; kx < s.kernel; ++kx, src += s.in_c) {
-            const int ix = ox * s.stride - s.pad + kx;
-            if (iy < 0 || iy >= s.in_h || ix < 0 || ix >= s.in_w) continue;
-            float* d = dxn + (static_cast<long>(iy) * s.in_w + ix) * s.in_c;
-            for (int c = 0; c < s.in_c; ++c) d[c] += src[c];
-          }
-        }
+}  // namespace ops_detail
+
+namespace {
+
+// The table for the active instruction set; like the GEMM, decided per call so force_isa
+// and STARLING_ISA reach these kernels too.
+const ops_detail::OpsTable& ops() {
+  switch (active_isa()) {
+    case Isa::avx512: return ops_detail::ops_avx512();
+    case Isa::avx2: return ops_detail::ops_avx2();
+    case Isa::scalar: break;
   }
+  return ops_detail::ops_baseline();
 }
+
+}  // namespace
+
+void im2col(const ConvShape& s, const float* x, float* cols) { ops().im2col(s, x, cols); }
+
+void col2im(const ConvShape& s, const float* dcols, float* dx) { ops().col2im(s, dcols, dx); }
 
 void maxpool_forward(const PoolShape& s, const float* x, float* y, int32_t* argmax) {
-  const int oh = s.out_h(), ow = s.out_w(), C = s.channels;
-  const long in_sample = static_cast<long>(s.in_h) * s.in_w * C;
-  for (int n = 0; n < s.batch; ++n) {
-    const float* xn = x + n * in_sample;
-    for (int oy = 0; oy < oh; ++oy)
-      for (int ox = 0; ox < ow; ++ox) {
-        const long o = ((static_cast<long>(n) * oh + oy) * ow + ox) * C;
-        for (int c = 0; c < C; ++c) {
-          y[o + c] = -std::numeric_limits<float>::infinity();
-          argmax[o + c] = 0;
-        }
-        for (int ky = 0; ky < s.size; ++ky)
-          for (int kx = 0; kx < s.size; ++kx) {
-            const int32_t off = ((oy * s.stride + ky) * s.in_w + (ox * s.stride + kx)) * C;
-            for (int c = 0; c < C; ++c)
-              if (xn[off + c] > y[o + c]) {
-                y[o + c] = xn[off + c];
-                argmax[o + c] = off + c;
-              }
-          }
-      }
-  }
+  ops().maxpool_forward(s, x, y, argmax);
 }
 
 void maxpool_backward(const PoolShape& s, const float* dy, const int32_t* argmax, float* dx) {
-  const long in_sample = static_cast<long>(s.in_h) * s.in_w * s.channels;
-  const long out_sample = static_cast<long>(s.out_h()) * s.out_w() * s.channels;
-  std::fill(dx, dx + s.batch * in_sample, 0.f);
-  for (int n = 0; n < s.batch; ++n)
-    for (long i = 0; i < out_sample; ++i) dx[n * in_sample + argmax[n * out_sample + i]] += dy[n * out_sample + i];
+  ops().maxpool_backward(s, dy, argmax, dx);
 }
 
-void relu_forward(long n, const float* x, float* y) {
-  for (long i = 0; i < n; ++i) y[i] = x[i] > 0.f ? x[i] : 0.f;
-}
+void relu_forward(long n, const float* x, float* y) { ops().relu_forward(n, x, y); }
 
-void relu_backward(long n, const float* y, const float* dy, float* dx) {
-  for (long i = 0; i < n; ++i) dx[i] = y[i] > 0.f ? dy[i] : 0.f;
-}
+void relu_backward(long n, const float* y, const float* dy, float* dx) { ops().relu_backward(n, y, dy, dx); }
 
 void column_sums(int rows, int cols, const float* dy, float* db, bool accumulate) {
-  if (!accumulate) std::fill(db, db + cols, 0.f);
-  for (int i = 0; i < rows; ++i) {
-    const float* row = dy + static_cast<long>(i) * cols;
-    for (int j = 0; j < cols; ++j) db[j] += row[j];
-  }
+  ops().column_sums(rows, cols, dy, db, accumulate);
 }
 
 double softmax_xent(int batch, int classes, const float* logits, const int32_t* labels, float* dlogits) {

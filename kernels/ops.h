@@ -26,6 +26,7 @@ struct PoolShape {
 };
 
 /// y = max over each window; argmax[i] is the input offset (within the sample) of y[i].
+/// Ties go to the first element in window order (row by row).
 void maxpool_forward(const PoolShape& s, const float* x, float* y, int32_t* argmax);
 /// dx = 0 except dy routed to each window's argmax (overwrites dx).
 void maxpool_backward(const PoolShape& s, const float* dy, const int32_t* argmax, float* dx);

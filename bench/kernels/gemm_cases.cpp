@@ -1,8 +1,11 @@
 // Shapes of the benchmark. A dense layer y[B×out] = x[B×in]·W[in×out] trains with three
 // GEMMs: forward (B, out, in), input gradient dY·Wᵀ (B, in, out; trans_b) and weight
 // gradient Xᵀ·dY (in, out, B; trans_a). im2col convolutions are dense layers whose rows are
-// batch × output pixels and whose inputs are patches.
+// batch × output pixels and whose inputs are patches; Conv2D runs them in chunks of samples,
+// listed as ".chunk" cases.
 #include "gemm_cases.h"
+
+#include <algorithm>
 
 namespace starling::bench {
 namespace {
@@ -13,6 +16,19 @@ void add_dense(std::vector<GemmCase>& out, const std::string& name, int rows, in
   out.push_back({name + ".fwd" + tag, rows, outs, in, false, false});
   out.push_back({name + ".dx" + tag, rows, in, outs, false, true});
   out.push_back({name + ".dw" + tag, in, outs, rows, true, false});
+}
+
+// The GEMMs Conv2D issues per chunk of samples (learners/layers/conv2d.cpp): forward and
+// weight gradient over chunks whose patches fit in 512 KB, the input gradient over chunks
+// of < 128 rows against a pre-transposed W (so trans_b is false).
+void add_conv_chunks(std::vector<GemmCase>& out, const std::string& name, int pixels, int patch, int outs,
+                     int batch) {
+  const int per_chunk = std::max(1, std::min(batch, (512 << 10) / (pixels * patch * 4)));
+  const int dx_chunk = std::max(1, std::min(batch, 127 / pixels));
+  const std::string tag = " b" + std::to_string(batch);
+  out.push_back({name + ".fwd.chunk" + tag, per_chunk * pixels, outs, patch, false, false});
+  out.push_back({name + ".dx.chunk" + tag, dx_chunk * pixels, patch, outs, false, false});
+  out.push_back({name + ".dw.chunk" + tag, patch, outs, per_chunk * pixels, true, false});
 }
 
 }  // namespace
@@ -31,6 +47,8 @@ std::vector<GemmCase> training_cases(const std::vector<int>& batches) {
     add_dense(out, "mlp.fc3", b, 128, 10, b);
     add_dense(out, "cnn.conv1", b * 24 * 24, 25, 32, b);
     add_dense(out, "cnn.conv2", b * 8 * 8, 800, 64, b);
+    add_conv_chunks(out, "cnn.conv1", 24 * 24, 25, 32, b);
+    add_conv_chunks(out, "cnn.conv2", 8 * 8, 800, 64, b);
     add_dense(out, "cnn.fc1", b, 1024, 128, b);
     add_dense(out, "cnn.fc2", b, 128, 10, b);
   }

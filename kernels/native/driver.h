@@ -16,6 +16,7 @@
 #include "kernels/native/tile.h"
 
 #include <algorithm>
+#include <type_traits>
 
 namespace starling::kernels::native {
 namespace {
@@ -40,10 +41,18 @@ void pack_a(const GemmArgs& g, int i0, int mc, int p0, int kc, float* dst) {
   }
 }
 
+// Kernels may bring a vector transpose for packing Bᵀ panels: static pack_bt(src, ldb, kc,
+// nr, panel) writing panel[p*NR + j] = src[j*ldb + p] for p < kc, j < nr.
+template <class Kernel, class = void>
+struct has_pack_bt : std::false_type {};
+template <class Kernel>
+struct has_pack_bt<Kernel, std::void_t<decltype(&Kernel::pack_bt)>> : std::true_type {};
+
 // Depth [p0, p0+kc) × columns [j0, j0+nc) of op(B) into NR-column panels; panel s starts at
 // dst + s*NR*kc with row stride NR. The last panel may be narrower; kernels mask it.
-template <int NR>
+template <class Kernel>
 void pack_b(const GemmArgs& g, int p0, int kc, int j0, int nc, float* dst) {
+  constexpr int NR = Kernel::NR;
   for (int jr = 0; jr < nc; jr += NR) {
     const int nr = std::min(NR, nc - jr);
     float* panel = dst + static_cast<long>(jr) * kc;
@@ -51,6 +60,8 @@ void pack_b(const GemmArgs& g, int p0, int kc, int j0, int nc, float* dst) {
       const float* src = g.b + static_cast<long>(p0) * g.ldb + j0 + jr;
       for (int p = 0; p < kc; ++p, src += g.ldb)
         for (int j = 0; j < nr; ++j) panel[p * NR + j] = src[j];
+    } else if constexpr (has_pack_bt<Kernel>::value) {
+      Kernel::pack_bt(g.b + static_cast<long>(j0 + jr) * g.ldb + p0, g.ldb, kc, nr, panel);
     } else {
       const float* src = g.b + static_cast<long>(j0 + jr) * g.ldb + p0;
       for (int p = 0; p < kc; ++p)
@@ -139,7 +150,7 @@ void run_gemm(const GemmArgs& g, const Blocking& bl) {
       if (a_buf) pack_a<MR>(g, i0, mc, p0, kc, a_buf);
       for (int j0 = 0; j0 < g.n; j0 += bl.nc) {
         const int nc = std::min(bl.nc, g.n - j0);
-        if (b_buf) pack_b<NR>(g, p0, kc, j0, nc, b_buf);
+        if (b_buf) pack_b<Kernel>(g, p0, kc, j0, nc, b_buf);
         run_block<Kernel>(g, ops, i0, mc, p0, kc, j0, nc);
       }
     }

@@ -6,6 +6,8 @@
 
 #include <immintrin.h>
 
+#include <algorithm>
+
 namespace starling::kernels::native {
 namespace {
 
@@ -97,10 +99,56 @@ void pick_rows(const TileArgs& t) {
   pick_width<MR>(t);
 }
 
+// In-register transpose of a 16×16 block: pairs of rows interleaved (ps, then pd), then
+// 128-bit lanes regrouped twice. Row 4L + q of the result comes from lane L of the four
+// 4-row groups' vector q. maskz forms with full masks: the plain ones make GCC 12 warn.
+inline void transpose16(__m512 (&r)[16]) {
+  constexpr __mmask16 all = 0xFFFF;
+  __m512 t[16], u[16];
+  for (int i = 0; i < 8; ++i) {
+    t[2 * i] = _mm512_maskz_unpacklo_ps(all, r[2 * i], r[2 * i + 1]);
+    t[2 * i + 1] = _mm512_maskz_unpackhi_ps(all, r[2 * i], r[2 * i + 1]);
+  }
+  for (int i = 0; i < 4; ++i) {
+    const __m512d a = _mm512_castps_pd(t[4 * i]), b = _mm512_castps_pd(t[4 * i + 1]);
+    const __m512d c = _mm512_castps_pd(t[4 * i + 2]), d = _mm512_castps_pd(t[4 * i + 3]);
+    u[4 * i + 0] = _mm512_castpd_ps(_mm512_maskz_unpacklo_pd(0xFF, a, c));
+    u[4 * i + 1] = _mm512_castpd_ps(_mm512_maskz_unpackhi_pd(0xFF, a, c));
+    u[4 * i + 2] = _mm512_castpd_ps(_mm512_maskz_unpacklo_pd(0xFF, b, d));
+    u[4 * i + 3] = _mm512_castpd_ps(_mm512_maskz_unpackhi_pd(0xFF, b, d));
+  }
+  for (int q = 0; q < 4; ++q) {
+    const __m512 v0 = _mm512_maskz_shuffle_f32x4(all, u[q], u[4 + q], 0x44);
+    const __m512 v1 = _mm512_maskz_shuffle_f32x4(all, u[8 + q], u[12 + q], 0x44);
+    const __m512 v2 = _mm512_maskz_shuffle_f32x4(all, u[q], u[4 + q], 0xEE);
+    const __m512 v3 = _mm512_maskz_shuffle_f32x4(all, u[8 + q], u[12 + q], 0xEE);
+    r[q] = _mm512_maskz_shuffle_f32x4(all, v0, v1, 0x88);
+    r[4 + q] = _mm512_maskz_shuffle_f32x4(all, v0, v1, 0xDD);
+    r[8 + q] = _mm512_maskz_shuffle_f32x4(all, v2, v3, 0x88);
+    r[12 + q] = _mm512_maskz_shuffle_f32x4(all, v2, v3, 0xDD);
+  }
+}
+
 struct Avx512Kernel {
   static constexpr int MR = kMR;
   static constexpr int NR = kNR;
   static void tile(const TileArgs& t) { pick_rows<kMR>(t); }
+  // Bᵀ panel by 16×16 blocks (rows of B past nr and depths past kc load as zeros), where a
+  // scalar gather would cost a load per element.
+  static void pack_bt(const float* src, long ldb, int kc, int nr, float* panel) {
+    for (int jj = 0; jj < nr; jj += 16) {
+      const int rows = std::min(16, nr - jj);
+      for (int pp = 0; pp < kc; pp += 16) {
+        const int depth = std::min(16, kc - pp);
+        const __mmask16 lanes = lanes_for(depth);
+        __m512 r[16];
+        for (int j = 0; j < 16; ++j)
+          r[j] = j < rows ? _mm512_maskz_loadu_ps(lanes, src + (jj + j) * ldb + pp) : _mm512_setzero_ps();
+        transpose16(r);
+        for (int p = 0; p < depth; ++p) _mm512_storeu_ps(panel + static_cast<long>(pp + p) * kNR + jj, r[p]);
+      }
+    }
+  }
 };
 
 }  // namespace

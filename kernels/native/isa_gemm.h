@@ -10,5 +10,7 @@ void gemm_avx2(const GemmArgs& args);
 void gemm_avx512(const GemmArgs& args);
 /// C = A·Bᵀ (trans_b, not trans_a) without packing; for few rows and k ≥ 16.
 void gemm_avx512_dot(const GemmArgs& args);
+/// C = A·Bᵀ (trans_b, not trans_a) as Cᵀ = B·Aᵀ with Aᵀ packed; for up to 64 rows.
+void gemm_avx512_nt(const GemmArgs& args);
 
 }  // namespace starling::kernels::native

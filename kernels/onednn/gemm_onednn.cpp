@@ -1,3 +1,4 @@
+// oneDNN backend: dnnl_sgemm for the product, then the shared epilogue pass.
 #include "kernels/onednn/gemm_onednn.h"
 
 #include "kernels/epilogue.h"
@@ -9,7 +10,20 @@
 
 namespace starling::kernels::onednn {
 
+namespace {
+
+// omp_set_num_threads sets the calling thread's OpenMP ICV only, so a learner thread that
+// never called set_threads would run dnnl_sgemm on every core (spinning against the other
+// learners). Re-apply kernels::threads() on each calling thread when it differs.
+void match_thread_count() {
+  const int want = kernels::threads();
+  if (omp_get_max_threads() != want) omp_set_num_threads(want);
+}
+
+}  // namespace
+
 void gemm(const GemmArgs& a) {
+  match_thread_count();
   const float beta = a.accumulate ? 1.f : 0.f;
   dnnl_status_t status = dnnl_success;
   if (a.k == 0) {

@@ -1,5 +1,7 @@
+// 2-D convolution layer: im2col + GEMM in chunks of samples whose patches stay in cache.
 #include "learners/layers/conv2d.h"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -45,46 +47,98 @@ void Conv2D::init(std::mt19937_64& rng) {
   for (int j = 0; j < out_c_; ++j) b_[j] = 0.f;
 }
 
+namespace {
+
+// Patch rows per GEMM call: im2col expands the input up to kernel² times (6.5 MB at the CNN's
+// second layer and batch 32), so the whole batch's patches would go to memory and back.
+// Chunks of whole samples whose patches fit in about half of L2 are consumed while cached.
+constexpr long kChunkBytes = 512 << 10;
+// The input-gradient GEMM reads Wᵀ in place only below this many rows (the blocked kernel's
+// pack_b_min_m); above it every chunk would repack Wᵀ.
+constexpr long kDxChunkRows = 127;
+
+int samples_per_chunk(const kernels::ConvShape& s, long max_rows) {
+  const long per_sample = s.rows() / std::max(s.batch, 1);
+  const long by_bytes = kChunkBytes / std::max<long>(per_sample * s.patch() * 4, 1);
+  const long by_rows = max_rows / std::max<long>(per_sample, 1);
+  return static_cast<int>(std::clamp<long>(std::min(by_bytes, by_rows), 1, std::max(s.batch, 1)));
+}
+
+}  // namespace
+
 void Conv2D::reserve(int batch) {
   const auto s = shape(batch);
-  cols_.reserve(s.rows() * s.patch());
-  dcols_.reserve(s.rows() * s.patch());
+  const long per_sample = shape(1).rows() * s.patch();
+  cols_.reserve(per_sample * samples_per_chunk(s, s.rows()));
+  dcols_.reserve(per_sample * samples_per_chunk(s, kDxChunkRows));
+  wt_.reserve(s.patch() * out_c_);
 }
 
+// y[chunk] = im2col(x[chunk]) · W + b, chunk by chunk.
 void Conv2D::forward(kernels::Backend backend, int batch, const float* x, float* y) {
-  const auto s = shape(batch);
   reserve(batch);
-  kernels::im2col(s, x, cols_.data());
-  kernels::GemmArgs g;
-  g.m = static_cast<int>(s.rows()), g.n = out_c_, g.k = static_cast<int>(s.patch());
-  g.a = cols_.data(), g.lda = g.k;
-  g.b = w_, g.ldb = out_c_;
-  g.c = y, g.ldc = out_c_;
-  g.bias = b_;
-  g.relu = relu_output_;
-  kernels::gemm(backend, g);
+  const auto s = shape(batch);
+  const int step = samples_per_chunk(s, s.rows());
+  for (int n0 = 0; n0 < batch; n0 += step) {
+    const auto c = shape(std::min(step, batch - n0));
+    kernels::im2col(c, x + n0 * in_.size(), cols_.data());
+    kernels::GemmArgs g;
+    g.m = static_cast<int>(c.rows()), g.n = out_c_, g.k = static_cast<int>(c.patch());
+    g.a = cols_.data(), g.lda = g.k;
+    g.b = w_, g.ldb = out_c_;
+    g.c = y + n0 * output_shape().size(), g.ldc = out_c_;
+    g.bias = b_;
+    g.relu = relu_output_;
+    kernels::gemm(backend, g);
+  }
 }
 
-void Conv2D::backward(kernels::Backend backend, int batch, const float*, const float*, const float* dy,
-                      float* dx) {
+// dW = Σ over chunks of colsᵀ · dy, the patches recomputed from x rather than kept from the
+// forward pass (recomputing a cached chunk is cheaper than rereading it from memory).
+void Conv2D::weight_gradient(kernels::Backend backend, int batch, const float* x, const float* dy) {
   const auto s = shape(batch);
-  const int rows = static_cast<int>(s.rows()), patch = static_cast<int>(s.patch());
-  kernels::GemmArgs dw;  // dW = colsᵀ · dy
-  dw.m = patch, dw.n = out_c_, dw.k = rows;
-  dw.a = cols_.data(), dw.lda = patch, dw.trans_a = true;
-  dw.b = dy, dw.ldb = out_c_;
-  dw.c = dw_, dw.ldc = out_c_;
-  kernels::gemm(backend, dw);
-  kernels::column_sums(rows, out_c_, dy, db_, false);
-  if (!dx) return;
-  kernels::GemmArgs dc;  // dcols = dy · Wᵀ; cols holds x, so it doubles as the ReLU mask
-  dc.m = rows, dc.n = patch, dc.k = out_c_;
-  dc.a = dy, dc.lda = out_c_;
-  dc.b = w_, dc.ldb = out_c_, dc.trans_b = true;
-  dc.c = dcols_.data(), dc.ldc = patch;
-  if (relu_input_) dc.relu_mask = cols_.data(), dc.ldmask = patch;
-  kernels::gemm(backend, dc);
-  kernels::col2im(s, dcols_.data(), dx);
+  const int step = samples_per_chunk(s, s.rows());
+  for (int n0 = 0; n0 < batch; n0 += step) {
+    const auto c = shape(std::min(step, batch - n0));
+    kernels::im2col(c, x + n0 * in_.size(), cols_.data());
+    kernels::GemmArgs g;
+    g.m = static_cast<int>(c.patch()), g.n = out_c_, g.k = static_cast<int>(c.rows());
+    g.a = cols_.data(), g.lda = g.m, g.trans_a = true;
+    g.b = dy + n0 * output_shape().size(), g.ldb = out_c_;
+    g.c = dw_, g.ldc = out_c_;
+    g.accumulate = n0 > 0;
+    kernels::gemm(backend, g);
+  }
+}
+
+// dx = col2im(dy · Wᵀ) chunk by chunk, Wᵀ transposed once so every chunk reads it in place.
+// The ReLU mask of the input (x > 0) is applied to dx after col2im: every patch entry that
+// lands on one input pixel carries that pixel's mask, so masking the sum is the same.
+void Conv2D::input_gradient(kernels::Backend backend, int batch, const float* x, const float* dy, float* dx) {
+  const auto s = shape(batch);
+  const int patch = static_cast<int>(s.patch());
+  for (int q = 0; q < patch; ++q)
+    for (int o = 0; o < out_c_; ++o) wt_[static_cast<std::size_t>(o) * patch + q] = w_[static_cast<std::size_t>(q) * out_c_ + o];
+  const int step = samples_per_chunk(s, kDxChunkRows);
+  for (int n0 = 0; n0 < batch; n0 += step) {
+    const auto c = shape(std::min(step, batch - n0));
+    kernels::GemmArgs g;
+    g.m = static_cast<int>(c.rows()), g.n = patch, g.k = out_c_;
+    g.a = dy + n0 * output_shape().size(), g.lda = out_c_;
+    g.b = wt_.data(), g.ldb = patch;
+    g.c = dcols_.data(), g.ldc = patch;
+    kernels::gemm(backend, g);
+    kernels::col2im(c, dcols_.data(), dx + n0 * in_.size());
+  }
+  if (relu_input_) kernels::relu_backward(static_cast<long>(batch) * in_.size(), x, dx, dx);
+}
+
+void Conv2D::backward(kernels::Backend backend, int batch, const float* x, const float*, const float* dy,
+                      float* dx) {
+  reserve(batch);
+  weight_gradient(backend, batch, x, dy);
+  kernels::column_sums(static_cast<int>(shape(batch).rows()), out_c_, dy, db_, false);
+  if (dx) input_gradient(backend, batch, x, dy, dx);
 }
 
 }  // namespace starling

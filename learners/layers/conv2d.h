@@ -26,6 +26,8 @@ class Conv2D final : public Layer {
 
  private:
   kernels::ConvShape shape(int batch) const;
+  void weight_gradient(kernels::Backend backend, int batch, const float* x, const float* dy);
+  void input_gradient(kernels::Backend backend, int batch, const float* x, const float* dy, float* dx);
 
   Shape in_;
   int out_c_, kernel_, stride_, pad_;
@@ -33,8 +35,9 @@ class Conv2D final : public Layer {
   float* b_ = nullptr;
   float* dw_ = nullptr;
   float* db_ = nullptr;
-  AlignedBuffer<float> cols_;   // im2col of the last forward's input, reused by backward
-  AlignedBuffer<float> dcols_;
+  AlignedBuffer<float> cols_;   // im2col of one chunk of samples
+  AlignedBuffer<float> dcols_;  // patch gradients of one chunk
+  AlignedBuffer<float> wt_;     // Wᵀ (out_c × patch) for the input gradient
 };
 
 }  // namespace starling

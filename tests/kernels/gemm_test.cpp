@@ -216,6 +216,22 @@ BOOST_AUTO_TEST_CASE(training_shapes) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(a_times_b_transposed_at_training_rows) {
+  // The A·Bᵀ kernels chosen by shape (k ≥ 16: dot product below 16 rows, Cᵀ = B·Aᵀ up to 64,
+  // the blocked kernel above; k < 16: the blocked kernel with a vector-transposed B panel):
+  // every row count around the 8/16/32-lane tiles, columns that leave partial 8-column tiles
+  // and 16-column transpose blocks, depths on both sides of 16, all epilogues.
+  std::mt19937 rng(7);
+  const int depths[] = {1, 10, 15, 16, 33, 128};
+  int r = 0;
+  for (int m = 1; m <= 66; m += (m < 18 || (m > 30 && m < 34) || m > 62) ? 1 : 7)
+    for (int n : {1, 7, 9, 24, 45}) {
+      const int k = depths[r % 6];
+      run_case({m, n, k, false, true, (r & 1) != 0, kEpilogues[r % 6], r % 3 * 2}, rng);
+      ++r;
+    }
+}
+
 BOOST_AUTO_TEST_CASE(zero_depth_writes_the_epilogue_of_zero) {
   std::mt19937 rng(5);
   for (bool acc : {false, true}) run_case({5, 9, 0, false, false, acc, bias | relu, 1}, rng);

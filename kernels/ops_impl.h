@@ -1,0 +1,218 @@
+#pragma once
+// Bodies of the non-GEMM kernels (im2col, col2im, max pooling, ReLU, column sums), written
+// once as plain loops the compiler vectorizes and compiled into each ISA file with that
+// file's flags. `Runs` supplies the short contiguous copies that im2col is made of (a 5-float
+// window row when in_c = 1): a loop GCC would turn into a memcpy call per row. Runs::copy
+// takes any length; Runs::Fixed(n).copy moves n floats with its masks set up once.
+// Runs::kSelectPoolGradient: max-pool gradients as a select per input element (measured
+// faster with AVX2/AVX-512) rather than a zero fill and scatter (faster with SSE2 only).
+//
+// Internal linkage on purpose, as in native/driver.h: the AVX-512 and baseline builds of
+// these templates must never be merged by the linker.
+#include "kernels/ops.h"
+#include "kernels/ops_isa.h"
+
+#include <algorithm>
+#include <cstdint>
+
+namespace starling::kernels::ops_detail {
+namespace {
+
+inline void zero_run(float* __restrict d, long n) {
+  for (long i = 0; i < n; ++i) d[i] = 0.f;
+}
+
+inline void add_run(float* __restrict d, const float* __restrict s, long n) {
+  for (long i = 0; i < n; ++i) d[i] += s[i];
+}
+
+// Window columns [kx0, kx1) of output column ox lie inside the image; the rest is padding.
+struct Span {
+  int kx0, kx1;
+};
+
+inline Span valid_columns(const ConvShape& s, int ox) {
+  const int ix0 = ox * s.stride - s.pad;
+  return {std::max(0, -ix0), std::min(s.kernel, s.in_w - ix0)};
+}
+
+// One patch row: for each window row, the in-image part of the window is one contiguous run
+// of (kx1 - kx0) * in_c floats in NHWC, so it is copied as one piece.
+template <class Runs>
+void im2col_row(const ConvShape& s, const float* xn, int oy, int ox, float* dst) {
+  const long run = static_cast<long>(s.kernel) * s.in_c;
+  const Span sp = valid_columns(s, ox);
+  const int ix0 = ox * s.stride - s.pad;
+  for (int ky = 0; ky < s.kernel; ++ky, dst += run) {
+    const int iy = oy * s.stride - s.pad + ky;
+    if (iy < 0 || iy >= s.in_h || sp.kx1 <= sp.kx0) {
+      zero_run(dst, run);
+      continue;
+    }
+    const long head = static_cast<long>(sp.kx0) * s.in_c, body = static_cast<long>(sp.kx1 - sp.kx0) * s.in_c;
+    zero_run(dst, head);
+    Runs::copy(dst + head, xn + (static_cast<long>(iy) * s.in_w + ix0 + sp.kx0) * s.in_c, body);
+    zero_run(dst + head + body, run - head - body);
+  }
+}
+
+// A patch row whose window lies wholly inside the image: `kernel` runs of the same length,
+// one input row apart, copied with a move set up once per call (no bounds, no memsets).
+template <class Runs>
+void im2col_interior(const ConvShape& s, const float* window, const typename Runs::Fixed& run, float* dst) {
+  const long len = static_cast<long>(s.kernel) * s.in_c, row = static_cast<long>(s.in_w) * s.in_c;
+  for (int ky = 0; ky < s.kernel; ++ky) run.copy(dst + ky * len, window + ky * row);
+}
+
+template <class Runs>
+void im2col(const ConvShape& s, const float* x, float* cols) {
+  const int oh = s.out_h(), ow = s.out_w();
+  const long patch = s.patch(), in_sample = static_cast<long>(s.in_h) * s.in_w * s.in_c;
+  const typename Runs::Fixed run(static_cast<long>(s.kernel) * s.in_c);
+  float* out = cols;
+  for (int n = 0; n < s.batch; ++n)
+    for (int oy = 0; oy < oh; ++oy) {
+      const int iy0 = oy * s.stride - s.pad;
+      const bool rows_inside = iy0 >= 0 && iy0 + s.kernel <= s.in_h;
+      for (int ox = 0; ox < ow; ++ox, out += patch) {
+        const int ix0 = ox * s.stride - s.pad;
+        if (rows_inside && ix0 >= 0 && ix0 + s.kernel <= s.in_w)
+          im2col_interior<Runs>(s, x + n * in_sample + (static_cast<long>(iy0) * s.in_w + ix0) * s.in_c, run, out);
+        else
+          im2col_row<Runs>(s, x + n * in_sample, oy, ox, out);
+      }
+    }
+}
+
+// Adds one patch row back into the image; the inverse walk of im2col_row.
+inline void col2im_row(const ConvShape& s, const float* src, int oy, int ox, float* dxn) {
+  const long run = static_cast<long>(s.kernel) * s.in_c;
+  const Span sp = valid_columns(s, ox);
+  const int ix0 = ox * s.stride - s.pad;
+  if (sp.kx1 <= sp.kx0) return;
+  for (int ky = 0; ky < s.kernel; ++ky, src += run) {
+    const int iy = oy * s.stride - s.pad + ky;
+    if (iy < 0 || iy >= s.in_h) continue;
+    add_run(dxn + (static_cast<long>(iy) * s.in_w + ix0 + sp.kx0) * s.in_c, src + static_cast<long>(sp.kx0) * s.in_c,
+            static_cast<long>(sp.kx1 - sp.kx0) * s.in_c);
+  }
+}
+
+inline void col2im(const ConvShape& s, const float* dcols, float* dx) {
+  const int oh = s.out_h(), ow = s.out_w();
+  const long patch = s.patch(), in_sample = static_cast<long>(s.in_h) * s.in_w * s.in_c;
+  zero_run(dx, s.batch * in_sample);
+  const float* src = dcols;
+  for (int n = 0; n < s.batch; ++n)
+    for (int oy = 0; oy < oh; ++oy)
+      for (int ox = 0; ox < ow; ++ox, src += patch) col2im_row(s, src, oy, ox, dx + n * in_sample);
+}
+
+// One output pixel: channel vectors compared lane-wise, the first window element as the
+// start so no -inf fill pass is needed. Ties keep the earlier element.
+inline void pool_pixel(const PoolShape& s, const float* __restrict xn, int oy, int ox, float* __restrict y,
+                       int32_t* __restrict am) {
+  const int C = s.channels;
+  const int32_t first = ((oy * s.stride) * s.in_w + ox * s.stride) * C;
+  for (int c = 0; c < C; ++c) {
+    y[c] = xn[first + c];
+    am[c] = first + c;
+  }
+  for (int ky = 0; ky < s.size; ++ky)
+    for (int kx = ky == 0 ? 1 : 0; kx < s.size; ++kx) {
+      const int32_t off = ((oy * s.stride + ky) * s.in_w + (ox * s.stride + kx)) * C;
+      for (int c = 0; c < C; ++c) {
+        const float v = xn[off + c];
+        const bool gt = v > y[c];
+        y[c] = gt ? v : y[c];
+        am[c] = gt ? off + c : am[c];
+      }
+    }
+}
+
+inline void maxpool_forward(const PoolShape& s, const float* x, float* y, int32_t* argmax) {
+  const int oh = s.out_h(), ow = s.out_w(), C = s.channels;
+  const long in_sample = static_cast<long>(s.in_h) * s.in_w * C;
+  for (int n = 0; n < s.batch; ++n)
+    for (int oy = 0; oy < oh; ++oy)
+      for (int ox = 0; ox < ow; ++ox) {
+        const long o = ((static_cast<long>(n) * oh + oy) * ow + ox) * C;
+        pool_pixel(s, x + n * in_sample, oy, ox, y + o, argmax + o);
+      }
+}
+
+// Non-overlapping windows (stride == size): every input element belongs to at most one
+// window, so dx is written once, as a select, instead of zero-filled and scattered into.
+inline void pool_back_pixel(const PoolShape& s, const float* __restrict dy, const int32_t* __restrict am, int oy,
+                            int ox, float* __restrict dxn) {
+  const int C = s.channels;
+  for (int ky = 0; ky < s.size; ++ky)
+    for (int kx = 0; kx < s.size; ++kx) {
+      const int32_t off = ((oy * s.stride + ky) * s.in_w + (ox * s.stride + kx)) * C;
+      float* __restrict d = dxn + off;
+      for (int c = 0; c < C; ++c) d[c] = am[c] == off + c ? dy[c] : 0.f;
+    }
+}
+
+template <class Runs>
+void maxpool_backward(const PoolShape& s, const float* dy, const int32_t* argmax, float* dx) {
+  const int oh = s.out_h(), ow = s.out_w(), C = s.channels;
+  const long in_sample = static_cast<long>(s.in_h) * s.in_w * C;
+  const long out_sample = static_cast<long>(oh) * ow * C;
+  const bool tiled = Runs::kSelectPoolGradient && s.stride == s.size;
+  // Rows and columns past the last window (odd sizes) and overlapping windows need the fill.
+  if (!tiled || oh * s.size != s.in_h || ow * s.size != s.in_w) zero_run(dx, s.batch * in_sample);
+  for (int n = 0; n < s.batch; ++n) {
+    float* dxn = dx + n * in_sample;
+    if (tiled) {
+      for (int oy = 0; oy < oh; ++oy)
+        for (int ox = 0; ox < ow; ++ox) {
+          const long o = n * out_sample + (static_cast<long>(oy) * ow + ox) * C;
+          pool_back_pixel(s, dy + o, argmax + o, oy, ox, dxn);
+        }
+    } else {
+      for (long i = 0; i < out_sample; ++i) dxn[argmax[n * out_sample + i]] += dy[n * out_sample + i];
+    }
+  }
+}
+
+// No __restrict on the ReLUs: callers may run them in place.
+inline void relu_forward(long n, const float* x, float* y) {
+  for (long i = 0; i < n; ++i) y[i] = x[i] > 0.f ? x[i] : 0.f;
+}
+
+inline void relu_backward(long n, const float* y, const float* dy, float* dx) {
+  for (long i = 0; i < n; ++i) dx[i] = y[i] > 0.f ? dy[i] : 0.f;
+}
+
+// Four rows per pass over db: a quarter of the loads and stores of db, which otherwise
+// bound the loop when cols is a vector or two wide (conv biases: rows = batch × pixels).
+inline void column_sums(int rows, int cols, const float* dy, float* db, bool accumulate) {
+  if (!accumulate) zero_run(db, cols);
+  int i = 0;
+  for (; i + 4 <= rows; i += 4) {
+    const float* __restrict r0 = dy + static_cast<long>(i) * cols;
+    const float* __restrict r1 = r0 + cols;
+    const float* __restrict r2 = r1 + cols;
+    const float* __restrict r3 = r2 + cols;
+    float* __restrict d = db;
+    for (int j = 0; j < cols; ++j) d[j] += (r0[j] + r1[j]) + (r2[j] + r3[j]);
+  }
+  for (; i < rows; ++i) add_run(db, dy + static_cast<long>(i) * cols, cols);
+}
+
+template <class Runs>
+OpsTable make_table() {
+  OpsTable t;
+  t.im2col = &im2col<Runs>;
+  t.col2im = &col2im;
+  t.maxpool_forward = &maxpool_forward;
+  t.maxpool_backward = &maxpool_backward<Runs>;
+  t.relu_forward = &relu_forward;
+  t.relu_backward = &relu_backward;
+  t.column_sums = &column_sums;
+  return t;
+}
+
+}  // namespace
+}  // namespace starling::kernels::ops_detail
