@@ -21,7 +21,7 @@ StepReport run_step(LearnerState& s, const StepOrder& order) {
     report.loss = s.learner->compute_gradient();
     report.vector = model.grads();
   } else {
-    report.loss = s.learner->step(order.lr);
+    for (const float lr : order.lrs) report.loss += s.learner->step(lr) / static_cast<double>(order.lrs.size());
     if (order.mode == IntraSync::none || order.sync) report.vector = model.params();
   }
   if (!std::isfinite(report.loss))

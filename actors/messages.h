@@ -12,10 +12,12 @@
 
 namespace starling::actors {
 
-/// What a learner does this iteration.
+/// What a learner does until the node's next synchronization: one optimizer step per
+/// learning rate in `lrs` (only one, a gradient, in `average` mode), so a node with nothing
+/// to synchronize between iterations pays one message round per order, not per step.
 struct StepOrder {
   IntraSync mode = IntraSync::sma;
-  float lr = 0.f;
+  std::vector<float> lrs{0.f};
   float alpha = 0.f;
   bool sync = true;             // sma: report the replica for this iteration's averaging
   bool load = false;            // copy z into the replica first
@@ -23,7 +25,7 @@ struct StepOrder {
   const float* z = nullptr;
 };
 
-/// A learner's answer: its batch loss and the vector the node needs (its replica for SMA and
+/// A learner's answer: its mean batch loss over the order's steps and the vector the node needs (its replica for SMA and
 /// independent replicas, its gradient for synchronous SGD; null when nothing is combined).
 struct StepReport {
   double loss = 0.0;

@@ -49,7 +49,9 @@ void rebuild_schedule(Self self) {
 void add_learner(Self self) {
   auto& s = self->state;
   const int index = learner_count(self);
-  auto learner = self->spawn(learner_actor, index, learner_spec(s, index), s.train);
+  auto learner = s.spec.detached_learners
+                     ? self->spawn<caf::detached>(learner_actor, index, learner_spec(s, index), s.train)
+                     : self->spawn(learner_actor, index, learner_spec(s, index), s.train);
   self->monitor(learner);
   s.learners.push_back(learner);
   s.load_next = true;
@@ -217,17 +219,18 @@ void iteration_finish(Self self) {
   auto& s = self->state;
   const int k = learner_count(self);
   s.z_stale = s.mode == IntraSync::none;
-  const bool last = s.samples + static_cast<int64_t>(k) * s.spec.train.learner.batch >= s.target_samples;
-  if (s.exchange && ((s.iteration + 1) % s.spec.period == 0 || last) && !exchange_with_peers(self)) return;
+  const int64_t m = s.order_steps;
+  const int64_t iteration_samples = static_cast<int64_t>(k) * s.spec.train.learner.batch;
+  const bool last = s.samples + m * iteration_samples >= s.target_samples;
+  if (s.exchange && ((s.iteration + m) % s.spec.period == 0 || last) && !exchange_with_peers(self)) return;
   double max_compute = 0.0, mean_compute = 0.0, loss = 0.0;
   for (const auto& r : s.reports) {
     max_compute = std::max(max_compute, r.compute_seconds);
     mean_compute += r.compute_seconds / k;
     loss += r.loss / k;
   }
-  const int64_t iteration_samples = static_cast<int64_t>(k) * s.spec.train.learner.batch;
-  s.samples += iteration_samples;
-  ++s.iteration;
+  s.samples += m * iteration_samples;
+  s.iteration += m;
   s.result.samples = s.samples;
   s.result.steps = s.iteration;
   s.loss_sum += loss, ++s.loss_count;
@@ -246,27 +249,47 @@ void iteration_finish(Self self) {
     evaluate_central(self);
     while (s.next_eval_samples <= s.samples) s.next_eval_samples += static_cast<int64_t>(s.spec.train.eval_every * s.epoch_samples);
   }
-  if (s.autotune.active) tune(self, iteration_samples);
+  if (s.autotune.active) tune(self, m * iteration_samples);
   if (s.samples >= s.target_samples) return finish(self);
   start_iteration(self);
+}
+
+// How many iterations the next order may cover: up to the next event the node must act on
+// (an SMA round, an evaluation, an exchange, a learning-rate drop, the end), at most 64.
+int64_t steps_in_order(Self self, int64_t step, int64_t per_iteration) {
+  auto& s = self->state;
+  if (s.mode == IntraSync::average || s.autotune.active) return 1;
+  auto until = [&](int64_t samples) { return std::max<int64_t>(1, (samples - s.samples + per_iteration - 1) / per_iteration); };
+  int64_t m = std::min<int64_t>({64, until(s.target_samples), until(s.next_eval_samples)});
+  if (s.mode == IntraSync::sma) m = std::min<int64_t>(m, s.spec.sync_every - s.iteration % s.spec.sync_every);
+  if (s.exchange) m = std::min<int64_t>(m, s.spec.period - s.iteration % s.spec.period);
+  for (int64_t i = 1; i < m; ++i)
+    if (s.schedule->lr(step + i) < s.schedule->lr(step + i - 1) && s.spec.train.schedule.kind == "step") return i;
+  return m;
 }
 
 void start_iteration(Self self) {
   auto& s = self->state;
   const int k = learner_count(self);
-  const int64_t step = s.samples / (static_cast<int64_t>(k) * s.spec.train.learner.batch);
+  const int64_t per_iteration = static_cast<int64_t>(k) * s.spec.train.learner.batch;
+  const int64_t step = s.samples / per_iteration;
   const double previous_lr = s.lr;
   s.lr = s.schedule->lr(step);
   const bool drop = s.spec.train.schedule.kind == "step" && s.iteration > 0 && s.lr < previous_lr &&
                     step >= s.spec.train.schedule.warmup_steps;
   if (drop) spdlog::info("learning rate drops to {:g}: replicas reset to the central model", s.lr);
+  // A single replica has nobody to be averaged with: it is the central model.
+  s.mode = k == 1 && s.spec.intra_sync == IntraSync::sma ? IntraSync::none : s.spec.intra_sync;
+  s.order_steps = steps_in_order(self, step, per_iteration);
   StepOrder order;
   // A single replica has nobody to be averaged with: it is the central model.
   s.mode = k == 1 && s.spec.intra_sync == IntraSync::sma ? IntraSync::none : s.spec.intra_sync;
   order.mode = s.mode;
-  order.lr = static_cast<float>(s.lr);
+  order.lrs.clear();
+  for (int64_t i = 0; i < s.order_steps; ++i) order.lrs.push_back(static_cast<float>(s.schedule->lr(step + i)));
+  s.lr = s.schedule->lr(step + s.order_steps - 1);
   order.alpha = alpha(s, k);
-  order.sync = (s.iteration + 1) % s.spec.sync_every == 0;
+  order.sync = (s.iteration + s.order_steps) % s.spec.sync_every == 0;
   s.sync_now = order.sync;
   order.load = s.load_next || drop;
   order.reset_optimizer = drop;

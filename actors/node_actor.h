@@ -44,7 +44,8 @@ struct NodeState {
   bool z_stale = false;   // independent replicas have moved since z was last their mean
   double lr = 0.0;
   IntraSync mode = IntraSync::sma;  // this iteration's, see start_iteration()
-  bool sync_now = false;            // this iteration ends with an SMA round
+  bool sync_now = false;            // this order ends with an SMA round
+  int64_t order_steps = 1;          // iterations the current order covers
 
   int64_t epoch_samples = 1;  // this peer's shard of the training set
   int64_t iteration = 0, samples = 0, target_samples = 0, next_eval_samples = 0;

@@ -117,6 +117,7 @@ BOOST_AUTO_TEST_CASE(node_protocol_under_the_deterministic_scheduler) {
   TrainObserver quiet;
   NodeSpec spec = small_spec(IntraSync::sma, 2);
   spec.train.epochs = 1;
+  spec.detached_learners = false;  // every actor under the test coordinator
   auto metrics = system.spawn(metrics_actor, &quiet);
   auto node = system.spawn(node_actor, spec, data().train, data().test, metrics);
   caf::scoped_actor self{system};
@@ -144,7 +145,7 @@ BOOST_AUTO_TEST_CASE(learner_step_orders) {
   std::vector<float> z(n, 0.01f);
 
   StepOrder order;
-  order.lr = 0.f;  // no gradient step: only the load acts
+  order.lrs = {0.f};  // no gradient step: only the load acts
   order.load = true;
   order.reset_optimizer = true;
   order.z = z.data();
