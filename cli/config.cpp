@@ -284,7 +284,7 @@ Config read(toml::table& root, const std::string& file, const std::vector<std::s
   opt.finish();
 
   SectionReader kern(root, "kernels", file, overridden);
-  const std::string backend = kern.choice("backend", "onednn", {"native", "onednn"});
+  const std::string backend = kern.choice("backend", "native", {"native", "onednn"});
   kernels::parse_backend(backend, t.learner.backend);
   c.kernel_threads = static_cast<int>(kern.integer("threads", 1, 1, 1024));
   kern.finish();

@@ -15,7 +15,7 @@ struct LearnerSpec {
   ModelSpec model;
   OptimizerSpec optimizer;
   int batch = 32;
-  kernels::Backend backend = kernels::Backend::onednn;
+  kernels::Backend backend = kernels::Backend::native;
   uint64_t seed = 1;  // same seed, same initial model on every replica
   int shard = 0, shards = 1;
 };

@@ -35,7 +35,7 @@ BOOST_AUTO_TEST_CASE(defaults_and_values) {
   BOOST_TEST(c.node.train.schedule.lr == 0.1);
   BOOST_TEST(c.node.train.learner.batch == 8);
   BOOST_TEST(c.data.dataset == "fashion-mnist");
-  BOOST_TEST((c.node.train.learner.backend == starling::kernels::Backend::onednn));
+  BOOST_TEST((c.node.train.learner.backend == starling::kernels::Backend::native));
 }
 
 BOOST_AUTO_TEST_CASE(overrides_take_toml_values_and_bare_strings) {
