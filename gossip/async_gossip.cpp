@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "gossip/error.h"
+#include "gossip/float_segments.h"
 
 namespace starling::gossip {
 
@@ -14,23 +15,6 @@ namespace {
 
 using protocols::MessageType;
 
-std::size_t segment_count(std::size_t length, std::size_t per_segment) {
-  return std::max<std::size_t>(1, (length + per_segment - 1) / per_segment);
-}
-
-float load_float(const unsigned char* p, std::size_t i) {
-  float v;
-  std::memcpy(&v, p + i * sizeof(float), sizeof v);  // payloads need not be aligned
-  return v;
-}
-
-bool all_finite(const Message& m) {
-  const auto* p = static_cast<const unsigned char*>(m.payload.data());
-  const std::size_t n = m.payload.size() / sizeof(float);
-  for (std::size_t i = 0; i < n; ++i)
-    if (!std::isfinite(load_float(p, i))) return false;
-  return true;
-}
 
 bool is_decline(const Message& m) { return m.header.tensor_length == 0 && m.payload.size() == 0; }
 

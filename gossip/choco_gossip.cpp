@@ -5,14 +5,11 @@
 #include <utility>
 
 #include "gossip/error.h"
+#include "gossip/float_segments.h"
 
 namespace starling::gossip {
 
 namespace {
-
-std::size_t segment_count(std::size_t length, std::size_t per_segment) {
-  return std::max<std::size_t>(1, (length + per_segment - 1) / per_segment);
-}
 
 // Distinct stochastic-rounding and sampling streams per peer and segment, so that peers
 // do not make correlated compression errors.

@@ -6,30 +6,9 @@
 #include <cstring>
 
 #include "gossip/error.h"
+#include "gossip/float_segments.h"
 
 namespace starling::gossip {
-
-namespace {
-
-std::size_t segment_count(std::size_t length, std::size_t per_segment) {
-  return std::max<std::size_t>(1, (length + per_segment - 1) / per_segment);
-}
-
-float load_float(const unsigned char* p, std::size_t i) {
-  float v;
-  std::memcpy(&v, p + i * sizeof(float), sizeof v);  // payloads need not be aligned
-  return v;
-}
-
-bool all_finite(const Message& m) {
-  const auto* p = static_cast<const unsigned char*>(m.payload.data());
-  const std::size_t n = m.payload.size() / sizeof(float);
-  for (std::size_t i = 0; i < n; ++i)
-    if (!std::isfinite(load_float(p, i))) return false;
-  return true;
-}
-
-}  // namespace
 
 GossipAverage::GossipAverage(Transport& transport, std::vector<PeerId> peers, MixingSchedule schedule,
                              GossipOptions options)
