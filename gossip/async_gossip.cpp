@@ -15,7 +15,6 @@ namespace {
 
 using protocols::MessageType;
 
-
 bool is_decline(const Message& m) { return m.header.tensor_length == 0 && m.payload.size() == 0; }
 
 std::uint64_t distance(std::uint64_t a, std::uint64_t b) { return a > b ? a - b : b - a; }
