@@ -38,9 +38,10 @@ NodeResult run_node(const NodeSpec& spec, const Dataset& train_data, const Datas
   caf::actor_system_config cfg;
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   cfg.set("scheduler.max-threads", static_cast<size_t>(spec.threads > 0 ? spec.threads : cores));
-  // Learners hand work back and forth several times per iteration: an idle worker that
-  // sleeps 50 µs between polls (CAF's "moderate" phase) would add that to every handoff, so
-  // idle workers go straight from busy polling to a condition variable that wakes at once.
+  // The node actor waits for its learners' replies once or twice per iteration: a scheduler
+  // worker that sleeps 50 µs between polls (CAF's "moderate" phase) would add that to each
+  // wait, so idle workers go straight from busy polling to a condition variable that a new
+  // message wakes at once.
   cfg.set("work-stealing.moderate-poll-attempts", size_t{0});
   cfg.set("logger.file-verbosity", caf::atom("quiet"));
   cfg.set("logger.console-verbosity", caf::atom("quiet"));
