@@ -29,7 +29,7 @@ struct StepOrder {
 /// independent replicas, its gradient for synchronous SGD; null when nothing is combined).
 struct StepReport {
   double loss = 0.0;
-  const float* vector = nullptr;
+  float* vector = nullptr;  // lent to the node until the learner's next order
   double compute_seconds = 0.0;
 };
 

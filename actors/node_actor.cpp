@@ -194,7 +194,7 @@ void average_in_slices(Self self) {
   SmaSlice slice;
   slice.z = s.central->params();
   slice.z_prev = s.z_prev.data();
-  for (const auto& r : s.reports) slice.replicas.push_back(const_cast<float*>(r.vector));
+  for (const auto& r : s.reports) slice.replicas.push_back(r.vector);
   slice.alpha = alpha(s, k);
   slice.momentum = static_cast<float>(s.spec.momentum);
   s.pending = k;
