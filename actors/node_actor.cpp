@@ -128,7 +128,8 @@ bool exchange_with_peers(Self self) {
   if (s.z_stale) combine(self);
   const auto start = Clock::now();
   try {
-    s.exchange->exchange(static_cast<uint64_t>(s.iteration));
+    s.exchange->exchange(static_cast<uint64_t>(s.iteration), s.compute_since_exchange);
+    s.compute_since_exchange = 0.0;
   } catch (const std::exception& e) {
     fail(self, std::string("exchange with peers failed: ") + e.what());
     return false;
@@ -220,6 +221,9 @@ void iteration_finish(Self self) {
   const int k = learner_count(self);
   s.z_stale = s.mode == IntraSync::none;
   const int64_t m = s.order_steps;
+  double slowest = 0.0;
+  for (const auto& r : s.reports) slowest = std::max(slowest, r.compute_seconds);
+  s.compute_since_exchange += slowest;
   const int64_t iteration_samples = static_cast<int64_t>(k) * s.spec.train.learner.batch;
   const bool last = s.samples + m * iteration_samples >= s.target_samples;
   if (s.exchange && ((s.iteration + m) % s.spec.period == 0 || last) && !exchange_with_peers(self)) return;

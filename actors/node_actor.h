@@ -59,6 +59,7 @@ struct NodeState {
   std::vector<std::string> autotune_log;
   std::unique_ptr<gossip::PeerExchange> exchange;  // null for a single node
   double exchange_seconds = 0.0;
+  double compute_since_exchange = 0.0;  // the slowest learner's compute since the last exchange
   static inline const char* name = "starling.node";
 };
 

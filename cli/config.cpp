@@ -195,7 +195,14 @@ void read_compression(SectionReader&& cz, Config& c) {
   spec.codec_options.density = cz.number("density", 0.01, 0.0, 1.0, true);
   spec.codec_options.bits = static_cast<int>(cz.integer("bits", 8, 2, 8));
   spec.codec_options.rank = static_cast<int>(cz.integer("rank", 1, 1, 64));
+  spec.adaptive = cz.boolean("adaptive", false);
+  spec.adaptive_options.min_density = cz.number("min_density", 1e-4, 0.0, 1.0, true);
+  spec.adaptive_options.max_density = cz.number("max_density", 1.0, 0.0, 1.0, true);
   cz.finish();
+  if (spec.adaptive && spec.codec != "topk" && spec.codec != "threshold")
+    throw ConfigError(c.source + ": compression.adaptive: needs a codec with a density (\"topk\" or \"threshold\")");
+  if (spec.adaptive_options.min_density > spec.adaptive_options.max_density)
+    throw ConfigError(c.source + ": compression.min_density: above compression.max_density");
   if (spec.codec != "none" && spec.mode != gossip::ExchangeMode::gossip)
     throw ConfigError(c.source + ": compression.codec: \"" + spec.codec + "\" works with exchange.mode = \"gossip\" (CHOCO-SGD); codecs inside the ring all-reduce and async gossip are not built yet");
 }

@@ -79,6 +79,7 @@ JsonObject summarize(const Config& c, const actors::NodeResult& node) {
 // Trains one node (a whole job, or one peer of one) from a validated config.
 int run_node_job(Config config, const std::string& summary) {
   config.node.exchange.on_refusal = [](const std::string& line) { spdlog::warn("security: {}", line); };
+  config.node.exchange.on_adjust = [](const std::string& line) { spdlog::info("compression: {}", line); };
   try {
     kernels::set_threads(config.kernel_threads);
     const TrainTest data = load_data(config);

@@ -56,10 +56,20 @@ DensityDecision AdaptiveCompression::observe(double compute_seconds, double comm
 DensityDecision AdaptiveCompression::decide() {
   const double compute = mean(compute_), comm = mean(comm_);
   const double target = compute * (1.0 - options_.margin);
-  if (comm > target) {
+  // The last tightening bought less than 10 % of communication time: the link is bound by
+  // latency, not bytes, so sending less only loses accuracy. Go back and tighten no further.
+  if (tightened_ && comm > 0.9 * comm_before_) {
+    floor_ = density_ / last_factor_;
+    tightened_ = false;
+    return change_to(floor_, "undo (latency-bound)", compute, comm);
+  }
+  tightened_ = false;
+  if (comm > target && density_ > floor_) {
     // comm > target ≥ 0, so the ratio is finite; zero compute tightens by the full 2×.
     const double factor = std::max(0.5, target / comm);
-    return change_to(density_ * factor, "tighten", compute, comm);
+    DensityDecision d = change_to(std::max(floor_, density_ * factor), "tighten", compute, comm);
+    if (d.changed) tightened_ = true, comm_before_ = comm, last_factor_ = factor;
+    return d;
   }
   if (comm < options_.relax_below * target) {
     const double factor = comm > 0.0 ? std::min(2.0, target / comm) : 2.0;

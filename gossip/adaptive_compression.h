@@ -11,6 +11,10 @@
 //   target = compute · (1 − margin)
 //   comm > target              → tighten: density × max(0.5, target / comm)
 //   comm < relax_below · target → relax:   density × min(2, target / comm)
+// A tightening after which communication does not fall by 10 % is undone, and the density
+// never goes below that point again (the link is latency-bound: fewer bytes buy nothing).
+// A tightening after which communication does not fall by 10 % is undone, and the density
+// never goes below that point again (a latency-bound link: fewer bytes buy nothing).
 // The result is clamped to [min_density, max_density]. Communication time is taken to
 // scale with density, so one adjustment aims straight at the target, limited to 2× either
 // way because latency does not shrink with density.
@@ -63,6 +67,10 @@ class AdaptiveCompression {
   std::uint64_t rounds_ = 0;
   std::uint64_t adjustments_ = 0;
   std::uint64_t ignored_ = 0;
+  // Undoing a tightening that did not pay: the density floor it left, and what to compare.
+  double floor_ = 0.0;
+  bool tightened_ = false;
+  double comm_before_ = 0.0, last_factor_ = 1.0;
 };
 
 }  // namespace starling::gossip

@@ -83,6 +83,23 @@ void ChocoGossip::run(protocols::Span<float> x) {
 
 // First call: fixes length, neighbours and one codec stream per segment; later calls
 // only check that the length has not changed.
+void ChocoGossip::make_codecs() {
+  codecs_.clear();
+  for (std::size_t s = 0; s < segments_; ++s) {
+    protocols::CodecOptions o = codec_options_;
+    o.seed = stream_seed(codec_options_.seed, transport_.self(), s);
+    auto codec = protocols::make_codec(codec_name_, o);
+    if (!codec) STARLING_GOSSIP_THROW(InvalidArgument, "codec '" + codec_name_ + "' rejected its options");
+    codecs_.push_back(std::move(codec.value()));
+  }
+}
+
+void ChocoGossip::set_density(double density) {
+  if (!(density > 0.0 && density <= 1.0)) STARLING_GOSSIP_THROW(InvalidArgument, "density must lie in (0, 1]");
+  codec_options_.density = density;
+  if (prepared_) make_codecs();
+}
+
 void ChocoGossip::prepare(const MixingPlan& plan, std::size_t length) {
   if (prepared_) {
     if (length != length_)
@@ -92,13 +109,7 @@ void ChocoGossip::prepare(const MixingPlan& plan, std::size_t length) {
   }
   length_ = length;
   segments_ = segment_count(length_, per_segment_);
-  for (std::size_t s = 0; s < segments_; ++s) {
-    protocols::CodecOptions o = codec_options_;
-    o.seed = stream_seed(codec_options_.seed, transport_.self(), s);
-    auto codec = protocols::make_codec(codec_name_, o);
-    if (!codec) STARLING_GOSSIP_THROW(InvalidArgument, "codec '" + codec_name_ + "' rejected its options");
-    codecs_.push_back(std::move(codec.value()));
-  }
+  make_codecs();
   for (const auto& [rank, weight] : plan.receive_from) neighbours_.push_back(rank);
   std::sort(neighbours_.begin(), neighbours_.end());
   copies_[rank_].assign(length_, 0.0f);

@@ -58,6 +58,10 @@ class ChocoGossip {
   /// neighbour without a route.
   void run(protocols::Span<float> x);
 
+  /// Sends with this density (top-k fraction, threshold target) from the next round on;
+  /// the codec streams restart with the same seeds. InvalidArgument outside (0, 1].
+  void set_density(double density);
+
   std::uint64_t round() const { return round_; }
   /// Entries sent by the last round's encodes, summed over segments.
   std::size_t last_sent() const { return last_sent_; }
@@ -101,6 +105,7 @@ class ChocoGossip {
   std::uint64_t round_ = 0;
   std::size_t last_sent_ = 0;
   std::vector<std::unique_ptr<protocols::Codec>> codecs_;  // one stream per segment
+  void make_codecs();
   std::map<int, std::vector<float>> copies_;               // rank -> x̂ (self included)
   std::vector<float> diff_;
   std::vector<float> residual_;

@@ -105,6 +105,11 @@ PeerExchange::PeerExchange(const ExchangeSpec& spec, protocols::Span<float> mode
     c.gamma = spec.gamma;
     c.timeout = spec.timeout;
     choco_ = std::make_unique<ChocoGossip>(*transport_, ids, make_schedule(spec), spec.codec, spec.codec_options, c);
+    if (spec.adaptive) {
+      AdaptiveCompressionOptions a = spec.adaptive_options;
+      a.initial_density = spec.codec_options.density;
+      adaptive_ = std::make_unique<AdaptiveCompression>(a);
+    }
   } else if (spec.mode == ExchangeMode::gossip) {
     GossipOptions g;
     g.timeout = spec.timeout;
@@ -129,11 +134,23 @@ PeerExchange::~PeerExchange() {
   if (transport_) transport_->stop();
 }
 
-void PeerExchange::exchange(uint64_t step) {
+void PeerExchange::exchange(uint64_t step, double compute_seconds) {
   if (gossip_) gossip_->run(model_);
-  else if (choco_) choco_->run(model_);
+  else if (choco_) run_choco(compute_seconds);
   else if (async_) async_->run(model_, step);
   else if (ring_) ring_->run();
+}
+
+// One CHOCO round, timed, and the density for the next one when it adapts.
+void PeerExchange::run_choco(double compute_seconds) {
+  const auto start = Transport::Clock::now();
+  choco_->run(model_);
+  if (!adaptive_) return;
+  const double comm = std::chrono::duration<double>(Transport::Clock::now() - start).count();
+  const DensityDecision decision = adaptive_->observe(compute_seconds, comm);
+  if (!decision.changed) return;
+  choco_->set_density(decision.density);
+  if (spec_.on_adjust) spec_.on_adjust(decision.report);
 }
 
 void PeerExchange::finish() {

@@ -7,6 +7,7 @@
 // `async-gossip` averages with one random neighbour, no barrier, within a staleness bound.
 // In the synchronous modes every peer calls exchange() the same number of times; a missing
 // peer ends in TimeoutError rather than a hang.
+#include "gossip/adaptive_compression.h"
 #include "gossip/allreduce_ring.h"
 #include "gossip/async_gossip.h"
 #include "gossip/choco_gossip.h"
@@ -15,6 +16,7 @@
 #include "gossip/transport.h"
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -48,6 +50,11 @@ struct ExchangeSpec {
   double gamma = 0.5;              // CHOCO consensus step size
   uint64_t max_staleness = 4;      // async-gossip: steps a peer may run ahead of a neighbour
   bool staleness_scaling = false;  // async-gossip: divide the mixed-in change by the step gap
+  /// Compressed gossip: steer the codec's density so that communication hides behind
+  /// computation (gossip/adaptive_compression.h); each change is reported to on_adjust.
+  bool adaptive = false;
+  AdaptiveCompressionOptions adaptive_options;
+  std::function<void(const std::string&)> on_adjust;
   /// CURVE: when set, every link is encrypted and only the listed peers' keys are admitted.
   /// The folder holds peer<ID>.key (this peer's secret) and peer<ID>.pub for every peer, as
   /// `starling keygen` writes them.
@@ -66,8 +73,10 @@ class PeerExchange {
   ~PeerExchange();
 
   /// One mixing of the model with the peers (see the file comment); `step` is this peer's
-  /// iteration, which async-gossip uses for its staleness bound.
-  void exchange(uint64_t step);
+  /// iteration, which async-gossip uses for its staleness bound, and `compute_seconds` the
+  /// time spent computing since the last exchange, which adaptive compression weighs
+  /// against the time this exchange takes.
+  void exchange(uint64_t step, double compute_seconds = 0.0);
   /// async-gossip: says goodbye and answers the neighbours until they have all finished, so
   /// nobody waits on a peer that is gone. Nothing to do in the synchronous modes.
   void finish();
@@ -77,6 +86,8 @@ class PeerExchange {
   const ExchangeSpec& spec() const { return spec_; }
 
  private:
+  void run_choco(double compute_seconds);
+
   ExchangeSpec spec_;
   protocols::Span<float> model_;
   zmq::context_t context_;
@@ -85,6 +96,7 @@ class PeerExchange {
   std::unique_ptr<GossipAverage> gossip_;
   std::unique_ptr<ChocoGossip> choco_;
   std::unique_ptr<AsyncGossip> async_;
+  std::unique_ptr<AdaptiveCompression> adaptive_;
 };
 
 }  // namespace starling::gossip

@@ -86,14 +86,22 @@ BOOST_AUTO_TEST_CASE(relaxes_under_fast_communication_up_to_the_clamp) {
 
 BOOST_AUTO_TEST_CASE(tightening_stops_at_min_density) {
   AdaptiveCompression c(options(0.01, 2));
-  const Link hopeless{0.2, 1.0};  // latency alone exceeds compute
-  simulate(c, 0.05, hopeless, 40, 2);
+  const Link slow{0.0, 100.0};  // bandwidth-bound: even the minimum density does not hide
+  simulate(c, 0.05, slow, 40, 2);
   BOOST_TEST(c.density() == 1e-3);
   // Pinned at the clamp: no further changes and no further reports.
   const std::uint64_t pinned = c.adjustments();
   const DensityDecision d = c.observe(0.05, 10.0);
   BOOST_TEST(!d.changed);
   BOOST_TEST(c.adjustments() == pinned);
+}
+
+BOOST_AUTO_TEST_CASE(a_latency_bound_link_keeps_its_density) {
+  AdaptiveCompression c(options(0.01, 2));
+  const Link hopeless{0.2, 1.0};  // latency alone exceeds compute: fewer bytes buy nothing
+  simulate(c, 0.05, hopeless, 40, 2);
+  BOOST_TEST(c.density() == 0.01);   // the one tightening was undone
+  BOOST_TEST(c.adjustments() == 2u);  // tighten, undo, and never again
 }
 
 BOOST_AUTO_TEST_CASE(no_change_before_interval_rounds) {
