@@ -338,8 +338,13 @@ caf::behavior node_actor(caf::stateful_actor<NodeState>* self, NodeSpec spec, Da
   // Each peer trains on its shard, so an epoch of the whole set is train.size() / peers per peer.
   s.epoch_samples = std::max<int64_t>(1, s.train.size() / peer_count(spec));
   s.target_samples = std::max<int64_t>(1, static_cast<int64_t>(std::ceil(spec.train.epochs * s.epoch_samples)));
-  if (spec.exchange.mode != gossip::ExchangeMode::none)
-    s.exchange = std::make_unique<gossip::PeerExchange>(spec.exchange, protocols::Span<float>{s.central->params(), n});
+  if (spec.exchange.mode != gossip::ExchangeMode::none) {
+    try {
+      s.exchange = std::make_unique<gossip::PeerExchange>(spec.exchange, protocols::Span<float>{s.central->params(), n});
+    } catch (const std::exception& e) {
+      s.startup_error = std::string("cannot join the peers: ") + e.what();  // reported to `run`
+    }
+  }
   s.next_eval_samples = std::max<int64_t>(1, static_cast<int64_t>(spec.train.eval_every * s.epoch_samples));
   s.autotune.active = spec.learners == 0;
   for (int j = 0; j < std::max(1, spec.learners); ++j) add_learner(self);
@@ -349,6 +354,10 @@ caf::behavior node_actor(caf::stateful_actor<NodeState>* self, NodeSpec spec, Da
   return {
       [=](run_atom) {
         self->state.done = self->make_response_promise();
+        if (!self->state.startup_error.empty()) {
+          fail(self, self->state.startup_error);
+          return self->state.done;
+        }
         self->state.start = Clock::now();
         self->state.autotune.window_start = self->state.start;
         start_iteration(self);

@@ -58,6 +58,7 @@ struct NodeState {
   Autotune autotune;
   std::vector<std::string> autotune_log;
   std::unique_ptr<gossip::PeerExchange> exchange;  // null for a single node
+  std::string startup_error;  // why the node cannot train, found while it was set up
   double exchange_seconds = 0.0;
   double compute_since_exchange = 0.0;  // the slowest learner's compute since the last exchange
   static inline const char* name = "starling.node";

@@ -7,7 +7,7 @@ starling=$1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
-base=$((20000 + ($$ % 20000)))  # ports for this run; ctest may run other suites beside it
+base=$((10000 + ($$ % 20000)))  # below the ephemeral range (32768+) that other suites bind
 
 config() {  # config FILE MODE PORT0 PORT1 PORT2
   cat >"$1" <<TOML
