@@ -18,7 +18,6 @@ namespace starling::actors {
 struct StepOrder {
   IntraSync mode = IntraSync::sma;
   std::vector<float> lrs{0.f};
-  float alpha = 0.f;
   bool sync = true;             // sma: report the replica for this iteration's averaging
   bool load = false;            // copy z into the replica first
   bool reset_optimizer = false;  // forget momentum (with load: a learning-rate drop)

@@ -292,7 +292,6 @@ void start_iteration(Self self) {
   order.lrs.clear();
   for (int64_t i = 0; i < s.order_steps; ++i) order.lrs.push_back(static_cast<float>(s.schedule->lr(step + i)));
   s.lr = s.schedule->lr(step + s.order_steps - 1);
-  order.alpha = alpha(s, k);
   order.sync = (s.iteration + s.order_steps) % s.spec.sync_every == 0;
   s.sync_now = order.sync;
   order.load = s.load_next || drop;

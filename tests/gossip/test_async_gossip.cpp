@@ -14,10 +14,11 @@
 #include <vector>
 
 #include "gossip/async_gossip.h"
+#include "consensus.h"
 #include "peer_group.h"
 
 using namespace starling::gossip;
-using starling::gossip::testing::PeerGroup;
+using namespace starling::gossip::testing;
 
 namespace {
 
@@ -29,28 +30,6 @@ std::vector<float> input_of(int rank) {
   std::vector<float> v(kLength);
   for (float& x : v) x = dist(rng);
   return v;
-}
-
-std::vector<double> mean_of(const std::vector<std::vector<float>>& xs) {
-  std::vector<double> mean(kLength, 0.0);
-  for (const auto& x : xs)
-    for (std::size_t i = 0; i < kLength; ++i) mean[i] += x[i] / static_cast<double>(xs.size());
-  return mean;
-}
-
-double consensus_distance(const std::vector<std::vector<float>>& xs) {
-  const std::vector<double> mean = mean_of(xs);
-  double sq = 0.0;
-  for (const auto& x : xs)
-    for (std::size_t i = 0; i < kLength; ++i) sq += (x[i] - mean[i]) * (x[i] - mean[i]);
-  return std::sqrt(sq);
-}
-
-double max_mean_shift(const std::vector<std::vector<float>>& before, const std::vector<std::vector<float>>& after) {
-  const std::vector<double> a = mean_of(before), b = mean_of(after);
-  double worst = 0.0;
-  for (std::size_t i = 0; i < kLength; ++i) worst = std::max(worst, std::abs(a[i] - b[i]));
-  return worst;
 }
 
 std::vector<PeerId> neighbours_of(const Topology& t, int r) {
