@@ -123,9 +123,14 @@ void combine(Self self) {
 
 // Mixes z with the other peers' on this actor's thread: the learners are between orders,
 // so nobody reads z meanwhile. Replicas take the mixed z at their next order.
-bool exchange_with_peers(Self self) {
+// `measure` also records how far the exchange moved z (the consensus distance of the
+// metrics); it costs a copy of z, so only the exchange before an evaluation measures.
+bool exchange_with_peers(Self self, bool measure) {
   auto& s = self->state;
   if (s.z_stale) combine(self);
+  const std::size_t n = s.central->param_count();
+  float* z = s.central->params();
+  if (measure) std::copy(z, z + n, s.z_before.data());
   const auto start = Clock::now();
   try {
     s.exchange->exchange(static_cast<uint64_t>(s.iteration), s.compute_since_exchange);
@@ -135,6 +140,7 @@ bool exchange_with_peers(Self self) {
     return false;
   }
   s.exchange_seconds += seconds_since(start);
+  if (measure) s.consensus_distance = sma::relative_distance(s.z_before.data(), z, n);
   s.load_next = s.mode != IntraSync::sma;
   return true;
 }
@@ -146,9 +152,21 @@ void evaluate_central(Self self) {
   const Evaluation eval = evaluate(*s.central, s.spec.train.learner.backend, s.test);
   s.eval_seconds += seconds_since(eval_start);
   const double train_seconds = seconds_since(s.start) - s.eval_seconds;
-  EvalPoint point{s.iteration, static_cast<double>(s.samples) / s.epoch_samples, seconds_since(s.start),
-                  s.loss_sum / std::max<int64_t>(1, s.loss_count), eval.accuracy, eval.loss,
-                  s.samples / std::max(train_seconds, 1e-9)};
+  EvalPoint point;
+  point.step = s.iteration;
+  point.epoch = static_cast<double>(s.samples) / s.epoch_samples;
+  point.wall_seconds = seconds_since(s.start);
+  point.train_loss = s.loss_sum / std::max<int64_t>(1, s.loss_count);
+  point.test_accuracy = eval.accuracy, point.test_loss = eval.loss;
+  point.samples_per_second = s.samples / std::max(train_seconds, 1e-9);
+  point.samples = s.samples;
+  point.compute_seconds = s.compute_seconds;
+  point.exchange_seconds = s.exchange_seconds;
+  point.wait_seconds = std::max(0.0, s.wait_seconds - s.exchange_seconds);
+  if (s.exchange) {
+    point.bytes_sent = s.exchange->bytes_sent(), point.bytes_received = s.exchange->bytes_received();
+    point.consensus_distance = std::exchange(s.consensus_distance, std::nullopt);
+  }
   s.loss_sum = 0.0, s.loss_count = 0;
   if (!s.result.time_to_target_seconds && s.spec.train.target_accuracy > 0 &&
       eval.accuracy >= s.spec.train.target_accuracy)
@@ -226,7 +244,8 @@ void iteration_finish(Self self) {
   s.compute_since_exchange += slowest;
   const int64_t iteration_samples = static_cast<int64_t>(k) * s.spec.train.learner.batch;
   const bool last = s.samples + m * iteration_samples >= s.target_samples;
-  if (s.exchange && ((s.iteration + m) % s.spec.period == 0 || last) && !exchange_with_peers(self)) return;
+  const bool eval_next = last || s.samples + m * iteration_samples >= s.next_eval_samples;
+  if (s.exchange && ((s.iteration + m) % s.spec.period == 0 || last) && !exchange_with_peers(self, eval_next)) return;
   double max_compute = 0.0, mean_compute = 0.0, loss = 0.0;
   for (const auto& r : s.reports) {
     max_compute = std::max(max_compute, r.compute_seconds);
@@ -248,6 +267,8 @@ void iteration_finish(Self self) {
   stats.compute_seconds = mean_compute;
   stats.imbalance_seconds = max_compute - mean_compute;
   stats.sync_seconds = std::max(0.0, wall - max_compute);
+  s.compute_seconds += max_compute;
+  s.wait_seconds += stats.sync_seconds;
   self->send(s.metrics, stats);
   if (s.samples >= s.next_eval_samples || s.samples >= s.target_samples) {
     evaluate_central(self);
@@ -340,6 +361,7 @@ caf::behavior node_actor(caf::stateful_actor<NodeState>* self, NodeSpec spec, Da
   if (spec.exchange.mode != gossip::ExchangeMode::none) {
     try {
       s.exchange = std::make_unique<gossip::PeerExchange>(spec.exchange, protocols::Span<float>{s.central->params(), n});
+      s.z_before.resize(n);
     } catch (const std::exception& e) {
       s.startup_error = std::string("cannot join the peers: ") + e.what();  // reported to `run`
     }

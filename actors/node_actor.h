@@ -60,6 +60,9 @@ struct NodeState {
   std::unique_ptr<gossip::PeerExchange> exchange;  // null for a single node
   std::string startup_error;  // why the node cannot train, found while it was set up
   double exchange_seconds = 0.0;
+  double compute_seconds = 0.0, wait_seconds = 0.0;  // totals for the metrics, see EvalPoint
+  std::optional<double> consensus_distance;         // of the last measured exchange
+  AlignedBuffer<float> z_before;                    // z before a measured exchange
   double compute_since_exchange = 0.0;  // the slowest learner's compute since the last exchange
   static inline const char* name = "starling.node";
 };

@@ -129,6 +129,19 @@ class SectionReader {
 constexpr double kInf = std::numeric_limits<double>::max();
 const std::vector<std::string> kSections{"run", "data", "model", "optimizer", "kernels", "node", "exchange", "compression", "security", "peer"};
 
+// The [[peer]] entry that "--set peer.<index>.<key>=value" names (an index into the list).
+toml::table* peer_table(toml::table& root, const std::string& item, const std::string& key) {
+  const auto dot = key.find('.');
+  toml::array* peers = root["peer"].as_array();
+  const std::size_t count = peers ? peers->size() : 0;
+  std::size_t index = count;
+  if (dot != std::string::npos && dot > 0 && dot <= 6 && key.find_first_not_of("0123456789") == dot) index = std::stoul(key.substr(0, dot));
+  if (dot == std::string::npos || dot + 1 == key.size() || index >= count || !(*peers)[index].is_table())
+    throw ConfigError("--set " + item + ": expected peer.<index>.<key>=value with an index below the " +
+                      std::to_string(count) + " [[peer]] entries");
+  return (*peers)[index].as_table();
+}
+
 // "section.key=value": the value is read as TOML (so 0.1, true, [1,2] and "text" work) and
 // falls back to a bare string.
 std::set<std::string> apply_overrides(toml::table& root, const std::vector<std::string>& overrides) {
@@ -145,12 +158,12 @@ std::set<std::string> apply_overrides(toml::table& root, const std::vector<std::
     } catch (const toml::parse_error&) {
       parsed = toml::table{{"v", value}};
     }
-    auto* table = root[section].as_table();
+    auto* table = section == "peer" ? peer_table(root, item, key) : root[section].as_table();
     if (!table) {
       root.insert_or_assign(section, toml::table{});
       table = root[section].as_table();
     }
-    table->insert_or_assign(key, std::move(*parsed.get("v")));
+    table->insert_or_assign(section == "peer" ? key.substr(key.find('.') + 1) : key, std::move(*parsed.get("v")));
     keys.insert(section + "." + key);
   }
   return keys;

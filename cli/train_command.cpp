@@ -18,11 +18,28 @@
 namespace starling::cli {
 namespace {
 
+std::string optional_cell(const std::optional<double>& v) {
+  if (!v) return "";
+  char cell[32];
+  std::snprintf(cell, sizeof cell, "%.6g", *v);
+  return cell;
+}
+
+std::string metrics_row(const EvalPoint& p) {
+  char row[384];
+  std::snprintf(row, sizeof row, "%lld,%.4f,%.3f,%lld,%.6f,%.6f,%.6f,%.1f,%llu,%llu,%.3f,%.3f,%.3f,",
+                static_cast<long long>(p.step), p.epoch, p.wall_seconds, static_cast<long long>(p.samples),
+                p.train_loss, p.test_accuracy, p.test_loss, p.samples_per_second,
+                static_cast<unsigned long long>(p.bytes_sent), static_cast<unsigned long long>(p.bytes_received),
+                p.compute_seconds, p.exchange_seconds, p.wait_seconds);
+  return row + optional_cell(p.staleness) + "," + optional_cell(p.consensus_distance) + "\n";
+}
+
 // Streams one CSV row per evaluation and the progress line; both survive a crash mid-run.
 class CliObserver final : public TrainObserver {
  public:
   CliObserver(const std::string& csv_path, const std::string& label) : csv_(csv_path), progress_(label) {
-    csv_ << "step,epoch,wall_seconds,train_loss,test_accuracy,test_loss,samples_per_second\n";
+    csv_ << kMetricsColumns << "\n";
   }
   void on_step(int64_t step, int64_t total, double epoch, double loss, double rate) override {
     progress_.update(step, total, epoch, loss, rate);
@@ -31,10 +48,7 @@ class CliObserver final : public TrainObserver {
     progress_.clear();
     spdlog::info("epoch {:.2f}  step {}  train_loss {:.4f}  test_accuracy {:.4f}  test_loss {:.4f}  {:.0f} samples/s",
                  p.epoch, p.step, p.train_loss, p.test_accuracy, p.test_loss, p.samples_per_second);
-    char row[256];
-    std::snprintf(row, sizeof row, "%lld,%.4f,%.3f,%.6f,%.6f,%.6f,%.1f\n", static_cast<long long>(p.step), p.epoch,
-                  p.wall_seconds, p.train_loss, p.test_accuracy, p.test_loss, p.samples_per_second);
-    csv_ << row << std::flush;
+    csv_ << metrics_row(p) << std::flush;
   }
 
  private:

@@ -8,6 +8,12 @@
 
 namespace starling::cli {
 
+/// The columns of `<out_dir>/<name>.metrics.csv`, one row per evaluation (EvalPoint); an
+/// unmeasured cell is empty. bench/torch_ddp.py writes the same columns.
+inline constexpr const char* kMetricsColumns =
+    "step,epoch,wall_seconds,samples,train_loss,test_accuracy,test_loss,samples_per_second,bytes_sent,"
+    "bytes_received,compute_seconds,exchange_seconds,wait_seconds,staleness,consensus_distance";
+
 struct TrainOptions {
   std::string config;
   std::vector<std::string> overrides;

@@ -133,7 +133,8 @@ void Dataset::write_packed(const std::string& path) const {
   h.record_bytes = static_cast<uint32_t>(record_bytes_);
   h.crc = crc_of(records_, count_ * record_bytes_);
   h.mean = mean_, h.std = std_;
-  const std::string tmp = path + ".tmp";
+  // A name of this process's own: peers started together may all fill the same cache.
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
   std::FILE* f = std::fopen(tmp.c_str(), "wb");
   if (!f) throw DataError(tmp + ": cannot write: " + std::strerror(errno));
   const bool ok = std::fwrite(&h, sizeof h, 1, f) == 1 &&

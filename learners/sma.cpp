@@ -1,6 +1,7 @@
 #include "learners/sma.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace starling::sma {
 
@@ -46,6 +47,16 @@ void mean(const float* const* vectors, int count, float* out, std::size_t n) {
     for (std::size_t i = 0; i < n; ++i) out[i] += vectors[j][i];
   const float scale = 1.f / static_cast<float>(count);
   for (std::size_t i = 0; i < n; ++i) out[i] *= scale;
+}
+
+double relative_distance(const float* a, const float* b, std::size_t n) {
+  double diff = 0.0, norm = 0.0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double d = static_cast<double>(a[i]) - b[i];
+    diff += d * d;
+    norm += static_cast<double>(b[i]) * b[i];
+  }
+  return norm > 0.0 ? std::sqrt(diff / norm) : 0.0;
 }
 
 }  // namespace starling::sma

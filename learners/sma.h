@@ -21,4 +21,7 @@ std::size_t slice_bound(std::size_t n, int parts, int i);
 /// out = mean of `count` vectors, summed in index order (synchronous SGD, independent replicas).
 void mean(const float* const* vectors, int count, float* out, std::size_t n);
 
+/// ‖a − b‖ / ‖b‖ in double precision (0 when b is zero): how far averaging moved a model.
+double relative_distance(const float* a, const float* b, std::size_t n);
+
 }  // namespace starling::sma

@@ -37,8 +37,15 @@ TrainResult train(const TrainSpec& spec, const Dataset& train_data, const Datase
     const auto eval_start = Clock::now();
     const Evaluation eval = evaluate(learner.model(), spec.learner.backend, test_data);
     eval_seconds += seconds_since(eval_start);
-    EvalPoint point{step + 1, static_cast<double>(step + 1) / per_epoch, seconds_since(start),
-                    loss_sum / loss_count, eval.accuracy, eval.loss, rate};
+    EvalPoint point;
+    point.step = step + 1;
+    point.epoch = static_cast<double>(step + 1) / per_epoch;
+    point.wall_seconds = seconds_since(start);
+    point.train_loss = loss_sum / loss_count;
+    point.test_accuracy = eval.accuracy, point.test_loss = eval.loss;
+    point.samples_per_second = rate;
+    point.samples = result.samples;
+    point.compute_seconds = train_seconds;
     loss_sum = 0.0, loss_count = 0;
     if (!result.time_to_target_seconds && spec.target_accuracy > 0 && eval.accuracy >= spec.target_accuracy)
       result.time_to_target_seconds = point.wall_seconds;

@@ -95,6 +95,22 @@ BOOST_AUTO_TEST_CASE(bad_overrides) {
   BOOST_TEST(contains(error_of("", {"optimizer.momentun=0.5"}), "optimizer.momentun"));
 }
 
+BOOST_AUTO_TEST_CASE(peer_overrides_by_index) {
+  const std::string two_peers =
+      "[exchange]\nmode = \"allreduce\"\n"
+      "[[peer]]\nid = 4\nendpoint = \"tcp://127.0.0.1:5600\"\n"
+      "[[peer]]\nid = 7\nendpoint = \"tcp://127.0.0.1:5601\"\n";
+  const Config c = parse_config(two_peers, "test.toml", {"peer.1.endpoint=tcp://10.77.0.2:5601"});
+  BOOST_TEST(c.peers[0].endpoint == "tcp://127.0.0.1:5600");
+  BOOST_TEST(c.peers[1].endpoint == "tcp://10.77.0.2:5601");
+  BOOST_TEST(c.node.exchange.peers[1].endpoint == "tcp://10.77.0.2:5601");
+  BOOST_TEST(contains(error_of(two_peers, {"peer.2.endpoint=tcp://a:1"}), "below the 2 [[peer]] entries"));
+  BOOST_TEST(contains(error_of(two_peers, {"peer.endpoint=tcp://a:1"}), "peer.<index>.<key>"));
+  BOOST_TEST(contains(error_of(two_peers, {"peer.x.endpoint=tcp://a:1"}), "peer.<index>.<key>"));
+  BOOST_TEST(contains(error_of(two_peers, {"peer.0.endpoint=udp://a:1"}), "peer.endpoint"));
+  BOOST_TEST(contains(error_of("", {"peer.0.endpoint=tcp://a:1"}), "below the 0 [[peer]] entries"));
+}
+
 BOOST_AUTO_TEST_CASE(shipped_configs_load) {
   const char* root = std::getenv("STARLING_SOURCE_DIR");
   BOOST_REQUIRE(root);

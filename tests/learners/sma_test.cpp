@@ -77,3 +77,10 @@ BOOST_AUTO_TEST_CASE(mean_of_vectors) {
   BOOST_TEST(out[1] == 2.f);
   BOOST_TEST(out[2] == 0.f);
 }
+
+BOOST_AUTO_TEST_CASE(relative_distance_by_hand) {
+  const float a[2] = {3.f, 4.f}, b[2] = {0.f, 8.f}, zero[2] = {0.f, 0.f};
+  BOOST_TEST(sma::relative_distance(a, b, 2) == 5.0 / 8.0, boost::test_tools::tolerance(1e-12));
+  BOOST_TEST(sma::relative_distance(b, b, 2) == 0.0);
+  BOOST_TEST(sma::relative_distance(a, zero, 2) == 0.0);
+}
