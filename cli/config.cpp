@@ -201,7 +201,7 @@ void read_exchange(SectionReader&& ex, Config& c) {
   ex.finish();
 }
 
-// [compression]: the codec of compressed gossip (CHOCO-SGD).
+// [compression]: the codec of compressed gossip (CHOCO-SGD) or the compressed all-reduce.
 void read_compression(SectionReader&& cz, Config& c) {
   auto& spec = c.node.exchange;
   spec.codec = cz.choice("codec", "none", {"none", "fp16", "bf16", "threshold", "topk", "qsgd", "sign", "powersgd"});
@@ -216,8 +216,8 @@ void read_compression(SectionReader&& cz, Config& c) {
     throw ConfigError(c.source + ": compression.adaptive: needs a codec with a density (\"topk\" or \"threshold\")");
   if (spec.adaptive_options.min_density > spec.adaptive_options.max_density)
     throw ConfigError(c.source + ": compression.min_density: above compression.max_density");
-  if (spec.codec != "none" && spec.mode != gossip::ExchangeMode::gossip)
-    throw ConfigError(c.source + ": compression.codec: \"" + spec.codec + "\" works with exchange.mode = \"gossip\" (CHOCO-SGD); codecs inside the ring all-reduce and async gossip are not built yet");
+  if (spec.codec != "none" && (spec.mode == gossip::ExchangeMode::none || spec.mode == gossip::ExchangeMode::async_gossip))
+    throw ConfigError(c.source + ": compression.codec: \"" + spec.codec + "\" works with exchange.mode = \"gossip\" (CHOCO-SGD), \"allreduce\" or \"local-sgd\" (compressed all-reduce); codecs in async gossip are not built yet");
 }
 
 // [[peer]] id, endpoint, learners: every peer of the job, in ring order.

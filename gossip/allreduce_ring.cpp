@@ -3,15 +3,13 @@
 
 #include <algorithm>
 #include <cstring>
-#include <set>
 
 #include "gossip/error.h"
+#include "gossip/ring_common.h"
 
 namespace starling::gossip {
 
 namespace {
-
-constexpr std::size_t kMaxEarly = 1u << 16;  // bound on buffered messages of a later round
 
 protocols::ByteSpan bytes_of(const float* p, std::size_t count) {
   return {reinterpret_cast<const std::uint8_t*>(p), count * sizeof(float)};
@@ -22,21 +20,22 @@ protocols::ByteSpan bytes_of(const float* p, std::size_t count) {
 AllreduceRing::AllreduceRing(Transport& transport, std::vector<PeerId> ring, protocols::Span<float> data,
                              AllreduceOptions options)
     : transport_(transport), ring_(std::move(ring)), data_(data), options_(options), round_(options.first_round) {
-  size_ = static_cast<int>(ring_.size());
-  const auto self = std::find(ring_.begin(), ring_.end(), transport_.self());
-  if (self == ring_.end()) STARLING_GOSSIP_THROW(InvalidArgument, "own peer id is not in the ring");
-  if (std::set<PeerId>(ring_.begin(), ring_.end()).size() != ring_.size())
-    STARLING_GOSSIP_THROW(InvalidArgument, "ring lists a peer twice");
-  rank_ = static_cast<int>(self - ring_.begin());
-  left_ = ring_[(rank_ + size_ - 1) % size_];
-  right_ = ring_[(rank_ + 1) % size_];
-  if (size_ > 1 && !transport_.connected_to(right_))
-    STARLING_GOSSIP_THROW(InvalidArgument, "not connected to right neighbour " + std::to_string(right_));
+  const RingPosition at = ring_position(transport_, ring_);
+  size_ = at.size;
+  rank_ = at.rank;
+  left_ = at.left;
+  right_ = at.right;
   const std::size_t per_segment = std::max<std::size_t>(1, options_.segment_bytes / sizeof(float));
   segments_.resize(size_);
   for (int c = 0; c < size_; ++c)
     for (std::size_t b = chunk_begin(c), end = chunk_begin(c + 1); b < end; b += per_segment)
       segments_[c].push_back({b, std::min(per_segment, end - b)});
+  if (options_.wire != protocols::CodecId::none) {
+    if (options_.wire != protocols::CodecId::fp16 && options_.wire != protocols::CodecId::bf16)
+      STARLING_GOSSIP_THROW(InvalidArgument, "the ring's wire format must be fp32, fp16 or bf16");
+    codec_ = std::move(protocols::make_codec(options_.wire).value());
+    rounding_.resize(std::min(per_segment, data_.size()));
+  }
 }
 
 // Balanced split: chunk sizes differ by at most one element; some are empty when N < p.
@@ -47,14 +46,21 @@ std::size_t AllreduceRing::chunk_begin(std::size_t chunk) const {
 // The chunk this peer sends at a step; it receives chunk_at(step + 1) during that step.
 int AllreduceRing::chunk_at(int step) const { return ((rank_ - step) % size_ + size_) % size_; }
 
-void AllreduceRing::run() {
-  const std::uint64_t round = round_++;
+void AllreduceRing::run() { run({}); }
+
+void AllreduceRing::run(protocols::Span<float> residual) {
+  if (!residual.empty() && residual.size() != data_.size())
+    STARLING_GOSSIP_THROW(InvalidArgument, "residual length differs from the data's");
+  const std::uint64_t round = round_;
+  round_ += options_.round_stride;
   if (size_ == 1) return;  // the mean of one vector is itself
+  residual_ = residual;
   const auto deadline = Transport::Clock::now() + options_.timeout;
   const int steps = 2 * (size_ - 1);
 
   // Step 0 sends this peer's own chunk: every segment can go out at once.
-  for (const Segment& s : segments_[chunk_at(0)]) send_segment(0, s, round);
+  const Message nothing_received;
+  for (const Segment& s : segments_[chunk_at(0)]) send_segment(0, s, round, nothing_received);
 
   for (int step = 0; step < steps; ++step) {
     // Receive the left neighbour's chunk segment by segment. Steps 0..p-2 add it into ours
@@ -62,44 +68,65 @@ void AllreduceRing::run() {
     // steps p-1..2p-3 copy final chunks. Whatever arrives is exactly what the next step
     // sends, so each segment is forwarded at once and the ring never idles on a whole chunk.
     for (const Segment& s : segments_[chunk_at(step + 1)]) {
-      const Message m = receive_segment(step, s, round, deadline);
-      absorb(step, s, m);
-      if (step + 1 < steps) send_segment(step + 1, s, round);
+      const Message m = receive_segment(step, s, round, deadline);  // already absorbed
+      if (step + 1 < steps) send_segment(step + 1, s, round, m);
     }
   }
 }
 
-void AllreduceRing::send_segment(int step, const Segment& s, std::uint64_t round) {
+void AllreduceRing::send_segment(int step, const Segment& s, std::uint64_t round, const Message& received) {
   protocols::FrameHeader h;
   h.type = protocols::MessageType::allreduce_segment;
+  h.codec = options_.wire;
   h.flags = step >= size_ - 1 ? protocols::kFlagAllGather : 0;
   h.round = round;
   h.tensor_offset = s.begin;
   h.tensor_length = s.count;
-  transport_.send(right_, h, bytes_of(data_.data() + s.begin, s.count));
+  if (!codec_) return transport_.send(right_, h, bytes_of(data_.data() + s.begin, s.count));
+  // All-gather steps after the owner's pass its rounded chunk on as it came.
+  if (step >= size_) return transport_.send(right_, h, received.bytes());
+  transport_.send(right_, h, round_to_wire(step, s));
+}
+
+// A partial sum (reduce-scatter) or the owner's mean (step p-1) in the wire format. The
+// owner takes the rounded mean itself; the rounding error goes to the residual, the mean's
+// scaled by p to units of the sum.
+protocols::ByteSpan AllreduceRing::round_to_wire(int step, const Segment& s) {
+  const protocols::Span<float> values(data_.data() + s.begin, s.count);
+  const protocols::Span<float> rounding(rounding_.data(), s.count);
+  std::fill(rounding.begin(), rounding.end(), 0.0f);
+  codec_->encode(values, rounding, encoded_);  // sizes match: cannot fail
+  const bool owner = step == size_ - 1;
+  if (owner && codec_->decode({encoded_.data(), encoded_.size()}, values, protocols::Apply::assign) !=
+                   protocols::Error::ok)
+    STARLING_GOSSIP_THROW(InvalidArgument, "a non-finite value cannot travel in 16 bits");
+  if (!residual_.empty()) {
+    const float scale = owner ? static_cast<float>(size_) : 1.0f;
+    for (std::size_t i = 0; i < s.count; ++i) residual_[s.begin + i] += scale * rounding[i];
+  }
+  return {encoded_.data(), encoded_.size()};
 }
 
 bool AllreduceRing::matches(const Message& m, int step, const Segment& s, std::uint64_t round) {
   const protocols::FrameHeader& h = m.header;
   const std::uint8_t phase = step >= size_ - 1 ? protocols::kFlagAllGather : 0;
   return m.from == left_ && h.type == protocols::MessageType::allreduce_segment && h.round == round &&
-         h.flags == phase && h.tensor_offset == s.begin && h.tensor_length == s.count &&
-         m.payload.size() == s.count * sizeof(float);
+         h.flags == phase && h.codec == options_.wire && h.tensor_offset == s.begin && h.tensor_length == s.count &&
+         (codec_ || m.payload.size() == s.count * sizeof(float));  // the codec checks its own sizes
 }
 
 Message AllreduceRing::receive_segment(int step, const Segment& s, std::uint64_t round,
                                        Transport::Clock::time_point deadline) {
   for (;;) {
-    Message m;
-    if (!early_.empty() && early_.front().header.round == round) {
-      m = std::move(early_.front());
-      early_.pop_front();
-    } else {
-      m = transport_.receive(deadline);
+    Message m = next_message(early_, round, transport_, deadline);
+    if (matches(m, step, s, round)) {
+      const protocols::Error e = absorb(step, s, m);
+      if (e == protocols::Error::ok) return m;
+      ++drops_[std::string(protocols::to_string(e))];
+      continue;
     }
-    if (matches(m, step, s, round)) return m;
     const bool ours = m.from == left_ && m.header.type == protocols::MessageType::allreduce_segment;
-    if (ours && m.header.round > round && early_.size() < kMaxEarly)
+    if (ours && m.header.round > round && early_.size() < kMaxEarlyMessages)
       early_.push_back(std::move(m));
     else if (ours && m.header.round < round)
       ++drops_["stale_round"];
@@ -108,12 +135,23 @@ Message AllreduceRing::receive_segment(int step, const Segment& s, std::uint64_t
   }
 }
 
-void AllreduceRing::absorb(int step, const Segment& s, const Message& m) {
+// Adds a partial sum (the last reduce-scatter step also divides by p) or copies a final
+// chunk. A 16-bit segment is validated before it touches data; its error is returned.
+protocols::Error AllreduceRing::absorb(int step, const Segment& s, const Message& m) {
   float* dst = data_.data() + s.begin;
+  if (codec_) {
+    const bool final_chunk = step >= size_ - 1;
+    const protocols::Error e =
+        codec_->decode(m.bytes(), {dst, s.count}, final_chunk ? protocols::Apply::assign : protocols::Apply::add);
+    if (e != protocols::Error::ok || step != size_ - 2) return e;
+    const float p = static_cast<float>(size_);
+    for (std::size_t i = 0; i < s.count; ++i) dst[i] /= p;  // the same (partial + v) / p as fp32
+    return e;
+  }
   const auto* src = static_cast<const unsigned char*>(m.payload.data());
   if (step >= size_ - 1) {
     std::memcpy(dst, src, s.count * sizeof(float));
-    return;
+    return protocols::Error::ok;
   }
   // Payload frames need not be 4-byte aligned: load each float through memcpy.
   if (step < size_ - 2) {
@@ -122,7 +160,7 @@ void AllreduceRing::absorb(int step, const Segment& s, const Message& m) {
       std::memcpy(&v, src + i * sizeof(float), sizeof v);
       dst[i] += v;
     }
-    return;
+    return protocols::Error::ok;
   }
   const float p = static_cast<float>(size_);
   for (std::size_t i = 0; i < s.count; ++i) {
@@ -130,6 +168,7 @@ void AllreduceRing::absorb(int step, const Segment& s, const Message& m) {
     std::memcpy(&v, src + i * sizeof(float), sizeof v);
     dst[i] = (dst[i] + v) / p;
   }
+  return protocols::Error::ok;
 }
 
 }  // namespace starling::gossip

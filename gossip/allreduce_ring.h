@@ -6,6 +6,13 @@
 // Chunks travel in segments so sending, receiving and reducing overlap. Each chunk's mean
 // is computed by one peer only and then copied, so all peers end with identical bits.
 //
+// 16-bit wire (options.wire = fp16 or bf16): segments travel as dense codec payloads of
+// half the size, and are added in fp32; the owner of a chunk rounds its mean to the wire
+// format and keeps the rounded value itself, so all peers still end with identical bits,
+// equal to the fp32 mean within the format's rounding of each partial sum and of the mean.
+// run(residual) adds the rounding errors this peer made to residual, scaled to units of
+// the sum, so a caller that adds it to its next input loses nothing (error feedback).
+//
 // Contract: `ring` lists the peer ids in ring order and contains the transport's own id;
 // the transport is connected to the right neighbour and accepts the left one from before
 // that one starts sending (TransportOptions::accept), and carries no other traffic while
@@ -16,11 +23,13 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "gossip/message.h"
 #include "gossip/transport.h"
+#include "protocols/codec.h"
 #include "protocols/span.h"
 
 namespace starling::gossip {
@@ -30,17 +39,22 @@ struct AllreduceOptions {
   std::size_t segment_bytes = 1 << 20;
   std::chrono::milliseconds timeout{60000};  // for one run()
   std::uint64_t first_round = 0;  // header round of the first run(); later runs count up
+  std::uint64_t round_stride = 1;  // by this much (rings sharing a transport interleave rounds)
+  protocols::CodecId wire = protocols::CodecId::none;  // none (fp32), fp16 or bf16
 };
 
 class AllreduceRing {
  public:
-  /// InvalidArgument when self is missing from ring, ring has duplicates, or the right
-  /// neighbour is not connected.
+  /// InvalidArgument when self is missing from ring, ring has duplicates, the right
+  /// neighbour is not connected, or the wire is not none, fp16 or bf16.
   AllreduceRing(Transport& transport, std::vector<PeerId> ring, protocols::Span<float> data,
                 AllreduceOptions options = {});
 
   /// Replaces data with the element-wise mean over all peers.
   void run();
+  /// As run(); with a 16-bit wire, also adds this peer's rounding errors (in units of the
+  /// sum) to residual, which has data's length (InvalidArgument otherwise).
+  void run(protocols::Span<float> residual);
 
   /// Messages ignored by this algorithm, by reason (stale round, unexpected segment, ...).
   const std::map<std::string, std::uint64_t>& drops() const { return drops_; }
@@ -53,11 +67,12 @@ class AllreduceRing {
 
   std::size_t chunk_begin(std::size_t chunk) const;
   int chunk_at(int step) const;
-  void send_segment(int step, const Segment& s, std::uint64_t round);
+  void send_segment(int step, const Segment& s, std::uint64_t round, const Message& received);
+  protocols::ByteSpan round_to_wire(int step, const Segment& s);
   Message receive_segment(int step, const Segment& s, std::uint64_t round,
                           Transport::Clock::time_point deadline);
   bool matches(const Message& m, int step, const Segment& s, std::uint64_t round);
-  void absorb(int step, const Segment& s, const Message& m);
+  protocols::Error absorb(int step, const Segment& s, const Message& m);
 
   Transport& transport_;
   std::vector<PeerId> ring_;
@@ -70,6 +85,10 @@ class AllreduceRing {
   std::vector<std::vector<Segment>> segments_;  // per chunk
   std::uint64_t round_ = 0;
   std::deque<Message> early_;  // messages of a later round that arrived during this one
+  std::unique_ptr<protocols::Codec> codec_;  // the 16-bit wire format; null for fp32
+  protocols::Span<float> residual_;          // of the current run(); may be empty
+  std::vector<float> rounding_;              // one segment's rounding error
+  std::vector<std::uint8_t> encoded_;        // one segment's 16-bit payload
   std::map<std::string, std::uint64_t> drops_;
 };
 

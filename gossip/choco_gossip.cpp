@@ -4,21 +4,11 @@
 #include <algorithm>
 #include <utility>
 
+#include "gossip/codec_streams.h"
 #include "gossip/error.h"
 #include "gossip/float_segments.h"
 
 namespace starling::gossip {
-
-namespace {
-
-// Distinct stochastic-rounding and sampling streams per peer and segment, so that peers
-// do not make correlated compression errors.
-std::uint64_t stream_seed(std::uint64_t base, PeerId self, std::size_t segment) {
-  return base ^ (0x9E3779B97F4A7C15ull * (static_cast<std::uint64_t>(self) + 1)) ^
-         (0xC2B2AE3D27D4EB4Full * (static_cast<std::uint64_t>(segment) + 1));
-}
-
-}  // namespace
 
 ChocoGossip::ChocoGossip(Transport& transport, std::vector<PeerId> peers, MixingSchedule schedule,
                          const std::string& codec, const protocols::CodecOptions& codec_options,
@@ -39,11 +29,7 @@ ChocoGossip::ChocoGossip(Transport& transport, std::vector<PeerId> peers, Mixing
   if (!(options_.gamma > 0.0 && options_.gamma <= 1.0))
     STARLING_GOSSIP_THROW(InvalidArgument, "gamma must lie in (0, 1]");
   // Probe the codec once so that a bad name or option fails here, not in the first round.
-  auto probe = protocols::make_codec(codec_name_, codec_options_);
-  if (!probe)
-    STARLING_GOSSIP_THROW(InvalidArgument, "codec '" + codec_name_ + "': " +
-                                               std::string(protocols::to_string(probe.error())));
-  codec_id_ = probe.value()->id();
+  codec_id_ = checked_codec_id(codec_name_, codec_options_);
 }
 
 protocols::Span<const float> ChocoGossip::public_copy() const {
@@ -84,14 +70,7 @@ void ChocoGossip::run(protocols::Span<float> x) {
 // First call: fixes length, neighbours and one codec stream per segment; later calls
 // only check that the length has not changed.
 void ChocoGossip::make_codecs() {
-  codecs_.clear();
-  for (std::size_t s = 0; s < segments_; ++s) {
-    protocols::CodecOptions o = codec_options_;
-    o.seed = stream_seed(codec_options_.seed, transport_.self(), s);
-    auto codec = protocols::make_codec(codec_name_, o);
-    if (!codec) STARLING_GOSSIP_THROW(InvalidArgument, "codec '" + codec_name_ + "' rejected its options");
-    codecs_.push_back(std::move(codec.value()));
-  }
+  codecs_ = make_codec_streams(codec_name_, codec_options_, transport_.self(), segments_);
 }
 
 void ChocoGossip::set_density(double density) {

@@ -105,11 +105,6 @@ PeerExchange::PeerExchange(const ExchangeSpec& spec, protocols::Span<float> mode
     c.gamma = spec.gamma;
     c.timeout = spec.timeout;
     choco_ = std::make_unique<ChocoGossip>(*transport_, ids, make_schedule(spec), spec.codec, spec.codec_options, c);
-    if (spec.adaptive) {
-      AdaptiveCompressionOptions a = spec.adaptive_options;
-      a.initial_density = spec.codec_options.density;
-      adaptive_ = std::make_unique<AdaptiveCompression>(a);
-    }
   } else if (spec.mode == ExchangeMode::gossip) {
     GossipOptions g;
     g.timeout = spec.timeout;
@@ -123,10 +118,19 @@ PeerExchange::PeerExchange(const ExchangeSpec& spec, protocols::Span<float> mode
     std::vector<PeerId> neighbours;
     for (int r : links(spec).first) neighbours.push_back(spec.peers[static_cast<std::size_t>(r)].id);
     async_ = std::make_unique<AsyncGossip>(*transport_, neighbours, a);
+  } else if (spec.mode != ExchangeMode::none && spec.codec != "none") {
+    CompressedAllreduceOptions c;
+    c.timeout = spec.timeout;
+    compressed_ = std::make_unique<CompressedAllreduce>(*transport_, ids, model, spec.codec, spec.codec_options, c);
   } else if (spec.mode != ExchangeMode::none) {
     AllreduceOptions a;
     a.timeout = spec.timeout;
     ring_ = std::make_unique<AllreduceRing>(*transport_, ids, model, a);
+  }
+  if (spec.adaptive && (choco_ || compressed_)) {
+    AdaptiveCompressionOptions a = spec.adaptive_options;
+    a.initial_density = spec.codec_options.density;
+    adaptive_ = std::make_unique<AdaptiveCompression>(a);
   }
 }
 
@@ -136,20 +140,24 @@ PeerExchange::~PeerExchange() {
 
 void PeerExchange::exchange(uint64_t step, double compute_seconds) {
   if (gossip_) gossip_->run(model_);
-  else if (choco_) run_choco(compute_seconds);
+  else if (choco_ || compressed_) run_compressed(compute_seconds);
   else if (async_) async_->run(model_, step);
   else if (ring_) ring_->run();
 }
 
-// One CHOCO round, timed, and the density for the next one when it adapts.
-void PeerExchange::run_choco(double compute_seconds) {
+// One CHOCO round or compressed all-reduce, timed, and the density for the next one when
+// it adapts.
+void PeerExchange::run_compressed(double compute_seconds) {
   const auto start = Transport::Clock::now();
-  choco_->run(model_);
-  if (!adaptive_) return;
+  if (choco_) choco_->run(model_);
+  else compressed_->run();
+  // The compressed all-reduce's first run is uncompressed: it says nothing about the density.
+  if (!adaptive_ || (compressed_ && compressed_->runs() == 1)) return;
   const double comm = std::chrono::duration<double>(Transport::Clock::now() - start).count();
   const DensityDecision decision = adaptive_->observe(compute_seconds, comm);
   if (!decision.changed) return;
-  choco_->set_density(decision.density);
+  if (choco_) choco_->set_density(decision.density);
+  else compressed_->set_density(decision.density);
   if (spec_.on_adjust) spec_.on_adjust(decision.report);
 }
 

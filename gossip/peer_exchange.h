@@ -1,7 +1,9 @@
 #pragma once
 // A peer's side of model exchange: owns the ZeroMQ context and transport, connects to the
 // neighbours its mode needs, and mixes the peer's model with theirs once per call:
-// `allreduce` and `local-sgd` replace it with the mean over all peers (ring all-reduce);
+// `allreduce` and `local-sgd` replace it with the mean over all peers (ring all-reduce), or
+// with a codec other than "none" with the common model plus the mean of the compressed
+// changes (gossip/compressed_allreduce.h);
 // `gossip` does one D-PSGD round with Metropolis–Hastings weights over the topology, or with
 // a codec other than "none" one CHOCO-SGD round (compressed differences to public copies);
 // `async-gossip` averages with one random neighbour, no barrier, within a staleness bound.
@@ -11,6 +13,7 @@
 #include "gossip/allreduce_ring.h"
 #include "gossip/async_gossip.h"
 #include "gossip/choco_gossip.h"
+#include "gossip/compressed_allreduce.h"
 #include "gossip/curve.h"
 #include "gossip/gossip_average.h"
 #include "gossip/transport.h"
@@ -45,13 +48,13 @@ struct ExchangeSpec {
   int rank = 0;                    // this peer's index in `peers`
   std::vector<PeerAddress> peers;  // every peer, in ring order
   std::chrono::milliseconds timeout{60000};
-  std::string codec = "none";  // gossip: CHOCO-SGD with this compressor unless "none"
+  std::string codec = "none";  // gossip: CHOCO-SGD; allreduce, local-sgd: compressed all-reduce
   protocols::CodecOptions codec_options;
   double gamma = 0.5;              // CHOCO consensus step size
   uint64_t max_staleness = 4;      // async-gossip: steps a peer may run ahead of a neighbour
   bool staleness_scaling = false;  // async-gossip: divide the mixed-in change by the step gap
-  /// Compressed gossip: steer the codec's density so that communication hides behind
-  /// computation (gossip/adaptive_compression.h); each change is reported to on_adjust.
+  /// Compressed gossip or all-reduce: steer the codec's density so that communication
+  /// hides behind computation (gossip/adaptive_compression.h); each change goes to on_adjust.
   bool adaptive = false;
   AdaptiveCompressionOptions adaptive_options;
   std::function<void(const std::string&)> on_adjust;
@@ -86,13 +89,14 @@ class PeerExchange {
   const ExchangeSpec& spec() const { return spec_; }
 
  private:
-  void run_choco(double compute_seconds);
+  void run_compressed(double compute_seconds);
 
   ExchangeSpec spec_;
   protocols::Span<float> model_;
   zmq::context_t context_;
   std::unique_ptr<Transport> transport_;
   std::unique_ptr<AllreduceRing> ring_;
+  std::unique_ptr<CompressedAllreduce> compressed_;
   std::unique_ptr<GossipAverage> gossip_;
   std::unique_ptr<ChocoGossip> choco_;
   std::unique_ptr<AsyncGossip> async_;

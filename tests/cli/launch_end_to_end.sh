@@ -109,4 +109,18 @@ expect2 train --config "$tmp/ar.toml"
 printf '[exchange]\nmode = "gossip"\n[[peer]]\nid = 0\nendpoint = "tcp://127.0.0.1:1"\n' >"$tmp/one.toml"
 expect2 launch --config "$tmp/one.toml"
 grep -q "at least two" "$tmp/out.log" || fail "one-peer config error does not say why"
+
+# Codecs inside the all-reduce: fp16 in the ring and top-k as a sparse all-gather still end
+# with identical models, top-k with far fewer bytes than the dense all-reduce above.
+for codec in fp16 topk; do
+  offset=$([ "$codec" = fp16 ] && echo 20 || echo 23)
+  config "$tmp/ar-$codec.toml" allreduce $((base + offset)) $((base + offset + 1)) $((base + offset + 2))
+  printf '[compression]\ncodec = "%s"\ndensity = 0.05\n' "$codec" >>"$tmp/ar-$codec.toml"
+  timeout 120 "$starling" launch --config "$tmp/ar-$codec.toml" --summary "$tmp/ar-$codec.json" >"$tmp/ar-$codec.log" 2>&1 \
+    || { cat "$tmp/ar-$codec.log"; fail "allreduce with $codec failed"; }
+  grep -q '"identical_models": true' "$tmp/ar-$codec.json" || { cat "$tmp/ar-$codec.json"; fail "allreduce with $codec: models differ"; }
+done
+dense=$(grep '"bytes_sent"' "$tmp/ar.json" | tr -dc '0-9.e+')
+sparse=$(grep '"bytes_sent"' "$tmp/ar-topk.json" | tr -dc '0-9.e+')
+awk -v d="$dense" -v s="$sparse" 'BEGIN { exit !(s * 4 < d) }' || fail "top-k all-reduce sent $sparse bytes, dense $dense"
 echo "launch end-to-end: ok"

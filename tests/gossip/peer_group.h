@@ -1,6 +1,7 @@
 #pragma once
 // Test harness: p transports in one process sharing one ZeroMQ context, each bound to a
 // free port on 127.0.0.1, and a way to run one function per peer on its own thread.
+#include <cstdint>
 #include <exception>
 #include <functional>
 #include <memory>
@@ -49,6 +50,14 @@ class PeerGroup {
     for (int r = 0; r < size(); ++r)
       for (int n = 0; n < size(); ++n)
         if (n != r) connect(r, n);
+  }
+
+  /// Bytes peer `to` has accepted from peer `from`. Unlike the sender's own count, which
+  /// its I/O thread may still be updating, it is final once `to` has consumed them.
+  std::uint64_t bytes_received(int to, int from) {
+    const TransportStats s = at(to).stats();
+    const auto it = s.peers.find(static_cast<PeerId>(from));
+    return it == s.peers.end() ? 0 : it->second.bytes_received;
   }
 
   /// Runs body(rank) on one thread per peer; rethrows the first exception after joining all.
