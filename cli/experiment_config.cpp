@@ -56,7 +56,8 @@ Variant read_variant(const toml::table& table, const ExperimentSpec& spec, const
   if (!std::regex_match(v.name, kName))
     throw ConfigError(where(file, table) + ": variant.name: expected a name of letters, digits and _.+- (it names files)");
   v.system = r.choice("system", v.system, {"starling", "torch-ddp"});
-  v.base = resolve(file, r.text("base", base));
+  const std::string own_base = r.text("base", "");
+  v.base = own_base.empty() ? base : resolve(file, own_base);
   v.repeat = static_cast<int>(r.integer("repeat", 1, 1, 100));
   const std::string network = r.text("network", "loopback");
   static const std::regex kNetns("netns:([0-9]+(bit|kbit|mbit|gbit))");

@@ -72,6 +72,11 @@ std::string setup_of(const Variant& v) {
     out << "PyTorch DDP (gloo), " << peers << " processes, batch " << c.node.train.learner.batch;
     return out.str();
   }
+  if (x.mode == gossip::ExchangeMode::none) {
+    out << "one node, " << (c.node.learners > 0 ? std::to_string(c.node.learners) : std::string("auto")) << " "
+        << actors::intra_sync_name(c.node.intra_sync) << " learner(s), batch " << c.node.train.learner.batch;
+    return out.str();
+  }
   out << gossip::exchange_mode_name(x.mode);
   if (x.mode == gossip::ExchangeMode::gossip || x.mode == gossip::ExchangeMode::async_gossip) out << " " << x.topology;
   if (x.mode == gossip::ExchangeMode::local_sgd) out << " every " << c.node.period;
