@@ -6,7 +6,7 @@ JOBS  ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 STARLING = $(BUILD)/cli/starling
 
-.PHONY: all deps bench-deps build demo test bench fuzz clean
+.PHONY: all deps bench-deps build demo test bench experiments fuzz clean
 
 all: build
 
@@ -20,14 +20,21 @@ build: deps
 	@cmake -S . -B $(BUILD) $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
 
+# The single-node run, then a short experiment (4 peers, 3 sync modes and PyTorch DDP).
 demo: build
 	$(STARLING) train --config configs/fmnist-mlp.toml --summary $(BUILD)/demo-summary.json
+	$(STARLING) experiment --config configs/experiments/demo.toml --out results/demo
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 bench: bench-deps build
 	@scripts/bench.sh $(BUILD)
+
+# The shipped experiments into results/<name>/ (bandwidth needs root for its namespaces).
+experiments: build
+	for e in compare-sync compare-codecs crossbow bandwidth; do \
+	  $(STARLING) experiment --config configs/experiments/$$e.toml --out results/$$e || exit 1; done
 
 # libFuzzer on every decoder and the frame parser (clang from Debian), 60 s each.
 fuzz: bench-deps

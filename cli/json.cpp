@@ -29,6 +29,17 @@ std::string json_quote(const std::string& text) {
   return out + "\"";
 }
 
+namespace {
+
+// Shifts every line after the first of a multi-line value by `pad`.
+std::string reindent(const std::string& text, const std::string& pad) {
+  std::string shifted;
+  for (char ch : text) shifted += ch == '\n' ? "\n" + pad : std::string(1, ch);
+  return shifted;
+}
+
+}  // namespace
+
 JsonObject& JsonObject::raw(const std::string& key, std::string json) {
   fields_.emplace_back(key, std::move(json));
   return *this;
@@ -59,17 +70,18 @@ JsonObject& JsonObject::add(const std::string& key, const std::vector<std::strin
 
 JsonObject& JsonObject::add(const std::string& key, const JsonObject& object) { return raw(key, "\x01" + object.str(0)); }
 
+JsonObject& JsonObject::add(const std::string& key, const std::vector<JsonObject>& objects) {
+  std::string json = "[";
+  for (std::size_t i = 0; i < objects.size(); ++i) json += (i ? ",\n  " : "\n  ") + reindent(objects[i].str(0), "  ");
+  return raw(key, "\x01" + json + (objects.empty() ? "]" : "\n]"));
+}
+
 std::string JsonObject::str(int indent) const {
   const std::string pad(static_cast<std::size_t>(indent) + 2, ' ');
   std::string out = "{\n";
   for (std::size_t i = 0; i < fields_.size(); ++i) {
     std::string value = fields_[i].second;
-    if (!value.empty() && value[0] == '\x01') {  // nested object: re-indent
-      value.erase(0, 1);
-      std::string shifted;
-      for (char ch : value) shifted += ch == '\n' ? "\n" + pad : std::string(1, ch);
-      value = shifted;
-    }
+    if (!value.empty() && value[0] == '\x01') value = reindent(value.substr(1), pad);  // nested, several lines
     out += pad + json_quote(fields_[i].first) + ": " + value + (i + 1 < fields_.size() ? ",\n" : "\n");
   }
   return out + std::string(static_cast<std::size_t>(indent), ' ') + "}";

@@ -1,6 +1,6 @@
 #pragma once
 // A minimal JSON object writer for summaries: flat or nested objects, numbers, strings,
-// null, and arrays of strings. Keys keep the order they were added in.
+// null, and arrays of strings or objects. Keys keep the order they were added in.
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,6 +18,7 @@ class JsonObject {
   JsonObject& add(const std::string& key, std::optional<double> value);
   JsonObject& add(const std::string& key, const std::vector<std::string>& values);
   JsonObject& add(const std::string& key, const JsonObject& object);
+  JsonObject& add(const std::string& key, const std::vector<JsonObject>& objects);
 
   /// Pretty-printed with two-space indentation.
   std::string str(int indent = 0) const;

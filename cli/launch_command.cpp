@@ -2,6 +2,7 @@
 
 #include "cli/config.h"
 #include "cli/json.h"
+#include "cli/process.h"
 
 #include <poll.h>
 #include <signal.h>
@@ -18,6 +19,10 @@
 namespace starling::cli {
 namespace {
 
+// The namespaces and addresses scripts/netns.sh creates.
+const std::string kNetnsPrefix = "starling-ns";
+const std::string kNetnsSubnet = "10.77.0.";
+
 volatile sig_atomic_t g_interrupted = 0;
 void on_interrupt(int) { g_interrupted = 1; }
 
@@ -30,26 +35,14 @@ struct Child {
   int status = -1;  // exit code once it ended
 };
 
-void spawn(Child& child, const LaunchOptions& o) {
+void spawn(Child& child, std::size_t index, const LaunchOptions& o) {
   int fds[2];
   if (::pipe(fds) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
   std::vector<std::string> args{o.executable, "peer", "--config", o.config, "--id", std::to_string(child.id),
                                 "--summary", child.summary};
   for (const auto& set : o.overrides) args.insert(args.end(), {"--set", set});
-  child.pid = ::fork();
-  if (child.pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
-  if (child.pid == 0) {
-    ::dup2(fds[1], STDOUT_FILENO);
-    ::dup2(fds[1], STDERR_FILENO);
-    ::close(fds[0]);
-    ::close(fds[1]);
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    ::execv(argv[0], argv.data());
-    std::fprintf(stderr, "cannot run %s: %s\n", argv[0], std::strerror(errno));
-    ::_exit(127);
-  }
+  if (o.netns) args.insert(args.begin(), {"/usr/bin/env", "ip", "netns", "exec", kNetnsPrefix + std::to_string(index)});
+  child.pid = spawn_process(args, fds[1], fds[0]);
   ::close(fds[1]);
   child.out = fds[0];
 }
@@ -88,7 +81,7 @@ bool supervise(std::vector<Child>& children) {
       int status = 0;
       if (c.status >= 0 || ::waitpid(c.pid, &status, WNOHANG) != c.pid) continue;
       while (c.out >= 0) drain(c);
-      c.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      c.status = exit_code(status);
       --running;
       if (c.status != 0 && !stopping) {
         spdlog::error("peer {} failed (exit {}); stopping the others", c.id, c.status);
@@ -121,6 +114,7 @@ double number(const std::string& json, const std::string& key) {
 JsonObject aggregate(const Config& c, const std::vector<Child>& children) {
   std::vector<std::string> checksums, files;
   double samples = 0, rate = 0, wall = 0, acc = 0, acc_min = 1, loss = 0, sent = 0, received = 0, ttt = 0;
+  double compute = 0, exchange = 0;
   bool all_reached = true;
   for (const auto& child : children) {
     const std::string s = read_file(child.summary);
@@ -132,6 +126,8 @@ JsonObject aggregate(const Config& c, const std::vector<Child>& children) {
     acc += number(s, "test_accuracy") / children.size(), acc_min = std::min(acc_min, number(s, "test_accuracy"));
     loss += number(s, "train_loss") / children.size();
     sent += number(s, "bytes_sent"), received += number(s, "bytes_received");
+    compute += number(s, "compute_seconds") / children.size();
+    exchange += number(s, "exchange_seconds") / children.size();
     const std::string t = summary_field(s, "time_to_target_seconds");
     if (t.empty() || t == "null") all_reached = false;
     else ttt = std::max(ttt, std::stod(t));
@@ -155,6 +151,8 @@ JsonObject aggregate(const Config& c, const std::vector<Child>& children) {
       .add("time_to_target_seconds", all_reached ? std::optional<double>(ttt) : std::nullopt)
       .add("bytes_sent", sent)
       .add("bytes_received", received)
+      .add("compute_seconds", compute)
+      .add("exchange_seconds", exchange)
       .add("model_checksum", checksums)
       .add("identical_models", identical)
       .add("peer_summaries", files);
@@ -182,6 +180,19 @@ int run_launch(const LaunchOptions& options) {
     spdlog::error("{}", e.what());
     return 2;
   }
+  LaunchOptions o = options;
+  if (o.netns) {
+    for (std::size_t i = 0; i < config.peers.size(); ++i) {
+      if (::access(("/run/netns/" + kNetnsPrefix + std::to_string(i)).c_str(), F_OK) != 0) {
+        spdlog::error("--netns: namespace {}{} does not exist; create them with `sudo scripts/netns.sh up {} [RATE]`",
+                      kNetnsPrefix, i, config.peers.size());
+        return 2;
+      }
+      const std::string& endpoint = config.peers[i].endpoint;
+      const std::string port = endpoint.substr(endpoint.rfind(':') + 1);
+      o.overrides.push_back("peer." + std::to_string(i) + ".endpoint=tcp://" + kNetnsSubnet + std::to_string(i + 1) + ":" + port);
+    }
+  }
   std::vector<Child> children(config.peers.size());
   struct sigaction action {};
   action.sa_handler = on_interrupt;
@@ -193,7 +204,7 @@ int run_launch(const LaunchOptions& options) {
     for (std::size_t i = 0; i < children.size(); ++i) {
       children[i].id = config.peers[i].id;
       children[i].summary = config.run.out_dir + "/" + config.run.name + "-peer" + std::to_string(children[i].id) + ".summary.json";
-      spawn(children[i], options);
+      spawn(children[i], i, o);
     }
   } catch (const std::exception& e) {
     spdlog::error("{}", e.what());

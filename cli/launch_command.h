@@ -12,6 +12,9 @@ struct LaunchOptions {
   std::vector<std::string> overrides;
   std::string summary;     // empty: <out_dir>/<name>.summary.json
   std::string executable;  // the starling binary to run peers with
+  /// Peer i runs in network namespace starling-ns<i> at 10.77.0.(i+1), each endpoint keeping
+  /// its port: the emulated hosts of `scripts/netns.sh up N [RATE]` (root only).
+  bool netns = false;
 };
 
 /// Returns 0 when every peer finished, 1 when one failed, 2 on a bad configuration.

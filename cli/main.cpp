@@ -1,5 +1,6 @@
 // The `starling` executable: subcommands over the library. Exit codes: 0 success,
 // 1 failure while running, 2 bad command line or configuration.
+#include "cli/experiment_command.h"
 #include "cli/keygen_command.h"
 #include "cli/launch_command.h"
 #include "cli/train_command.h"
@@ -39,6 +40,14 @@ int main(int argc, char** argv) {
   launch_cmd->add_option("-c,--config", launch.config, "Topology configuration (TOML)")->required();
   launch_cmd->add_option("--set", launch.overrides, "Override a config key for every peer (repeatable)");
   launch_cmd->add_option("--summary", launch.summary, "Write the aggregate summary JSON here");
+  launch_cmd->add_flag("--netns", launch.netns,
+                       "Run peer i in namespace starling-ns<i> at 10.77.0.(i+1) (made by scripts/netns.sh up N [RATE])");
+
+  starling::cli::ExperimentOptions experiment;
+  auto* experiment_cmd = app.add_subcommand(
+      "experiment", "Run every variant of an experiment config; write metrics.csv, summary.json, report.md and plots");
+  experiment_cmd->add_option("-c,--config", experiment.config, "Experiment configuration (TOML)")->required();
+  experiment_cmd->add_option("-o,--out", experiment.out, "Folder for the results")->required();
 
   starling::cli::KeygenOptions keygen;
   auto* keygen_cmd = app.add_subcommand("keygen", "Write CURVE key pairs for the peers of a config (or one named pair)");
@@ -60,11 +69,16 @@ int main(int argc, char** argv) {
   if (train_cmd->parsed()) return starling::cli::run_train(train);
   if (peer_cmd->parsed()) return starling::cli::run_peer(peer, peer_id);
   if (keygen_cmd->parsed()) return starling::cli::run_keygen(keygen);
+  char self[PATH_MAX];
+  const ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
+  const std::string executable = n > 0 ? std::string(self, static_cast<std::size_t>(n)) : std::string(argv[0]);
   if (launch_cmd->parsed()) {
-    char self[PATH_MAX];
-    const ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
-    launch.executable = n > 0 ? std::string(self, static_cast<std::size_t>(n)) : std::string(argv[0]);
+    launch.executable = executable;
     return starling::cli::run_launch(launch);
+  }
+  if (experiment_cmd->parsed()) {
+    experiment.executable = executable;
+    return starling::cli::run_experiment(experiment);
   }
   return 2;
 }

@@ -19,15 +19,20 @@ ProgressLine::ProgressLine(std::string label)
     : label_(std::move(label)), tty_(::isatty(STDERR_FILENO) == 1), start_(std::chrono::steady_clock::now()), last_(start_) {}
 
 void ProgressLine::update(int64_t done, int64_t total, double epoch, double loss, double samples_per_second) {
-  const auto now = std::chrono::steady_clock::now();
-  const double since_last = std::chrono::duration<double>(now - last_).count();
-  if (done != total && since_last < (tty_ ? 0.1 : 10.0)) return;
-  last_ = now;
-  const double elapsed = std::chrono::duration<double>(now - start_).count();
+  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   const double eta = done > 0 ? elapsed / static_cast<double>(done) * static_cast<double>(total - done) : 0.0;
-  std::fprintf(stderr, "%s%s epoch %.2f  step %lld/%lld  loss %.4f  %.0f samples/s  ETA %s%s", tty_ ? "\r" : "",
-               label_.c_str(), epoch, static_cast<long long>(done), static_cast<long long>(total), loss,
-               samples_per_second, format_duration(eta).c_str(), tty_ ? "\033[K" : "\n");
+  char text[256];
+  std::snprintf(text, sizeof text, " epoch %.2f  step %lld/%lld  loss %.4f  %.0f samples/s  ETA %s", epoch,
+                static_cast<long long>(done), static_cast<long long>(total), loss, samples_per_second,
+                format_duration(eta).c_str());
+  show(text, done == total);
+}
+
+void ProgressLine::show(const std::string& text, bool force) {
+  const auto now = std::chrono::steady_clock::now();
+  if (!force && std::chrono::duration<double>(now - last_).count() < (tty_ ? 0.1 : 10.0)) return;
+  last_ = now;
+  std::fprintf(stderr, "%s%s%s%s", tty_ ? "\r" : "", label_.c_str(), text.c_str(), tty_ ? "\033[K" : "\n");
   std::fflush(stderr);
   shown_ = true;
 }

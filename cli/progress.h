@@ -12,6 +12,8 @@ class ProgressLine {
   explicit ProgressLine(std::string label);
   /// done/total steps, the current epoch, the last loss and the throughput.
   void update(int64_t done, int64_t total, double epoch, double loss, double samples_per_second);
+  /// Any text behind the label, throttled like update() unless `force`.
+  void show(const std::string& text, bool force = false);
   /// Ends an in-place line so the next log line starts clean.
   void clear();
 

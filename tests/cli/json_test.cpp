@@ -8,6 +8,14 @@
 
 using namespace starling::cli;
 
+BOOST_AUTO_TEST_CASE(arrays_of_objects_nest_with_indentation) {
+  JsonObject a, b, o;
+  a.add("a", 1);
+  b.add("a", 2);
+  o.add("v", std::vector<JsonObject>{a, b}).add("none", std::vector<JsonObject>{});
+  BOOST_TEST(o.str() == "{\n  \"v\": [\n    {\n      \"a\": 1\n    },\n    {\n      \"a\": 2\n    }\n  ],\n  \"none\": []\n}");
+}
+
 BOOST_AUTO_TEST_CASE(writes_valid_json) {
   JsonObject inner;
   inner.add("a", 1);

@@ -1,0 +1,684 @@
+#!/usr/bin/python3
+"""torch_ddp.py: the PyTorch reference for a Starling config, DistributedDataParallel on CPU.
+
+Reads a Starling TOML config (with the same --set overrides as `starling`) and trains the
+same model on the same data with the same per-process batch, optimizer, learning-rate
+schedule, epochs, evaluation cadence, seed and target accuracy as N processes of PyTorch
+DistributedDataParallel over Gloo, one process per Starling peer. It writes the files
+`starling launch` writes, so `starling experiment` can put it next to Starling's variants.
+
+What is mirrored from Starling, and how:
+  model      mlp: 784-hidden...-10 ([model] hidden), ReLU after every hidden layer;
+             cnn: conv5x5x32 - maxpool2 - conv5x5x64 - maxpool2 - dense128 - dense10.
+             PyTorch's default initialisation, torch.manual_seed(run.seed) (DDP broadcasts
+             rank 0's parameters, so every rank starts from the same model).
+  data       Fashion-MNIST from the IDX .gz files in data.path (default Debian's
+             /usr/share/datasets/fashion-mnist), x/255 normalised with each set's own mean and
+             standard deviation, as Starling's packed datasets. data.dataset = "synthetic" is
+             not supported here.
+  sharding   an epoch is one pass over the whole training set across all ranks: every rank
+             sees the same seeded permutation for an epoch and takes every N-th position from
+             offset rank (Starling's sampler; the permutation itself comes from PyTorch's
+             generator, so the order is not Starling's sample for sample). A rank's epoch has
+             floor(shard / batch) steps, as a Starling learner's.
+  optimizer  SGD (momentum, nesterov, weight_decay as L2 in the gradient: the same update as
+             Starling's) or Adam (beta1, beta2, eps 1e-8). DDP averages gradients after each
+             step; Starling's all-reduce averages the models after each local step, which with
+             a linear optimizer such as SGD with momentum is the same trajectory.
+  schedule   learners/schedule.cpp per step: linear warm-up over warmup_steps, then constant,
+             step (x gamma every step_epochs) or cosine to 0 at the last step; steps per
+             epoch = (60000 // N) // batch, total = ceil(epochs * (60000 // N)) // batch. At a
+             drop of the step schedule the optimizer's state (momentum) is reset, as Starling's.
+  evaluation after every eval_every epochs (60000 // N samples per rank per epoch) and after
+             the last step, on the full 10k test set, by rank 0 (the ranks' models are
+             identical under DDP), broadcast to every rank. Training throughput excludes
+             evaluation time.
+  clock      starts on every rank after data loading, process-group set-up and a barrier.
+  threads    torch.set_num_threads([node] threads, or 1 when absent or 0); OMP and OpenBLAS
+             threads are 1. [kernels], [exchange], [compression], [security] and the
+             [[peer]] list are checked but do not apply (one DDP process per peer; with
+             --procs 1 the model is plain PyTorch, no DDP wrapper).
+
+Outputs (DIR = --out-dir, NAME = --name):
+  DIR/NAME-peer<rank>.metrics.csv   one row per evaluation; header
+      step,epoch,wall_seconds,samples,train_loss,test_accuracy,test_loss,samples_per_second,
+      bytes_sent,bytes_received,compute_seconds,exchange_seconds,wait_seconds,staleness,
+      consensus_distance
+    bytes_sent / bytes_received are COMPUTED, not measured (Gloo exposes no counters): what a
+    ring all-reduce of the fp32 gradients sends and receives per rank and step,
+    2 (N-1)/N * 4 bytes * parameters; 0 with N = 1. compute_seconds is batch gather +
+    forward + backward + optimizer step; under DDP the backward includes the gradient
+    all-reduce, which cannot be separated, so exchange_seconds is left empty, as are
+    wait_seconds, staleness and consensus_distance.
+  DIR/NAME-peer<rank>.summary.json  that rank's summary
+  DIR/NAME.summary.json             the aggregate, with the keys of `starling launch`'s
+                                    (mode "torch-ddp", topology "ring") plus system and
+                                    torch_version
+Progress goes to stderr, one line per evaluation. Exit codes: 0 done, 1 failed while running
+(missing data, a rank that died), 2 bad command line or configuration.
+
+Usage:
+  /usr/bin/python3 bench/torch_ddp.py --config configs/fmnist-mlp-4peers-allreduce.toml \
+      [--set section.key=value]... [--procs N] [--out-dir DIR] [--name NAME] [--port P] \
+      [--max-seconds S]
+"""
+import argparse
+import gzip
+import hashlib
+import json
+import math
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+# One thread for every library PyTorch may call into; set before torch is imported (only the
+# rank processes import it).
+os.environ["OMP_NUM_THREADS"] = "1"
+os.environ["OPENBLAS_NUM_THREADS"] = "1"
+os.environ["MKL_NUM_THREADS"] = "1"
+
+import tomllib  # noqa: E402
+
+SYSTEM = "torch-ddp"
+DEFAULT_DATA = "/usr/share/datasets/fashion-mnist"
+DATA_FILES = {"train": ("train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz"),
+              "test": ("t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz")}
+CSV_HEADER = ("step,epoch,wall_seconds,samples,train_loss,test_accuracy,test_loss,samples_per_second,"
+              "bytes_sent,bytes_received,compute_seconds,exchange_seconds,wait_seconds,staleness,"
+              "consensus_distance")
+INT_MAX = 2 ** 63 - 1
+INF = float("inf")
+
+
+class ConfigError(Exception):
+    pass
+
+
+def fail(message, code):
+    print("torch_ddp.py: error: %s" % message, file=sys.stderr, flush=True)
+    sys.exit(code)
+
+
+# ---------------------------------------------------------------------------------------------
+# Config: the keys and ranges of cli/config.cpp, defaults included.
+
+def num(default, lo, hi, open_lo=False):
+    return ("number", default, lo, hi, open_lo)
+
+
+def integer(default, lo, hi):
+    return ("integer", default, lo, hi)
+
+
+def choice(default, *options):
+    return ("choice", default, options)
+
+
+BOOL = lambda default: ("bool", default)  # noqa: E731
+TEXT = lambda default: ("text", default)  # noqa: E731
+
+SCHEMA = {
+    "run": {"name": TEXT("run"), "seed": integer(1, 0, INT_MAX), "epochs": num(1.0, 0.0, 1e6, True),
+            "target_accuracy": num(0.0, 0.0, 1.0), "eval_every": num(1.0, 0.0, 1e6, True),
+            "data_dir": TEXT(""), "out_dir": TEXT("results")},
+    "data": {"dataset": choice("fashion-mnist", "fashion-mnist", "synthetic"), "path": TEXT(""),
+             "synthetic_train": integer(6000, 10, 10000000), "synthetic_test": integer(1000, 10, 10000000)},
+    "model": {"kind": choice("mlp", "mlp", "cnn"), "hidden": ("ints", [256, 128])},
+    "optimizer": {"kind": choice("sgd", "sgd", "adam"), "lr": num(0.05, 0.0, 1e3, True),
+                  "momentum": num(0.9, 0.0, 0.999999), "nesterov": BOOL(False),
+                  "weight_decay": num(0.0, 0.0, 1.0), "beta1": num(0.9, 0.0, 0.999999),
+                  "beta2": num(0.999, 0.0, 0.99999999), "batch": integer(32, 1, 65536),
+                  "schedule": choice("constant", "constant", "step", "cosine"),
+                  "warmup_steps": integer(0, 0, 2 ** 31 - 1), "step_epochs": num(1.0, 0.0, INF, True),
+                  "gamma": num(0.1, 0.0, 1.0, True)},
+    "kernels": {"backend": choice("native", "native", "onednn"), "threads": integer(1, 1, 1024)},
+    "node": {"learners": ("learners", 1), "intra_sync": choice("sma", "sma", "average", "none"),
+             "alpha": num(0.0, 0.0, 1.0), "momentum": num(0.0, 0.0, 0.999),
+             "sync_every": integer(1, 1, 1000000), "threads": integer(0, 0, 1024),
+             "autotune_threshold": num(0.1, 0.0, 10.0), "max_learners": integer(16, 1, 256)},
+    "exchange": {"mode": choice("none", "none", "allreduce", "gossip", "local-sgd", "async-gossip"),
+                 "topology": choice("ring", "ring", "torus", "exponential", "one-peer-exponential",
+                                    "complete", "random"),
+                 "random_degree": integer(3, 1, 1024), "period": integer(1, 1, 1000000),
+                 "timeout_seconds": num(60.0, 0.0, 86400.0, True), "gamma": num(0.5, 0.0, 1.0, True),
+                 "max_staleness": integer(4, 0, 1000000), "staleness_scaling": BOOL(False)},
+    "compression": {"codec": choice("none", "none", "fp16", "bf16", "threshold", "topk", "qsgd", "sign",
+                                    "powersgd"),
+                    "density": num(0.01, 0.0, 1.0, True), "bits": integer(8, 2, 8), "rank": integer(1, 1, 64),
+                    "adaptive": BOOL(False), "min_density": num(1e-4, 0.0, 1.0, True),
+                    "max_density": num(1.0, 0.0, 1.0, True)},
+    "security": {"curve": BOOL(False), "keys_dir": TEXT("keys")},
+}
+
+
+def apply_overrides(root, overrides):
+    """`section.key=value`, the value read as TOML and otherwise as a bare string (as starling)."""
+    keys = set()
+    for item in overrides:
+        eq, dot = item.find("="), item.find(".")
+        if eq < 0 or dot < 0 or dot > eq or dot == 0 or dot + 1 == eq:
+            raise ConfigError("--set %s: expected section.key=value" % item)
+        section, key, text = item[:dot], item[dot + 1:eq], item[eq + 1:]
+        try:
+            value = tomllib.loads("v = " + text)["v"]
+        except tomllib.TOMLDecodeError:
+            value = text
+        table = root.get(section)
+        if not isinstance(table, dict):
+            table = root[section] = {}
+        table[key] = value
+        keys.add(section + "." + key)
+    return keys
+
+
+def check(spec, value, where):
+    kind = spec[0]
+    is_int = isinstance(value, int) and not isinstance(value, bool)
+    if kind == "number":
+        _, _, lo, hi, open_lo = spec
+        if not (is_int or isinstance(value, float)):
+            raise ConfigError("%s: expected a number" % where)
+        if not math.isfinite(value) or value < lo or (open_lo and value == lo) or value > hi:
+            raise ConfigError("%s: expected a number in %s%g, %s, got %r" % (
+                where, "(" if open_lo else "[", lo, "inf)" if hi == INF else "%g]" % hi, value))
+        return float(value)
+    if kind == "integer":
+        _, _, lo, hi = spec
+        if not is_int:
+            raise ConfigError("%s: expected an integer" % where)
+        if value < lo or value > hi:
+            raise ConfigError("%s: expected an integer in [%d, %d], got %d" % (where, lo, hi, value))
+        return value
+    if kind == "choice":
+        options = spec[2]
+        if not isinstance(value, str) or value not in options:
+            raise ConfigError("%s: expected one of %s%s" % (where, ", ".join('"%s"' % o for o in options),
+                                                             ', got "%s"' % value if isinstance(value, str) else ""))
+        return value
+    if kind == "bool":
+        if not isinstance(value, bool):
+            raise ConfigError("%s: expected true or false" % where)
+        return value
+    if kind == "text":
+        if not isinstance(value, str):
+            raise ConfigError("%s: expected a string" % where)
+        return value
+    if kind == "ints":
+        if not isinstance(value, list) or not value or not all(
+                isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 1 << 20 for v in value):
+            raise ConfigError("%s: expected an array of positive integers" % where)
+        return list(value)
+    if kind == "learners":
+        if value == "auto":
+            return 0
+        if isinstance(value, str):
+            raise ConfigError('%s: expected one of "auto"' % where)
+        return check(integer(1, 1, 256), value, where)
+    raise AssertionError(kind)
+
+
+def load_config(path, overrides):
+    """The config as {section: {key: value}} with every default filled in; ConfigError if bad."""
+    try:
+        with open(path, "rb") as f:
+            root = tomllib.load(f)
+    except OSError as e:
+        raise ConfigError("%s: cannot read the file (%s)" % (path, e.strerror))
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError("%s: %s" % (path, e))
+    overridden = apply_overrides(root, overrides)
+    config = {}
+    for section, value in root.items():
+        if section not in SCHEMA and section != "peer":
+            raise ConfigError("%s: [%s]: unknown section (expected one of %s, peer)" % (
+                path, section, ", ".join(SCHEMA)))
+    for section, keys in SCHEMA.items():
+        table = root.get(section, {})
+        if not isinstance(table, dict):
+            raise ConfigError("%s: %s: expected a table [%s]" % (path, section, section))
+        for key in table:
+            if key not in keys:
+                where = "--set " if section + "." + key in overridden else path + ": "
+                raise ConfigError("%s%s.%s: no such key in [%s]" % (where, section, key, section))
+        out = config[section] = {}
+        for key, spec in keys.items():
+            full = section + "." + key
+            where = ("--set " if full in overridden else path + ": ") + full
+            out[key] = check(spec, table[key], where) if key in table else spec[1]
+    peers = root.get("peer", [])
+    if not isinstance(peers, list) or not all(isinstance(p, dict) for p in peers):
+        raise ConfigError("%s: peer: expected [[peer]] tables" % path)
+    config["peers"] = peers
+    return config
+
+
+# ---------------------------------------------------------------------------------------------
+# Data and model (as bench/compare_torch.py).
+
+def data_dir(config):
+    return config["data"]["path"] or DEFAULT_DATA
+
+
+def missing_data(config):
+    if config["data"]["dataset"] != "fashion-mnist":
+        return 'data.dataset "%s" is not supported by torch_ddp.py (only "fashion-mnist")' % config["data"]["dataset"]
+    for name in DATA_FILES["train"] + DATA_FILES["test"]:
+        path = os.path.join(data_dir(config), name)
+        if not os.path.isfile(path):
+            return "%s: no such file (install Debian's dataset-fashion-mnist or set data.path)" % path
+    return None
+
+
+def read_idx(path):
+    """An IDX file (gzip) as a numpy array: magic gives the rank, then big-endian dims."""
+    import numpy as np
+    with gzip.open(path, "rb") as f:
+        raw = f.read()
+    rank = raw[3]
+    dims = [int.from_bytes(raw[4 + 4 * i: 8 + 4 * i], "big") for i in range(rank)]
+    return np.frombuffer(raw, dtype=np.uint8, offset=4 + 4 * rank).reshape(dims)
+
+
+def load_set(config, which):
+    """Images (n, 1, 28, 28) normalised with the set's own statistics, as Starling; labels int64."""
+    import numpy as np
+    import torch
+    images, labels = (os.path.join(data_dir(config), name) for name in DATA_FILES[which])
+    x = read_idx(images).astype(np.float64) / 255.0
+    mean, std = x.mean(), max(x.std(), 1e-3)
+    x = ((x - mean) / std).astype(np.float32)
+    y = read_idx(labels).astype(np.int64)
+    return torch.from_numpy(x).unsqueeze(1).contiguous(), torch.from_numpy(y)
+
+
+def make_model(config):
+    import torch.nn as nn
+    if config["model"]["kind"] == "mlp":
+        layers, width = [nn.Flatten()], 784
+        for h in config["model"]["hidden"]:
+            layers += [nn.Linear(width, h), nn.ReLU()]
+            width = h
+        return nn.Sequential(*layers, nn.Linear(width, 10))
+    return nn.Sequential(nn.Conv2d(1, 32, 5), nn.ReLU(), nn.MaxPool2d(2), nn.Conv2d(32, 64, 5), nn.ReLU(),
+                         nn.MaxPool2d(2), nn.Flatten(), nn.Linear(64 * 4 * 4, 128), nn.ReLU(), nn.Linear(128, 10))
+
+
+def make_optimizer(config, params):
+    import torch
+    o = config["optimizer"]
+    if o["kind"] == "sgd":
+        # Nesterov without momentum is plain SGD in Starling; PyTorch refuses it.
+        return torch.optim.SGD(params, lr=o["lr"], momentum=o["momentum"], nesterov=o["nesterov"] and o["momentum"] > 0,
+                               weight_decay=o["weight_decay"])
+    return torch.optim.Adam(params, lr=o["lr"], betas=(o["beta1"], o["beta2"]), eps=1e-8,
+                            weight_decay=o["weight_decay"])
+
+
+class Schedule:
+    """learners/schedule.cpp: the learning rate as a function of the step."""
+
+    def __init__(self, o, steps_per_epoch, total_steps):
+        self.kind, self.lr0, self.warmup = o["schedule"], o["lr"], o["warmup_steps"]
+        self.step_epochs, self.gamma = o["step_epochs"], o["gamma"]
+        self.per_epoch, self.total = max(1, steps_per_epoch), max(1, total_steps)
+
+    def lr(self, step):
+        if step < self.warmup:
+            return self.lr0 * (step + 1) / self.warmup
+        if self.kind == "step":
+            epoch = step / self.per_epoch
+            return self.lr0 * self.gamma ** math.floor(epoch / self.step_epochs)
+        if self.kind == "cosine":
+            span = max(1, self.total - self.warmup)
+            progress = min(1.0, (step - self.warmup) / span)
+            return self.lr0 * 0.5 * (1.0 + math.cos(math.pi * progress))
+        return self.lr0
+
+    def is_drop(self, step):
+        """A step-schedule drop after warm-up (actors/node_actor.cpp resets the optimizer there)."""
+        return self.kind == "step" and step > 0 and step >= self.warmup and self.lr(step) < self.lr(step - 1)
+
+
+def mix_seed(a, b):
+    """splitmix64, as learners/sampler.cpp's mix_seed."""
+    m = (1 << 64) - 1
+    z = (a + 0x9e3779b97f4a7c15 * (b + 1)) & m
+    z = ((z ^ (z >> 30)) * 0xbf58476d1ce4e5b9) & m
+    z = ((z ^ (z >> 27)) * 0x94d049bb133111eb) & m
+    return z ^ (z >> 31)
+
+
+def finite(v):
+    return v if v is not None and math.isfinite(v) else None
+
+
+def fmt(v, spec):
+    return "" if v is None or not math.isfinite(v) else spec % v
+
+
+def write_json(path, obj):
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(obj, f, indent=2)
+        f.write("\n")
+    os.replace(tmp, path)
+
+
+# ---------------------------------------------------------------------------------------------
+# One rank.
+
+def run_rank(args, config, rank):
+    import torch
+    import torch.distributed as dist
+    import torch.nn.functional as F
+    from datetime import timedelta
+
+    nprocs = args.procs
+    threads = config["node"]["threads"] or 1
+    torch.set_num_threads(threads)
+    torch.set_num_interop_threads(1)
+    x_train, y_train = load_set(config, "train")
+    x_test, y_test = load_set(config, "test")
+    dist.init_process_group("gloo", init_method="tcp://127.0.0.1:%d" % args.port, rank=rank,
+                            world_size=nprocs, timeout=timedelta(seconds=300))
+
+    run, o = config["run"], config["optimizer"]
+    batch = o["batch"]
+    torch.manual_seed(run["seed"])
+    model = make_model(config)
+    params = sum(p.numel() for p in model.parameters())
+    net = torch.nn.parallel.DistributedDataParallel(model) if nprocs > 1 else model
+    opt = make_optimizer(config, net.parameters())
+
+    # Starling's bookkeeping (actors/node_actor.cpp, learners/learner.cpp).
+    train_size = x_train.shape[0]
+    epoch_samples = max(1, train_size // nprocs)
+    target_samples = max(1, math.ceil(run["epochs"] * epoch_samples))
+    eval_interval = max(1, int(run["eval_every"] * epoch_samples))
+    schedule = Schedule(o, epoch_samples // batch, target_samples // batch)
+    shard_size = train_size // nprocs + (1 if rank < train_size % nprocs else 0)
+    steps_per_shard_epoch = max(1, shard_size // batch)
+    sampler_seed = mix_seed(run["seed"], 0x5a3d1e)
+    step_bytes = 2 * (nprocs - 1) * 4 * params // nprocs if nprocs > 1 else 0
+
+    prefix = "%s/%s-peer%d" % (args.out_dir, args.name, rank)
+    csv = open(prefix + ".metrics.csv", "w")
+    csv.write(CSV_HEADER + "\n")
+    csv.flush()
+
+    def evaluate():
+        """Rank 0 evaluates the full test set; every rank gets (accuracy, loss)."""
+        result = torch.zeros(2, dtype=torch.float64)
+        if rank == 0:
+            correct, loss_sum = 0, 0.0
+            with torch.no_grad():
+                for start in range(0, x_test.shape[0], 1000):
+                    logits = model(x_test[start:start + 1000])
+                    labels = y_test[start:start + 1000]
+                    loss_sum += F.cross_entropy(logits, labels, reduction="sum").item()
+                    correct += (logits.argmax(1) == labels).sum().item()
+            result[0], result[1] = correct / x_test.shape[0], loss_sum / x_test.shape[0]
+        if nprocs > 1:
+            dist.broadcast(result, src=0)
+        return result[0].item(), result[1].item()
+
+    dist.barrier()
+    start = time.perf_counter()
+    samples = steps = 0
+    next_eval = eval_interval
+    eval_seconds = compute_seconds = loss_sum = 0.0
+    loss_count = 0
+    cached_epoch, order = -1, None
+    time_to_target, history = None, []
+    stop_flag = torch.zeros(1)
+    stopped_early = False
+
+    while samples < target_samples:
+        if args.max_seconds is not None and steps > 0:
+            stop_flag[0] = 1.0 if time.perf_counter() - start >= args.max_seconds else 0.0
+            if nprocs > 1:
+                dist.all_reduce(stop_flag, op=dist.ReduceOp.MAX)
+            if stop_flag[0] > 0:
+                stopped_early = True
+        if not stopped_early:
+            lr = schedule.lr(steps)
+            if schedule.is_drop(steps):  # Starling resets the optimizer's state where a step schedule drops
+                opt.state.clear()
+            for group in opt.param_groups:
+                group["lr"] = lr
+            t0 = time.perf_counter()
+            epoch = steps // steps_per_shard_epoch
+            if epoch != cached_epoch:
+                g = torch.Generator()
+                g.manual_seed(mix_seed(sampler_seed, epoch) & INT_MAX)
+                order = torch.randperm(train_size, generator=g)[rank::nprocs]
+                cached_epoch = epoch
+            first = (steps % steps_per_shard_epoch) * batch
+            idx = order[first:first + min(batch, order.shape[0])]
+            opt.zero_grad(set_to_none=True)
+            loss = F.cross_entropy(net(x_train[idx]), y_train[idx])
+            loss.backward()
+            opt.step()
+            compute_seconds += time.perf_counter() - t0
+            loss_value = loss.item()
+            if not math.isfinite(loss_value):
+                print("[%s rank %d] error: the loss diverged (%r) at step %d" % (SYSTEM, rank, loss_value, steps),
+                      file=sys.stderr, flush=True)
+                sys.exit(1)
+            loss_sum += loss_value
+            loss_count += 1
+            samples += batch
+            steps += 1
+        at_end = stopped_early or samples >= target_samples
+        if samples >= next_eval or at_end:
+            if not (stopped_early and history and history[-1]["step"] == steps):
+                eval_start = time.perf_counter()
+                accuracy, test_loss = evaluate()
+                now = time.perf_counter()
+                eval_seconds += now - eval_start
+                wall = now - start
+                rate = samples / max(wall - eval_seconds, 1e-9)
+                point = {"step": steps, "epoch": samples / epoch_samples, "wall_seconds": wall,
+                         "samples": samples, "train_loss": loss_sum / max(1, loss_count),
+                         "test_accuracy": accuracy, "test_loss": test_loss, "samples_per_second": rate,
+                         "bytes": steps * step_bytes, "compute_seconds": compute_seconds}
+                history.append(point)
+                loss_sum, loss_count = 0.0, 0
+                csv.write("%d,%s,%s,%d,%s,%s,%s,%s,%d,%d,%s,,,,\n" % (
+                    steps, fmt(point["epoch"], "%.6f"), fmt(wall, "%.6f"), samples, fmt(point["train_loss"], "%.6f"),
+                    fmt(accuracy, "%.6f"), fmt(test_loss, "%.6f"), fmt(rate, "%.1f"), point["bytes"], point["bytes"],
+                    fmt(compute_seconds, "%.6f")))
+                csv.flush()
+                if time_to_target is None and run["target_accuracy"] > 0 and accuracy >= run["target_accuracy"]:
+                    time_to_target = wall
+                if rank == 0:
+                    print("[%s rank %d] epoch %.2f  step %d  train_loss %.4f  test_accuracy %.4f  test_loss %.4f  "
+                          "%.0f samples/s  %.1f s" % (SYSTEM, rank, point["epoch"], steps, point["train_loss"],
+                                                      accuracy, test_loss, rate, wall), file=sys.stderr, flush=True)
+            while next_eval <= samples:
+                next_eval += eval_interval
+        if stopped_early:
+            break
+
+    wall = time.perf_counter() - start
+    train_seconds = max(wall - eval_seconds, 1e-9)
+    csv.close()
+    digest = hashlib.sha1()
+    for p in model.parameters():
+        digest.update(p.detach().contiguous().numpy().tobytes())
+    last = history[-1]
+    summary = {
+        "run": args.name, "mode": SYSTEM, "system": SYSTEM, "torch_version": torch.__version__,
+        "peers": nprocs, "peer_id": rank, "learners_per_peer": 1, "model": config["model"]["kind"],
+        "parameters": params, "batch": batch, "threads": threads, "epochs": last["epoch"], "steps": steps,
+        "samples": samples, "wall_seconds": wall, "samples_per_second": samples / train_seconds,
+        "train_loss": finite(last["train_loss"]), "test_accuracy": last["test_accuracy"],
+        "test_loss": finite(last["test_loss"]), "target_accuracy": run["target_accuracy"],
+        "time_to_target_seconds": time_to_target, "compute_seconds": compute_seconds,
+        "exchange_seconds": None, "eval_seconds": eval_seconds, "stopped_by_max_seconds": stopped_early,
+        "bytes_sent": steps * step_bytes, "bytes_received": steps * step_bytes,
+        "bytes_computed_not_measured": True, "model_checksum": digest.hexdigest(),
+    }
+    write_json(prefix + ".summary.json", summary)
+    if nprocs > 1:
+        dist.barrier()
+    dist.destroy_process_group()
+
+
+# ---------------------------------------------------------------------------------------------
+# The launcher: starts the ranks as processes of this script, then writes the aggregate.
+
+def free_port():
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def die_with_parent():
+    """In a rank process before exec: SIGTERM when the launcher dies, even by SIGKILL (Linux)."""
+    try:
+        import ctypes
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+def aggregate(args, config, files):
+    summaries = []
+    for path in files:
+        with open(path) as f:
+            summaries.append(json.load(f))
+    n = len(summaries)
+    target = config["run"]["target_accuracy"]
+    ttt = [s["time_to_target_seconds"] for s in summaries]
+    checksums = [s["model_checksum"] for s in summaries]
+    return {
+        "run": args.name, "mode": SYSTEM, "topology": "ring", "peers": n, "learners_per_peer": 1,
+        # The config's epochs, as `starling launch`; the epochs trained when --max-seconds cut the run short.
+        "epochs": (min(s["epochs"] for s in summaries) if any(s["stopped_by_max_seconds"] for s in summaries)
+                   else config["run"]["epochs"]),
+        "samples": sum(s["samples"] for s in summaries),
+        "wall_seconds": max(s["wall_seconds"] for s in summaries),
+        "samples_per_second": sum(s["samples_per_second"] for s in summaries),
+        "train_loss": finite(sum(s["train_loss"] if s["train_loss"] is not None else math.nan
+                                 for s in summaries) / n),
+        "test_accuracy": sum(s["test_accuracy"] for s in summaries) / n,
+        "test_accuracy_min": min(s["test_accuracy"] for s in summaries),
+        "target_accuracy": target,
+        "time_to_target_seconds": max(ttt) if target > 0 and all(t is not None for t in ttt) else None,
+        "bytes_sent": sum(s["bytes_sent"] for s in summaries),
+        "bytes_received": sum(s["bytes_received"] for s in summaries),
+        "model_checksum": checksums,
+        "identical_models": all(c == checksums[0] for c in checksums),
+        "peer_summaries": files,
+        "system": SYSTEM, "torch_version": summaries[0]["torch_version"],
+        "model": config["model"]["kind"], "batch": config["optimizer"]["batch"],
+        "stopped_by_max_seconds": any(s["stopped_by_max_seconds"] for s in summaries),
+    }
+
+
+def launch(args, config):
+    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    base = [sys.executable, os.path.abspath(__file__), "--config", args.config, "--procs", str(args.procs),
+            "--out-dir", args.out_dir, "--name", args.name, "--port", str(args.port)]
+    for item in args.set:
+        base += ["--set", item]
+    if args.max_seconds is not None:
+        base += ["--max-seconds", repr(args.max_seconds)]
+    files = ["%s/%s-peer%d.summary.json" % (args.out_dir, args.name, r) for r in range(args.procs)]
+    for path in files:
+        if os.path.exists(path):
+            os.remove(path)
+    print("[%s] %d process(es) of '%s': %s model, batch %d per process, %g epochs, gloo on 127.0.0.1:%d" % (
+        SYSTEM, args.procs, args.name, config["model"]["kind"], config["optimizer"]["batch"],
+        config["run"]["epochs"], args.port), file=sys.stderr, flush=True)
+    children = [subprocess.Popen(base + ["--rank", str(r)], env=env, preexec_fn=die_with_parent)
+                for r in range(args.procs)]
+
+    def stop_all(signum=None, frame=None):
+        for c in children:
+            if c.poll() is None:
+                c.terminate()
+        if signum is not None:
+            sys.exit(128 + signum)
+
+    signal.signal(signal.SIGINT, stop_all)
+    signal.signal(signal.SIGTERM, stop_all)
+    failed = None
+    running = list(children)
+    while running:
+        for c in list(running):
+            rc = c.poll()
+            if rc is None:
+                continue
+            running.remove(c)
+            if rc != 0 and failed is None:
+                failed = (children.index(c), rc)
+                stop_all()
+        time.sleep(0.05)
+    if failed is not None:
+        fail("rank %d exited with status %d; stopped the others" % failed, 1)
+    summary = aggregate(args, config, files)
+    path = "%s/%s.summary.json" % (args.out_dir, args.name)
+    write_json(path, summary)
+    ttt = summary["time_to_target_seconds"]
+    print("[%s] done: test_accuracy %.4f (min %.4f) after %.2f epochs in %.1f s (%.0f samples/s); %s; summary %s" % (
+        SYSTEM, summary["test_accuracy"], summary["test_accuracy_min"], summary["epochs"],
+        summary["wall_seconds"], summary["samples_per_second"],
+        "target %.4f reached after %.1f s" % (summary["target_accuracy"], ttt) if ttt is not None
+        else "target %.4f not reached" % summary["target_accuracy"], path), file=sys.stderr, flush=True)
+
+
+def parse_args():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--config", required=True, help="Starling TOML config")
+    p.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE",
+                   help="override a config key, as starling's --set")
+    p.add_argument("--procs", type=int, default=0,
+                   help="DDP processes (default: the config's [[peer]] count, or 1)")
+    p.add_argument("--out-dir", default=None, help="output folder (default: run.out_dir)")
+    p.add_argument("--name", default=None, help="names the output files (default: run.name)")
+    p.add_argument("--port", type=int, default=0, help="Gloo rendezvous port on 127.0.0.1 (default: a free one)")
+    p.add_argument("--max-seconds", type=float, default=None,
+                   help="stop training at the next step after this many seconds of wall clock")
+    p.add_argument("--rank", type=int, default=None, help=argparse.SUPPRESS)  # set by the launcher
+    args = p.parse_args()
+    if args.procs < 0 or args.procs > 256:
+        p.error("--procs: expected 1..256")
+    if args.max_seconds is not None and not args.max_seconds > 0:
+        p.error("--max-seconds: expected a positive number")
+    if args.port < 0 or args.port > 65535:
+        p.error("--port: expected 0..65535")
+    return args
+
+
+def main():
+    args = parse_args()
+    try:
+        config = load_config(args.config, args.set)
+    except ConfigError as e:
+        fail(str(e), 2)
+    args.procs = args.procs or max(1, len(config["peers"]))
+    args.out_dir = args.out_dir or config["run"]["out_dir"]
+    args.name = args.name or config["run"]["name"]
+    if args.rank is not None:
+        if not 0 <= args.rank < args.procs or not args.port:
+            fail("--rank is set by the launcher", 2)
+        run_rank(args, config, args.rank)
+        return
+    if config["node"]["learners"] != 1:
+        print("[%s] warning: node.learners = %s: the DDP reference runs one replica per process" % (
+            SYSTEM, config["node"]["learners"] or '"auto"'), file=sys.stderr, flush=True)
+    why = missing_data(config)
+    if why:
+        fail(why, 1 if config["data"]["dataset"] == "fashion-mnist" else 2)
+    os.makedirs(args.out_dir, exist_ok=True)
+    args.port = args.port or free_port()
+    launch(args, config)
+
+
+if __name__ == "__main__":
+    main()

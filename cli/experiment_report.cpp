@@ -1,0 +1,253 @@
+#include "cli/experiment_report.h"
+
+#include "cli/json.h"
+#include "cli/launch_command.h"
+#include "kernels/cpu_features.h"
+
+#include <sys/utsname.h>
+
+#include <cmath>
+#include <ctime>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <thread>
+
+namespace starling::cli {
+namespace {
+
+std::optional<double> number(const std::string& json, const std::string& key) {
+  const std::string v = summary_field(json, key);
+  if (v.empty() || v == "null") return std::nullopt;
+  try {
+    return std::stod(v);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+// One variant's runs folded into one row: means over the runs that finished.
+struct Row {
+  const Variant* variant = nullptr;
+  int finished = 0, runs = 0;
+  std::map<std::string, double> mean;  // numeric summary fields
+  std::optional<double> time_to_target;  // mean, when every finished run reached the target
+  bool identical = true;
+  std::vector<std::string> dirs;
+};
+
+const std::vector<std::string> kFields{"epochs", "samples", "wall_seconds", "samples_per_second", "train_loss",
+                                       "test_accuracy", "test_accuracy_min", "bytes_sent", "bytes_received",
+                                       "compute_seconds", "exchange_seconds"};
+
+Row fold(const VariantOutcome& o) {
+  Row row;
+  row.variant = o.variant;
+  row.runs = static_cast<int>(o.runs.size());
+  double ttt = 0;
+  bool reached = true;
+  for (const auto& run : o.runs) {
+    row.dirs.push_back(run.dir);
+    if (!run.ok) continue;
+    ++row.finished;
+    for (const auto& f : kFields) row.mean[f] += number(run.summary, f).value_or(f == "test_accuracy_min" ? *number(run.summary, "test_accuracy") : 0.0);
+    const auto t = number(run.summary, "time_to_target_seconds");
+    reached = reached && t.has_value();
+    ttt += t.value_or(0);
+    row.identical = row.identical && summary_field(run.summary, "identical_models") != "false";
+  }
+  for (auto& [key, value] : row.mean) value /= std::max(1, row.finished);
+  if (row.finished > 0 && reached) row.time_to_target = ttt / row.finished;
+  return row;
+}
+
+// "gossip exponential, topk 1%, 4×1 learners, batch 32" from the variant's config.
+std::string setup_of(const Variant& v) {
+  const Config& c = v.config;
+  const auto& x = c.node.exchange;
+  const int peers = x.mode == gossip::ExchangeMode::none ? 1 : static_cast<int>(c.peers.size());
+  std::ostringstream out;
+  if (v.system == "torch-ddp") {
+    out << "PyTorch DDP (gloo), " << peers << " processes, batch " << c.node.train.learner.batch;
+    return out.str();
+  }
+  if (x.mode == gossip::ExchangeMode::none) {
+    out << "one node, " << (c.node.learners > 0 ? std::to_string(c.node.learners) : std::string("auto")) << " "
+        << actors::intra_sync_name(c.node.intra_sync) << " learner(s), batch " << c.node.train.learner.batch;
+    return out.str();
+  }
+  out << gossip::exchange_mode_name(x.mode);
+  if (x.mode == gossip::ExchangeMode::gossip || x.mode == gossip::ExchangeMode::async_gossip) out << " " << x.topology;
+  if (x.mode == gossip::ExchangeMode::local_sgd) out << " every " << c.node.period;
+  if (x.codec != "none") out << ", " << x.codec;
+  if (x.adaptive) out << " adaptive";
+  out << ", " << peers << "×" << (c.node.learners > 0 ? std::to_string(c.node.learners) : std::string("auto"))
+      << " " << actors::intra_sync_name(c.node.intra_sync) << ", batch " << c.node.train.learner.batch;
+  if (!v.network.empty()) out << ", " << v.network;
+  return out.str();
+}
+
+std::string fixed(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+std::string bytes_text(double bytes) {
+  const char* units[] = {"B", "KB", "MB", "GB", "TB"};
+  int u = 0;
+  while (bytes >= 1000 && u < 4) bytes /= 1000, ++u;
+  return fixed(bytes, bytes < 10 && u > 0 ? 2 : 1) + " " + units[u];
+}
+
+std::optional<double> speedup(const Row& row, const Row& baseline) {
+  if (!row.time_to_target || !baseline.time_to_target || *row.time_to_target <= 0) return std::nullopt;
+  return *baseline.time_to_target / *row.time_to_target;
+}
+
+std::string table_of(const ExperimentSpec& spec, const std::vector<Row>& rows, const Row& baseline) {
+  std::ostringstream t;
+  t << "| variant | system | setup | test accuracy (mean / min) | time to " << fixed(spec.target_accuracy, 2)
+    << " | speedup | wall | samples/s | sent (all peers) | bytes/sample | identical |\n"
+    << "|---|---|---|---|---|---|---|---|---|---|---|\n";
+  for (const auto& r : rows) {
+    t << "| " << r.variant->name << " | " << r.variant->system << " | " << setup_of(*r.variant) << " | ";
+    if (r.finished == 0) {
+      t << "failed (see runs/" << r.variant->name << "/log.txt) | | | | | | | |\n";
+      continue;
+    }
+    const auto m = [&](const char* key) { return r.mean.at(key); };
+    const auto s = speedup(r, baseline);
+    t << fixed(m("test_accuracy"), 4) << " / " << fixed(m("test_accuracy_min"), 4) << " | "
+      << (r.time_to_target ? fixed(*r.time_to_target, 1) + " s" : std::string("not reached")) << " | "
+      << (s ? fixed(*s, 2) + "×" : std::string("—")) << " | " << fixed(m("wall_seconds"), 1) << " s | "
+      << fixed(m("samples_per_second"), 0) << " | " << bytes_text(m("bytes_sent")) << " | "
+      << fixed(m("bytes_sent") / std::max(1.0, m("samples")), 0) << " | " << (r.identical ? "yes" : "no")
+      << (r.finished < r.runs ? " (" + std::to_string(r.runs - r.finished) + " run(s) failed)" : std::string()) << " |\n";
+  }
+  return t.str();
+}
+
+JsonObject machine() {
+  JsonObject j;
+  std::ifstream cpu("/proc/cpuinfo");
+  std::string line, model = "unknown";
+  while (std::getline(cpu, line))
+    if (line.rfind("model name", 0) == 0) {
+      model = line.substr(line.find(':') + 2);
+      break;
+    }
+  std::ifstream mem("/proc/meminfo");
+  std::string key;
+  double kib = 0;
+  mem >> key >> kib;
+  utsname u{};
+  ::uname(&u);
+  j.add("cpu", model)
+      .add("cores", static_cast<int>(std::thread::hardware_concurrency()))
+      .add("memory_gib", kib / (1024.0 * 1024.0))
+      .add("kernel", std::string(u.release))
+      .add("isa", std::string(kernels::isa_name(kernels::active_isa())));
+  return j;
+}
+
+JsonObject variant_json(const Row& r, const Row& baseline, const ExperimentSpec& spec) {
+  const Variant& v = *r.variant;
+  const Config& c = v.config;
+  JsonObject j;
+  j.add("name", v.name).add("system", v.system).add("status", r.finished == r.runs ? "ok" : r.finished ? "partial" : "failed");
+  j.add("setup", setup_of(v))
+      .add("mode", gossip::exchange_mode_name(c.node.exchange.mode))
+      .add("topology", c.node.exchange.topology)
+      .add("codec", c.node.exchange.codec)
+      .add("network", v.network.empty() ? std::string("loopback") : "netns:" + v.network)
+      .add("peers", c.node.exchange.mode == gossip::ExchangeMode::none ? 1 : static_cast<int>(c.peers.size()))
+      .add("learners_per_peer", c.node.learners)
+      .add("batch", c.node.train.learner.batch)
+      .add("repeats", r.runs);
+  for (const auto& f : kFields) j.add(f, r.finished ? std::optional<double>(r.mean.at(f)) : std::nullopt);
+  const double samples = r.finished ? r.mean.at("samples") : 0.0;
+  j.add("target_accuracy", spec.target_accuracy)
+      .add("time_to_target_seconds", r.time_to_target)
+      .add("bytes_per_sample", samples > 0 ? std::optional<double>(r.mean.at("bytes_sent") / samples) : std::nullopt)
+      .add("speedup_over_baseline", speedup(r, baseline))
+      .add("identical_models", r.identical)
+      .add("runs", r.dirs)
+      .add("overrides", v.overrides)
+      .add("base", v.base);
+  return j;
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string now_text() {
+  const std::time_t t = std::time(nullptr);
+  char buf[64];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M UTC", std::gmtime(&t));
+  return buf;
+}
+
+void write_markdown(const ExperimentSpec& spec, const std::string& table, const JsonObject& host,
+                    const std::vector<std::string>& plots, const std::string& path) {
+  std::ostringstream md;
+  md << "# Experiment: " << spec.name << "\n\n";
+  if (!spec.description.empty()) md << spec.description << "\n\n";
+  md << "Run " << now_text() << " from `" << spec.source << "`. Target test accuracy " << spec.target_accuracy
+     << "; baseline `" << spec.baseline << "`. Machine:\n\n```json\n" << host.str() << "\n```\n\n";
+  md << "## Results\n\n" << table
+     << "\nTest accuracy is that of each peer's node model after the last epoch (mean and minimum over peers). "
+        "Time to target: the wall time at which the slowest peer first evaluated at or above the target "
+        "(mean over repeats). Speedup: the baseline's time to target over the variant's. Sent: bytes all peers "
+        "put on the network (for torch-ddp computed as a ring all-reduce would send them). Identical: every peer "
+        "ended with the same model bits.\n\n";
+  if (!plots.empty()) {
+    md << "## Plots\n\n";
+    for (const auto& p : plots) md << "![" << p.substr(0, p.rfind('.')) << "](" << p << ")\n\n";
+  }
+  md << "## Variants and configs\n\n| variant | base config | overrides |\n|---|---|---|\n";
+  std::set<std::string> bases;
+  for (const auto& v : spec.variants) {
+    std::string sets;
+    for (const auto& s : v.overrides) sets += (sets.empty() ? "`" : " `") + s + "`";
+    md << "| " << v.name << " | `" << v.base << "` | " << sets << " |\n";
+    bases.insert(v.base);
+  }
+  for (const auto& b : bases) md << "\n### `" << b << "`\n\n```toml\n" << read_text(b) << "```\n";
+  md << "\n## Files\n\n`metrics.csv` (one row per peer per evaluation), `summary.json`, and `runs/<variant>/` "
+        "with each run's log, per-peer metrics and summaries.\n";
+  std::ofstream(path) << md.str();
+}
+
+}  // namespace
+
+std::string write_report(const ExperimentSpec& spec, const std::vector<VariantOutcome>& outcomes,
+                         const std::string& dir, const std::vector<std::string>& plots) {
+  std::vector<Row> rows;
+  for (const auto& o : outcomes) rows.push_back(fold(o));
+  Row baseline;
+  for (const auto& r : rows)
+    if (r.variant->name == spec.baseline) baseline = r;
+  std::vector<JsonObject> variants;
+  for (const auto& r : rows) variants.push_back(variant_json(r, baseline, spec));
+  const JsonObject host = machine();
+  JsonObject summary;
+  summary.add("experiment", spec.name)
+      .add("description", spec.description)
+      .add("config", spec.source)
+      .add("target_accuracy", spec.target_accuracy)
+      .add("baseline", spec.baseline)
+      .add("machine", host)
+      .add("variants", variants);
+  write_file_atomic(dir + "/summary.json", summary.str() + "\n");
+  const std::string table = table_of(spec, rows, baseline);
+  write_markdown(spec, table, host, plots, dir + "/report.md");
+  return table;
+}
+
+}  // namespace starling::cli

@@ -1,0 +1,308 @@
+#!/usr/bin/python3
+"""plot.py: the figures of a `starling experiment` folder.
+
+Reads DIR/metrics.csv (long format: variant,repeat,system,peer, then the 15 columns of a
+per-peer metrics CSV: step,epoch,wall_seconds,samples,train_loss,test_accuracy,test_loss,
+samples_per_second,bytes_sent,bytes_received,compute_seconds,exchange_seconds,wait_seconds,
+staleness,consensus_distance) and DIR/summary.json ({"experiment", "target_accuracy",
+"variants": [{"name", "system", "samples_per_second", "time_to_target_seconds", "bytes_sent",
+"test_accuracy", ...}]}) and writes into DIR:
+
+  accuracy_vs_time.png   test accuracy against wall time
+  accuracy_vs_epoch.png  test accuracy against epochs
+  accuracy_vs_bytes.png  test accuracy against the bytes sent by all peers (log scale);
+                         variants that sent nothing are left out and named in the title
+  throughput.png         training samples/s of each variant, all peers together
+
+One line per variant: at each evaluation index, x is the mean over peers and repeats of
+wall_seconds / epoch, or the bytes_sent of all the variant's peers summed (mean over
+repeats); y is the mean test accuracy over peers and repeats, with a light band from the
+lowest to the highest peer. The target accuracy is a dashed line. torch-ddp variants are
+drawn dashed, and in their own colour in the throughput chart. Empty cells are skipped.
+
+Usage:
+  /usr/bin/python3 scripts/plot.py DIR
+Exit codes: 0 written, 2 DIR lacks metrics.csv or summary.json or they cannot be read.
+"""
+import csv
+import json
+import math
+import os
+import sys
+import textwrap
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.patches import Patch  # noqa: E402
+from matplotlib.ticker import FuncFormatter  # noqa: E402
+
+KEY_COLUMNS = ["variant", "repeat", "system", "peer"]
+METRIC_COLUMNS = ["step", "epoch", "wall_seconds", "samples", "train_loss", "test_accuracy", "test_loss",
+                  "samples_per_second", "bytes_sent", "bytes_received", "compute_seconds", "exchange_seconds",
+                  "wait_seconds", "staleness", "consensus_distance"]
+REFERENCE = "torch-ddp"
+REFERENCE_COLOUR = "#d95f02"
+STARLING_COLOUR = "#1f77b4"
+WIDTH, HEIGHT, DPI = 10.0, 6.0, 100  # 1000 x 600 px
+
+plt.rcParams.update({"font.size": 11, "axes.titlesize": 13, "axes.labelsize": 12, "legend.fontsize": 10,
+                     "xtick.labelsize": 10, "ytick.labelsize": 10})
+
+
+def die(message):
+    print("plot.py: error: %s" % message, file=sys.stderr)
+    sys.exit(2)
+
+
+def number(text):
+    """A cell as a float; None when empty or not a finite number."""
+    if text is None:
+        return None
+    text = text.strip()
+    if not text or text.lower() in ("null", "none", "nan"):
+        return None
+    try:
+        v = float(text)
+    except ValueError:
+        return None
+    return v if math.isfinite(v) else None
+
+
+def json_number(v):
+    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) else None
+
+
+def read_inputs(folder):
+    metrics_path, summary_path = os.path.join(folder, "metrics.csv"), os.path.join(folder, "summary.json")
+    for path in (metrics_path, summary_path):
+        if not os.path.isfile(path):
+            die("%s: no such file (expected the output folder of `starling experiment`)" % path)
+    try:
+        with open(summary_path) as f:
+            summary = json.load(f)
+    except (OSError, ValueError) as e:
+        die("%s: cannot read: %s" % (summary_path, e))
+    if not isinstance(summary, dict) or not isinstance(summary.get("variants", []), list):
+        die('%s: expected an object with a "variants" list' % summary_path)
+    # variant -> repeat -> peer -> rows (dicts of floats / None), in file order.
+    runs, systems, order = {}, {}, []
+    try:
+        with open(metrics_path, newline="") as f:
+            reader = csv.DictReader(f)
+            missing = [c for c in KEY_COLUMNS + ["epoch", "wall_seconds", "test_accuracy"]
+                       if c not in (reader.fieldnames or [])]
+            if missing:
+                die("%s: missing column(s) %s" % (metrics_path, ", ".join(missing)))
+            for row in reader:
+                variant = (row.get("variant") or "").strip()
+                if not variant:
+                    continue
+                if variant not in runs:
+                    runs[variant] = {}
+                    order.append(variant)
+                if row.get("system"):
+                    systems.setdefault(variant, row["system"].strip())
+                peers = runs[variant].setdefault((row.get("repeat") or "").strip(), {})
+                peers.setdefault((row.get("peer") or "").strip(), []).append(
+                    {c: number(row.get(c)) for c in METRIC_COLUMNS})
+    except (OSError, csv.Error, UnicodeDecodeError) as e:
+        die("%s: cannot read: %s" % (metrics_path, e))
+    return summary, runs, systems, order
+
+
+def mean(values):
+    return sum(values) / len(values) if values else None
+
+
+def curves(repeats):
+    """Per evaluation index: x means (time, epoch), bytes of all peers, y mean / min / max."""
+    length = max((len(rows) for peers in repeats.values() for rows in peers.values()), default=0)
+    points = []
+    for i in range(length):
+        wall, epoch, acc, total_bytes = [], [], [], []
+        for peers in repeats.values():
+            repeat_bytes, complete = 0.0, True
+            for rows in peers.values():
+                if i >= len(rows):
+                    complete = False
+                    continue
+                r = rows[i]
+                if r["wall_seconds"] is not None:
+                    wall.append(r["wall_seconds"])
+                if r["epoch"] is not None:
+                    epoch.append(r["epoch"])
+                if r["test_accuracy"] is not None:
+                    acc.append(r["test_accuracy"])
+                if r["bytes_sent"] is None:
+                    complete = False
+                else:
+                    repeat_bytes += r["bytes_sent"]
+            if complete:
+                total_bytes.append(repeat_bytes)
+        if not acc:
+            continue
+        points.append({"wall": mean(wall), "epoch": mean(epoch), "bytes": mean(total_bytes),
+                       "acc": mean(acc), "lo": min(acc), "hi": max(acc)})
+    return points
+
+
+def style(index, system):
+    colour = plt.get_cmap("tab10")(index % 10)
+    return {"color": colour, "linestyle": "--" if system == REFERENCE else "-", "marker": "o", "markersize": 3.5,
+            "linewidth": 1.8}
+
+
+def y_limits(all_points, target):
+    """From a bit below the lowest final accuracy (and the target) to a bit above the best."""
+    finals = [pts[-1]["acc"] for pts in all_points if pts]
+    highs = [p["hi"] for pts in all_points for p in pts]
+    if not finals:
+        return 0.0, 1.0
+    lo = min(finals + ([target] if target else []))
+    hi = max(highs + ([target] if target else []))
+    span = max(hi - lo, 0.02)
+    return max(0.0, lo - max(0.03, 0.5 * span)), min(1.0, hi + max(0.01, 0.15 * span))
+
+
+def place_legend(ax, count):
+    """Inside where it hides least for a few lines; below the axes, in columns, for many."""
+    if count <= 6:
+        ax.legend(loc="best", framealpha=0.9)
+        return
+    longest = max(len(label) for label in ax.get_legend_handles_labels()[1])
+    columns = 3 if longest <= 28 else 2 if longest <= 45 else 1
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.11), ncol=columns, frameon=False)
+
+
+def bytes_label(v, _pos=None):
+    for unit, scale in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if v >= scale:
+            return "%g %s" % (float("%.3g" % (v / scale)), unit)
+    return "%g B" % v
+
+
+def accuracy_plot(folder, file_name, title, xlabel, key, variants, data, systems, colour_index, target, ylim,
+                  log_x=False, left_out=()):
+    fig, ax = plt.subplots(figsize=(WIDTH, HEIGHT), dpi=DPI)
+    drawn = 0
+    for name in variants:
+        pts = [p for p in data.get(name, []) if p[key] is not None and (not log_x or p[key] > 0)]
+        if not pts:
+            continue
+        xs = [p[key] for p in pts]
+        st = style(colour_index[name], systems.get(name, ""))
+        label = name + (" (%s)" % REFERENCE if systems.get(name) == REFERENCE and REFERENCE not in name else "")
+        ax.plot(xs, [p["acc"] for p in pts], label=label, **st)
+        ax.fill_between(xs, [p["lo"] for p in pts], [p["hi"] for p in pts], color=st["color"], alpha=0.15,
+                        linewidth=0)
+        drawn += 1
+    if target:
+        ax.axhline(target, color="0.35", linestyle=(0, (5, 4)), linewidth=1.2, label="target %.3g" % target)
+        ax.annotate("target %.3g" % target, xy=(0.0, target), xycoords=("axes fraction", "data"),
+                    xytext=(4, 3), textcoords="offset points", color="0.3", fontsize=9)
+    if log_x:
+        ax.set_xscale("log")
+        ax.xaxis.set_major_formatter(FuncFormatter(bytes_label))
+    else:
+        ax.set_xlim(left=0)
+    ax.set_ylim(*ylim)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("test accuracy")
+    full_title = title
+    if left_out:
+        note = "(not shown, no bytes sent: %s)" % ", ".join(left_out)
+        full_title += "\n" + textwrap.fill(note, 100, break_on_hyphens=False)
+    ax.set_title(full_title)
+    ax.grid(True, which="major", alpha=0.3)
+    if log_x:
+        ax.grid(True, which="minor", alpha=0.1)
+    if drawn == 0:
+        ax.text(0.5, 0.5, "no data", transform=ax.transAxes, ha="center", va="center", fontsize=14, color="0.4")
+    else:
+        place_legend(ax, drawn + (1 if target else 0))
+    fig.tight_layout()
+    path = os.path.join(folder, file_name)
+    fig.savefig(path, dpi=DPI, bbox_inches="tight")
+    plt.close(fig)
+    return path
+
+
+def throughput_plot(folder, experiment, variants, summaries, systems):
+    names = list(variants)
+    rates = [json_number(summaries.get(n, {}).get("samples_per_second")) for n in names]
+    height = max(3.0, 1.2 + 0.45 * len(names))
+    fig, ax = plt.subplots(figsize=(WIDTH, height), dpi=DPI)
+    ys = list(range(len(names)))
+    colours = [REFERENCE_COLOUR if systems.get(n) == REFERENCE else STARLING_COLOUR for n in names]
+    ax.barh(ys, [r or 0.0 for r in rates], color=colours, height=0.65)
+    top = max([r for r in rates if r] + [1.0])
+    for y, r in zip(ys, rates):
+        text = "n/a" if r is None else "{:,.0f}".format(r)
+        ax.text((r or 0.0) + top * 0.01, y, text, va="center", ha="left", fontsize=10)
+    ax.set_yticks(ys)
+    ax.set_yticklabels(names)
+    ax.invert_yaxis()
+    ax.set_xlim(0, top * 1.35)  # room for the values and the legend
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _p: "{:,.0f}".format(v)))
+    ax.set_xlabel("training throughput, all peers (samples/s)")
+    ax.set_title("%s: throughput" % experiment)
+    ax.grid(True, axis="x", alpha=0.3)
+    ax.set_axisbelow(True)
+    present = set(systems.get(n) == REFERENCE for n in names)
+    handles = []
+    if False in present:
+        handles.append(Patch(color=STARLING_COLOUR, label="starling"))
+    if True in present:
+        handles.append(Patch(color=REFERENCE_COLOUR, label=REFERENCE))
+    if len(handles) > 1:
+        ax.legend(handles=handles, loc="lower right", framealpha=0.9)
+    fig.tight_layout()
+    path = os.path.join(folder, "throughput.png")
+    fig.savefig(path, dpi=DPI, bbox_inches="tight")
+    plt.close(fig)
+    return path
+
+
+def main():
+    if len(sys.argv) != 2 or sys.argv[1] in ("-h", "--help"):
+        print(__doc__, file=sys.stderr)
+        sys.exit(0 if len(sys.argv) == 2 else 2)
+    folder = sys.argv[1]
+    if not os.path.isdir(folder):
+        die("%s: no such folder" % folder)
+    summary, runs, systems, csv_order = read_inputs(folder)
+    experiment = str(summary.get("experiment") or os.path.basename(os.path.normpath(folder)))
+    target = json_number(summary.get("target_accuracy")) or 0.0
+    summaries = {}
+    for v in summary.get("variants", []):
+        if isinstance(v, dict) and v.get("name") is not None:
+            summaries[str(v["name"])] = v
+            if v.get("system"):
+                systems.setdefault(str(v["name"]), str(v["system"]))
+    variants = list(summaries) + [v for v in csv_order if v not in summaries]
+    data = {name: curves(runs.get(name, {})) for name in variants}
+    ylim = y_limits([data[n] for n in variants], target)
+    colour_index = {name: i for i, name in enumerate(variants)}  # the same colour in every figure
+
+    written = [
+        accuracy_plot(folder, "accuracy_vs_time.png", "%s: test accuracy over time" % experiment,
+                      "wall time (s)", "wall", variants, data, systems, colour_index, target, ylim),
+        accuracy_plot(folder, "accuracy_vs_epoch.png", "%s: test accuracy per epoch" % experiment,
+                      "epoch", "epoch", variants, data, systems, colour_index, target, ylim),
+    ]
+    silent = [n for n in variants if data[n] and not any(p["bytes"] for p in data[n])]
+    silent += [n for n in variants if not data[n] and n in summaries
+               and json_number(summaries[n].get("bytes_sent")) == 0]
+    with_bytes = [n for n in variants if n not in silent]
+    written.append(accuracy_plot(folder, "accuracy_vs_bytes.png", "%s: test accuracy against traffic" % experiment,
+                                 "bytes sent by all peers (log scale)", "bytes", with_bytes, data, systems,
+                                 colour_index, target, ylim, log_x=True, left_out=silent))
+    written.append(throughput_plot(folder, experiment, variants, summaries, systems))
+    for path in written:
+        print(path)
+
+
+if __name__ == "__main__":
+    main()

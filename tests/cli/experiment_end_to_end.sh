@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# `starling experiment` end to end on synthetic data: three variants (two launches of two
+# peers on loopback and one single node) produce metrics.csv, summary.json, report.md and
+# the plots; bad experiment configs exit 2 naming the file, line and key before anything runs.
+set -euo pipefail
+starling=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+base=$((10000 + ($$ % 20000)))  # below the ephemeral range (32768+) that other suites bind
+
+cat >"$tmp/base.toml" <<TOML
+[run]
+name = "base"
+epochs = 1
+[data]
+dataset = "synthetic"
+synthetic_train = 1200
+synthetic_test = 300
+[model]
+hidden = [32]
+[optimizer]
+lr = 0.02
+batch = 16
+[node]
+threads = 1
+[exchange]
+mode = "allreduce"
+timeout_seconds = 20
+[[peer]]
+id = 0
+endpoint = "tcp://127.0.0.1:$base"
+[[peer]]
+id = 1
+endpoint = "tcp://127.0.0.1:$((base + 1))"
+TOML
+
+cat >"$tmp/experiment.toml" <<TOML
+[experiment]
+name = "e2e"
+base = "base.toml"
+target_accuracy = 0.5
+epochs = 2
+set = { "run.eval_every" = 0.5 }
+
+[[variant]]
+name = "allreduce"
+
+[[variant]]
+name = "gossip"
+set = { exchange = { mode = "gossip", topology = "ring" } }
+
+[[variant]]
+name = "alone"
+set = { "exchange.mode" = "none", "node.learners" = 2 }
+TOML
+
+timeout 240 "$starling" experiment --config "$tmp/experiment.toml" --out "$tmp/out" >"$tmp/stdout" 2>"$tmp/stderr" \
+  || { cat "$tmp/stderr"; fail "experiment failed"; }
+for f in metrics.csv summary.json report.md runs/allreduce/log.txt runs/gossip/log.txt runs/alone/log.txt; do
+  [ -s "$tmp/out/$f" ] || fail "missing $f"
+done
+grep -q '^| variant | system |' "$tmp/stdout" || fail "no table on stdout"
+for v in allreduce gossip alone; do
+  grep -q "^| $v | starling |" "$tmp/out/report.md" || fail "report.md has no row for $v"
+  [ "$(grep -c "^$v,0,starling," "$tmp/out/metrics.csv")" -ge 4 ] || fail "metrics.csv has too few rows for $v"
+done
+grep -q '^gossip,0,starling,1,' "$tmp/out/metrics.csv" || fail "metrics.csv lacks peer 1 of gossip"
+/usr/bin/python3 - "$tmp/out/summary.json" <<'PY' || fail "summary.json is not what it should be"
+import json, sys
+s = json.load(open(sys.argv[1]))
+names = [v["name"] for v in s["variants"]]
+assert names == ["allreduce", "gossip", "alone"], names
+for v in s["variants"]:
+    assert v["status"] == "ok" and v["test_accuracy"] > 0.5 and v["time_to_target_seconds"] is not None, v
+assert s["variants"][0]["identical_models"] is True and s["variants"][0]["bytes_sent"] > 0
+assert s["variants"][0]["speedup_over_baseline"] == 1
+assert s["variants"][2]["bytes_sent"] == 0 and s["variants"][2]["learners_per_peer"] == 2
+PY
+for p in accuracy_vs_time accuracy_vs_epoch accuracy_vs_bytes throughput; do
+  [ -s "$tmp/out/$p.png" ] || fail "missing plot $p.png"
+  grep -q "($p.png)" "$tmp/out/report.md" || fail "report.md does not link $p.png"
+done
+
+# Bad experiment configs: exit 2 with file, line and key, and no run started.
+bad() {  # bad NAME EXPECTED-TEXT  (the config on stdin)
+  cat >"$tmp/$1.toml"
+  set +e
+  "$starling" experiment --config "$tmp/$1.toml" --out "$tmp/bad-$1" 2>"$tmp/$1.err"
+  local code=$?
+  set -e
+  [ $code -eq 2 ] || fail "$1: exit $code, expected 2"
+  grep -q "$2" "$tmp/$1.err" || { cat "$tmp/$1.err"; fail "$1: message lacks '$2'"; }
+  [ ! -d "$tmp/bad-$1/runs" ] || fail "$1: a run started"
+}
+printf '[experiment]\nbase = "base.toml"\nepoch = 2\n[[variant]]\nname = "a"\n' | bad unknown_key "unknown_key.toml:3: experiment.epoch"
+printf '[experiment]\nbase = "base.toml"\n[[variant]]\nname = "a"\nset = { "optimizer.lr" = -1 }\n' | bad bad_override "variant 'a'"
+printf '[experiment]\nbase = "base.toml"\n[[variant]]\nname = "a"\nsystem = "horovod"\n' | bad bad_system "variant.system"
+printf '[experiment]\nbase = "base.toml"\n[[variant]]\nname = "a"\n[[variant]]\nname = "a"\n' | bad duplicate "appears twice"
+printf '[experiment]\nbase = "base.toml"\nbaseline = "b"\n[[variant]]\nname = "a"\n' | bad baseline "experiment.baseline"
+printf '[experiment]\nbase = "nowhere.toml"\n[[variant]]\nname = "a"\n' | bad missing_base "cannot read"
+printf '[experiment]\nbase = "base.toml"\n[[variant]]\nname = "a"\nnetwork = "wifi"\n' | bad network "variant.network"
+echo "experiment end to end: ok"
