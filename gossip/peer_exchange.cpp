@@ -104,6 +104,7 @@ PeerExchange::PeerExchange(const ExchangeSpec& spec, protocols::Span<float> mode
     ChocoOptions c;
     c.gamma = spec.gamma;
     c.timeout = spec.timeout;
+    c.first_round = spec.first_round;
     choco_ = std::make_unique<ChocoGossip>(*transport_, ids, make_schedule(spec), spec.codec, spec.codec_options, c);
     if (spec.adaptive) {
       AdaptiveCompressionOptions a = spec.adaptive_options;
@@ -113,6 +114,7 @@ PeerExchange::PeerExchange(const ExchangeSpec& spec, protocols::Span<float> mode
   } else if (spec.mode == ExchangeMode::gossip) {
     GossipOptions g;
     g.timeout = spec.timeout;
+    g.first_round = spec.first_round;
     gossip_ = std::make_unique<GossipAverage>(*transport_, ids, make_schedule(spec), g);
   } else if (spec.mode == ExchangeMode::async_gossip) {
     AsyncGossipOptions a;
@@ -126,6 +128,7 @@ PeerExchange::PeerExchange(const ExchangeSpec& spec, protocols::Span<float> mode
   } else if (spec.mode != ExchangeMode::none) {
     AllreduceOptions a;
     a.timeout = spec.timeout;
+    a.first_round = spec.first_round;
     ring_ = std::make_unique<AllreduceRing>(*transport_, ids, model, a);
   }
 }

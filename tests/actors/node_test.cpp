@@ -119,7 +119,7 @@ BOOST_AUTO_TEST_CASE(node_protocol_under_the_deterministic_scheduler) {
   spec.train.epochs = 1;
   spec.detached_learners = false;  // every actor under the test coordinator
   auto metrics = system.spawn(metrics_actor, &quiet);
-  auto node = system.spawn(node_actor, spec, data().train, data().test, metrics);
+  auto node = system.spawn(node_actor, spec, data().train, data().test, metrics, nullptr, std::string());
   caf::scoped_actor self{system};
   self->send(node, run_atom::value);
   const std::size_t delivered = scheduler.run(1000000);
