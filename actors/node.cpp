@@ -68,7 +68,11 @@ NodeResult run_node(const NodeSpec& spec, const Dataset& train_data, const Datas
   std::shared_ptr<const Checkpoint> resume;
   std::string resumed_from;
   if (spec.resume) std::tie(resume, resumed_from) = find_resume_point(spec, probe.model(), train_data.size());
-  if (spec.checkpoint_every > 0) prepare_checkpoint_dir(spec.checkpoint_dir);
+  if (spec.checkpoint_every > 0) {
+    prepare_checkpoint_dir(spec.checkpoint_dir);
+    spdlog::info("a checkpoint every {} steps in {}, the newest {} kept", spec.checkpoint_every, spec.checkpoint_dir,
+                 spec.checkpoint_keep);
+  }
 
   caf::actor_system_config cfg;
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());

@@ -262,6 +262,10 @@ void resume_learners(Self self) {
   }
   s.loans.clear();
   s.resume.reset();
+  const int64_t per_iteration = static_cast<int64_t>(learner_count(self)) * s.spec.train.learner.batch;
+  spdlog::info("continuing at step {} (epoch {:.2f}, {} learner(s)); {} steps to go", s.iteration,
+               static_cast<double>(s.samples) / s.epoch_samples, learner_count(self),
+               (s.target_samples - s.samples + per_iteration - 1) / per_iteration);
   self->send(s.metrics, s.result);
   start_iteration(self);
 }

@@ -36,6 +36,7 @@ void spawn(Child& child, const LaunchOptions& o) {
   std::vector<std::string> args{o.executable, "peer", "--config", o.config, "--id", std::to_string(child.id),
                                 "--summary", child.summary};
   for (const auto& set : o.overrides) args.insert(args.end(), {"--set", set});
+  if (o.resume) args.push_back("--resume");
   child.pid = ::fork();
   if (child.pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
   if (child.pid == 0) {

@@ -12,6 +12,7 @@ struct LaunchOptions {
   std::vector<std::string> overrides;
   std::string summary;     // empty: <out_dir>/<name>.summary.json
   std::string executable;  // the starling binary to run peers with
+  bool resume = false;     // every peer continues from its newest valid checkpoint
 };
 
 /// Returns 0 when every peer finished, 1 when one failed, 2 on a bad configuration.

@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
   train_cmd->add_option("-c,--config", train.config, "Run configuration (TOML)")->required();
   train_cmd->add_option("--set", train.overrides, "Override a config key: section.key=value (repeatable)");
   train_cmd->add_option("--summary", train.summary, "Write the summary JSON here (default <out_dir>/<name>.summary.json)");
+  train_cmd->add_flag("--resume", train.resume, "Continue from the newest valid checkpoint in run.checkpoint_dir");
 
   starling::cli::TrainOptions peer;
   std::optional<uint32_t> peer_id;
@@ -33,12 +34,14 @@ int main(int argc, char** argv) {
                        "Which [[peer]] to run (default: index STARLING_RANK, SLURM_PROCID or OMPI_COMM_WORLD_RANK)");
   peer_cmd->add_option("--set", peer.overrides, "Override a config key: section.key=value (repeatable)");
   peer_cmd->add_option("--summary", peer.summary, "Write this peer's summary JSON here");
+  peer_cmd->add_flag("--resume", peer.resume, "Continue from this peer's newest valid checkpoint");
 
   starling::cli::LaunchOptions launch;
   auto* launch_cmd = app.add_subcommand("launch", "Run every peer of a topology config on this host, as processes");
   launch_cmd->add_option("-c,--config", launch.config, "Topology configuration (TOML)")->required();
   launch_cmd->add_option("--set", launch.overrides, "Override a config key for every peer (repeatable)");
   launch_cmd->add_option("--summary", launch.summary, "Write the aggregate summary JSON here");
+  launch_cmd->add_flag("--resume", launch.resume, "Every peer continues from its newest valid checkpoint");
 
   starling::cli::KeygenOptions keygen;
   auto* keygen_cmd = app.add_subcommand("keygen", "Write CURVE key pairs for the peers of a config (or one named pair)");
