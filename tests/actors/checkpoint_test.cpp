@@ -8,7 +8,8 @@
 #include "actors/node.h"
 #include "learners/checkpoint.h"
 
-#include <unistd.h>
+#include "tests/actors/small_node.h"
+#include "tests/temp_dir.h"
 
 #include <filesystem>
 
@@ -16,53 +17,30 @@ using namespace starling;
 using namespace starling::actors;
 namespace fs = std::filesystem;
 
+using starling::testing::TempDir;
+
 namespace {
 
-struct TempDir {
-  fs::path path;
-  TempDir() : path(fs::temp_directory_path() / ("starling-node-ckpt-" + std::to_string(::getpid()))) {
-    fs::remove_all(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
-};
-
-NodeSpec small_spec(IntraSync mode, int learners) {
-  NodeSpec spec;
-  auto& t = spec.train;
-  t.learner.model.hidden = {32};
-  t.learner.model.input = {12, 12, 1};
-  t.learner.model.classes = 4;
-  t.learner.batch = 16;
-  t.learner.seed = 42;
-  t.learner.optimizer.nesterov = true;  // velocity to carry over
-  t.schedule.lr = 0.02;
-  t.schedule.kind = "cosine";  // a learning rate that depends on the step
-  t.schedule.warmup_steps = 5;
-  t.epochs = 2;
-  t.eval_every = 0.5;
-  spec.learners = learners;
-  spec.intra_sync = mode;
-  spec.momentum = learners > 1 ? 0.5 : 0.0;  // z_prev matters
-  spec.threads = 2;
+// Every piece of state in play: momentum, a step-dependent learning rate, evaluations
+// between checkpoints, and for several learners the central model's momentum (z_prev).
+NodeSpec resumable_spec(IntraSync mode, int learners) {
+  NodeSpec spec = starling::actors::testing::small_spec(mode, learners);
+  spec.train.learner.optimizer.nesterov = true;
+  spec.train.schedule.kind = "cosine";
+  spec.train.schedule.warmup_steps = 5;
+  spec.train.eval_every = 0.5;
+  spec.momentum = learners > 1 ? 0.5 : 0.0;
   return spec;
 }
 
-const TrainTest& data() {
-  static const TrainTest d = make_synthetic(800, 200, 5, {12, 12, 1}, 4);
-  return d;
-}
-
-NodeResult run(const NodeSpec& spec) {
-  TrainObserver quiet;
-  return run_node(spec, data().train, data().test, quiet);
-}
+using starling::actors::testing::run;
 
 // Straight vs. checkpointed every `every` and resumed from iteration `from`.
 void check_resume_is_exact(NodeSpec spec, int64_t every, int64_t from) {
-  TempDir dir;
+  TempDir dir("node-checkpoint");
   const NodeResult straight = run(spec);
 
-  spec.checkpoint_dir = dir.path.string();
+  spec.checkpoint_dir = dir.str();
   spec.checkpoint_every = every;
   spec.checkpoint_keep = 1000;
   const NodeResult with_checkpoints = run(spec);
@@ -90,32 +68,32 @@ void check_resume_is_exact(NodeSpec spec, int64_t every, int64_t from) {
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(one_learner_resumes_exactly) {
-  check_resume_is_exact(small_spec(IntraSync::sma, 1), 20, 60);  // 100 iterations; evaluations at 25, 50, 75
+  check_resume_is_exact(resumable_spec(IntraSync::sma, 1), 20, 60);  // 100 iterations; evaluations at 25, 50, 75
 }
 
 BOOST_AUTO_TEST_CASE(one_adam_learner_resumes_exactly) {
-  NodeSpec spec = small_spec(IntraSync::sma, 1);
+  NodeSpec spec = resumable_spec(IntraSync::sma, 1);
   spec.train.learner.optimizer.kind = "adam";
   spec.train.schedule.lr = 0.002;
   check_resume_is_exact(spec, 15, 45);
 }
 
 BOOST_AUTO_TEST_CASE(two_sma_learners_resume_exactly) {
-  NodeSpec spec = small_spec(IntraSync::sma, 2);
+  NodeSpec spec = resumable_spec(IntraSync::sma, 2);
   spec.sync_every = 3;  // a checkpoint between SMA rounds: replicas off z
   check_resume_is_exact(spec, 10, 20);
 }
 
 BOOST_AUTO_TEST_CASE(synchronous_sgd_resumes_exactly) {
-  check_resume_is_exact(small_spec(IntraSync::average, 2), 10, 30);
+  check_resume_is_exact(resumable_spec(IntraSync::average, 2), 10, 30);
 }
 
 BOOST_AUTO_TEST_CASE(resume_without_a_checkpoint_starts_afresh) {
-  TempDir dir;
-  NodeSpec spec = small_spec(IntraSync::sma, 1);
+  TempDir dir("node-checkpoint");
+  NodeSpec spec = resumable_spec(IntraSync::sma, 1);
   spec.train.epochs = 0.5;
   const NodeResult straight = run(spec);
-  spec.checkpoint_dir = dir.path.string();
+  spec.checkpoint_dir = dir.str();
   spec.resume = true;
   const NodeResult fresh = run(spec);
   BOOST_TEST(fresh.resumed_from.empty());
@@ -123,10 +101,10 @@ BOOST_AUTO_TEST_CASE(resume_without_a_checkpoint_starts_afresh) {
 }
 
 BOOST_AUTO_TEST_CASE(another_runs_checkpoint_is_refused) {
-  TempDir dir;
-  NodeSpec spec = small_spec(IntraSync::sma, 2);
+  TempDir dir("node-checkpoint");
+  NodeSpec spec = resumable_spec(IntraSync::sma, 2);
   spec.train.epochs = 0.5;
-  spec.checkpoint_dir = dir.path.string();
+  spec.checkpoint_dir = dir.str();
   spec.checkpoint_every = 5;
   run(spec);
   spec.resume = true;

@@ -87,44 +87,19 @@ grep -q "no valid checkpoint in .*empty; starting from the beginning" "$tmp/fres
 
 # Peers: an all-reduce job with checkpoints, cut back to its checkpoint at iteration 40 on
 # every peer, resumed by `launch --resume`: the same models as the uninterrupted job.
-base=$((10000 + ($$ % 20000) + 7))  # below the ephemeral range, apart from the launch test's
-cat >"$tmp/peers.toml" <<TOML
-[run]
-name = "p"
-epochs = 2
-out_dir = "$tmp/pout"
-checkpoint_dir = "pckpt"
-checkpoint_keep = 10
-[data]
-dataset = "synthetic"
-synthetic_train = 1200
-synthetic_test = 300
-[model]
-hidden = [32]
-[optimizer]
-lr = 0.02
-batch = 16
-[node]
-threads = 1
-[exchange]
-mode = "allreduce"
-timeout_seconds = 20
-[[peer]]
-id = 0
-endpoint = "tcp://127.0.0.1:$base"
-[[peer]]
-id = 1
-endpoint = "tcp://127.0.0.1:$((base + 1))"
-TOML
+base=$((10000 + ($$ % 20000)))  # below the ephemeral range; ctest never runs this beside the launch test
+source "$(dirname "$0")/peers_config.sh"
+peers_config "$tmp/peers.toml" allreduce $base $((base + 1))
+ckpt=(--set run.checkpoint_dir=pckpt)  # relative to the config file
 timeout 120 "$starling" launch --config "$tmp/peers.toml" --summary "$tmp/p1.json" >"$tmp/p1.log" 2>&1 \
   || { cat "$tmp/p1.log"; fail "peer job failed"; }
-timeout 120 "$starling" launch --config "$tmp/peers.toml" --set run.checkpoint_every=20 --summary "$tmp/p2.json" >"$tmp/p2.log" 2>&1 \
+timeout 120 "$starling" launch --config "$tmp/peers.toml" "${ckpt[@]}" --set run.checkpoint_every=20 --set run.checkpoint_keep=10 --summary "$tmp/p2.json" >"$tmp/p2.log" 2>&1 \
   || { cat "$tmp/p2.log"; fail "peer job with checkpoints failed"; }
 for peer in 0 1; do
   [ -e "$tmp/pckpt/peer$peer/ckpt-000000040.starling" ] || fail "peer $peer has no checkpoint at 40 (relative to the config)"
   find "$tmp/pckpt/peer$peer" -name 'ckpt-*' ! -name 'ckpt-000000040.starling' -delete
 done
-timeout 120 "$starling" launch --config "$tmp/peers.toml" --resume --summary "$tmp/p3.json" >"$tmp/p3.log" 2>&1 \
+timeout 120 "$starling" launch --config "$tmp/peers.toml" "${ckpt[@]}" --resume --summary "$tmp/p3.json" >"$tmp/p3.log" 2>&1 \
   || { cat "$tmp/p3.log"; fail "resumed peer job failed"; }
 [ "$(grep -c 'resuming from checkpoint .*ckpt-000000040.starling at step 40' "$tmp/p3.log")" -eq 2 ] \
   || { cat "$tmp/p3.log"; fail "not every peer resumed at 40"; }

@@ -8,7 +8,7 @@
 #include "learners/checkpoint.h"
 #include "learners/learner.h"
 
-#include <unistd.h>
+#include "tests/temp_dir.h"
 
 #include <filesystem>
 #include <fstream>
@@ -16,17 +16,9 @@
 using namespace starling;
 namespace fs = std::filesystem;
 
-namespace {
+using starling::testing::TempDir;
 
-struct TempDir {
-  fs::path path;
-  TempDir() : path(fs::temp_directory_path() / ("starling-ckpt-test-" + std::to_string(::getpid()))) {
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
-  std::string str() const { return path.string(); }
-};
+namespace {
 
 const Fingerprint kPrint{{"model", "mlp 12x12x1|dense|4"}, {"learners", "2"}};
 
@@ -55,10 +47,22 @@ void write_bytes(const std::string& path, const std::vector<uint8_t>& bytes) {
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
+// With checkpoints 5 and 10 in `dir` and 10 damaged: 5 is found, with one warning that
+// names 10 and says why.
+void expect_previous_used(const TempDir& dir, const std::string& why) {
+  warnings.clear();
+  const auto found = find_newest_checkpoint(dir.str(), kPrint, collect);
+  BOOST_REQUIRE(found);
+  BOOST_TEST(found->checkpoint.step == 5u);
+  BOOST_REQUIRE(warnings.size() == 1u);
+  BOOST_TEST(contains(warnings[0], "ckpt-000000010.starling"), warnings[0]);
+  BOOST_TEST(contains(warnings[0], why), warnings[0]);
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(round_trip) {
-  TempDir dir;
+  TempDir dir("checkpoint");
   const std::string path = write_checkpoint(dir.str(), sample(1200));
   BOOST_TEST(fs::path(path).filename().string() == "ckpt-000001200.starling");
   const Checkpoint c = read_checkpoint(path);
@@ -91,47 +95,36 @@ BOOST_AUTO_TEST_CASE(section_reader_refuses_other_layouts) {
 }
 
 BOOST_AUTO_TEST_CASE(corrupted_newest_is_skipped_for_the_previous) {
-  TempDir dir;
+  TempDir dir("checkpoint");
   write_checkpoint(dir.str(), sample(5));
   const std::string newest = write_checkpoint(dir.str(), sample(10));
   std::vector<uint8_t> bytes = read_bytes(newest);
   bytes[bytes.size() - 3] ^= 0x40;  // one flipped bit in the body
   write_bytes(newest, bytes);
   BOOST_CHECK_THROW(read_checkpoint(newest), CheckpointError);
-  warnings.clear();
-  const auto found = find_newest_checkpoint(dir.str(), kPrint, collect);
-  BOOST_REQUIRE(found);
-  BOOST_TEST(found->checkpoint.step == 5u);
-  BOOST_REQUIRE(warnings.size() == 1u);
-  BOOST_TEST(contains(warnings[0], "ckpt-000000010.starling"), warnings[0]);
-  BOOST_TEST(contains(warnings[0], "CRC"), warnings[0]);
+  expect_previous_used(dir, "CRC");
 }
 
 BOOST_AUTO_TEST_CASE(truncated_newest_is_skipped_for_the_previous) {
-  TempDir dir;
+  TempDir dir("checkpoint");
   write_checkpoint(dir.str(), sample(5));
   const std::string newest = write_checkpoint(dir.str(), sample(10));
   std::vector<uint8_t> bytes = read_bytes(newest);
   for (std::size_t keep : {bytes.size() - 1, std::size_t{20}, std::size_t{0}}) {
     write_bytes(newest, std::vector<uint8_t>(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(keep)));
-    warnings.clear();
-    const auto found = find_newest_checkpoint(dir.str(), kPrint, collect);
-    BOOST_REQUIRE(found);
-    BOOST_TEST(found->checkpoint.step == 5u);
-    BOOST_REQUIRE(warnings.size() == 1u);
-    BOOST_TEST(contains(warnings[0], "truncated"), warnings[0]);
+    expect_previous_used(dir, "truncated");
   }
 }
 
 BOOST_AUTO_TEST_CASE(a_file_renamed_to_another_step_is_refused) {
-  TempDir dir;
+  TempDir dir("checkpoint");
   const std::string path = write_checkpoint(dir.str(), sample(5));
   fs::rename(path, dir.path / checkpoint_file_name(50));
   BOOST_CHECK_THROW(read_checkpoint((dir.path / checkpoint_file_name(50)).string()), CheckpointError);
 }
 
 BOOST_AUTO_TEST_CASE(another_runs_checkpoint_is_refused_with_what_differs) {
-  TempDir dir;
+  TempDir dir("checkpoint");
   write_checkpoint(dir.str(), sample(5));
   const Fingerprint other{{"model", "mlp 12x12x1|dense|4"}, {"learners", "3"}, {"rank", "1"}};
   try {
@@ -147,13 +140,13 @@ BOOST_AUTO_TEST_CASE(another_runs_checkpoint_is_refused_with_what_differs) {
 }
 
 BOOST_AUTO_TEST_CASE(no_checkpoint_is_no_checkpoint) {
-  TempDir dir;
+  TempDir dir("checkpoint");
   BOOST_TEST(!find_newest_checkpoint(dir.str(), kPrint, collect));
   BOOST_TEST(!find_newest_checkpoint(dir.str() + "/missing", kPrint, collect));
 }
 
 BOOST_AUTO_TEST_CASE(atomic_write_leaves_no_partial_file) {
-  TempDir dir;
+  TempDir dir("checkpoint");
   write_checkpoint(dir.str(), sample(5));
   BOOST_TEST(std::distance(fs::directory_iterator(dir.path), fs::directory_iterator{}) == 1);  // no temporary
 
@@ -175,7 +168,7 @@ BOOST_AUTO_TEST_CASE(atomic_write_leaves_no_partial_file) {
 }
 
 BOOST_AUTO_TEST_CASE(keeps_the_newest_few) {
-  TempDir dir;
+  TempDir dir("checkpoint");
   for (uint64_t step : {100, 200, 300, 400, 500, 600}) write_checkpoint(dir.str(), sample(step), 3);
   const auto left = list_checkpoints(dir.str());
   BOOST_REQUIRE(left.size() == 3u);
@@ -186,16 +179,21 @@ BOOST_AUTO_TEST_CASE(keeps_the_newest_few) {
   BOOST_TEST(fs::path(list_checkpoints(dir.str())[0]).filename().string() == "ckpt-1234567890123.starling");
 }
 
+LearnerSpec tiny_learner(const char* optimizer) {
+  LearnerSpec spec;
+  spec.model.hidden = {16};
+  spec.model.input = {8, 8, 1};
+  spec.model.classes = 3;
+  spec.optimizer.kind = optimizer;
+  spec.batch = 16;
+  spec.seed = 9;
+  return spec;
+}
+
 BOOST_AUTO_TEST_CASE(a_restored_learner_continues_exactly) {
   const TrainTest data = make_synthetic(400, 50, 3, {8, 8, 1}, 3);
   for (const char* kind : {"sgd", "adam"}) {
-    LearnerSpec spec;
-    spec.model.hidden = {16};
-    spec.model.input = {8, 8, 1};
-    spec.model.classes = 3;
-    spec.optimizer.kind = kind;
-    spec.batch = 16;
-    spec.seed = 9;
+    const LearnerSpec spec = tiny_learner(kind);
     Learner straight(spec, data.train);
     for (int i = 0; i < 30; ++i) straight.step(0.01f);  // past an epoch boundary (25 steps)
     SectionWriter out;
@@ -215,16 +213,11 @@ BOOST_AUTO_TEST_CASE(a_restored_learner_continues_exactly) {
     }
   }
   // Another optimizer's state does not fit.
-  LearnerSpec spec;
-  spec.model.hidden = {16};
-  spec.model.input = {8, 8, 1};
-  spec.model.classes = 3;
-  Learner sgd(spec, data.train);
+  Learner sgd(tiny_learner("sgd"), data.train);
   SectionWriter out;
   sgd.save(out);
   const std::vector<uint8_t> saved = out.take();
-  spec.optimizer.kind = "adam";
-  Learner adam(spec, data.train);
+  Learner adam(tiny_learner("adam"), data.train);
   SectionReader in(saved, "learner.0");
   BOOST_CHECK_THROW(adam.restore(in), CheckpointError);
 }
