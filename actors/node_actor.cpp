@@ -321,7 +321,7 @@ void iteration_finish(Self self) {
   s.iteration += m;
   s.result.samples = s.samples;
   s.result.steps = s.iteration;
-  s.loss_sum += loss, ++s.loss_count;
+  s.loss_sum += loss * m, s.loss_count += m;  // a mean over steps, however orders group them
   const double wall = seconds_since(s.iteration_start);
   IterationStats stats;
   stats.iteration = s.samples / iteration_samples;
