@@ -95,7 +95,7 @@ void finish(Self self) {
     out.bytes_sent = s.exchange->bytes_sent() + s.bytes_sent_before,
     out.bytes_received = s.exchange->bytes_received() + s.bytes_received_before;
   out.resumed_from = s.resumed_from;
-  if (!s.resumed_from.empty()) out.resumed_from_step = s.resumed_from_step;
+  out.resumed_from_step = s.resumed_from_step;
   s.done.deliver(out);
   for (auto& l : s.learners) self->send_exit(l, caf::exit_reason::user_shutdown);
   self->quit();
