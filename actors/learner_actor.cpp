@@ -47,6 +47,7 @@ caf::behavior learner_actor(caf::stateful_actor<LearnerState>* self, int index, 
                            slice.alpha, slice.momentum, slice.lo, slice.hi);
         return static_cast<int>(slice.lo);
       },
+      [=](lend_atom) { return LearnerLoan{self->state.learner.get()}; },
   };
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 // The learner actor: owns one replica (model, optimizer state, data shard, buffers),
-// answers each StepOrder with a StepReport and each SmaSlice by averaging that slice. A failure (an exception, a non-finite loss)
-// comes back as an error naming the learner, never as a silent loss.
+// answers each StepOrder with a StepReport and each SmaSlice by averaging that slice, and
+// lends itself whole (LearnerLoan) for checkpoints. A failure (an exception, a non-finite
+// loss) comes back as an error naming the learner, never as a silent loss.
 #include "actors/messages.h"
 #include "learners/learner.h"
 

@@ -49,13 +49,14 @@ struct IterationStats {
   double compute_seconds = 0.0, imbalance_seconds = 0.0, sync_seconds = 0.0;
 };
 
-/// The metrics actor's totals, for the node's result.
-struct TimeSplit {
-  double compute_seconds = 0.0, imbalance_seconds = 0.0, sync_seconds = 0.0;
+/// A learner lent to the node whole, between orders, to be checkpointed or restored: the
+/// node may read and write it until it sends that learner its next order.
+struct LearnerLoan {
+  Learner* learner = nullptr;
 };
 
 using run_atom = caf::atom_constant<caf::atom("run")>;
-using summary_atom = caf::atom_constant<caf::atom("summary")>;
+using lend_atom = caf::atom_constant<caf::atom("lend")>;
 
 }  // namespace starling::actors
 
@@ -64,8 +65,9 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(starling::actors::StepReport)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(starling::actors::SmaSlice)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(starling::actors::IterationStats)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(starling::actors::NodeResult)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(starling::actors::TimeSplit)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(starling::actors::LearnerLoan)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(starling::EvalPoint)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(starling::TrainResult)
 
 CAF_BEGIN_TYPE_ID_BLOCK(starling, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(starling, (starling::actors::StepOrder))
@@ -73,6 +75,7 @@ CAF_BEGIN_TYPE_ID_BLOCK(starling, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(starling, (starling::actors::SmaSlice))
   CAF_ADD_TYPE_ID(starling, (starling::actors::IterationStats))
   CAF_ADD_TYPE_ID(starling, (starling::actors::NodeResult))
-  CAF_ADD_TYPE_ID(starling, (starling::actors::TimeSplit))
+  CAF_ADD_TYPE_ID(starling, (starling::actors::LearnerLoan))
   CAF_ADD_TYPE_ID(starling, (starling::EvalPoint))
+  CAF_ADD_TYPE_ID(starling, (starling::TrainResult))
 CAF_END_TYPE_ID_BLOCK(starling)

@@ -8,14 +8,10 @@ caf::behavior metrics_actor(caf::stateful_actor<MetricsState>* self, TrainObserv
   self->state.observer = observer;
   return {
       [=](const IterationStats& s) {
-        auto& t = self->state.totals;
-        t.compute_seconds += s.compute_seconds;
-        t.imbalance_seconds += s.imbalance_seconds;
-        t.sync_seconds += s.sync_seconds;
         self->state.observer->on_step(s.iteration, s.total_iterations, s.epoch, s.loss, s.samples_per_second);
       },
       [=](const EvalPoint& point) { self->state.observer->on_eval(point); },
-      [=](summary_atom) { return self->state.totals; },
+      [=](const TrainResult& restored) { self->state.observer->on_resume(restored); },
   };
 }
 

@@ -1,6 +1,6 @@
 #pragma once
 // The metrics actor: the one place that talks to the observer (progress line, CSV rows), so
-// no learner or node ever blocks on output, and that adds up where the time went.
+// no learner or node ever blocks on output.
 #include "actors/messages.h"
 
 #include <caf/stateful_actor.hpp>
@@ -9,7 +9,6 @@ namespace starling::actors {
 
 struct MetricsState {
   TrainObserver* observer = nullptr;
-  TimeSplit totals;
   static inline const char* name = "starling.metrics";
 };
 

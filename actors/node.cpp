@@ -3,10 +3,14 @@
 #include "actors/messages.h"
 #include "actors/metrics_actor.h"
 #include "actors/node_actor.h"
+#include "actors/node_checkpoint.h"
 
 #include <caf/all.hpp>
+#include <spdlog/spdlog.h>
 
+#include <filesystem>
 #include <stdexcept>
+#include <tuple>
 #include <thread>
 
 namespace starling::actors {
@@ -29,11 +33,46 @@ const char* intra_sync_name(IntraSync mode) {
   return "sma";
 }
 
+namespace {
+
+// The newest valid checkpoint to continue from, and its file; none (a fresh start, with a
+// warning) when the folder holds none. CheckpointMismatch for another run's checkpoint.
+std::pair<std::shared_ptr<const Checkpoint>, std::string> find_resume_point(const NodeSpec& spec, const Model& model,
+                                                                            uint32_t train_samples) {
+  const auto warn = [](const std::string& line) { spdlog::warn("{}", line); };
+  auto found = find_newest_checkpoint(spec.checkpoint_dir, node_fingerprint(spec, model, train_samples), warn);
+  if (!found) {
+    spdlog::warn("--resume: no valid checkpoint in {}; starting from the beginning", spec.checkpoint_dir);
+    return {};
+  }
+  spdlog::info("resuming from checkpoint {} at step {}", found->path, found->checkpoint.step);
+  return {std::make_shared<const Checkpoint>(std::move(found->checkpoint)), found->path};
+}
+
+// Makes the folder now, so that a checkpoint folder that cannot exist fails the run before
+// it trains, and clears what a writer killed mid-write left.
+void prepare_checkpoint_dir(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw CheckpointError(dir + ": cannot create the checkpoint folder: " + ec.message());
+  remove_partial_checkpoints(dir);
+}
+
+}  // namespace
+
 NodeResult run_node(const NodeSpec& spec, const Dataset& train_data, const Dataset& test_data, TrainObserver& observer) {
   // Fail on an impossible model or shard here, before any actor exists.
   Learner probe(spec.train.learner, train_data);
   if (spec.learners > 0 && static_cast<uint32_t>(spec.learners) > train_data.size())
     throw std::invalid_argument("more learners than training samples");
+  std::shared_ptr<const Checkpoint> resume;
+  std::string resumed_from;
+  if (spec.resume) std::tie(resume, resumed_from) = find_resume_point(spec, probe.model(), train_data.size());
+  if (spec.checkpoint_every > 0) {
+    prepare_checkpoint_dir(spec.checkpoint_dir);
+    spdlog::info("a checkpoint every {} steps in {}, the newest {} kept", spec.checkpoint_every, spec.checkpoint_dir,
+                 spec.checkpoint_keep);
+  }
 
   caf::actor_system_config cfg;
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
@@ -48,7 +87,7 @@ NodeResult run_node(const NodeSpec& spec, const Dataset& train_data, const Datas
   caf::actor_system system{cfg};
 
   auto metrics = system.spawn(metrics_actor, &observer);
-  auto node = system.spawn(node_actor, spec, train_data, test_data, metrics);
+  auto node = system.spawn(node_actor, spec, train_data, test_data, metrics, resume, resumed_from);
   caf::scoped_actor self{system};
   NodeResult result;
   std::string failure;
@@ -62,13 +101,6 @@ NodeResult run_node(const NodeSpec& spec, const Dataset& train_data, const Datas
     self->send_exit(metrics, caf::exit_reason::user_shutdown);
     throw std::runtime_error(failure);
   }
-  self->request(metrics, caf::infinite, summary_atom::value)
-      .receive([&](const TimeSplit& t) {
-                 result.compute_seconds = t.compute_seconds;
-                 result.imbalance_seconds = t.imbalance_seconds;
-                 result.sync_seconds = t.sync_seconds;
-               },
-               [&](caf::error&) {});
   self->send_exit(metrics, caf::exit_reason::user_shutdown);
   return result;
 }

@@ -41,6 +41,15 @@ struct NodeSpec {
   /// shard (exchange.rank of exchange.peers.size()) of the data.
   gossip::ExchangeSpec exchange;
   int period = 1;
+
+  /// Checkpoints (learners/checkpoint.h, actors/node_checkpoint.h): every `checkpoint_every`
+  /// iterations (0: never) the node writes everything it needs to continue exactly into
+  /// `checkpoint_dir`, keeping the newest `checkpoint_keep`. With `resume` it continues from
+  /// the newest valid checkpoint there, or starts afresh (with a warning) when there is none.
+  std::string checkpoint_dir;
+  int64_t checkpoint_every = 0;
+  int checkpoint_keep = 3;
+  bool resume = false;
 };
 
 struct NodeResult {
@@ -52,10 +61,13 @@ struct NodeResult {
   std::vector<std::string> autotune_log;  // one line per auto-tuning decision
   uint64_t bytes_sent = 0, bytes_received = 0;
   double exchange_seconds = 0.0;  // time the node spent mixing with its peers
+  std::string resumed_from;       // the checkpoint this run continued from; empty for a fresh start
+  int64_t resumed_from_step = 0;  // its iteration
 };
 
 /// Trains on an actor system of its own; throws std::runtime_error naming the learner when
-/// one fails.
+/// one fails, CheckpointMismatch when asked to resume from another run's checkpoint, and
+/// CheckpointError when the checkpoint folder cannot be made.
 NodeResult run_node(const NodeSpec& spec, const Dataset& train_data, const Dataset& test_data, TrainObserver& observer);
 
 }  // namespace starling::actors

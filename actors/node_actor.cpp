@@ -1,6 +1,7 @@
 #include "actors/node_actor.h"
 
 #include "actors/learner_actor.h"
+#include "actors/node_checkpoint.h"
 #include "learners/sampler.h"
 #include "learners/sma.h"
 
@@ -87,7 +88,14 @@ void finish(Self self) {
   out.learners = learner_count(self);
   out.autotune_log = s.autotune_log;
   out.exchange_seconds = s.exchange_seconds;
-  if (s.exchange) out.bytes_sent = s.exchange->bytes_sent(), out.bytes_received = s.exchange->bytes_received();
+  out.compute_seconds = s.mean_compute_seconds;
+  out.imbalance_seconds = std::max(0.0, s.compute_seconds - s.mean_compute_seconds);
+  out.sync_seconds = s.wait_seconds;
+  if (s.exchange)
+    out.bytes_sent = s.exchange->bytes_sent() + s.bytes_sent_before,
+    out.bytes_received = s.exchange->bytes_received() + s.bytes_received_before;
+  out.resumed_from = s.resumed_from;
+  out.resumed_from_step = s.resumed_from_step;
   s.done.deliver(out);
   for (auto& l : s.learners) self->send_exit(l, caf::exit_reason::user_shutdown);
   self->quit();
@@ -135,6 +143,7 @@ bool exchange_with_peers(Self self, bool measure) {
   try {
     s.exchange->exchange(static_cast<uint64_t>(s.iteration), s.compute_since_exchange);
     s.compute_since_exchange = 0.0;
+    ++s.exchanges;
   } catch (const std::exception& e) {
     fail(self, std::string("exchange with peers failed: ") + e.what());
     return false;
@@ -164,7 +173,8 @@ void evaluate_central(Self self) {
   point.exchange_seconds = s.exchange_seconds;
   point.wait_seconds = std::max(0.0, s.wait_seconds - s.exchange_seconds);
   if (s.exchange) {
-    point.bytes_sent = s.exchange->bytes_sent(), point.bytes_received = s.exchange->bytes_received();
+    point.bytes_sent = s.exchange->bytes_sent() + s.bytes_sent_before;
+    point.bytes_received = s.exchange->bytes_received() + s.bytes_received_before;
     point.consensus_distance = std::exchange(s.consensus_distance, std::nullopt);
   }
   s.loss_sum = 0.0, s.loss_count = 0;
@@ -204,6 +214,61 @@ void tune(Self self, int64_t iteration_samples) {
 void start_iteration(Self self);
 
 void iteration_finish(Self self);
+
+bool checkpoint_due(const NodeState& s) {
+  return s.spec.checkpoint_every > 0 && s.iteration % s.spec.checkpoint_every == 0;
+}
+
+// Asks every learner to lend itself (they are between orders, so nothing else touches
+// them), then runs `next` with s.loans filled.
+void borrow_learners(Self self, std::function<void()> next) {
+  auto& s = self->state;
+  const int k = learner_count(self);
+  s.loans.assign(static_cast<std::size_t>(k), nullptr);
+  s.pending = k;
+  for (int j = 0; j < k; ++j) {
+    self->request(s.learners[static_cast<std::size_t>(j)], caf::infinite, lend_atom::value)
+        .then(
+            [=](const LearnerLoan& loan) {
+              auto& st = self->state;
+              st.loans[static_cast<std::size_t>(j)] = loan.learner;
+              if (--st.pending == 0) next();
+            },
+            [=](caf::error& err) { fail(self, "learner " + std::to_string(j) + " was not lent: " + self->system().render(err)); });
+  }
+}
+
+// Writes the checkpoint of this quiescent point and goes on. A checkpoint that cannot be
+// written is reported and training continues: the previous ones are still there.
+void checkpoint(Self self) {
+  auto& s = self->state;
+  try {
+    const std::string path = write_checkpoint(s.spec.checkpoint_dir, capture_node(s, s.loans), s.spec.checkpoint_keep);
+    spdlog::info("checkpoint at step {}: {}", s.iteration, path);
+  } catch (const std::exception& e) {
+    spdlog::warn("checkpoint at step {} not written: {}", s.iteration, e.what());
+  }
+  s.loans.clear();
+  start_iteration(self);
+}
+
+// Puts the checkpoint's replicas back into the lent learners, then trains on.
+void resume_learners(Self self) {
+  auto& s = self->state;
+  try {
+    for (std::size_t j = 0; j < s.loans.size(); ++j) restore_learner(*s.loans[j], static_cast<int>(j), *s.resume);
+  } catch (const std::exception& e) {
+    return fail(self, "cannot resume from " + s.resumed_from + ": " + e.what());
+  }
+  s.loans.clear();
+  s.resume.reset();
+  const int64_t per_iteration = static_cast<int64_t>(learner_count(self)) * s.spec.train.learner.batch;
+  spdlog::info("continuing at step {} (epoch {:.2f}, {} learner(s)); {} steps to go", s.iteration,
+               static_cast<double>(s.samples) / s.epoch_samples, learner_count(self),
+               (s.target_samples - s.samples + per_iteration - 1) / per_iteration);
+  self->send(s.metrics, s.result);
+  start_iteration(self);
+}
 
 // The SMA round, sliced: learner j averages slice j of z and of every replica, in parallel.
 void average_in_slices(Self self) {
@@ -256,7 +321,7 @@ void iteration_finish(Self self) {
   s.iteration += m;
   s.result.samples = s.samples;
   s.result.steps = s.iteration;
-  s.loss_sum += loss, ++s.loss_count;
+  s.loss_sum += loss * m, s.loss_count += m;  // a mean over steps, however orders group them
   const double wall = seconds_since(s.iteration_start);
   IterationStats stats;
   stats.iteration = s.samples / iteration_samples;
@@ -268,6 +333,7 @@ void iteration_finish(Self self) {
   stats.imbalance_seconds = max_compute - mean_compute;
   stats.sync_seconds = std::max(0.0, wall - max_compute);
   s.compute_seconds += max_compute;
+  s.mean_compute_seconds += mean_compute;
   s.wait_seconds += stats.sync_seconds;
   self->send(s.metrics, stats);
   if (s.samples >= s.next_eval_samples || s.samples >= s.target_samples) {
@@ -276,6 +342,7 @@ void iteration_finish(Self self) {
   }
   if (s.autotune.active) tune(self, m * iteration_samples);
   if (s.samples >= s.target_samples) return finish(self);
+  if (checkpoint_due(s)) return borrow_learners(self, [=] { checkpoint(self); });
   start_iteration(self);
 }
 
@@ -288,6 +355,7 @@ int64_t steps_in_order(Self self, int64_t step, int64_t per_iteration) {
   int64_t m = std::min<int64_t>({64, until(s.target_samples), until(s.next_eval_samples)});
   if (s.mode == IntraSync::sma) m = std::min<int64_t>(m, s.spec.sync_every - s.iteration % s.spec.sync_every);
   if (s.exchange) m = std::min<int64_t>(m, s.spec.period - s.iteration % s.spec.period);
+  if (s.spec.checkpoint_every > 0) m = std::min<int64_t>(m, s.spec.checkpoint_every - s.iteration % s.spec.checkpoint_every);
   for (int64_t i = 1; i < m; ++i)
     if (s.schedule->lr(step + i) < s.schedule->lr(step + i - 1) && s.spec.train.schedule.kind == "step") return i;
   return m;
@@ -342,7 +410,7 @@ void start_iteration(Self self) {
 }  // namespace
 
 caf::behavior node_actor(caf::stateful_actor<NodeState>* self, NodeSpec spec, Dataset train, Dataset test,
-                         caf::actor metrics) {
+                         caf::actor metrics, std::shared_ptr<const Checkpoint> resume, std::string resumed_from) {
   auto& s = self->state;
   s.spec = spec;
   s.train = std::move(train);
@@ -358,17 +426,32 @@ caf::behavior node_actor(caf::stateful_actor<NodeState>* self, NodeSpec spec, Da
   // Each peer trains on its shard, so an epoch of the whole set is train.size() / peers per peer.
   s.epoch_samples = std::max<int64_t>(1, s.train.size() / peer_count(spec));
   s.target_samples = std::max<int64_t>(1, static_cast<int64_t>(std::ceil(spec.train.epochs * s.epoch_samples)));
+  s.next_eval_samples = std::max<int64_t>(1, static_cast<int64_t>(spec.train.eval_every * s.epoch_samples));
+  s.autotune.active = spec.learners == 0;
+  int learners = std::max(1, spec.learners);
+  if (resume) {
+    try {
+      learners = restore_node(s, *resume);
+      s.resume = std::move(resume);
+      s.resumed_from = std::move(resumed_from);
+      s.resumed_from_step = s.iteration;
+    } catch (const std::exception& e) {
+      s.startup_error = "cannot resume from " + resumed_from + ": " + e.what();  // reported to `run`
+    }
+  }
   if (spec.exchange.mode != gossip::ExchangeMode::none) {
     try {
-      s.exchange = std::make_unique<gossip::PeerExchange>(spec.exchange, protocols::Span<float>{s.central->params(), n});
+      gossip::ExchangeSpec exchange = spec.exchange;
+      exchange.first_round = s.exchanges;  // a resumed peer's rounds go on where they were
+      s.exchange = std::make_unique<gossip::PeerExchange>(exchange, protocols::Span<float>{s.central->params(), n});
       s.z_before.resize(n);
     } catch (const std::exception& e) {
       s.startup_error = std::string("cannot join the peers: ") + e.what();  // reported to `run`
     }
   }
-  s.next_eval_samples = std::max<int64_t>(1, static_cast<int64_t>(spec.train.eval_every * s.epoch_samples));
-  s.autotune.active = spec.learners == 0;
-  for (int j = 0; j < std::max(1, spec.learners); ++j) add_learner(self);
+  const bool load_next = s.load_next;  // a resumed node's replicas may be off z on purpose (SMA)
+  for (int j = 0; j < learners; ++j) add_learner(self);
+  s.load_next = load_next;
   self->set_down_handler([=](const caf::down_msg& down) {
     fail(self, "a learner stopped unexpectedly: " + self->system().render(down.reason));
   });
@@ -379,9 +462,10 @@ caf::behavior node_actor(caf::stateful_actor<NodeState>* self, NodeSpec spec, Da
           fail(self, self->state.startup_error);
           return self->state.done;
         }
-        self->state.start = Clock::now();
-        self->state.autotune.window_start = self->state.start;
-        start_iteration(self);
+        if (!self->state.resume) self->state.start = Clock::now();  // else it continues the checkpoint's
+        self->state.autotune.window_start = Clock::now();
+        if (self->state.resume) borrow_learners(self, [=] { resume_learners(self); });
+        else start_iteration(self);
         return self->state.done;
       },
   };

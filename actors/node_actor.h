@@ -4,6 +4,7 @@
 // learners when asked to, and answers `run` with the NodeResult when training ends.
 #include "actors/messages.h"
 #include "gossip/peer_exchange.h"
+#include "learners/checkpoint.h"
 #include "learners/model.h"
 #include "learners/optimizer.h"
 #include "learners/schedule.h"
@@ -64,10 +65,19 @@ struct NodeState {
   std::optional<double> consensus_distance;         // of the last measured exchange
   AlignedBuffer<float> z_before;                    // z before a measured exchange
   double compute_since_exchange = 0.0;  // the slowest learner's compute since the last exchange
+  double mean_compute_seconds = 0.0;    // the mean learner's compute, summed over iterations
+  uint64_t exchanges = 0;               // exchange() calls so far: the peers' round counter
+  uint64_t bytes_sent_before = 0, bytes_received_before = 0;  // by the run a checkpoint continues
+  std::shared_ptr<const Checkpoint> resume;  // put back into the learners when `run` arrives
+  std::string resumed_from;  // its file
+  int64_t resumed_from_step = 0;
+  std::vector<Learner*> loans;  // learners lent for a checkpoint, see LearnerLoan
   static inline const char* name = "starling.node";
 };
 
+/// `resume`, when set, is a checkpoint that fits `spec` (node_fingerprint): the node
+/// continues from it. `resumed_from` names its file for the result.
 caf::behavior node_actor(caf::stateful_actor<NodeState>* self, NodeSpec spec, Dataset train, Dataset test,
-                         caf::actor metrics);
+                         caf::actor metrics, std::shared_ptr<const Checkpoint> resume, std::string resumed_from);
 
 }  // namespace starling::actors

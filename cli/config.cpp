@@ -13,6 +13,13 @@ namespace starling::cli {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::max();
+
+// A folder named in the config is relative to the config file, so a job folder carries its
+// keys and checkpoints wherever it is run from; empty stays empty.
+std::string relative_to_config(const std::string& dir, const std::string& file) {
+  if (dir.empty() || std::filesystem::path(dir).is_absolute() || file.find('/') == std::string::npos) return dir;
+  return (std::filesystem::path(file).parent_path() / dir).string();
+}
 const std::vector<std::string> kSections{"run", "data", "model", "optimizer", "kernels", "node", "exchange", "compression", "security", "peer"};
 
 // The [[peer]] entry that "--set peer.<index>.<key>=value" names (an index into the list).
@@ -159,7 +166,12 @@ Config read(toml::table& root, const std::string& file, const std::vector<std::s
   c.run.eval_every = run.number("eval_every", 1.0, 0.0, 1e6, true);
   c.run.data_dir = run.text("data_dir", "");
   c.run.out_dir = run.text("out_dir", c.run.out_dir);
+  c.node.checkpoint_dir = relative_to_config(run.text("checkpoint_dir", ""), file);
+  c.node.checkpoint_every = run.integer("checkpoint_every", 0, 0, std::numeric_limits<int64_t>::max());
+  c.node.checkpoint_keep = static_cast<int>(run.integer("checkpoint_keep", 3, 1, 1000));
   run.finish();
+  if (c.node.checkpoint_every > 0 && c.node.checkpoint_dir.empty())
+    throw ConfigError(file + ": run.checkpoint_every: needs run.checkpoint_dir");
 
   SectionReader data(root, "data", file, overridden);
   c.data.dataset = data.choice("dataset", c.data.dataset, {"fashion-mnist", "synthetic"});
@@ -202,11 +214,7 @@ Config read(toml::table& root, const std::string& file, const std::vector<std::s
   read_peers(root, file, c);
   SectionReader security(root, "security", file, overridden);
   if (security.boolean("curve", false)) {
-    const std::string dir = security.text("keys_dir", "keys");
-    // Relative to the config file, so a job folder carries its keys.
-    c.node.exchange.keys_dir = std::filesystem::path(dir).is_absolute() || file.find('/') == std::string::npos
-                                   ? dir
-                                   : (std::filesystem::path(file).parent_path() / dir).string();
+    c.node.exchange.keys_dir = relative_to_config(security.text("keys_dir", "keys"), file);
   } else {
     security.text("keys_dir", "");
   }

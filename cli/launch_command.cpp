@@ -41,6 +41,7 @@ void spawn(Child& child, std::size_t index, const LaunchOptions& o) {
   std::vector<std::string> args{o.executable, "peer", "--config", o.config, "--id", std::to_string(child.id),
                                 "--summary", child.summary};
   for (const auto& set : o.overrides) args.insert(args.end(), {"--set", set});
+  if (o.resume) args.push_back("--resume");
   if (o.netns) args.insert(args.begin(), {"/usr/bin/env", "ip", "netns", "exec", kNetnsPrefix + std::to_string(index)});
   child.pid = spawn_process(args, fds[1], fds[0]);
   ::close(fds[1]);

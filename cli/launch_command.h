@@ -15,6 +15,7 @@ struct LaunchOptions {
   /// Peer i runs in network namespace starling-ns<i> at 10.77.0.(i+1), each endpoint keeping
   /// its port: the emulated hosts of `scripts/netns.sh up N [RATE]` (root only).
   bool netns = false;
+  bool resume = false;     // every peer continues from its newest valid checkpoint
 };
 
 /// Returns 0 when every peer finished, 1 when one failed, 2 on a bad configuration.

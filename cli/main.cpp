@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
   train_cmd->add_option("-c,--config", train.config, "Run configuration (TOML)")->required();
   train_cmd->add_option("--set", train.overrides, "Override a config key: section.key=value (repeatable)");
   train_cmd->add_option("--summary", train.summary, "Write the summary JSON here (default <out_dir>/<name>.summary.json)");
+  train_cmd->add_flag("--resume", train.resume, "Continue from the newest valid checkpoint in run.checkpoint_dir");
 
   starling::cli::TrainOptions peer;
   std::optional<uint32_t> peer_id;
@@ -34,6 +35,7 @@ int main(int argc, char** argv) {
                        "Which [[peer]] to run (default: index STARLING_RANK, SLURM_PROCID or OMPI_COMM_WORLD_RANK)");
   peer_cmd->add_option("--set", peer.overrides, "Override a config key: section.key=value (repeatable)");
   peer_cmd->add_option("--summary", peer.summary, "Write this peer's summary JSON here");
+  peer_cmd->add_flag("--resume", peer.resume, "Continue from this peer's newest valid checkpoint");
 
   starling::cli::LaunchOptions launch;
   auto* launch_cmd = app.add_subcommand("launch", "Run every peer of a topology config on this host, as processes");
@@ -42,6 +44,7 @@ int main(int argc, char** argv) {
   launch_cmd->add_option("--summary", launch.summary, "Write the aggregate summary JSON here");
   launch_cmd->add_flag("--netns", launch.netns,
                        "Run peer i in namespace starling-ns<i> at 10.77.0.(i+1) (made by scripts/netns.sh up N [RATE])");
+  launch_cmd->add_flag("--resume", launch.resume, "Every peer continues from its newest valid checkpoint");
 
   starling::cli::ExperimentOptions experiment;
   auto* experiment_cmd = app.add_subcommand(

@@ -5,6 +5,7 @@
 #include "cli/json.h"
 #include "cli/progress.h"
 #include "kernels/cpu_features.h"
+#include "learners/checkpoint.h"
 #include "actors/node.h"
 
 #include <spdlog/spdlog.h>
@@ -50,6 +51,11 @@ class CliObserver final : public TrainObserver {
                  p.epoch, p.step, p.train_loss, p.test_accuracy, p.test_loss, p.samples_per_second);
     csv_ << metrics_row(p) << std::flush;
   }
+  // The rows up to the checkpoint; those the interrupted run wrote after it are redone.
+  void on_resume(const TrainResult& restored) override {
+    for (const auto& p : restored.history) csv_ << metrics_row(p);
+    csv_ << std::flush;
+  }
 
  private:
   std::ofstream csv_;
@@ -86,7 +92,9 @@ JsonObject summarize(const Config& c, const actors::NodeResult& node) {
       .add("exchange_seconds", node.exchange_seconds)
       .add("bytes_sent", static_cast<long long>(node.bytes_sent))
       .add("bytes_received", static_cast<long long>(node.bytes_received))
-      .add("model_checksum", r.model_checksum);
+      .add("model_checksum", r.model_checksum)
+      .add("resumed_from_step", node.resumed_from.empty() ? std::nullopt
+                                                          : std::optional<double>(static_cast<double>(node.resumed_from_step)));
   return j;
 }
 
@@ -123,6 +131,9 @@ int run_node_job(Config config, const std::string& summary) {
         spdlog::warn("target {:.4f} not reached", config.run.target_accuracy);
     }
     return 0;
+  } catch (const CheckpointMismatch& e) {
+    spdlog::error("{}", e.what());
+    return 2;
   } catch (const std::exception& e) {
     spdlog::error("{}", e.what());
     return 1;
@@ -156,6 +167,16 @@ void select_peer(Config& config, std::optional<uint32_t> id) {
   config.node.exchange.rank = static_cast<int>(rank);
   if (config.peers[rank].learners > 0) config.node.learners = config.peers[rank].learners;
   config.run.name += "-peer" + std::to_string(config.peers[rank].id);
+  // Peers started from one config must not share a checkpoint folder.
+  if (!config.node.checkpoint_dir.empty())
+    config.node.checkpoint_dir += "/peer" + std::to_string(config.peers[rank].id);
+}
+
+// --resume needs a folder to resume from.
+void apply_resume(Config& config, bool resume) {
+  if (resume && config.node.checkpoint_dir.empty())
+    throw ConfigError("--resume: " + config.source + " sets no run.checkpoint_dir to resume from");
+  config.node.resume = resume;
 }
 
 }  // namespace
@@ -164,6 +185,7 @@ int run_train(const TrainOptions& options) {
   Config config;
   try {
     config = load_config(options.config, options.overrides);
+    apply_resume(config, options.resume);
     if (config.node.exchange.mode != gossip::ExchangeMode::none)
       throw ConfigError(options.config + ": exchange.mode: `starling train` runs one node; use `starling launch` or `starling peer` for \"" +
                         gossip::exchange_mode_name(config.node.exchange.mode) + "\"");
@@ -179,6 +201,7 @@ int run_peer(const TrainOptions& options, std::optional<uint32_t> id) {
   try {
     config = load_config(options.config, options.overrides);
     select_peer(config, id);
+    apply_resume(config, options.resume);
   } catch (const ConfigError& e) {
     spdlog::error("{}", e.what());
     return 2;

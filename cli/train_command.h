@@ -18,6 +18,7 @@ struct TrainOptions {
   std::string config;
   std::vector<std::string> overrides;
   std::string summary;  // empty: <out_dir>/<name>.summary.json
+  bool resume = false;  // continue from the newest valid checkpoint in run.checkpoint_dir
 };
 
 /// Returns the process exit code: 0 done, 1 failed while running, 2 bad configuration.

@@ -104,10 +104,12 @@ PeerExchange::PeerExchange(const ExchangeSpec& spec, protocols::Span<float> mode
     ChocoOptions c;
     c.gamma = spec.gamma;
     c.timeout = spec.timeout;
+    c.first_round = spec.first_round;
     choco_ = std::make_unique<ChocoGossip>(*transport_, ids, make_schedule(spec), spec.codec, spec.codec_options, c);
   } else if (spec.mode == ExchangeMode::gossip) {
     GossipOptions g;
     g.timeout = spec.timeout;
+    g.first_round = spec.first_round;
     gossip_ = std::make_unique<GossipAverage>(*transport_, ids, make_schedule(spec), g);
   } else if (spec.mode == ExchangeMode::async_gossip) {
     AsyncGossipOptions a;
@@ -125,6 +127,7 @@ PeerExchange::PeerExchange(const ExchangeSpec& spec, protocols::Span<float> mode
   } else if (spec.mode != ExchangeMode::none) {
     AllreduceOptions a;
     a.timeout = spec.timeout;
+    a.first_round = spec.first_round;
     ring_ = std::make_unique<AllreduceRing>(*transport_, ids, model, a);
   }
   if (spec.adaptive && (choco_ || compressed_)) {

@@ -63,6 +63,7 @@ struct ExchangeSpec {
   /// `starling keygen` writes them.
   std::string keys_dir;
   RefusalLog on_refusal;  // a stranger was refused (for the caller's log)
+  std::uint64_t first_round = 0;  // round of the first exchange(): a resumed peer's count goes on
 };
 
 /// The key-file name of a peer in a keys folder: "peer<ID>".

@@ -1,12 +1,12 @@
 #include "learners/dataset.h"
 
+#include "learners/crc32.h"
 #include "learners/idx.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include <algorithm>
 #include <cmath>
@@ -29,17 +29,6 @@ struct PackedHeader {
   uint8_t reserved[16];
 };
 static_assert(sizeof(PackedHeader) == kHeaderBytes, "packed header is 64 bytes");
-
-uint32_t crc_of(const uint8_t* data, std::size_t bytes) {
-  uLong crc = crc32(0L, Z_NULL, 0);
-  while (bytes > 0) {
-    const uInt chunk = bytes > (1u << 30) ? (1u << 30) : static_cast<uInt>(bytes);
-    crc = crc32(crc, data, chunk);
-    data += chunk;
-    bytes -= chunk;
-  }
-  return static_cast<uint32_t>(crc);
-}
 
 }  // namespace
 
@@ -75,7 +64,7 @@ Dataset Dataset::open_packed(const std::string& path) {
   if (bytes != kHeaderBytes + uint64_t{h.count} * h.record_bytes)
     throw DataError(path + ": size " + std::to_string(bytes) + " does not match its header (truncated?)");
   const auto* records = static_cast<const uint8_t*>(map) + kHeaderBytes;
-  if (crc_of(records, bytes - kHeaderBytes) != h.crc) throw DataError(path + ": checksum mismatch (corrupted)");
+  if (crc32_of(records, bytes - kHeaderBytes) != h.crc) throw DataError(path + ": checksum mismatch (corrupted)");
   if (!std::isfinite(h.mean) || !(h.std > 0.f) || !std::isfinite(h.std)) throw DataError(path + ": bad statistics");
 
   Dataset d;
@@ -131,7 +120,7 @@ void Dataset::write_packed(const std::string& path) const {
   h.h = static_cast<uint32_t>(shape_.h), h.w = static_cast<uint32_t>(shape_.w), h.c = static_cast<uint32_t>(shape_.c);
   h.classes = static_cast<uint32_t>(classes_);
   h.record_bytes = static_cast<uint32_t>(record_bytes_);
-  h.crc = crc_of(records_, count_ * record_bytes_);
+  h.crc = crc32_of(records_, count_ * record_bytes_);
   h.mean = mean_, h.std = std_;
   // A name of this process's own: peers started together may all fill the same cache.
   const std::string tmp = path + ".tmp." + std::to_string(::getpid());

@@ -43,6 +43,19 @@ double Learner::step(float lr) {
   return loss;
 }
 
+void Learner::save(SectionWriter& out) {
+  out.put<int64_t>(steps_);
+  out.floats(model_.params(), model_.param_count());
+  optimizer_->save(out);
+}
+
+void Learner::restore(SectionReader& in) {
+  steps_ = in.get<int64_t>();
+  if (steps_ < 0) throw CheckpointError("section '" + in.name() + "': negative step count");
+  in.floats(model_.params(), model_.param_count());
+  optimizer_->restore(in);
+}
+
 Evaluation evaluate(Model& model, kernels::Backend backend, const Dataset& data, int batch) {
   const int classes = model.spec().classes;
   AlignedBuffer<float> x(static_cast<std::size_t>(batch) * data.shape().size());

@@ -2,6 +2,7 @@
 // One model replica training on its own shard of the data: the unit of work that a learner
 // actor runs. Owns its model (parameters and gradients in the flat arena), optimizer state,
 // sampler and batch buffers. No threads, no messaging: callers drive step().
+#include "learners/checkpoint.h"
 #include "learners/dataset.h"
 #include "learners/model.h"
 #include "learners/optimizer.h"
@@ -38,6 +39,12 @@ class Learner {
   double compute_gradient();
   /// compute_gradient() then one optimizer step at learning rate lr.
   double step(float lr);
+
+  /// The replica, its optimizer state and its position in the data, for a checkpoint. The
+  /// sampler needs only the step count: an epoch's order is a function of seed and epoch.
+  void save(SectionWriter& out);
+  /// Continues exactly where save() was called (same spec); CheckpointError otherwise.
+  void restore(SectionReader& in);
 
  private:
   LearnerSpec spec_;

@@ -65,6 +65,25 @@ AlignedBuffer<float>* Adam::state(int index) {
   return nullptr;
 }
 
+void Optimizer::save(SectionWriter& out) {
+  int buffers = 0;
+  while (state(buffers)) ++buffers;
+  out.put<int32_t>(buffers);
+  for (int i = 0; i < buffers; ++i) out.floats(state(i)->data(), state(i)->size());
+  out.put<int64_t>(step_count());
+}
+
+void Optimizer::restore(SectionReader& in) {
+  int buffers = 0;
+  while (state(buffers)) ++buffers;
+  const auto saved = in.get<int32_t>();
+  if (saved != buffers)
+    throw CheckpointError("section '" + in.name() + "': " + std::to_string(saved) + " optimizer state buffers where " +
+                          std::to_string(buffers) + " were expected (another optimizer?)");
+  for (int i = 0; i < buffers; ++i) in.floats(state(i)->data(), state(i)->size());
+  set_step_count(in.get<int64_t>());
+}
+
 std::unique_ptr<Optimizer> make_optimizer(std::size_t n, const OptimizerSpec& spec) {
   if (spec.kind == "sgd") return std::make_unique<Sgd>(n, spec);
   if (spec.kind == "adam") return std::make_unique<Adam>(n, spec);

@@ -2,6 +2,7 @@
 // Optimizers over the flat arena: one loop over the parameter span, with state buffers of
 // the same layout. The learning rate comes per step from the schedule.
 #include "learners/aligned_buffer.h"
+#include "learners/checkpoint.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -27,6 +28,14 @@ class Optimizer {
   virtual void reset() = 0;
   /// The optimizer's state in arena layout, for checkpoints (may be empty).
   virtual AlignedBuffer<float>* state(int index) = 0;
+  /// Steps taken since the last reset, where the update depends on it (Adam's bias correction).
+  virtual int64_t step_count() const { return 0; }
+  virtual void set_step_count(int64_t /*steps*/) {}
+
+  /// Every state buffer and the step count, for a checkpoint section; restore() reads them
+  /// back into an optimizer of the same kind and size (CheckpointError otherwise).
+  void save(SectionWriter& out);
+  void restore(SectionReader& in);
 };
 
 /// SGD: g' = g + λw; v ← μv + g'; w ← w − lr·(nesterov ? g' + μv : v).
@@ -50,6 +59,8 @@ class Adam final : public Optimizer {
   void step(float* w, const float* g, std::size_t n, float lr) override;
   void reset() override;
   AlignedBuffer<float>* state(int index) override;
+  int64_t step_count() const override { return t_; }
+  void set_step_count(int64_t steps) override { t_ = steps; }
 
  private:
   float beta1_, beta2_, epsilon_, weight_decay_;

@@ -58,6 +58,9 @@ class TrainObserver {
   virtual void on_step(int64_t /*step*/, int64_t /*total_steps*/, double /*epoch*/, double /*loss*/,
                        double /*samples_per_second*/) {}
   virtual void on_eval(const EvalPoint& /*point*/) {}
+  /// A run resumed from a checkpoint: `restored` is the result so far (evaluations included),
+  /// so that the observer can continue its records rather than start them over.
+  virtual void on_resume(const TrainResult& /*restored*/) {}
 };
 
 /// Runs the whole training; throws std::invalid_argument on an impossible spec.

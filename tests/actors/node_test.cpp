@@ -9,6 +9,7 @@
 #include "actors/metrics_actor.h"
 #include "actors/node.h"
 #include "actors/node_actor.h"
+#include "tests/actors/small_node.h"
 
 #include <caf/all.hpp>
 #include <caf/scheduler/test_coordinator.hpp>
@@ -17,39 +18,7 @@
 
 using namespace starling;
 using namespace starling::actors;
-
-namespace {
-
-NodeSpec small_spec(IntraSync mode, int learners) {
-  NodeSpec spec;
-  auto& t = spec.train;
-  t.learner.model.kind = "mlp";
-  t.learner.model.hidden = {32};
-  t.learner.model.input = {12, 12, 1};
-  t.learner.model.classes = 4;
-  t.learner.batch = 16;
-  t.learner.backend = kernels::Backend::native;
-  t.learner.seed = 42;
-  t.schedule.lr = 0.02;
-  t.epochs = 2;
-  t.eval_every = 1;
-  spec.learners = learners;
-  spec.intra_sync = mode;
-  spec.threads = 2;
-  return spec;
-}
-
-const TrainTest& data() {
-  static const TrainTest d = make_synthetic(800, 200, 5, {12, 12, 1}, 4);
-  return d;
-}
-
-NodeResult run(const NodeSpec& spec) {
-  TrainObserver quiet;
-  return run_node(spec, data().train, data().test, quiet);
-}
-
-}  // namespace
+using namespace starling::actors::testing;
 
 BOOST_AUTO_TEST_CASE(one_learner_follows_the_plain_path) {
   TrainObserver quiet;
@@ -119,7 +88,7 @@ BOOST_AUTO_TEST_CASE(node_protocol_under_the_deterministic_scheduler) {
   spec.train.epochs = 1;
   spec.detached_learners = false;  // every actor under the test coordinator
   auto metrics = system.spawn(metrics_actor, &quiet);
-  auto node = system.spawn(node_actor, spec, data().train, data().test, metrics);
+  auto node = system.spawn(node_actor, spec, data().train, data().test, metrics, nullptr, std::string());
   caf::scoped_actor self{system};
   self->send(node, run_atom::value);
   const std::size_t delivered = scheduler.run(1000000);

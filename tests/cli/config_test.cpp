@@ -126,3 +126,20 @@ BOOST_AUTO_TEST_CASE(shipped_configs_load) {
   BOOST_TEST(count >= 8);
   BOOST_CHECK_THROW(load_config(std::string(root) + "/configs/no-such.toml"), ConfigError);
 }
+
+BOOST_AUTO_TEST_CASE(checkpoint_keys) {
+  const Config off = parse_config("", "jobs/a.toml");
+  BOOST_TEST(off.node.checkpoint_dir.empty());
+  BOOST_TEST(off.node.checkpoint_every == 0);
+  BOOST_TEST(off.node.checkpoint_keep == 3);
+  // A relative folder is relative to the config file, like security.keys_dir.
+  const Config c = parse_config("[run]\ncheckpoint_dir = \"ckpt\"\ncheckpoint_every = 500\ncheckpoint_keep = 2\n", "jobs/a.toml");
+  BOOST_TEST(c.node.checkpoint_dir == "jobs/ckpt");
+  BOOST_TEST(c.node.checkpoint_every == 500);
+  BOOST_TEST(c.node.checkpoint_keep == 2);
+  BOOST_TEST(parse_config("[run]\ncheckpoint_dir = \"/var/ckpt\"\n", "jobs/a.toml").node.checkpoint_dir == "/var/ckpt");
+  BOOST_TEST(contains(error_of("[run]\ncheckpoint_every = 100\n"), "run.checkpoint_every: needs run.checkpoint_dir"));
+  BOOST_TEST(contains(error_of("[run]\ncheckpoint_every = -1\n"), "test.toml:2: run.checkpoint_every"));
+  BOOST_TEST(contains(error_of("[run]\ncheckpoint_dir = 3\n"), "run.checkpoint_dir: expected a string"));
+  BOOST_TEST(contains(error_of("[run]\ncheckpoint_keep = 0\n"), "run.checkpoint_keep"));
+}

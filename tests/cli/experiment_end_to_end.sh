@@ -9,31 +9,8 @@ trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 base=$((10000 + ($$ % 20000)))  # below the ephemeral range (32768+) that other suites bind
 
-cat >"$tmp/base.toml" <<TOML
-[run]
-name = "base"
-epochs = 1
-[data]
-dataset = "synthetic"
-synthetic_train = 1200
-synthetic_test = 300
-[model]
-hidden = [32]
-[optimizer]
-lr = 0.02
-batch = 16
-[node]
-threads = 1
-[exchange]
-mode = "allreduce"
-timeout_seconds = 20
-[[peer]]
-id = 0
-endpoint = "tcp://127.0.0.1:$base"
-[[peer]]
-id = 1
-endpoint = "tcp://127.0.0.1:$((base + 1))"
-TOML
+source "$(dirname "$0")/peers_config.sh"
+peers_config "$tmp/base.toml" allreduce $base $((base + 1))
 
 cat >"$tmp/experiment.toml" <<TOML
 [experiment]

@@ -9,40 +9,9 @@ trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 base=$((10000 + ($$ % 20000)))  # below the ephemeral range (32768+) that other suites bind
 
-config() {  # config FILE MODE PORT0 PORT1 PORT2
-  cat >"$1" <<TOML
-[run]
-name = "e2e"
-epochs = 2
-out_dir = "$tmp/out"
-target_accuracy = 0.5
-[data]
-dataset = "synthetic"
-synthetic_train = 1200
-synthetic_test = 300
-[model]
-hidden = [32]
-[optimizer]
-lr = 0.02
-batch = 16
-[node]
-threads = 1
-[exchange]
-mode = "$2"
-timeout_seconds = 20
-[[peer]]
-id = 0
-endpoint = "tcp://127.0.0.1:$3"
-[[peer]]
-id = 1
-endpoint = "tcp://127.0.0.1:$4"
-[[peer]]
-id = 2
-endpoint = "tcp://127.0.0.1:$5"
-TOML
-}
+source "$(dirname "$0")/peers_config.sh"
 
-config "$tmp/ar.toml" allreduce $base $((base + 1)) $((base + 2))
+peers_config "$tmp/ar.toml" allreduce $base $((base + 1)) $((base + 2))
 timeout 120 "$starling" launch --config "$tmp/ar.toml" --summary "$tmp/ar.json" >"$tmp/ar.log" 2>&1 \
   || { cat "$tmp/ar.log"; fail "allreduce launch failed"; }
 grep -q '"identical_models": true' "$tmp/ar.json" || { cat "$tmp/ar.json"; fail "allreduce peers ended with different models"; }
@@ -51,16 +20,16 @@ grep -q '^\[peer 2\]' "$tmp/ar.log" || fail "peer output is not prefixed"
 sent=$(grep '"bytes_sent"' "$tmp/ar.json" | tr -dc '0-9.')
 [ "${sent%.*}" -gt 100000 ] || fail "allreduce sent only $sent bytes"
 
-config "$tmp/gossip.toml" gossip $((base + 3)) $((base + 4)) $((base + 5))
+peers_config "$tmp/gossip.toml" gossip $((base + 3)) $((base + 4)) $((base + 5))
 timeout 120 "$starling" launch --config "$tmp/gossip.toml" --summary "$tmp/g.json" >"$tmp/g.log" 2>&1 \
   || { cat "$tmp/g.log"; fail "gossip launch failed"; }
 acc=$(grep '"test_accuracy_min"' "$tmp/g.json" | tr -dc '0-9.')
 awk -v a="$acc" 'BEGIN { exit !(a > 0.8) }' || fail "gossip peers reached only $acc"
 
 # Compressed gossip (CHOCO-SGD with top-k) and asynchronous gossip also train every peer.
-config "$tmp/choco.toml" gossip $((base + 11)) $((base + 12)) $((base + 13))
+peers_config "$tmp/choco.toml" gossip $((base + 11)) $((base + 12)) $((base + 13))
 printf '[compression]\ncodec = "topk"\ndensity = 0.1\n' >>"$tmp/choco.toml"
-config "$tmp/async.toml" async-gossip $((base + 14)) $((base + 15)) $((base + 16))
+peers_config "$tmp/async.toml" async-gossip $((base + 14)) $((base + 15)) $((base + 16))
 for variant in choco async; do
   timeout 120 "$starling" launch --config "$tmp/$variant.toml" --summary "$tmp/$variant.json" >"$tmp/$variant.log" 2>&1 \
     || { cat "$tmp/$variant.log"; fail "$variant launch failed"; }
@@ -72,7 +41,7 @@ sparse=$(grep '"bytes_sent"' "$tmp/choco.json" | tr -dc '0-9.e+')
 awk -v d="$dense" -v s="$sparse" 'BEGIN { exit !(s * 3 < d) }' || fail "top-k gossip sent $sparse bytes, dense $dense"
 
 # The same over CURVE: keys from `starling keygen`, every link encrypted and authenticated.
-config "$tmp/secure.toml" allreduce $((base + 8)) $((base + 9)) $((base + 10))
+peers_config "$tmp/secure.toml" allreduce $((base + 8)) $((base + 9)) $((base + 10))
 printf '[security]\ncurve = true\nkeys_dir = "keys"\n' >>"$tmp/secure.toml"
 "$starling" keygen --config "$tmp/secure.toml" --out "$tmp/keys" >/dev/null 2>&1 || fail "keygen failed"
 [ "$(stat -c %a "$tmp/keys/peer1.key")" = 600 ] || fail "secret key is not mode 0600"
@@ -87,7 +56,7 @@ set -e
 [ "$rc" -eq 1 ] && grep -q "peer2.pub" "$tmp/nokey.log" || { cat "$tmp/nokey.log"; fail "a missing key file must fail naming it (exit $rc)"; }
 
 # Two peers on one endpoint: the second cannot bind, so the launcher stops the rest and fails.
-config "$tmp/clash.toml" allreduce $((base + 6)) $((base + 6)) $((base + 7))
+peers_config "$tmp/clash.toml" allreduce $((base + 6)) $((base + 6)) $((base + 7))
 set +e
 timeout 120 "$starling" launch --config "$tmp/clash.toml" >"$tmp/clash.log" 2>&1
 rc=$?
@@ -114,7 +83,7 @@ grep -q "at least two" "$tmp/out.log" || fail "one-peer config error does not sa
 # with identical models, top-k with far fewer bytes than the dense all-reduce above.
 for codec in fp16 topk; do
   offset=$([ "$codec" = fp16 ] && echo 20 || echo 23)
-  config "$tmp/ar-$codec.toml" allreduce $((base + offset)) $((base + offset + 1)) $((base + offset + 2))
+  peers_config "$tmp/ar-$codec.toml" allreduce $((base + offset)) $((base + offset + 1)) $((base + offset + 2))
   printf '[compression]\ncodec = "%s"\ndensity = 0.05\n' "$codec" >>"$tmp/ar-$codec.toml"
   timeout 120 "$starling" launch --config "$tmp/ar-$codec.toml" --summary "$tmp/ar-$codec.json" >"$tmp/ar-$codec.log" 2>&1 \
     || { cat "$tmp/ar-$codec.log"; fail "allreduce with $codec failed"; }

@@ -6,6 +6,7 @@
 #include "learners/dataset.h"
 #include "learners/idx.h"
 #include "learners/sampler.h"
+#include "tests/temp_dir.h"
 
 #include <zlib.h>
 
@@ -15,17 +16,9 @@
 
 using namespace starling;
 namespace fs = std::filesystem;
+using starling::testing::TempDir;
 
 namespace {
-
-struct TempDir {
-  fs::path path;
-  TempDir() : path(fs::temp_directory_path() / ("starling-test-" + std::to_string(::getpid()))) {
-    fs::create_directories(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
-  std::string file(const std::string& name) const { return (path / name).string(); }
-};
 
 void write_gz(const std::string& path, const std::vector<uint8_t>& bytes) {
   gzFile f = gzopen(path.c_str(), "wb");

@@ -1,0 +1,147 @@
+#include "actors/node_checkpoint.h"
+
+#include <chrono>
+
+namespace starling::actors {
+namespace {
+
+std::string learner_section(int index) { return "learner." + std::to_string(index); }
+
+void put_optional(SectionWriter& out, const std::optional<double>& v) {
+  out.put<uint8_t>(v ? 1 : 0).put<double>(v.value_or(0.0));
+}
+
+std::optional<double> get_optional(SectionReader& in) {
+  const bool has = in.get<uint8_t>() != 0;
+  const double v = in.get<double>();
+  return has ? std::optional<double>(v) : std::nullopt;
+}
+
+// Field by field rather than the struct's bytes: padding would make equal states differ.
+void put_point(SectionWriter& out, const EvalPoint& p) {
+  out.put(p.step).put(p.epoch).put(p.wall_seconds).put(p.train_loss).put(p.test_accuracy).put(p.test_loss);
+  out.put(p.samples_per_second).put(p.samples).put(p.compute_seconds).put(p.exchange_seconds).put(p.wait_seconds);
+  out.put(p.bytes_sent).put(p.bytes_received);
+  put_optional(out, p.consensus_distance);
+  put_optional(out, p.staleness);
+}
+
+EvalPoint get_point(SectionReader& in) {
+  EvalPoint p;
+  p.step = in.get<int64_t>(), p.epoch = in.get<double>(), p.wall_seconds = in.get<double>();
+  p.train_loss = in.get<double>(), p.test_accuracy = in.get<double>(), p.test_loss = in.get<double>();
+  p.samples_per_second = in.get<double>(), p.samples = in.get<int64_t>(), p.compute_seconds = in.get<double>();
+  p.exchange_seconds = in.get<double>(), p.wait_seconds = in.get<double>();
+  p.bytes_sent = in.get<uint64_t>(), p.bytes_received = in.get<uint64_t>();
+  p.consensus_distance = get_optional(in);
+  p.staleness = get_optional(in);
+  return p;
+}
+
+}  // namespace
+
+Fingerprint node_fingerprint(const NodeSpec& spec, const Model& model, uint32_t train_samples) {
+  const bool peers = spec.exchange.mode != gossip::ExchangeMode::none;
+  return {
+      {"model", spec.train.learner.model.kind + " " + model.signature()},
+      {"parameters", std::to_string(model.param_count())},
+      {"learners", spec.learners > 0 ? std::to_string(spec.learners) : "auto"},
+      {"intra_sync", intra_sync_name(spec.intra_sync)},
+      {"optimizer", spec.train.learner.optimizer.kind},
+      {"batch", std::to_string(spec.train.learner.batch)},
+      {"train_samples", std::to_string(train_samples)},
+      {"exchange", gossip::exchange_mode_name(spec.exchange.mode)},
+      {"peers", std::to_string(peers ? spec.exchange.peers.size() : 1)},
+      {"rank", std::to_string(peers ? spec.exchange.rank : 0)},
+  };
+}
+
+Checkpoint capture_node(NodeState& s, const std::vector<Learner*>& learners) {
+  Checkpoint c;
+  c.step = static_cast<uint64_t>(s.iteration);
+  c.fingerprint = node_fingerprint(s.spec, *s.central, s.train.size());
+  const std::size_t n = s.central->param_count();
+
+  SectionWriter node;
+  node.put(s.iteration).put(s.samples).put(s.next_eval_samples).put(s.loss_count).put(s.loss_sum).put(s.lr);
+  node.put<uint8_t>(s.load_next).put<uint8_t>(s.z_stale);
+  node.put(std::chrono::duration<double>(Clock::now() - s.start).count()).put(s.eval_seconds);
+  node.put(s.exchange_seconds).put(s.compute_seconds).put(s.mean_compute_seconds).put(s.wait_seconds);
+  node.put(s.compute_since_exchange).put(s.exchanges);
+  node.put<uint64_t>(s.exchange ? s.exchange->bytes_sent() + s.bytes_sent_before : 0);
+  node.put<uint64_t>(s.exchange ? s.exchange->bytes_received() + s.bytes_received_before : 0);
+  node.put<int32_t>(static_cast<int32_t>(learners.size()));
+  node.put<uint8_t>(s.autotune.active).put(s.autotune.best_rate);
+  node.put<uint64_t>(s.autotune_log.size());
+  for (const auto& line : s.autotune_log) node.text(line);
+  put_optional(node, s.result.time_to_target_seconds);
+  c.add("node", node.take());
+
+  SectionWriter history;
+  history.put<uint64_t>(s.result.history.size());
+  for (const auto& p : s.result.history) put_point(history, p);
+  c.add("history", history.take());
+
+  c.add("central", SectionWriter().floats(s.central->params(), n).take());
+  c.add("central_prev", SectionWriter().floats(s.z_prev.data(), n).take());
+  SectionWriter optimizer;
+  s.optimizer->save(optimizer);
+  c.add("shared_optimizer", optimizer.take());
+
+  for (std::size_t j = 0; j < learners.size(); ++j) {
+    SectionWriter out;
+    learners[j]->save(out);
+    c.add(learner_section(static_cast<int>(j)), out.take());
+  }
+  return c;
+}
+
+int restore_node(NodeState& s, const Checkpoint& in) {
+  const std::size_t n = s.central->param_count();
+  SectionReader node = in.reader("node");
+  s.iteration = node.get<int64_t>(), s.samples = node.get<int64_t>(), s.next_eval_samples = node.get<int64_t>();
+  s.loss_count = node.get<int64_t>(), s.loss_sum = node.get<double>(), s.lr = node.get<double>();
+  s.load_next = node.get<uint8_t>() != 0, s.z_stale = node.get<uint8_t>() != 0;
+  // Reported times continue from the checkpoint's; the time the run was down is not counted.
+  s.start = Clock::now() - std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(node.get<double>()));
+  s.eval_seconds = node.get<double>();
+  s.exchange_seconds = node.get<double>(), s.compute_seconds = node.get<double>();
+  s.mean_compute_seconds = node.get<double>(), s.wait_seconds = node.get<double>();
+  s.compute_since_exchange = node.get<double>(), s.exchanges = node.get<uint64_t>();
+  s.bytes_sent_before = node.get<uint64_t>(), s.bytes_received_before = node.get<uint64_t>();
+  const int learners = node.get<int32_t>();
+  if (learners < 1 || learners > 4096) throw CheckpointError("section 'node': " + std::to_string(learners) + " learners");
+  s.autotune.active = node.get<uint8_t>() != 0, s.autotune.best_rate = node.get<double>();
+  s.autotune_log.resize(node.get<uint64_t>());
+  for (auto& line : s.autotune_log) line = node.text();
+  s.result.time_to_target_seconds = get_optional(node);
+  node.finish();
+  if (s.iteration < 0 || s.samples < 0 || s.samples > s.target_samples)
+    throw CheckpointError("section 'node': counters outside this run (iteration " + std::to_string(s.iteration) +
+                          ", " + std::to_string(s.samples) + " samples)");
+  s.result.steps = s.iteration, s.result.samples = s.samples;
+
+  SectionReader history = in.reader("history");
+  s.result.history.resize(history.get<uint64_t>());
+  for (auto& p : s.result.history) p = get_point(history);
+  history.finish();
+
+  SectionReader central = in.reader("central");
+  central.floats(s.central->params(), n);
+  central.finish();
+  SectionReader prev = in.reader("central_prev");
+  prev.floats(s.z_prev.data(), n);
+  prev.finish();
+  SectionReader optimizer = in.reader("shared_optimizer");
+  s.optimizer->restore(optimizer);
+  optimizer.finish();
+  return learners;
+}
+
+void restore_learner(Learner& learner, int index, const Checkpoint& in) {
+  SectionReader section = in.reader(learner_section(index));
+  learner.restore(section);
+  section.finish();
+}
+
+}  // namespace starling::actors

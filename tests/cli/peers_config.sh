@@ -1,0 +1,31 @@
+# Sourced by the multi-peer CLI tests. peers_config FILE MODE PORT... writes a small job on
+# synthetic data with one peer per port on loopback (ids 0, 1, ...); outputs go to $tmp/out.
+peers_config() {
+  local file=$1 mode=$2 id=0
+  shift 2
+  cat >"$file" <<TOML
+[run]
+name = "e2e"
+epochs = 2
+out_dir = "$tmp/out"
+target_accuracy = 0.5
+[data]
+dataset = "synthetic"
+synthetic_train = 1200
+synthetic_test = 300
+[model]
+hidden = [32]
+[optimizer]
+lr = 0.02
+batch = 16
+[node]
+threads = 1
+[exchange]
+mode = "$mode"
+timeout_seconds = 20
+TOML
+  for port in "$@"; do
+    printf '[[peer]]\nid = %d\nendpoint = "tcp://127.0.0.1:%d"\n' "$id" "$port" >>"$file"
+    id=$((id + 1))
+  done
+}
