@@ -133,7 +133,7 @@ void combine(Self self) {
 // so nobody reads z meanwhile. Replicas take the mixed z at their next order.
 // `measure` also records how far the exchange moved z (the consensus distance of the
 // metrics); it costs a copy of z, so only the exchange before an evaluation measures.
-bool exchange_with_peers(Self self, bool measure) {
+bool exchange_with_peers(Self self, bool measure, bool last) {
   auto& s = self->state;
   if (s.z_stale) combine(self);
   const std::size_t n = s.central->param_count();
@@ -142,6 +142,7 @@ bool exchange_with_peers(Self self, bool measure) {
   const auto start = Clock::now();
   try {
     s.exchange->exchange(static_cast<uint64_t>(s.iteration), s.compute_since_exchange);
+    if (last) s.exchange->average_models();
     s.compute_since_exchange = 0.0;
     ++s.exchanges;
   } catch (const std::exception& e) {
@@ -310,7 +311,7 @@ void iteration_finish(Self self) {
   const int64_t iteration_samples = static_cast<int64_t>(k) * s.spec.train.learner.batch;
   const bool last = s.samples + m * iteration_samples >= s.target_samples;
   const bool eval_next = last || s.samples + m * iteration_samples >= s.next_eval_samples;
-  if (s.exchange && ((s.iteration + m) % s.spec.period == 0 || last) && !exchange_with_peers(self, eval_next)) return;
+  if (s.exchange && ((s.iteration + m) % s.spec.period == 0 || last) && !exchange_with_peers(self, eval_next, last)) return;
   double max_compute = 0.0, mean_compute = 0.0, loss = 0.0;
   for (const auto& r : s.reports) {
     max_compute = std::max(max_compute, r.compute_seconds);

@@ -91,6 +91,7 @@ void read_exchange(SectionReader&& ex, Config& c) {
   spec.gamma = ex.number("gamma", 0.5, 0.0, 1.0, true);
   spec.max_staleness = static_cast<uint64_t>(ex.integer("max_staleness", 4, 0, 1000000));
   spec.staleness_scaling = ex.boolean("staleness_scaling", false);
+  spec.final_average = ex.boolean("final_average", true);
   ex.finish();
 }
 
@@ -101,6 +102,8 @@ void read_compression(SectionReader&& cz, Config& c) {
   spec.codec_options.density = cz.number("density", 0.01, 0.0, 1.0, true);
   spec.codec_options.bits = static_cast<int>(cz.integer("bits", 8, 2, 8));
   spec.codec_options.rank = static_cast<int>(cz.integer("rank", 1, 1, 64));
+  spec.codec_options.tau = static_cast<float>(cz.number("tau", 1e-4, 1e-12, 1e6));
+  spec.codec_options.clip = static_cast<float>(cz.number("clip", 0.0, 0.0, 1e6));
   spec.adaptive = cz.boolean("adaptive", false);
   spec.adaptive_options.min_density = cz.number("min_density", 1e-4, 0.0, 1.0, true);
   spec.adaptive_options.max_density = cz.number("max_density", 1.0, 0.0, 1.0, true);

@@ -62,28 +62,39 @@ Row fold(const VariantOutcome& o) {
   return row;
 }
 
-// "gossip exponential, topk 1%, 4×1 learners, batch 32" from the variant's config.
+// "4 learners (sma)" or "1 learner".
+std::string learners_of(const Config& c) {
+  if (c.node.learners == 0) return std::string("auto learners (") + actors::intra_sync_name(c.node.intra_sync) + ")";
+  if (c.node.learners == 1) return "1 learner";
+  return std::to_string(c.node.learners) + " learners (" + actors::intra_sync_name(c.node.intra_sync) + ")";
+}
+
+// "topk 1%", "qsgd 4-bit", "powersgd rank 4": the codec and the option that sizes it.
+std::string codec_of(const gossip::ExchangeSpec& x) {
+  std::ostringstream out;
+  out << x.codec;
+  const auto& o = x.codec_options;
+  if (x.codec == "topk" || x.codec == "threshold") out << " " << o.density * 100 << "%";
+  if (x.codec == "qsgd") out << " " << o.bits << "-bit";
+  if (x.codec == "powersgd") out << " rank " << o.rank;
+  if (x.adaptive) out << " adaptive";
+  return out.str();
+}
+
+// "gossip ring, topk 1%, 4 peers × 1 learner, batch 32, 100mbit" from the variant's config.
 std::string setup_of(const Variant& v) {
   const Config& c = v.config;
   const auto& x = c.node.exchange;
   const int peers = x.mode == gossip::ExchangeMode::none ? 1 : static_cast<int>(c.peers.size());
+  const std::string batch = ", batch " + std::to_string(c.node.train.learner.batch);
+  if (v.system == "torch-ddp") return "PyTorch DDP (gloo), " + std::to_string(peers) + " processes" + batch;
+  if (x.mode == gossip::ExchangeMode::none) return "one node, " + learners_of(c) + batch;
   std::ostringstream out;
-  if (v.system == "torch-ddp") {
-    out << "PyTorch DDP (gloo), " << peers << " processes, batch " << c.node.train.learner.batch;
-    return out.str();
-  }
-  if (x.mode == gossip::ExchangeMode::none) {
-    out << "one node, " << (c.node.learners > 0 ? std::to_string(c.node.learners) : std::string("auto")) << " "
-        << actors::intra_sync_name(c.node.intra_sync) << " learner(s), batch " << c.node.train.learner.batch;
-    return out.str();
-  }
   out << gossip::exchange_mode_name(x.mode);
   if (x.mode == gossip::ExchangeMode::gossip || x.mode == gossip::ExchangeMode::async_gossip) out << " " << x.topology;
   if (x.mode == gossip::ExchangeMode::local_sgd) out << " every " << c.node.period;
-  if (x.codec != "none") out << ", " << x.codec;
-  if (x.adaptive) out << " adaptive";
-  out << ", " << peers << "×" << (c.node.learners > 0 ? std::to_string(c.node.learners) : std::string("auto"))
-      << " " << actors::intra_sync_name(c.node.intra_sync) << ", batch " << c.node.train.learner.batch;
+  if (x.codec != "none") out << ", " << codec_of(x);
+  out << ", " << peers << " peers × " << learners_of(c) << batch;
   if (!v.network.empty()) out << ", " << v.network;
   return out.str();
 }

@@ -41,8 +41,9 @@ std::pair<std::set<int>, std::set<int>> links(const ExchangeSpec& s) {
       out.insert(plan.send_to.begin(), plan.send_to.end());
       for (const auto& [rank, weight] : plan.receive_from) in.insert(rank);
     }
-  } else if (p > 1) {
-    out.insert((s.rank + 1) % p);
+  }
+  if (p > 1 && (s.mode != ExchangeMode::gossip || s.final_average) && s.mode != ExchangeMode::async_gossip) {
+    out.insert((s.rank + 1) % p);  // the all-reduce ring
     in.insert((s.rank + p - 1) % p);
   }
   return {out, in};
@@ -130,6 +131,11 @@ PeerExchange::PeerExchange(const ExchangeSpec& spec, protocols::Span<float> mode
     a.first_round = spec.first_round;
     ring_ = std::make_unique<AllreduceRing>(*transport_, ids, model, a);
   }
+  if (spec.mode == ExchangeMode::gossip && spec.final_average) {
+    AllreduceOptions a;
+    a.timeout = spec.timeout;
+    final_ring_ = std::make_unique<AllreduceRing>(*transport_, ids, model, a);
+  }
   if (spec.adaptive && (choco_ || compressed_)) {
     AdaptiveCompressionOptions a = spec.adaptive_options;
     a.initial_density = spec.codec_options.density;
@@ -162,6 +168,10 @@ void PeerExchange::run_compressed(double compute_seconds) {
   if (choco_) choco_->set_density(decision.density);
   else compressed_->set_density(decision.density);
   if (spec_.on_adjust) spec_.on_adjust(decision.report);
+}
+
+void PeerExchange::average_models() {
+  if (final_ring_) final_ring_->run();
 }
 
 void PeerExchange::finish() {

@@ -58,6 +58,9 @@ struct ExchangeSpec {
   bool adaptive = false;
   AdaptiveCompressionOptions adaptive_options;
   std::function<void(const std::string&)> on_adjust;
+  /// gossip: after the last round, one exact all-reduce of the models (average_models()),
+  /// so the job ends with one model, the peers' average, rather than p nearby ones.
+  bool final_average = true;
   /// CURVE: when set, every link is encrypted and only the listed peers' keys are admitted.
   /// The folder holds peer<ID>.key (this peer's secret) and peer<ID>.pub for every peer, as
   /// `starling keygen` writes them.
@@ -81,6 +84,9 @@ class PeerExchange {
   /// time spent computing since the last exchange, which adaptive compression weighs
   /// against the time this exchange takes.
   void exchange(uint64_t step, double compute_seconds = 0.0);
+  /// gossip with final_average: replaces the model with the exact mean over all peers (a
+  /// ring all-reduce; every peer calls it once, after its last exchange). Nothing otherwise.
+  void average_models();
   /// async-gossip: says goodbye and answers the neighbours until they have all finished, so
   /// nobody waits on a peer that is gone. Nothing to do in the synchronous modes.
   void finish();
@@ -97,6 +103,7 @@ class PeerExchange {
   zmq::context_t context_;
   std::unique_ptr<Transport> transport_;
   std::unique_ptr<AllreduceRing> ring_;
+  std::unique_ptr<AllreduceRing> final_ring_;  // gossip's closing average
   std::unique_ptr<CompressedAllreduce> compressed_;
   std::unique_ptr<GossipAverage> gossip_;
   std::unique_ptr<ChocoGossip> choco_;
