@@ -171,7 +171,9 @@ void PeerExchange::run_compressed(double compute_seconds) {
 }
 
 void PeerExchange::average_models() {
-  if (final_ring_) final_ring_->run();
+  if (!final_ring_) return;
+  transport_->release_held();  // segments of peers that finished their last round first
+  final_ring_->run();
 }
 
 void PeerExchange::finish() {

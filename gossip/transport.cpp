@@ -143,7 +143,25 @@ void Transport::send(PeerId to, protocols::FrameHeader header, zmq::message_t pa
   send_command(static_cast<std::uint8_t>(IoCommand::send), to, args, 2);
 }
 
+void Transport::release_held() {
+  for (auto& m : held_) released_.push_back(std::move(m));
+  held_.clear();
+}
+
+std::optional<Message> Transport::take_released() {
+  if (released_.empty()) return std::nullopt;
+  Message m = std::move(released_.front());
+  released_.pop_front();
+  return m;
+}
+
+std::optional<Message> Transport::try_receive() {
+  if (auto m = take_released()) return m;
+  return inbox_.try_pop();
+}
+
 Message Transport::receive(Clock::time_point deadline) {
+  if (auto m = take_released()) return std::move(*m);
   std::optional<Message> m = inbox_.pop(deadline);
   if (m) return std::move(*m);
   if (inbox_.closed()) STARLING_GOSSIP_THROW(IoError, "transport is stopped");
@@ -151,6 +169,7 @@ Message Transport::receive(Clock::time_point deadline) {
 }
 
 std::optional<Message> Transport::try_receive(Clock::time_point deadline) {
+  if (auto m = take_released()) return m;
   std::optional<Message> m = inbox_.pop(deadline);
   if (!m && inbox_.closed()) STARLING_GOSSIP_THROW(IoError, "transport is stopped");
   return m;

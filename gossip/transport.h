@@ -14,6 +14,7 @@
 // "handshake_failed_protocol" (no CURVE or a broken handshake), "key_mismatch" (an admitted
 // key claiming another peer's id). Nothing from a refused connection reaches the inbox.
 #include <chrono>
+#include <deque>
 #include <cstdint>
 #include <cstddef>
 #include <memory>
@@ -102,9 +103,15 @@ class Transport {
   /// The oldest received message; TimeoutError at the deadline, IoError once stopped.
   Message receive(Clock::time_point deadline);
   Message receive(std::chrono::milliseconds timeout) { return receive(Clock::now() + timeout); }
-  std::optional<Message> try_receive() { return inbox_.try_pop(); }
+  std::optional<Message> try_receive();
   /// The oldest received message, or nullopt once the deadline passes; IoError once stopped.
   std::optional<Message> try_receive(Clock::time_point deadline);
+
+  /// Keeps a message that belongs to the algorithm running next (a faster peer already
+  /// started it) instead of dropping it; after release_held() the receives return the held
+  /// messages before any newer one. Owner thread only.
+  void hold(Message message) { held_.push_back(std::move(message)); }
+  void release_held();
 
   TransportStats stats() const { return stats_.snapshot(); }
 
@@ -113,12 +120,14 @@ class Transport {
   void stop();
 
  private:
+  std::optional<Message> take_released();
   void send_command(std::uint8_t code, PeerId peer, zmq::message_t* args, std::size_t count);
   void await_reply(const std::string& what);
   void connect_with(PeerId peer, const std::string& endpoint, const std::string* server_key);
 
   TransportOptions options_;
   Inbox inbox_;
+  std::deque<Message> held_, released_;  // see hold()
   StatsRecorder stats_;
   // Declared between stats_ and loop_: the ROUTER closes before its ZAP domain goes (a
   // CURVE server without a handler would admit anyone), and the domain before stats_.
