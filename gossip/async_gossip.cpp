@@ -68,6 +68,7 @@ std::uint64_t AsyncGossip::run(protocols::Span<float> x, std::uint64_t step) {
   const std::optional<std::uint64_t> slowest = slowest_live();
   const std::uint64_t gap = slowest && step_ > *slowest ? step_ - *slowest : 0;
   stats_.max_gap = std::max(stats_.max_gap, gap);
+  stats_.gap_sum += gap, ++stats_.runs;
   // 3. Average with one random live neighbour.
   if (const std::optional<PeerId> partner = pick_partner()) exchange(x, *partner, deadline);
   return gap;

@@ -67,6 +67,7 @@ struct AsyncGossipStats {
   std::uint64_t refused = 0;    // own requests a partner declined
   std::uint64_t waits = 0;      // run() calls held back by the staleness bound
   std::uint64_t max_gap = 0;    // largest step gap run() ever exchanged at
+  std::uint64_t gap_sum = 0, runs = 0;  // for the mean gap (staleness) over run() calls
 };
 
 class AsyncGossip {

@@ -21,6 +21,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -90,6 +91,9 @@ class PeerExchange {
   /// async-gossip: says goodbye and answers the neighbours until they have all finished, so
   /// nobody waits on a peer that is gone. Nothing to do in the synchronous modes.
   void finish();
+
+  /// async-gossip: the mean step gap to the slowest neighbour over the exchanges so far.
+  std::optional<double> mean_staleness() const;
 
   uint64_t bytes_sent() const;
   uint64_t bytes_received() const;
