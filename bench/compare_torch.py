@@ -35,6 +35,8 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
+from torch_ddp import read_idx  # noqa: E402  (bench/ is on sys.path when run as a script)
+
 DATA_DIR = "/usr/share/datasets/fashion-mnist"
 CONFIGS = {"mlp": "configs/fmnist-mlp.toml", "cnn": "configs/fmnist-cnn.toml"}
 # Same optimiser settings as the shipped configs (lr, momentum, nesterov, weight decay).
@@ -42,15 +44,6 @@ OPTIM = {"mlp": dict(lr=0.05, momentum=0.9, nesterov=True, weight_decay=1e-4),
          "cnn": dict(lr=0.03, momentum=0.9, nesterov=True, weight_decay=1e-4)}
 TRAIN_SIZE = 60000
 WARMUP_STEPS = 20
-
-
-def read_idx(path):
-    """An IDX file (gzip) as a numpy array: magic gives the rank, then big-endian dims."""
-    with gzip.open(path, "rb") as f:
-        raw = f.read()
-    rank = raw[3]
-    dims = [int.from_bytes(raw[4 + 4 * i: 8 + 4 * i], "big") for i in range(rank)]
-    return np.frombuffer(raw, dtype=np.uint8, offset=4 + 4 * rank).reshape(dims)
 
 
 def load_train():

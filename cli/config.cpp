@@ -251,13 +251,7 @@ Config parse_config(const std::string& text, const std::string& name, const std:
 }
 
 Config load_config(const std::string& path, const std::vector<std::string>& overrides) {
-  toml::table root;
-  try {
-    root = toml::parse_file(path);
-  } catch (const toml::parse_error& e) {
-    if (e.source().begin.line == 0) throw ConfigError(path + ": cannot read the file");
-    throw ConfigError(path + ":" + std::to_string(e.source().begin.line) + ": " + std::string(e.description()));
-  }
+  toml::table root = parse_toml_file(path);
   return read(root, path, overrides);
 }
 

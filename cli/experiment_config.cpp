@@ -88,13 +88,7 @@ Variant read_variant(const toml::table& table, const ExperimentSpec& spec, const
 }  // namespace
 
 ExperimentSpec load_experiment(const std::string& path) {
-  toml::table root;
-  try {
-    root = toml::parse_file(path);
-  } catch (const toml::parse_error& e) {
-    if (e.source().begin.line == 0) throw ConfigError(path + ": cannot read the file");
-    throw ConfigError(path + ":" + std::to_string(e.source().begin.line) + ": " + std::string(e.description()));
-  }
+  toml::table root = parse_toml_file(path);
   ExperimentSpec spec;
   spec.source = path;
   for (const auto& [key, node] : root)

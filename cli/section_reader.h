@@ -16,6 +16,16 @@
 
 namespace starling::cli {
 
+/// Parses a TOML file; a syntax error or an unreadable file is a ConfigError naming it.
+inline toml::table parse_toml_file(const std::string& path) {
+  try {
+    return toml::parse_file(path);
+  } catch (const toml::parse_error& e) {
+    if (e.source().begin.line == 0) throw ConfigError(path + ": cannot read the file");
+    throw ConfigError(path + ":" + std::to_string(e.source().begin.line) + ": " + std::string(e.description()));
+  }
+}
+
 // Reads one section, remembering which keys it consumed so that the rest are reported
 // as unknown; errors carry file:line and the full key.
 class SectionReader {
