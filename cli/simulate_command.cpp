@@ -61,9 +61,26 @@ std::set<int> crowded_sizes(const SimulationReport& r, const std::vector<int>& c
   return sizes;
 }
 
+// Learner threads stepping at once on the most crowded host of the sweep, as many as this
+// machine can run side by side.
+int shared_concurrency(const SimulationReport& r, const std::vector<int>& counts) {
+  int most = 1;
+  for (int p : counts) {
+    simulator::Cluster c = r.cluster;
+    c.peers = p;
+    const int q = std::min(p, simulator::peers_per_host(c));
+    most = std::max(most, q * r.work.learners * r.work.kernel_threads);
+  }
+  return std::min({most, r.this_machine_cores, simulator::cores_per_host(r.work, r.cluster, r.this_machine_cores)});
+}
+
 void measure(SimulationReport& r, const Config& config, const std::vector<int>& counts) {
   auto& m = r.measured;
-  m.step_seconds = simulator::measure_step_seconds(config.node.train.learner, r.work.kernel_threads);
+  const auto& learner = config.node.train.learner;
+  m.step_seconds = simulator::measure_step_seconds(learner, r.work.kernel_threads);
+  m.shared_concurrency = shared_concurrency(r, counts);
+  if (m.shared_concurrency > 1)
+    m.shared_step_seconds = simulator::measure_step_seconds(learner, r.work.kernel_threads, m.shared_concurrency);
   m.handoff_seconds = simulator::measure_handoff_seconds();
   m.add_seconds_per_element = simulator::measure_add_seconds_per_element(static_cast<std::size_t>(r.work.parameters));
   if (r.work.codec != "none")
@@ -104,6 +121,7 @@ int run_simulate(const SimulateOptions& options) {
     r.cluster.stragglers = simulator::parse_stragglers(options.straggler);
     if (options.hosts < 0 || options.cores_per_host < 0) throw SpecError("--hosts and --cores-per-host must be positive");
     r.cluster.hosts = options.hosts, r.cluster.cores_per_host = options.cores_per_host;
+    r.this_machine_cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     if (options.peers.empty() && config.peers.empty())
       throw SpecError("--peers: " + options.config + " lists no [[peer]]; give --peers N");
     counts = options.peers.empty() ? std::vector<int>{static_cast<int>(config.peers.size())} : parse_peer_counts(options.peers);
@@ -112,7 +130,6 @@ int run_simulate(const SimulateOptions& options) {
     return 2;
   }
   r.run = config.run.name, r.config = options.config, r.straggler_text = options.straggler;
-  r.this_machine_cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   spdlog::info("measuring this machine: a {} step at batch {}, the loopback link{}", r.work.model, r.work.batch,
                r.work.codec != "none" ? ", the " + r.work.codec + " codec" : std::string());
   try {

@@ -38,6 +38,8 @@ std::string measured_text(const SimulationReport& r) {
   std::string s = fmt::format("measured: step {:.0f} us at batch {} ({:.0f} samples/s per learner), hand-off {:.0f} us, add {:.3f} ns/element",
                               m.step_seconds * 1e6, r.work.batch, r.work.batch / m.step_seconds, m.handoff_seconds * 1e6,
                               m.add_seconds_per_element * 1e9);
+  if (m.shared_step_seconds > 0)
+    s += fmt::format("; {:.0f} us with {} replicas stepping at once", m.shared_step_seconds * 1e6, m.shared_concurrency);
   if (r.work.codec != "none")
     s += fmt::format("; {} encode {:.2f} / decode {:.2f} ns/element, {:.0f} bytes on the wire ({:.1f}x smaller)", m.codec.codec,
                      m.codec.encode_seconds_per_element * 1e9, m.codec.decode_seconds_per_element * 1e9, m.codec.wire_bytes,
@@ -66,6 +68,8 @@ JsonObject report_json(const SimulationReport& r) {
   const auto& m = r.measured;
   JsonObject measured;
   measured.add("step_seconds", m.step_seconds)
+      .add("shared_step_seconds", m.shared_step_seconds)
+      .add("shared_concurrency", m.shared_concurrency)
       .add("handoff_seconds", m.handoff_seconds)
       .add("add_seconds_per_element", m.add_seconds_per_element)
       .add("loopback_alpha_seconds", m.loopback.alpha_seconds)

@@ -15,8 +15,11 @@ namespace starling::simulator {
 
 /// Seconds of one learner step (forward, backward, optimizer update) at `learner.batch`,
 /// on synthetic data of the model's input shape, with `kernel_threads` threads per kernel
-/// call. `seconds_budget` bounds the whole probe (warm-up included).
-double measure_step_seconds(const LearnerSpec& learner, int kernel_threads, double seconds_budget = 0.6);
+/// call, while `concurrent` replicas step at once on threads of their own (the peers that
+/// share this host's cores: their memory traffic, and whatever else loads the machine, slow
+/// each of them). `seconds_budget` bounds the whole probe (warm-up included).
+double measure_step_seconds(const LearnerSpec& learner, int kernel_threads, int concurrent = 1,
+                            double seconds_budget = 0.6);
 
 struct CodecRates {
   std::string codec;

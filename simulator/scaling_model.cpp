@@ -171,7 +171,9 @@ Prediction predict(const Workload& work, const Measured& m, const Cluster& c, in
   if (c.peers < 1 || c.peers > kMaxPeers) throw SpecError("--peers: " + std::to_string(c.peers) + " is outside 1..1024");
   const int cores = cores_per_host(work, c, this_machine_cores), q = host_peers(c);
   const int period = std::max(1, work.period);
-  const double share = std::max(1.0, static_cast<double>(q) * work.learners * work.kernel_threads / cores);
+  const double threads = static_cast<double>(q) * work.learners * work.kernel_threads;
+  const double share = std::max(1.0, threads / cores);
+  const double step = threads > 1 && m.shared_step_seconds > 0 ? m.shared_step_seconds : m.step_seconds;
   const Wire wire = wire_for(m, c, cores);
   const Cost exchange = exchange_cost(work, m, c.peers, wire);
   const Cost latency_only = exchange_cost(work, m, c.peers, Wire{wire.alpha, 0.0});
@@ -179,7 +181,7 @@ Prediction predict(const Workload& work, const Measured& m, const Cluster& c, in
   RoundModel model;
   model.peers = c.peers;
   model.steps_per_round = period;
-  model.step_seconds = m.step_seconds * share;
+  model.step_seconds = step * share;
   model.round_overhead_seconds = 2 * m.handoff_seconds * std::ceil(static_cast<double>(period) / kMaxStepsPerOrder);
   model.exchange_seconds = exchange.seconds;
   model.stragglers = c.stragglers;
@@ -187,7 +189,7 @@ Prediction predict(const Workload& work, const Measured& m, const Cluster& c, in
 
   Prediction out;
   out.peers = c.peers;
-  out.round_seconds = c.peers < 2 ? period * (m.step_seconds * share * c.stragglers.mean() + 2 * m.handoff_seconds / kMaxStepsPerOrder)
+  out.round_seconds = c.peers < 2 ? period * (step * share * c.stragglers.mean() + 2 * m.handoff_seconds / kMaxStepsPerOrder)
                                   : round_seconds(work, model);
   const double per_round = static_cast<double>(c.peers) * work.learners * work.batch * period;
   out.samples_per_second = per_round / out.round_seconds;

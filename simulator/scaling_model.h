@@ -11,7 +11,8 @@
 // (two thread hand-offs). Per round of `period` iterations:
 //   round = period · step · share + 2 · handoff + exchange(p)
 // Hosts shared by several peers (all of them on one machine for loopback) pay twice:
-//   compute: share = max(1, peers_on_host · learners · kernel_threads / cores)
+//   compute: share = max(1, peers_on_host · learners · kernel_threads / cores), on the step
+//            measured with that many replicas stepping at once (at most this machine's cores)
 //   network: every peer on the host moves its bytes through the same CPUs, at the measured
 //            CPU cost per byte: g = max(1/β, peers_on_host · cpu_per_byte / min(cores, 2·peers_on_host));
 //            and each message waits for the context switches of a crowded host: α is then
@@ -45,7 +46,11 @@ struct Workload {
 
 /// What was measured on this machine (simulator/probes.h).
 struct Measured {
-  double step_seconds = 0.0;  // one learner step at Workload::batch
+  double step_seconds = 0.0;  // one learner step at Workload::batch, alone on this machine
+  /// The same with `shared_concurrency` replicas stepping at once (peers sharing a host);
+  /// used for every host that runs more than one learner thread. 0: not measured.
+  double shared_step_seconds = 0.0;
+  int shared_concurrency = 1;
   double handoff_seconds = 0.0;
   double add_seconds_per_element = 0.0;
   CodecRates codec;            // of Workload::codec; unused for "none"
