@@ -7,6 +7,8 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <fstream>
+#include <sstream>
 #include <set>
 #include <thread>
 
@@ -26,6 +28,23 @@ int parse_count(const std::string& text) {
   if (used != text.size() || text.empty()) throw SpecError("--peers: '" + text + "' is not a number of peers");
   if (n < 1 || n > 1024) throw SpecError("--peers: " + text + " is outside 1..1024");
   return n;
+}
+
+// The config as `starling launch` would read it. One without [[peer]] entries (a single-node
+// config) gets two placeholders, so that `--set exchange.mode=...` validates as for a job:
+// the simulator chooses its own peer counts anyway.
+Config load_for_simulation(const SimulateOptions& o) {
+  std::ifstream in(o.config);
+  if (!in) return load_config(o.config, o.overrides);  // its error names the file
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string toml = text.str();
+  const bool placeholders = toml.find("[[peer]]") == std::string::npos;
+  if (placeholders)
+    toml += "\n[[peer]]\nid = 0\nendpoint = \"tcp://127.0.0.1:1\"\n[[peer]]\nid = 1\nendpoint = \"tcp://127.0.0.1:2\"\n";
+  Config c = parse_config(toml, o.config, o.overrides);
+  if (placeholders) c.peers.clear();
+  return c;
 }
 
 simulator::Workload workload_from(const Config& c) {
@@ -115,7 +134,7 @@ int run_simulate(const SimulateOptions& options) {
   Config config;
   std::vector<int> counts;
   try {
-    config = load_config(options.config, options.overrides);
+    config = load_for_simulation(options);
     r.work = workload_from(config);
     r.cluster.network = simulator::parse_network(options.network);
     r.cluster.stragglers = simulator::parse_stragglers(options.straggler);
