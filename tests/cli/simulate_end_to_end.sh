@@ -42,4 +42,7 @@ assert rows[1]["bytes_per_peer_per_round"] < rows[2]["bytes_per_peer_per_round"]
 assert all(r["samples_per_second"] > 0 and r["epoch_seconds"] > 0 for r in rows)
 assert j["mode"] == "allreduce" and j["network"] == "1gbit:50us"
 PY
+# The Kubernetes example's job names its peers by DNS: a valid config for the peers and here.
+expect_exit 0 "k8s-mlp-allreduce" simulate --config "$src/examples/k8s/job.toml" --network 10gbit
+grep -q "^ *4 " "$tmp/out" || { cat "$tmp/out"; fail "the k8s job is not simulated at its 4 peers"; }
 echo "simulate end-to-end: ok"
