@@ -110,7 +110,7 @@ def main():
         for network in NETWORKS:
             for mode in MODES:
                 results[(mode, network)] = simulate(args.starling, model, mode, network, args.out)
-                everything["runs"].append({"model": model, "mode": mode, "network": network, **results[(mode, network)]})
+                everything["runs"].append({**results[(mode, network)], "model": model, "label": mode, "network": network})
         try:
             plot(results, model, args.out)
         except ImportError:
