@@ -6,7 +6,7 @@ JOBS  ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 STARLING = $(BUILD)/cli/starling
 
-.PHONY: all deps bench-deps build demo test bench experiments fuzz clean
+.PHONY: all deps bench-deps build demo test bench experiments scaling fuzz clean
 
 all: build
 
@@ -35,6 +35,11 @@ bench: bench-deps build
 experiments: build
 	for e in compare-sync compare-codecs crossbow bandwidth; do \
 	  $(STARLING) experiment --config configs/experiments/$$e.toml --out results/$$e || exit 1; done
+
+# Predicted speedup at 1-1024 peers for every exchange mode, 10 and 1 Gbit/s, MLP and CNN
+# (starling simulate): results/scaling/*.json and scaling-{mlp,cnn}.png.
+scaling: build
+	/usr/bin/python3 scripts/plot_scaling.py --starling $(STARLING) --out results/scaling
 
 # libFuzzer on every decoder and the frame parser (clang from Debian), 60 s each.
 fuzz: bench-deps

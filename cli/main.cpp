@@ -3,6 +3,7 @@
 #include "cli/experiment_command.h"
 #include "cli/keygen_command.h"
 #include "cli/launch_command.h"
+#include "cli/simulate_command.h"
 #include "cli/train_command.h"
 
 #include <unistd.h>
@@ -59,6 +60,21 @@ int main(int argc, char** argv) {
   keygen_cmd->add_option("--name", keygen.name, "Write one pair NAME.key / NAME.pub instead");
   keygen_cmd->add_flag("--force", keygen.force, "Replace existing key files");
 
+  starling::cli::SimulateOptions simulate;
+  auto* simulate_cmd = app.add_subcommand(
+      "simulate", "Predict samples/s, epoch time, speedup and bytes of a config's exchange at N peers");
+  simulate_cmd->add_option("-c,--config", simulate.config, "Topology configuration (TOML)")->required();
+  simulate_cmd->add_option("--set", simulate.overrides, "Override a config key: section.key=value (repeatable)");
+  simulate_cmd->add_option("--peers", simulate.peers, "Peers: N, a list 1,2,4,8 or a range 1-1024 of powers of two (default: the config's)");
+  simulate_cmd->add_option("--network", simulate.network, "RATE[:LATENCY] (10gbit, 1gbit:50us, 100mbit:1ms) or loopback (measured)")
+      ->capture_default_str();
+  simulate_cmd->add_option("--straggler", simulate.straggler, "Per-step time factor: none, lognormal:SIGMA, bimodal:P:FACTOR")
+      ->capture_default_str();
+  simulate_cmd->add_option("--hosts", simulate.hosts, "Hosts the peers share (default: one per peer; one for loopback)");
+  simulate_cmd->add_option("--cores-per-host", simulate.cores_per_host,
+                           "Cores of each host (default: this machine's for loopback, else learners x kernel threads + 2)");
+  simulate_cmd->add_option("--json", simulate.json, "Also write the predictions as JSON here");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -72,6 +88,7 @@ int main(int argc, char** argv) {
   if (train_cmd->parsed()) return starling::cli::run_train(train);
   if (peer_cmd->parsed()) return starling::cli::run_peer(peer, peer_id);
   if (keygen_cmd->parsed()) return starling::cli::run_keygen(keygen);
+  if (simulate_cmd->parsed()) return starling::cli::run_simulate(simulate);
   char self[PATH_MAX];
   const ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
   const std::string executable = n > 0 ? std::string(self, static_cast<std::size_t>(n)) : std::string(argv[0]);

@@ -1,6 +1,7 @@
 #include "gossip/peer_exchange.h"
 
 #include "gossip/curve_keys.h"
+#include "gossip/endpoint.h"
 #include "gossip/error.h"
 #include "gossip/mixing_schedule.h"
 #include "gossip/topology.h"
@@ -93,7 +94,7 @@ PeerExchange::PeerExchange(const ExchangeSpec& spec, protocols::Span<float> mode
   const auto [out, in] = links(spec);
   TransportOptions options;
   options.self = spec.peers[static_cast<std::size_t>(spec.rank)].id;
-  options.bind_endpoint = spec.peers[static_cast<std::size_t>(spec.rank)].endpoint;
+  options.bind_endpoint = bind_endpoint_for(spec.peers[static_cast<std::size_t>(spec.rank)].endpoint);
   for (int r : in) options.accept.push_back(spec.peers[static_cast<std::size_t>(r)].id);
   if (!spec.keys_dir.empty()) options.curve = load_security(spec);
   transport_ = std::make_unique<Transport>(context_, options);

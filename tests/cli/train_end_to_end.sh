@@ -6,17 +6,7 @@ starling=$1
 src=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
-
-expect_exit() {  # expect_exit CODE PATTERN ARGS...
-  local want=$1 pattern=$2; shift 2
-  set +e
-  "$starling" "$@" >"$tmp/out" 2>&1
-  local got=$?
-  set -e
-  [ "$got" -eq "$want" ] || { cat "$tmp/out"; fail "exit $got, expected $want for: $*"; }
-  grep -q -- "$pattern" "$tmp/out" || { cat "$tmp/out"; fail "output lacks '$pattern' for: $*"; }
-}
+source "$(dirname "$0")/expect_exit.sh"
 
 printf '[optimizer]\nbatch = 0\n' >"$tmp/bad.toml"
 expect_exit 2 "bad.toml:2: optimizer.batch" train --config "$tmp/bad.toml" --summary "$tmp/s.json"

@@ -1,0 +1,150 @@
+#!/usr/bin/python3
+"""Calibration of `starling simulate` against real runs on this machine.
+
+For every exchange mode of the shipped 4-peer MLP configs and every peer count (2, 4, 8 by
+default) it writes a config with that many [[peer]] entries, asks `starling simulate` for
+its prediction, runs `starling launch` for a short while (a few hundred iterations), and
+prints predicted against measured samples/s with the error. Loopback first (every peer on
+this host, as the simulator's `--network loopback` assumes); then, when root, the same in
+network namespaces with a rate limit (`scripts/netns.sh up N RATE` + `starling launch
+--netns`), simulated as `--network RATE --hosts 1`: the peers still share this host's cores.
+
+  bench/validate_simulator.py [--starling build/cli/starling] [--peers 2,4,8]
+      [--modes allreduce,local-sgd,...] [--iterations 300] [--repeats 2]
+      [--netns 100mbit|none] [--netns-modes allreduce,choco-topk] [--json FILE]
+
+Exit 0 when every point is within --tolerance (25 %), 1 otherwise, 2 on bad arguments.
+"""
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+MODES = ["allreduce", "local-sgd", "gossip", "exponential", "choco-topk", "async-gossip"]
+TRAIN_SAMPLES = 60000
+BASE_PORT = 6400  # away from the tests' 5600s
+
+
+def peers_config(mode, peers, folder):
+    """The shipped 4-peer config of `mode` with `peers` [[peer]] entries on this host."""
+    text = open(os.path.join(ROOT, "configs", f"fmnist-mlp-4peers-{mode}.toml")).read()
+    head = re.split(r"^\[\[peer\]\]", text, flags=re.M)[0]
+    tail = text[text.index("[compression]"):] if "[compression]" in text else ""
+    entries = "".join(f'[[peer]]\nid = {i}\nendpoint = "tcp://127.0.0.1:{BASE_PORT + i}"\n\n' for i in range(peers))
+    path = os.path.join(folder, f"{mode}-{peers}.toml")
+    with open(path, "w") as f:
+        f.write(head + entries + tail)
+    return path
+
+
+def run(cmd, timeout):
+    done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=timeout)
+    if done.returncode != 0:
+        sys.stderr.write(done.stderr[-3000:])
+        raise RuntimeError(f"{' '.join(cmd[:3])} ... exited {done.returncode}")
+    return done
+
+
+def predict(args, config, peers, network, folder):
+    out = os.path.join(folder, "prediction.json")
+    cmd = [args.starling, "simulate", "--config", config, "--peers", str(peers), "--json", out, "--network", network]
+    if network != "loopback":
+        cmd += ["--hosts", "1", "--cores-per-host", str(os.cpu_count())]
+    run(cmd, 120)
+    row = json.load(open(out))["predictions"][0]
+    return row["samples_per_second"], row["bound"]
+
+
+def measure(args, config, peers, iterations, netns, folder):
+    epochs = iterations * 32 * peers / TRAIN_SAMPLES
+    summary = os.path.join(folder, "summary.json")
+    cmd = [args.starling, "launch", "--config", config, "--summary", summary, "--set", f"run.epochs={epochs:.6f}",
+           "--set", "run.eval_every=1000.0", "--set", f'run.out_dir="{folder}"', "--set", "run.target_accuracy=0.0"]
+    if netns:
+        cmd.append("--netns")
+    rates = []
+    for _ in range(args.repeats):
+        run(cmd, 600)
+        rates.append(json.load(open(summary))["samples_per_second"])
+    return statistics.median(rates), rates
+
+
+def point(args, mode, peers, network, folder, rows):
+    config = peers_config(mode, peers, folder)
+    netns = network != "loopback"
+    iterations = args.netns_iterations if netns else args.iterations
+    predicted, bound = predict(args, config, peers, network, folder)
+    measured, rates = measure(args, config, peers, iterations, netns, folder)
+    error = (predicted - measured) / measured
+    row = {"mode": mode, "network": "netns:" + network if netns else network, "peers": peers,
+           "predicted": predicted, "measured": measured, "runs": rates, "error": error, "bound": bound}
+    rows.append(row)
+    flag = "" if abs(error) <= args.tolerance else "  MISS"
+    print(f"{mode:>13} {row['network']:>15} {peers:>5} {predicted:>11.0f} {measured:>11.0f} {error * 100:>+7.1f}%  {bound}{flag}",
+          flush=True)
+
+
+def netns_ready(rate, peers):
+    if rate == "none":
+        return False, "--netns none"
+    if os.geteuid() != 0:
+        return False, "not root"
+    done = subprocess.run([os.path.join(ROOT, "scripts", "netns.sh"), "up", str(peers), rate],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    return done.returncode == 0, done.stderr.strip()
+
+
+def netns_down(peers):
+    subprocess.run([os.path.join(ROOT, "scripts", "netns.sh"), "down", str(peers)], stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--starling", default=os.path.join(ROOT, "build", "cli", "starling"))
+    parser.add_argument("--peers", default="2,4,8")
+    parser.add_argument("--modes", default=",".join(MODES))
+    parser.add_argument("--iterations", type=int, default=300, help="iterations per peer of a loopback run")
+    parser.add_argument("--repeats", type=int, default=2, help="launches per point (the median counts)")
+    parser.add_argument("--netns", default="100mbit", help="rate of the namespaced runs, or none")
+    parser.add_argument("--netns-modes", default="allreduce,choco-topk")
+    parser.add_argument("--netns-iterations", type=int, default=40)
+    parser.add_argument("--tolerance", type=float, default=0.25)
+    parser.add_argument("--json", help="write every point here")
+    args = parser.parse_args()
+    peers = [int(p) for p in args.peers.split(",")]
+    modes = args.modes.split(",")
+    if any(m not in MODES for m in modes) or any(p < 2 for p in peers) or not os.access(args.starling, os.X_OK):
+        parser.error(f"modes are {MODES}, peers at least 2, and {args.starling} must exist (build first)")
+    rows = []
+    print(f"{'mode':>13} {'network':>15} {'peers':>5} {'predicted':>11} {'measured':>11} {'error':>8}  bound  (samples/s)")
+    with tempfile.TemporaryDirectory(prefix="starling-validate-") as folder:
+        for mode in modes:
+            for p in peers:
+                point(args, mode, p, "loopback", folder, rows)
+        for p in peers:
+            ready, why = netns_ready(args.netns, p)
+            if not ready:
+                print(f"(namespaced runs skipped: {why})")
+                break
+            try:
+                for mode in args.netns_modes.split(","):
+                    point(args, mode, p, args.netns, folder, rows)
+            finally:
+                netns_down(p)
+    misses = [r for r in rows if abs(r["error"]) > args.tolerance]
+    worst = max(abs(r["error"]) for r in rows) if rows else 0
+    print(f"{len(rows) - len(misses)} of {len(rows)} points within {args.tolerance:.0%} (worst {worst:.0%})")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"tolerance": args.tolerance, "points": rows}, f, indent=2)
+    return 1 if misses else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,212 @@
+#include "simulator/scaling_model.h"
+
+#include "gossip/topology.h"
+#include "simulator/collectives.h"
+#include "simulator/event_sim.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace starling::simulator {
+namespace {
+
+using gossip::ExchangeMode;
+
+constexpr int kMaxPeers = 1024;
+constexpr int kMaxStepsPerOrder = 64;  // the node's longest order (actors/node_actor.cpp)
+
+bool sparse_codec(const std::string& codec) {
+  return codec == "threshold" || codec == "topk" || codec == "qsgd" || codec == "sign";
+}
+bool half_codec(const std::string& codec) { return codec == "fp16" || codec == "bf16"; }
+
+// The latency of a ring step among q peers on one host: measured at a few q, linear in
+// between, and beyond the largest measured q proportional to q (each step then waits for
+// the context switches of q peers' threads, which grow with q).
+double crowded_latency(const Measured& m, int q) {
+  if (m.crowded_latency.empty()) return m.loopback.alpha_seconds;
+  auto hi = m.crowded_latency.lower_bound(q);
+  if (hi == m.crowded_latency.end()) {
+    const auto& [last_q, last] = *m.crowded_latency.rbegin();
+    return last * q / last_q;
+  }
+  if (hi->first == q || hi == m.crowded_latency.begin()) return hi->second;
+  const auto lo = std::prev(hi);
+  const double f = static_cast<double>(q - lo->first) / (hi->first - lo->first);
+  return lo->second + f * (hi->second - lo->second);
+}
+
+int host_peers(const Cluster& c) { return std::min(c.peers, peers_per_host(c)); }
+
+Wire wire_for(const Measured& m, const Cluster& c, int cores) {
+  const int q = host_peers(c);
+  Wire w;
+  double beta = c.network.link.beta_bytes_per_second;
+  if (c.network.loopback) {
+    w.alpha = q > 1 ? crowded_latency(m, q) : m.loopback.alpha_seconds;
+    beta = m.loopback.beta_bytes_per_second;
+  } else {
+    w.alpha = c.network.link.alpha_seconds + (q > 1 ? std::max(0.0, crowded_latency(m, q) - m.loopback.alpha_seconds) : 0.0);
+  }
+  const double cpu = q * m.loopback.cpu_seconds_per_byte / std::min(cores, 2 * q);
+  w.seconds_per_byte = std::max(1.0 / beta, cpu);
+  return w;
+}
+
+// Out-degree of one gossip round on the config's topology.
+int gossip_degree(const Workload& work, int p) {
+  if (p < 2) return 0;
+  if (work.topology == "one-peer-exponential") return 1;
+  if (work.topology == "torus") return gossip::torus(p).degree(0);
+  if (work.topology == "exponential") return gossip::exponential(p).degree(0);
+  if (work.topology == "complete") return p - 1;
+  if (work.topology == "random") return gossip::random_regular(p, work.random_degree, 1).degree(0);
+  return gossip::ring(p).degree(0);
+}
+
+// One exchange of the config's mode and codec among p peers.
+Cost exchange_cost(const Workload& work, const Measured& m, int p, const Wire& wire) {
+  if (p < 2) return {};
+  const double n = work.parameters, bytes = 4 * n, add = m.add_seconds_per_element;
+  const double enc = m.codec.encode_seconds_per_element, dec = m.codec.decode_seconds_per_element, w = m.codec.wire_bytes;
+  const bool plain = work.codec == "none";
+  switch (work.mode) {
+    case ExchangeMode::allreduce:
+    case ExchangeMode::local_sgd: {
+      if (plain) return ring_allreduce(p, bytes, n, wire, add);
+      if (half_codec(work.codec)) {
+        Cost c = ring_allreduce(p, bytes / 2, n, wire, add);
+        c.seconds += 2.0 * (p - 1) / p * n * (enc + dec);
+        return c;
+      }
+      if (sparse_codec(work.codec)) {
+        Cost c = ring_allgather(p, w, wire);
+        c.seconds += n * enc + p * n * dec;
+        return c;
+      }
+      // PowerSGD: two reductions (P, then Q) of the low-rank factors.
+      Cost c = ring_allreduce(p, w, w / 4, wire, add);
+      c.seconds += 2.0 * (p - 1) * wire.alpha + n * (enc + dec);
+      return c;
+    }
+    case ExchangeMode::gossip: {
+      const int d = gossip_degree(work, p);
+      if (plain) {
+        Cost c = neighbour_push(d, bytes, wire);
+        c.seconds += (d + 1) * n * add;
+        return c;
+      }
+      Cost c = neighbour_push(d, w, wire);  // CHOCO-SGD: the compressed change of the public copy
+      c.seconds += n * enc + d * n * dec + (d + 2) * n * add;
+      return c;
+    }
+    case ExchangeMode::async_gossip: {
+      Cost c = pairwise_exchange(bytes, wire);
+      c.seconds += 2 * n * add;
+      return c;
+    }
+    case ExchangeMode::none: break;
+  }
+  return {};
+}
+
+// Whose vectors a peer waits for in synchronous gossip round r.
+InNeighbours in_neighbours(const Workload& work, int p) {
+  if (work.topology == "one-peer-exponential")
+    return [p](int rank, std::uint64_t r) { return std::vector<int>{gossip::one_peer_exponential_in(p, rank, r)}; };
+  const gossip::Topology t = work.topology == "torus"         ? gossip::torus(p)
+                             : work.topology == "exponential" ? gossip::exponential(p)
+                             : work.topology == "complete"    ? gossip::complete(p)
+                             : work.topology == "random"      ? gossip::random_regular(p, work.random_degree, 1)
+                                                              : gossip::ring(p);
+  return [t](int rank, std::uint64_t) { return t.neighbors(rank); };
+}
+
+std::vector<std::vector<int>> neighbour_lists(const Workload& work, int p) {
+  const InNeighbours in = in_neighbours(work, p);
+  std::vector<std::vector<int>> out(static_cast<std::size_t>(p));
+  for (int i = 0; i < p; ++i) out[static_cast<std::size_t>(i)] = in(i, 0);
+  return out;
+}
+
+// A round of the config at cluster size c.peers: the event model of its synchronization.
+double round_seconds(const Workload& work, const RoundModel& model) {
+  if (model.peers < 2) return model.steps_per_round * model.step_seconds * model.stragglers.mean() + model.round_overhead_seconds;
+  switch (work.mode) {
+    case ExchangeMode::gossip: return neighbour_round_seconds(model, in_neighbours(work, model.peers));
+    case ExchangeMode::async_gossip: {
+      RoundModel m = model;  // one event per round of `period` steps
+      m.step_seconds *= m.steps_per_round, m.steps_per_round = 1;
+      return staleness_step_seconds(m, neighbour_lists(work, model.peers),
+                                    std::max<std::uint64_t>(1, work.max_staleness / std::max(1, model.steps_per_round)));
+    }
+    default: return barrier_round_seconds(model);
+  }
+}
+
+// Rate of one peer alone: no exchange, orders of up to 64 steps.
+double single_peer_rate(const Workload& work, const Measured& m, const Cluster& c, int cores) {
+  Cluster one = c;
+  one.peers = 1;
+  const double share = std::max(1.0, static_cast<double>(work.learners) * work.kernel_threads / cores);
+  const double step = m.step_seconds * share * c.stragglers.mean() + 2 * m.handoff_seconds / kMaxStepsPerOrder;
+  return work.learners * work.batch / step;
+}
+
+}  // namespace
+
+int peers_per_host(const Cluster& c) {
+  const int hosts = c.hosts > 0 ? c.hosts : (c.network.loopback ? 1 : c.peers);
+  return (c.peers + hosts - 1) / hosts;
+}
+
+int cores_per_host(const Workload& work, const Cluster& c, int this_machine_cores) {
+  if (c.cores_per_host > 0) return c.cores_per_host;
+  if (c.network.loopback) return std::max(1, this_machine_cores);
+  return work.learners * work.kernel_threads + 2;  // the learners, the node's thread and the I/O thread
+}
+
+Prediction predict(const Workload& work, const Measured& m, const Cluster& c, int this_machine_cores) {
+  if (c.peers < 1 || c.peers > kMaxPeers) throw SpecError("--peers: " + std::to_string(c.peers) + " is outside 1..1024");
+  const int cores = cores_per_host(work, c, this_machine_cores), q = host_peers(c);
+  const int period = std::max(1, work.period);
+  const double threads = static_cast<double>(q) * work.learners * work.kernel_threads;
+  const double share = std::max(1.0, threads / cores);
+  const double step = threads > 1 && m.shared_step_seconds > 0 ? m.shared_step_seconds : m.step_seconds;
+  const Wire wire = wire_for(m, c, cores);
+  const Cost exchange = exchange_cost(work, m, c.peers, wire);
+  const Cost latency_only = exchange_cost(work, m, c.peers, Wire{wire.alpha, 0.0});
+
+  RoundModel model;
+  model.peers = c.peers;
+  model.steps_per_round = period;
+  model.step_seconds = step * share;
+  model.round_overhead_seconds = 2 * m.handoff_seconds * std::ceil(static_cast<double>(period) / kMaxStepsPerOrder);
+  model.exchange_seconds = exchange.seconds;
+  model.stragglers = c.stragglers;
+  model.seed = c.seed;
+
+  Prediction out;
+  out.peers = c.peers;
+  out.round_seconds = c.peers < 2 ? period * (step * share * c.stragglers.mean() + 2 * m.handoff_seconds / kMaxStepsPerOrder)
+                                  : round_seconds(work, model);
+  const double per_round = static_cast<double>(c.peers) * work.learners * work.batch * period;
+  out.samples_per_second = per_round / out.round_seconds;
+  out.epoch_seconds = work.epoch_samples / out.samples_per_second;
+  const double one = single_peer_rate(work, m, c, cores);
+  out.speedup = out.samples_per_second / one;
+  out.efficiency = out.speedup / c.peers;
+  out.bytes_per_peer_per_round = exchange.bytes_sent;
+  out.compute_seconds = c.peers < 2 ? out.round_seconds : period * model.step_seconds * c.stragglers.mean() + model.round_overhead_seconds;
+  out.exchange_seconds = exchange.seconds;
+  out.wait_seconds = std::max(0.0, out.round_seconds - out.compute_seconds - out.exchange_seconds);
+  out.comm_bound_speedup = exchange.seconds > 0 ? per_round / exchange.seconds / one : 0.0;
+  const double bandwidth = exchange.seconds - latency_only.seconds;
+  if (out.wait_seconds > std::max(out.compute_seconds, out.exchange_seconds)) out.bound = "stragglers";
+  else if (out.compute_seconds >= out.exchange_seconds) out.bound = "compute";
+  else out.bound = bandwidth >= latency_only.seconds ? "network" : "latency";
+  return out;
+}
+
+}  // namespace starling::simulator
