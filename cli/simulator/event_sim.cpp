@@ -1,4 +1,4 @@
-#include "simulator/event_sim.h"
+#include "cli/simulator/event_sim.h"
 
 #include <algorithm>
 #include <queue>

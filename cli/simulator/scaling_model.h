@@ -18,9 +18,9 @@
 //            and each message waits for the context switches of a crowded host: α is then
 //            the measured latency of a ring step among that many peers.
 #include "gossip/peer_exchange.h"
-#include "simulator/network.h"
-#include "simulator/probes.h"
-#include "simulator/stragglers.h"
+#include "cli/simulator/network.h"
+#include "cli/simulator/probes.h"
+#include "cli/simulator/stragglers.h"
 
 #include <cstdint>
 #include <map>

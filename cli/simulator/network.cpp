@@ -1,4 +1,4 @@
-#include "simulator/network.h"
+#include "cli/simulator/network.h"
 
 #include <cctype>
 #include <cstdlib>

@@ -1,4 +1,4 @@
-#include "simulator/collectives.h"
+#include "cli/simulator/collectives.h"
 
 #include <algorithm>
 #include <cmath>
