@@ -16,9 +16,12 @@ network namespaces with a rate limit (`scripts/netns.sh up N RATE` + `starling l
 Exit 0 when every point is within --tolerance (25 %), 1 otherwise, 2 on bad arguments.
 """
 import argparse
+import csv
+import glob
 import json
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -60,18 +63,46 @@ def predict(args, config, peers, network, folder):
     return row["samples_per_second"], row["bound"]
 
 
+def window_rate(folder):
+    """Samples/s of the run's second half, summed over the peers: each peer's metrics CSV has
+    a row at the midpoint's evaluation and one at the end, and each row's samples over its
+    samples/s is the training time so far (evaluations excluded). What comes before the
+    midpoint (processes starting one after another, the first rounds' page faults and
+    connections) is not the steady state the simulator predicts."""
+    total = 0.0
+    files = glob.glob(os.path.join(folder, "*.metrics.csv"))
+    if not files:
+        raise RuntimeError(f"no metrics CSV in {folder}")
+    for path in files:
+        rows = list(csv.DictReader(open(path)))
+        if len(rows) < 2:
+            raise RuntimeError(f"{path}: {len(rows)} evaluation rows, the window needs 2")
+        (a, b) = (rows[0], rows[-1])
+        sa, sb = float(a["samples"]), float(b["samples"])
+        ta, tb = sa / float(a["samples_per_second"]), sb / float(b["samples_per_second"])
+        total += (sb - sa) / max(tb - ta, 1e-9)
+    return total
+
+
 def measure(args, config, peers, iterations, netns, folder):
+    """Median over --repeats launches of the steady-state samples/s (window_rate), and of the
+    whole run's (the launch summary: start-up included) for reference."""
     epochs = iterations * 32 * peers / TRAIN_SAMPLES
-    summary = os.path.join(folder, "summary.json")
-    cmd = [args.starling, "launch", "--config", config, "--summary", summary, "--set", f"run.epochs={epochs:.6f}",
-           "--set", "run.eval_every=1000.0", "--set", f'run.out_dir="{folder}"', "--set", "run.target_accuracy=0.0"]
-    if netns:
-        cmd.append("--netns")
-    rates = []
-    for _ in range(args.repeats):
+    half = (iterations // 16 * 8) * 32 * peers / TRAIN_SAMPLES  # one evaluation near the midpoint, after an exchange of local SGD's period 8
+    rates, whole = [], []
+    for r in range(args.repeats):
+        out = os.path.join(folder, f"run{r}")
+        shutil.rmtree(out, ignore_errors=True)
+        os.makedirs(out)
+        summary = os.path.join(out, "summary.json")
+        cmd = [args.starling, "launch", "--config", config, "--summary", summary, "--set", f"run.epochs={epochs:.6f}",
+               "--set", f"run.eval_every={half:.6f}", "--set", f'run.out_dir="{out}"', "--set", "run.target_accuracy=0.0"]
+        if netns:
+            cmd.append("--netns")
         run(cmd, 600)
-        rates.append(json.load(open(summary))["samples_per_second"])
-    return statistics.median(rates), rates
+        whole.append(json.load(open(summary))["samples_per_second"])
+        rates.append(window_rate(out))
+    return statistics.median(rates), rates, statistics.median(whole)
 
 
 def point(args, mode, peers, network, folder, rows):
@@ -79,13 +110,13 @@ def point(args, mode, peers, network, folder, rows):
     netns = network != "loopback"
     iterations = args.netns_iterations if netns else args.iterations
     predicted, bound = predict(args, config, peers, network, folder)
-    measured, rates = measure(args, config, peers, iterations, netns, folder)
+    measured, rates, whole = measure(args, config, peers, iterations, netns, folder)
     error = (predicted - measured) / measured
     row = {"mode": mode, "network": "netns:" + network if netns else network, "peers": peers,
-           "predicted": predicted, "measured": measured, "runs": rates, "error": error, "bound": bound}
+           "predicted": predicted, "measured": measured, "runs": rates, "whole_run": whole, "error": error, "bound": bound}
     rows.append(row)
     flag = "" if abs(error) <= args.tolerance else "  MISS"
-    print(f"{mode:>13} {row['network']:>15} {peers:>5} {predicted:>11.0f} {measured:>11.0f} {error * 100:>+7.1f}%  {bound}{flag}",
+    print(f"{mode:>13} {row['network']:>15} {peers:>5} {predicted:>11.0f} {measured:>11.0f} {error * 100:>+7.1f}%  {bound:<10} {whole:>9.0f}{flag}",
           flush=True)
 
 
@@ -122,7 +153,7 @@ def main():
     if any(m not in MODES for m in modes) or any(p < 2 for p in peers) or not os.access(args.starling, os.X_OK):
         parser.error(f"modes are {MODES}, peers at least 2, and {args.starling} must exist (build first)")
     rows = []
-    print(f"{'mode':>13} {'network':>15} {'peers':>5} {'predicted':>11} {'measured':>11} {'error':>8}  bound  (samples/s)")
+    print(f"{'mode':>13} {'network':>15} {'peers':>5} {'predicted':>11} {'measured':>11} {'error':>8}  {'bound':<10} {'whole run':>9}  (samples/s)")
     with tempfile.TemporaryDirectory(prefix="starling-validate-") as folder:
         for mode in modes:
             for p in peers:
