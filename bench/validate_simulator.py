@@ -10,7 +10,7 @@ network namespaces with a rate limit (`scripts/netns.sh up N RATE` + `starling l
 --netns`), simulated as `--network RATE --hosts 1`: the peers still share this host's cores.
 
   bench/validate_simulator.py [--starling build/cli/starling] [--peers 2,4,8]
-      [--modes allreduce,local-sgd,...] [--iterations 300] [--repeats 2]
+      [--modes allreduce,local-sgd,...] [--iterations 300] [--repeats 3]
       [--netns 100mbit|none] [--netns-modes allreduce,choco-topk] [--json FILE]
 
 Exit 0 when every point is within --tolerance (25 %), 1 otherwise, 2 on bad arguments.
@@ -84,13 +84,17 @@ def window_rate(folder):
     return total
 
 
-def measure(args, config, peers, iterations, netns, folder):
-    """Median over --repeats launches of the steady-state samples/s (window_rate), and of the
-    whole run's (the launch summary: start-up included) for reference."""
+def measure(args, config, peers, iterations, netns, network, folder):
+    """--repeats times, interleaved: a prediction (the simulator's probes measure this shared
+    machine as it is at that moment) and a launch's steady-state samples/s (window_rate),
+    with the whole run's (the launch summary: start-up included) for reference. Medians of
+    each: the machine's load moves probes and runs alike, by 20-40 %."""
     epochs = iterations * 32 * peers / TRAIN_SAMPLES
     half = (iterations // 16 * 8) * 32 * peers / TRAIN_SAMPLES  # one evaluation near the midpoint, after an exchange of local SGD's period 8
-    rates, whole = [], []
+    predicted, bounds, rates, whole = [], [], [], []
     for r in range(args.repeats):
+        rate, bound = predict(args, config, peers, network, folder)
+        predicted.append(rate), bounds.append(bound)
         out = os.path.join(folder, f"run{r}")
         shutil.rmtree(out, ignore_errors=True)
         os.makedirs(out)
@@ -102,22 +106,21 @@ def measure(args, config, peers, iterations, netns, folder):
         run(cmd, 600)
         whole.append(json.load(open(summary))["samples_per_second"])
         rates.append(window_rate(out))
-    return statistics.median(rates), rates, statistics.median(whole)
+    return {"predicted": statistics.median(predicted), "predictions": predicted, "bound": statistics.mode(bounds),
+            "measured": statistics.median(rates), "runs": rates, "whole_run": statistics.median(whole)}
 
 
 def point(args, mode, peers, network, folder, rows):
     config = peers_config(mode, peers, folder)
     netns = network != "loopback"
     iterations = args.netns_iterations if netns else args.iterations
-    predicted, bound = predict(args, config, peers, network, folder)
-    measured, rates, whole = measure(args, config, peers, iterations, netns, folder)
-    error = (predicted - measured) / measured
-    row = {"mode": mode, "network": "netns:" + network if netns else network, "peers": peers,
-           "predicted": predicted, "measured": measured, "runs": rates, "whole_run": whole, "error": error, "bound": bound}
+    row = {"mode": mode, "network": "netns:" + network if netns else network, "peers": peers}
+    row.update(measure(args, config, peers, iterations, netns, network, folder))
+    row["error"] = error = (row["predicted"] - row["measured"]) / row["measured"]
     rows.append(row)
     flag = "" if abs(error) <= args.tolerance else "  MISS"
-    print(f"{mode:>13} {row['network']:>15} {peers:>5} {predicted:>11.0f} {measured:>11.0f} {error * 100:>+7.1f}%  {bound:<10} {whole:>9.0f}{flag}",
-          flush=True)
+    print(f"{mode:>13} {row['network']:>15} {peers:>5} {row['predicted']:>11.0f} {row['measured']:>11.0f} {error * 100:>+7.1f}%"
+          f"  {row['bound']:<10} {row['whole_run']:>9.0f}{flag}", flush=True)
 
 
 def netns_ready(rate, peers):
@@ -141,7 +144,7 @@ def main():
     parser.add_argument("--peers", default="2,4,8")
     parser.add_argument("--modes", default=",".join(MODES))
     parser.add_argument("--iterations", type=int, default=300, help="iterations per peer of a loopback run")
-    parser.add_argument("--repeats", type=int, default=2, help="launches per point (the median counts)")
+    parser.add_argument("--repeats", type=int, default=3, help="predictions and launches per point, interleaved (the medians count)")
     parser.add_argument("--netns", default="100mbit", help="rate of the namespaced runs, or none")
     parser.add_argument("--netns-modes", default="allreduce,choco-topk")
     parser.add_argument("--netns-iterations", type=int, default=40)
