@@ -64,20 +64,22 @@ def predict(args, config, peers, network, folder):
 
 
 def window_rate(folder):
-    """Samples/s of the run's second half, summed over the peers: each peer's metrics CSV has
-    a row at the midpoint's evaluation and one at the end, and each row's samples over its
-    samples/s is the training time so far (evaluations excluded). What comes before the
-    midpoint (processes starting one after another, the first rounds' page faults and
-    connections) is not the steady state the simulator predicts."""
+    """Samples/s of the run's middle, summed over the peers: each peer's metrics CSV has a
+    row at every evaluation, and each row's samples over its samples/s is the training time
+    so far (evaluations excluded); the window runs from the first evaluation to the one
+    before the last. What comes before it (processes starting one after another, the first
+    rounds' page faults and connections) and the last stretch (gossip's closing all-reduce,
+    75 ms at 100 Mbit/s: as much as 20 CHOCO rounds) belong to a short run, not to the
+    steady state the simulator predicts."""
     total = 0.0
     files = glob.glob(os.path.join(folder, "*.metrics.csv"))
     if not files:
         raise RuntimeError(f"no metrics CSV in {folder}")
     for path in files:
         rows = list(csv.DictReader(open(path)))
-        if len(rows) < 2:
-            raise RuntimeError(f"{path}: {len(rows)} evaluation rows, the window needs 2")
-        (a, b) = (rows[0], rows[-1])
+        if len(rows) < 3:
+            raise RuntimeError(f"{path}: {len(rows)} evaluation rows, the window needs 3")
+        (a, b) = (rows[0], rows[-2])
         sa, sb = float(a["samples"]), float(b["samples"])
         ta, tb = sa / float(a["samples_per_second"]), sb / float(b["samples_per_second"])
         total += (sb - sa) / max(tb - ta, 1e-9)
@@ -90,7 +92,8 @@ def measure(args, config, peers, iterations, netns, network, folder):
     with the whole run's (the launch summary: start-up included) for reference. Medians of
     each: the machine's load moves probes and runs alike, by 20-40 %."""
     epochs = iterations * 32 * peers / TRAIN_SAMPLES
-    half = (iterations // 16 * 8) * 32 * peers / TRAIN_SAMPLES  # one evaluation near the midpoint, after an exchange of local SGD's period 8
+    # Evaluations every 2/5 of the run (after an exchange of local SGD's period 8) and at its end.
+    every = max(8, iterations * 2 // 5 // 8 * 8) * 32 * peers / TRAIN_SAMPLES
     predicted, bounds, rates, whole = [], [], [], []
     for r in range(args.repeats):
         rate, bound = predict(args, config, peers, network, folder)
@@ -100,7 +103,7 @@ def measure(args, config, peers, iterations, netns, network, folder):
         os.makedirs(out)
         summary = os.path.join(out, "summary.json")
         cmd = [args.starling, "launch", "--config", config, "--summary", summary, "--set", f"run.epochs={epochs:.6f}",
-               "--set", f"run.eval_every={half:.6f}", "--set", f'run.out_dir="{out}"', "--set", "run.target_accuracy=0.0"]
+               "--set", f"run.eval_every={every:.6f}", "--set", f'run.out_dir="{out}"', "--set", "run.target_accuracy=0.0"]
         if netns:
             cmd.append("--netns")
         run(cmd, 600)
@@ -147,7 +150,7 @@ def main():
     parser.add_argument("--repeats", type=int, default=3, help="predictions and launches per point, interleaved (the medians count)")
     parser.add_argument("--netns", default="100mbit", help="rate of the namespaced runs, or none")
     parser.add_argument("--netns-modes", default="allreduce,choco-topk")
-    parser.add_argument("--netns-iterations", type=int, default=40)
+    parser.add_argument("--netns-iterations", type=int, default=48)
     parser.add_argument("--tolerance", type=float, default=0.25)
     parser.add_argument("--json", help="write every point here")
     args = parser.parse_args()
