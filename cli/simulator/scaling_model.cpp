@@ -65,11 +65,15 @@ int gossip_degree(const Workload& work, int p) {
   return gossip::ring(p).degree(0);
 }
 
-// One exchange of the config's mode and codec among p peers.
-Cost exchange_cost(const Workload& work, const Measured& m, int p, const Wire& wire) {
+// One exchange of the config's mode and codec among p peers. `cpu_share` stretches the
+// exchange's CPU work (reductions, mixing, encode and decode) as compute is stretched: on a
+// host whose peers outnumber its cores, every peer does that work at the same time as the
+// others, on the same cores.
+Cost exchange_cost(const Workload& work, const Measured& m, int p, const Wire& wire, double cpu_share = 1.0) {
   if (p < 2) return {};
-  const double n = work.parameters, bytes = 4 * n, add = m.add_seconds_per_element;
-  const double enc = m.codec.encode_seconds_per_element, dec = m.codec.decode_seconds_per_element, w = m.codec.wire_bytes;
+  const double n = work.parameters, bytes = 4 * n, add = m.add_seconds_per_element * cpu_share;
+  const double enc = m.codec.encode_seconds_per_element * cpu_share, dec = m.codec.decode_seconds_per_element * cpu_share;
+  const double w = m.codec.wire_bytes;
   const bool plain = work.codec == "none";
   switch (work.mode) {
     case ExchangeMode::allreduce:
@@ -97,8 +101,11 @@ Cost exchange_cost(const Workload& work, const Measured& m, int p, const Wire& w
         c.seconds += (d + 1) * n * add;
         return c;
       }
-      Cost c = neighbour_push(d, w, wire);  // CHOCO-SGD: the compressed change of the public copy
-      c.seconds += n * enc + d * n * dec + (d + 2) * n * add;
+      // CHOCO-SGD (gossip/choco_gossip.cpp) per round: the change x − x̂ (a pass over n), its
+      // encoding, its decoding into the own public copy and each neighbour's decoded into
+      // theirs, and the mix x += γ Σ W_ij (x̂_j − x̂_i) (a pass per neighbour and the own copy).
+      Cost c = neighbour_push(d, w, wire);
+      c.seconds += n * enc + (d + 1) * n * dec + (d + 2) * n * add;
       return c;
     }
     case ExchangeMode::async_gossip: {
@@ -175,14 +182,21 @@ Prediction predict(const Workload& work, const Measured& m, const Cluster& c, in
   const double share = std::max(1.0, threads / cores);
   const double step = threads > 1 && m.shared_step_seconds > 0 ? m.shared_step_seconds : m.step_seconds;
   const Wire wire = wire_for(m, c, cores);
-  const Cost exchange = exchange_cost(work, m, c.peers, wire);
-  const Cost latency_only = exchange_cost(work, m, c.peers, Wire{wire.alpha, 0.0});
+  // The exchange runs on one thread per peer (the node's): its CPU work is shared once the
+  // host's peers outnumber its cores.
+  const double exchange_share = std::max(1.0, static_cast<double>(q) / cores);
+  const Cost exchange = exchange_cost(work, m, c.peers, wire, exchange_share);
+  const Cost latency_only = exchange_cost(work, m, c.peers, Wire{wire.alpha, 0.0}, exchange_share);
+  // The node hands each order to its learners and takes their reports back: two thread
+  // wake-ups per order, which on a host shared by several peers wait like any message
+  // there, for the context switches the ring probe measured among that many peers.
+  const double handoff = q > 1 ? std::max(m.handoff_seconds, crowded_latency(m, q)) : m.handoff_seconds;
 
   RoundModel model;
   model.peers = c.peers;
   model.steps_per_round = period;
   model.step_seconds = step * share;
-  model.round_overhead_seconds = 2 * m.handoff_seconds * std::ceil(static_cast<double>(period) / kMaxStepsPerOrder);
+  model.round_overhead_seconds = 2 * handoff * std::ceil(static_cast<double>(period) / kMaxStepsPerOrder);
   model.exchange_seconds = exchange.seconds;
   model.stragglers = c.stragglers;
   model.seed = c.seed;
