@@ -9,14 +9,6 @@
 
 namespace starling::gossip {
 
-namespace {
-
-protocols::ByteSpan bytes_of(const float* p, std::size_t count) {
-  return {reinterpret_cast<const std::uint8_t*>(p), count * sizeof(float)};
-}
-
-}  // namespace
-
 AllreduceRing::AllreduceRing(Transport& transport, std::vector<PeerId> ring, protocols::Span<float> data,
                              AllreduceOptions options)
     : transport_(transport), ring_(std::move(ring)), data_(data), options_(options), round_(options.first_round) {
@@ -72,6 +64,7 @@ void AllreduceRing::run(protocols::Span<float> residual) {
       if (step + 1 < steps) send_segment(step + 1, s, round, m);
     }
   }
+  fence_.wait(deadline);
 }
 
 void AllreduceRing::send_segment(int step, const Segment& s, std::uint64_t round, const Message& received) {
@@ -82,7 +75,10 @@ void AllreduceRing::send_segment(int step, const Segment& s, std::uint64_t round
   h.round = round;
   h.tensor_offset = s.begin;
   h.tensor_length = s.count;
-  if (!codec_) return transport_.send(right_, h, bytes_of(data_.data() + s.begin, s.count));
+  // fp32 segments go out of data_ itself: a segment sent at step t is next written at step
+  // t + p - 1, after its sum has come round the ring, so the right neighbour has long
+  // read it; run() waits for ZeroMQ to let go of the last ones before it returns.
+  if (!codec_) return transport_.send(right_, h, fence_.lend(data_.data() + s.begin, s.count * sizeof(float)));
   // All-gather steps after the owner's pass its rounded chunk on as it came.
   if (step >= size_) return transport_.send(right_, h, received.bytes());
   transport_.send(right_, h, round_to_wire(step, s));
