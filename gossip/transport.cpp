@@ -5,6 +5,7 @@
 #include <cstring>
 #include <vector>
 
+#include "gossip/buffer_heap.h"
 #include "gossip/error.h"
 #include "gossip/io_loop.h"
 #include "gossip/zap_handler.h"
@@ -45,6 +46,7 @@ IoLoopOptions loop_options(const TransportOptions& o, std::string control, const
 
 Transport::Transport(zmq::context_t& context, TransportOptions options)
     : options_(std::move(options)), control_(context, zmq::socket_type::pair) {
+  keep_message_buffers_in_heap();
   if (options_.curve) {
     validate(*options_.curve);
     zap_ = std::make_unique<ZapRegistration>(context, *options_.curve, stats_);

@@ -5,7 +5,8 @@
 // commands travel over an inproc PAIR, validated incoming messages come back through a
 // thread-safe Inbox. Every message is a header frame + payload frame (protocols/frame.h);
 // invalid ones are dropped and counted per reason, never raised. Every wait has a deadline
-// and ends in TimeoutError; socket failures raise IoError.
+// and ends in TimeoutError; socket failures raise IoError. The first Transport of a process
+// keeps message-sized buffers in glibc's heap (gossip/buffer_heap.h).
 //
 // Security (optional, TransportOptions::curve): the ROUTER is a CURVE server admitting only
 // allow-listed client keys through the context's ZAP handler (gossip/zap_handler.h), each
