@@ -70,12 +70,13 @@ class AllreduceRing {
 
   std::size_t chunk_begin(std::size_t chunk) const;
   int chunk_at(int step) const;
-  void send_segment(int step, const Segment& s, std::uint64_t round, const Message& received);
+  void send_segment(int step, const Segment& s, std::uint64_t round, const Message& received, std::uint32_t crc);
   protocols::ByteSpan round_to_wire(int step, const Segment& s);
-  Message receive_segment(int step, const Segment& s, std::uint64_t round,
-                          Transport::Clock::time_point deadline);
+  Message receive_segment(int step, const Segment& s, std::uint64_t round, Transport::Clock::time_point deadline,
+                          std::uint32_t& crc);
   bool matches(const Message& m, int step, const Segment& s, std::uint64_t round);
-  protocols::Error absorb(int step, const Segment& s, const Message& m);
+  protocols::Error absorb(int step, const Segment& s, const Message& m, std::uint32_t& crc);
+  std::uint32_t reduce_fp32(float* dst, const unsigned char* src, std::size_t count, bool owner) const;
 
   Transport& transport_;
   std::vector<PeerId> ring_;

@@ -135,12 +135,24 @@ void Transport::send(PeerId to, protocols::FrameHeader header, protocols::ByteSp
 }
 
 void Transport::send(PeerId to, protocols::FrameHeader header, zmq::message_t payload) {
-  if (!routes_.count(to)) STARLING_GOSSIP_THROW(InvalidArgument, "no route to peer " + std::to_string(to));
-  if (payload.size() > UINT32_MAX) STARLING_GOSSIP_THROW(InvalidArgument, "payload over 4 GiB");
   header.sender = options_.self;
   std::vector<std::uint8_t> head;
   protocols::encode_header_for(
       header, {static_cast<const std::uint8_t*>(payload.data()), payload.size()}, head);
+  send_encoded(to, head, std::move(payload));
+}
+
+void Transport::send_checksummed(PeerId to, protocols::FrameHeader header, zmq::message_t payload) {
+  header.sender = options_.self;
+  header.payload_length = static_cast<std::uint32_t>(payload.size());
+  std::vector<std::uint8_t> head;
+  protocols::encode_header(header, head);
+  send_encoded(to, head, std::move(payload));
+}
+
+void Transport::send_encoded(PeerId to, std::vector<std::uint8_t>& head, zmq::message_t payload) {
+  if (!routes_.count(to)) STARLING_GOSSIP_THROW(InvalidArgument, "no route to peer " + std::to_string(to));
+  if (payload.size() > UINT32_MAX) STARLING_GOSSIP_THROW(InvalidArgument, "payload over 4 GiB");
   zmq::message_t args[2] = {zmq::message_t(head.data(), head.size()), std::move(payload)};
   send_command(static_cast<std::uint8_t>(IoCommand::send), to, args, 2);
 }

@@ -99,6 +99,10 @@ class Transport {
   void send(PeerId to, protocols::FrameHeader header, protocols::ByteSpan payload);
   /// As above, handing over an already built payload without a copy.
   void send(PeerId to, protocols::FrameHeader header, zmq::message_t payload);
+  /// As above, keeping header.payload_crc: the caller already knows the payload's CRC-32C
+  /// (a payload forwarded unchanged, or one checksummed while it was computed), so it is
+  /// not read once more. A wrong CRC only makes the receiver drop the message.
+  void send_checksummed(PeerId to, protocols::FrameHeader header, zmq::message_t payload);
 
   /// The oldest received message; TimeoutError at the deadline, IoError once stopped.
   Message receive(Clock::time_point deadline);
@@ -117,6 +121,7 @@ class Transport {
   void send_command(std::uint8_t code, PeerId peer, zmq::message_t* args, std::size_t count);
   void await_reply(const std::string& what);
   void connect_with(PeerId peer, const std::string& endpoint, const std::string* server_key);
+  void send_encoded(PeerId to, std::vector<std::uint8_t>& head, zmq::message_t payload);
 
   TransportOptions options_;
   Inbox inbox_;
