@@ -82,6 +82,7 @@ std::string setup_of(const Variant& v) {
   if (x.mode == gossip::ExchangeMode::local_sgd) out << " every " << c.node.period;
   if (x.codec != "none") out << ", " << x.codec;
   if (x.adaptive) out << " adaptive";
+  if (c.node.overlap) out << ", overlapped";
   out << ", " << peers << "×" << (c.node.learners > 0 ? std::to_string(c.node.learners) : std::string("auto"))
       << " " << actors::intra_sync_name(c.node.intra_sync) << ", batch " << c.node.train.learner.batch;
   if (!v.network.empty()) out << ", " << v.network;
