@@ -41,6 +41,13 @@ struct NodeSpec {
   /// shard (exchange.rank of exchange.peers.size()) of the data.
   gossip::ExchangeSpec exchange;
   int period = 1;
+  /// Mix beside the learners' compute (gossip/overlapped_exchange.h): at each exchange point
+  /// z is snapshotted and mixed on a thread of its own while the learners go on, and the mix
+  /// is added as a correction z ← z + (mixed − snapshot) at the next exchange point, one
+  /// exchange late. The exchange after the last iteration, and one at a checkpoint, are
+  /// strict (z ← mixed), so nothing is in flight there and all-reduce peers end identical.
+  /// Off: z is mixed on the node's thread while the learners wait.
+  bool overlap = false;
 
   /// Checkpoints (learners/checkpoint.h, actors/node_checkpoint.h): every `checkpoint_every`
   /// iterations (0: never) the node writes everything it needs to continue exactly into

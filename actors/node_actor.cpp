@@ -129,28 +129,67 @@ void combine(Self self) {
   }
 }
 
-// Mixes z with the other peers' on this actor's thread: the learners are between orders,
-// so nobody reads z meanwhile. Replicas take the mixed z at their next order.
-// `measure` also records how far the exchange moved z (the consensus distance of the
-// metrics); it costs a copy of z, so only the exchange before an evaluation measures.
-bool exchange_with_peers(Self self, bool measure, bool last) {
-  auto& s = self->state;
-  if (s.z_stale) combine(self);
+// Strict: mixes z with the other peers' on this actor's thread. The learners are between
+// orders, so nobody reads z meanwhile. `measure` also records how far the exchange moved z
+// (the consensus distance of the metrics); it costs a copy of z, so only the exchange
+// before an evaluation measures.
+void mix_strictly(NodeState& s, bool measure, bool close) {
   const std::size_t n = s.central->param_count();
   float* z = s.central->params();
   if (measure) std::copy(z, z + n, s.z_before.data());
   const auto start = Clock::now();
+  s.strict_exchange->exchange(static_cast<uint64_t>(s.iteration), s.compute_since_exchange);
+  if (close) s.strict_exchange->average_models();
+  s.exchange_seconds += seconds_since(start);
+  if (measure) s.consensus_distance = sma::relative_distance(s.z_before.data(), z, n);
+}
+
+// Overlapped: the exchange begun at the previous exchange point is added to z now, one
+// exchange late, and this point's begins on a snapshot of z beside the learners' next
+// steps. `strict` (after the last iteration, at a checkpoint) mixes z itself instead, so
+// that nothing is left in flight. Only the time the node waits counts as exchange time.
+void mix_overlapped(NodeState& s, bool measure, bool strict, bool close) {
+  float* z = s.central->params();
+  const auto step = static_cast<uint64_t>(s.iteration);
+  if (strict) {
+    s.exchange_seconds += s.overlap->exchange_now(z, step, s.compute_since_exchange, close);
+  } else {
+    s.exchange_seconds += s.overlap->complete(z);
+    s.overlap->begin(z, step, s.compute_since_exchange);
+  }
+  if (measure) s.consensus_distance = s.overlap->last_distance();
+}
+
+// One exchange point: replicas take the mixed z at their next order. `close` (after the
+// last iteration) adds gossip's closing average (exchange.final_average).
+bool exchange_with_peers(Self self, bool measure, bool strict, bool close) {
+  auto& s = self->state;
+  if (s.z_stale) combine(self);
   try {
-    s.exchange->exchange(static_cast<uint64_t>(s.iteration), s.compute_since_exchange);
-    if (last) s.exchange->average_models();
+    if (s.overlap) mix_overlapped(s, measure, strict, close);
+    else mix_strictly(s, measure, close);
     s.compute_since_exchange = 0.0;
     ++s.exchanges;
   } catch (const std::exception& e) {
     fail(self, std::string("exchange with peers failed: ") + e.what());
     return false;
   }
-  s.exchange_seconds += seconds_since(start);
-  if (measure) s.consensus_distance = sma::relative_distance(s.z_before.data(), z, n);
+  s.load_next = s.mode != IntraSync::sma;
+  return true;
+}
+
+// A checkpoint between exchange points with an overlapped exchange in flight: it is added
+// to z now, so that the checkpoint holds everything.
+bool drain_exchange(Self self) {
+  auto& s = self->state;
+  if (!s.overlap || !s.overlap->pending()) return true;
+  if (s.z_stale) combine(self);
+  try {
+    s.exchange_seconds += s.overlap->complete(s.central->params());
+  } catch (const std::exception& e) {
+    fail(self, std::string("exchange with peers failed: ") + e.what());
+    return false;
+  }
   s.load_next = s.mode != IntraSync::sma;
   return true;
 }
@@ -312,7 +351,12 @@ void iteration_finish(Self self) {
   const int64_t iteration_samples = static_cast<int64_t>(k) * s.spec.train.learner.batch;
   const bool last = s.samples + m * iteration_samples >= s.target_samples;
   const bool eval_next = last || s.samples + m * iteration_samples >= s.next_eval_samples;
-  if (s.exchange && ((s.iteration + m) % s.spec.period == 0 || last) && !exchange_with_peers(self, eval_next, last)) return;
+  const bool checkpoint_next = s.spec.checkpoint_every > 0 && (s.iteration + m) % s.spec.checkpoint_every == 0;
+  if (s.exchange && ((s.iteration + m) % s.spec.period == 0 || last)) {
+    if (!exchange_with_peers(self, eval_next, last || checkpoint_next, last)) return;
+  } else if (checkpoint_next && !drain_exchange(self)) {
+    return;
+  }
   double max_compute = 0.0, mean_compute = 0.0, loss = 0.0;
   for (const auto& r : s.reports) {
     max_compute = std::max(max_compute, r.compute_seconds);
@@ -445,7 +489,15 @@ caf::behavior node_actor(caf::stateful_actor<NodeState>* self, NodeSpec spec, Da
     try {
       gossip::ExchangeSpec exchange = spec.exchange;
       exchange.first_round = s.exchanges;  // a resumed peer's rounds go on where they were
-      s.exchange = std::make_unique<gossip::PeerExchange>(exchange, protocols::Span<float>{s.central->params(), n});
+      if (spec.overlap && spec.exchange.mode == gossip::ExchangeMode::async_gossip)
+        throw std::invalid_argument("overlap is for allreduce, local-sgd and gossip; async-gossip has no barrier to hide");
+      if (spec.overlap) {
+        s.overlap = std::make_unique<gossip::OverlappedExchange>(exchange, n);
+        s.exchange = &s.overlap->peers();
+      } else {
+        s.strict_exchange = std::make_unique<gossip::PeerExchange>(exchange, protocols::Span<float>{s.central->params(), n});
+        s.exchange = s.strict_exchange.get();
+      }
       s.z_before.resize(n);
     } catch (const std::exception& e) {
       s.startup_error = std::string("cannot join the peers: ") + e.what();  // reported to `run`

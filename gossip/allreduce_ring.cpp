@@ -5,17 +5,11 @@
 #include <cstring>
 
 #include "gossip/error.h"
+#include "gossip/float_segments.h"
 #include "gossip/ring_common.h"
+#include "protocols/crc32c.h"
 
 namespace starling::gossip {
-
-namespace {
-
-protocols::ByteSpan bytes_of(const float* p, std::size_t count) {
-  return {reinterpret_cast<const std::uint8_t*>(p), count * sizeof(float)};
-}
-
-}  // namespace
 
 AllreduceRing::AllreduceRing(Transport& transport, std::vector<PeerId> ring, protocols::Span<float> data,
                              AllreduceOptions options)
@@ -60,7 +54,7 @@ void AllreduceRing::run(protocols::Span<float> residual) {
 
   // Step 0 sends this peer's own chunk: every segment can go out at once.
   const Message nothing_received;
-  for (const Segment& s : segments_[chunk_at(0)]) send_segment(0, s, round, nothing_received);
+  for (const Segment& s : segments_[chunk_at(0)]) send_segment(0, s, round, nothing_received, 0);
 
   for (int step = 0; step < steps; ++step) {
     // Receive the left neighbour's chunk segment by segment. Steps 0..p-2 add it into ours
@@ -68,13 +62,16 @@ void AllreduceRing::run(protocols::Span<float> residual) {
     // steps p-1..2p-3 copy final chunks. Whatever arrives is exactly what the next step
     // sends, so each segment is forwarded at once and the ring never idles on a whole chunk.
     for (const Segment& s : segments_[chunk_at(step + 1)]) {
-      const Message m = receive_segment(step, s, round, deadline);  // already absorbed
-      if (step + 1 < steps) send_segment(step + 1, s, round, m);
+      std::uint32_t crc = 0;  // of the segment as it now stands in data_ (fp32)
+      const Message m = receive_segment(step, s, round, deadline, crc);  // already absorbed
+      if (step + 1 < steps) send_segment(step + 1, s, round, m, crc);
     }
   }
+  fence_.wait(deadline);
 }
 
-void AllreduceRing::send_segment(int step, const Segment& s, std::uint64_t round, const Message& received) {
+void AllreduceRing::send_segment(int step, const Segment& s, std::uint64_t round, const Message& received,
+                                 std::uint32_t crc) {
   protocols::FrameHeader h;
   h.type = protocols::MessageType::allreduce_segment;
   h.codec = options_.wire;
@@ -82,7 +79,17 @@ void AllreduceRing::send_segment(int step, const Segment& s, std::uint64_t round
   h.round = round;
   h.tensor_offset = s.begin;
   h.tensor_length = s.count;
-  if (!codec_) return transport_.send(right_, h, bytes_of(data_.data() + s.begin, s.count));
+  // fp32 segments go out of data_ itself: a segment sent at step t is next written at step
+  // t + p - 1, after its sum has come round the ring, so the right neighbour has long
+  // read it; run() waits for ZeroMQ to let go of the last ones before it returns.
+  // After step 0 the segment's CRC is known already (taken as it was computed, or the
+  // received one for a copy), so it is not read again.
+  if (!codec_) {
+    zmq::message_t payload = fence_.lend(data_.data() + s.begin, s.count * sizeof(float));
+    if (step == 0) return transport_.send(right_, h, std::move(payload));
+    h.payload_crc = crc;
+    return transport_.send_checksummed(right_, h, std::move(payload));
+  }
   // All-gather steps after the owner's pass its rounded chunk on as it came.
   if (step >= size_) return transport_.send(right_, h, received.bytes());
   transport_.send(right_, h, round_to_wire(step, s));
@@ -116,11 +123,11 @@ bool AllreduceRing::matches(const Message& m, int step, const Segment& s, std::u
 }
 
 Message AllreduceRing::receive_segment(int step, const Segment& s, std::uint64_t round,
-                                       Transport::Clock::time_point deadline) {
+                                       Transport::Clock::time_point deadline, std::uint32_t& crc) {
   for (;;) {
     Message m = next_message(early_, round, transport_, deadline);
     if (matches(m, step, s, round)) {
-      const protocols::Error e = absorb(step, s, m);
+      const protocols::Error e = absorb(step, s, m, crc);
       if (e == protocols::Error::ok) return m;
       ++drops_[std::string(protocols::to_string(e))];
       continue;
@@ -136,8 +143,9 @@ Message AllreduceRing::receive_segment(int step, const Segment& s, std::uint64_t
 }
 
 // Adds a partial sum (the last reduce-scatter step also divides by p) or copies a final
-// chunk. A 16-bit segment is validated before it touches data; its error is returned.
-protocols::Error AllreduceRing::absorb(int step, const Segment& s, const Message& m) {
+// chunk. A 16-bit segment is validated before it touches data; its error is returned. An
+// fp32 segment's new CRC goes to crc.
+protocols::Error AllreduceRing::absorb(int step, const Segment& s, const Message& m, std::uint32_t& crc) {
   float* dst = data_.data() + s.begin;
   if (codec_) {
     const bool final_chunk = step >= size_ - 1;
@@ -151,24 +159,30 @@ protocols::Error AllreduceRing::absorb(int step, const Segment& s, const Message
   const auto* src = static_cast<const unsigned char*>(m.payload.data());
   if (step >= size_ - 1) {
     std::memcpy(dst, src, s.count * sizeof(float));
+    crc = m.header.payload_crc;  // the same bytes
     return protocols::Error::ok;
   }
-  // Payload frames need not be 4-byte aligned: load each float through memcpy.
-  if (step < size_ - 2) {
-    for (std::size_t i = 0; i < s.count; ++i) {
-      float v;
-      std::memcpy(&v, src + i * sizeof(float), sizeof v);
-      dst[i] += v;
-    }
-    return protocols::Error::ok;
-  }
-  const float p = static_cast<float>(size_);
-  for (std::size_t i = 0; i < s.count; ++i) {
-    float v;
-    std::memcpy(&v, src + i * sizeof(float), sizeof v);
-    dst[i] = (dst[i] + v) / p;
-  }
+  crc = reduce_fp32(dst, src, s.count, step == size_ - 2);
   return protocols::Error::ok;
+}
+
+// dst += src, or at the owner's step dst = (dst + src) / p, block by block; each block's
+// CRC is taken while it is still in L1, so forwarding the result costs no second pass.
+// Payload frames need not be 4-byte aligned: src floats are loaded through memcpy.
+std::uint32_t AllreduceRing::reduce_fp32(float* dst, const unsigned char* src, std::size_t count, bool owner) const {
+  constexpr std::size_t kBlock = 2048;  // floats: 8 KiB
+  const float p = static_cast<float>(size_);
+  std::uint32_t crc = 0;
+  for (std::size_t b = 0; b < count; b += kBlock) {
+    const std::size_t end = std::min(count, b + kBlock);
+    if (owner) {
+      for (std::size_t i = b; i < end; ++i) dst[i] = (dst[i] + load_float(src, i)) / p;
+    } else {
+      for (std::size_t i = b; i < end; ++i) dst[i] += load_float(src, i);
+    }
+    crc = protocols::crc32c(dst + b, (end - b) * sizeof(float), crc);
+  }
+  return crc;
 }
 
 }  // namespace starling::gossip

@@ -3,7 +3,8 @@
 // constructor lays out chunks and segments once, run() is only the loop. p peers split the
 // vector into p chunks; 2(p-1) steps send one chunk to the right neighbour and take one
 // from the left (p-1 reduce-scatter steps adding it, p-1 all-gather steps copying it).
-// Chunks travel in segments so sending, receiving and reducing overlap. Each chunk's mean
+// Chunks travel in segments so sending, receiving and reducing overlap; fp32 segments are
+// sent from data itself without a copy (gossip/send_fence.h). Each chunk's mean
 // is computed by one peer only and then copied, so all peers end with identical bits.
 //
 // 16-bit wire (options.wire = fp16 or bf16): segments travel as dense codec payloads of
@@ -17,7 +18,8 @@
 // the transport is connected to the right neighbour and accepts the left one from before
 // that one starts sending (TransportOptions::accept), and carries no other traffic while
 // run() executes. All peers call run() the same number
-// of times with equal element counts. run() throws TimeoutError past options.timeout.
+// of times with equal element counts. run() throws TimeoutError past options.timeout; after
+// that, data must outlive the transport (ZeroMQ may still be sending from it).
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -28,6 +30,7 @@
 #include <vector>
 
 #include "gossip/message.h"
+#include "gossip/send_fence.h"
 #include "gossip/transport.h"
 #include "protocols/codec.h"
 #include "protocols/span.h"
@@ -67,12 +70,13 @@ class AllreduceRing {
 
   std::size_t chunk_begin(std::size_t chunk) const;
   int chunk_at(int step) const;
-  void send_segment(int step, const Segment& s, std::uint64_t round, const Message& received);
+  void send_segment(int step, const Segment& s, std::uint64_t round, const Message& received, std::uint32_t crc);
   protocols::ByteSpan round_to_wire(int step, const Segment& s);
-  Message receive_segment(int step, const Segment& s, std::uint64_t round,
-                          Transport::Clock::time_point deadline);
+  Message receive_segment(int step, const Segment& s, std::uint64_t round, Transport::Clock::time_point deadline,
+                          std::uint32_t& crc);
   bool matches(const Message& m, int step, const Segment& s, std::uint64_t round);
-  protocols::Error absorb(int step, const Segment& s, const Message& m);
+  protocols::Error absorb(int step, const Segment& s, const Message& m, std::uint32_t& crc);
+  std::uint32_t reduce_fp32(float* dst, const unsigned char* src, std::size_t count, bool owner) const;
 
   Transport& transport_;
   std::vector<PeerId> ring_;
@@ -90,6 +94,7 @@ class AllreduceRing {
   std::vector<float> rounding_;              // one segment's rounding error
   std::vector<std::uint8_t> encoded_;        // one segment's 16-bit payload
   std::map<std::string, std::uint64_t> drops_;
+  SendFence fence_;  // fp32 segments lent to ZeroMQ straight from data_
 };
 
 }  // namespace starling::gossip

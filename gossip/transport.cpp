@@ -5,6 +5,7 @@
 #include <cstring>
 #include <vector>
 
+#include "gossip/buffer_heap.h"
 #include "gossip/error.h"
 #include "gossip/io_loop.h"
 #include "gossip/zap_handler.h"
@@ -45,6 +46,7 @@ IoLoopOptions loop_options(const TransportOptions& o, std::string control, const
 
 Transport::Transport(zmq::context_t& context, TransportOptions options)
     : options_(std::move(options)), control_(context, zmq::socket_type::pair) {
+  keep_message_buffers_in_heap();
   if (options_.curve) {
     validate(*options_.curve);
     zap_ = std::make_unique<ZapRegistration>(context, *options_.curve, stats_);
@@ -133,12 +135,24 @@ void Transport::send(PeerId to, protocols::FrameHeader header, protocols::ByteSp
 }
 
 void Transport::send(PeerId to, protocols::FrameHeader header, zmq::message_t payload) {
-  if (!routes_.count(to)) STARLING_GOSSIP_THROW(InvalidArgument, "no route to peer " + std::to_string(to));
-  if (payload.size() > UINT32_MAX) STARLING_GOSSIP_THROW(InvalidArgument, "payload over 4 GiB");
   header.sender = options_.self;
   std::vector<std::uint8_t> head;
   protocols::encode_header_for(
       header, {static_cast<const std::uint8_t*>(payload.data()), payload.size()}, head);
+  send_encoded(to, head, std::move(payload));
+}
+
+void Transport::send_checksummed(PeerId to, protocols::FrameHeader header, zmq::message_t payload) {
+  header.sender = options_.self;
+  header.payload_length = static_cast<std::uint32_t>(payload.size());
+  std::vector<std::uint8_t> head;
+  protocols::encode_header(header, head);
+  send_encoded(to, head, std::move(payload));
+}
+
+void Transport::send_encoded(PeerId to, std::vector<std::uint8_t>& head, zmq::message_t payload) {
+  if (!routes_.count(to)) STARLING_GOSSIP_THROW(InvalidArgument, "no route to peer " + std::to_string(to));
+  if (payload.size() > UINT32_MAX) STARLING_GOSSIP_THROW(InvalidArgument, "payload over 4 GiB");
   zmq::message_t args[2] = {zmq::message_t(head.data(), head.size()), std::move(payload)};
   send_command(static_cast<std::uint8_t>(IoCommand::send), to, args, 2);
 }

@@ -5,7 +5,8 @@
 // commands travel over an inproc PAIR, validated incoming messages come back through a
 // thread-safe Inbox. Every message is a header frame + payload frame (protocols/frame.h);
 // invalid ones are dropped and counted per reason, never raised. Every wait has a deadline
-// and ends in TimeoutError; socket failures raise IoError.
+// and ends in TimeoutError; socket failures raise IoError. The first Transport of a process
+// keeps message-sized buffers in glibc's heap (gossip/buffer_heap.h).
 //
 // Security (optional, TransportOptions::curve): the ROUTER is a CURVE server admitting only
 // allow-listed client keys through the context's ZAP handler (gossip/zap_handler.h), each
@@ -99,6 +100,10 @@ class Transport {
   void send(PeerId to, protocols::FrameHeader header, protocols::ByteSpan payload);
   /// As above, handing over an already built payload without a copy.
   void send(PeerId to, protocols::FrameHeader header, zmq::message_t payload);
+  /// As above, keeping header.payload_crc: the caller already knows the payload's CRC-32C
+  /// (a payload forwarded unchanged, or one checksummed while it was computed), so it is
+  /// not read once more. A wrong CRC only makes the receiver drop the message.
+  void send_checksummed(PeerId to, protocols::FrameHeader header, zmq::message_t payload);
 
   /// The oldest received message; TimeoutError at the deadline, IoError once stopped.
   Message receive(Clock::time_point deadline);
@@ -124,6 +129,7 @@ class Transport {
   void send_command(std::uint8_t code, PeerId peer, zmq::message_t* args, std::size_t count);
   void await_reply(const std::string& what);
   void connect_with(PeerId peer, const std::string& endpoint, const std::string* server_key);
+  void send_encoded(PeerId to, std::vector<std::uint8_t>& head, zmq::message_t payload);
 
   TransportOptions options_;
   Inbox inbox_;

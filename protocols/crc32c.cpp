@@ -1,4 +1,5 @@
-// CRC-32C: slicing-by-8 table fallback and the run-time choice of the SSE4.2 path.
+// CRC-32C: slicing-by-8 table fallback and the run-time choice of the SSE4.2 or the
+// carry-less multiplication path.
 #include "protocols/crc32c.h"
 
 #include <array>
@@ -8,6 +9,8 @@ namespace starling::protocols {
 
 // Defined in crc32c_sse42.cpp (compiled with -msse4.2, called only when the CPU has it).
 std::uint32_t crc32c_sse42(const void* data, std::size_t size, std::uint32_t previous);
+// Defined in crc32c_clmul.cpp (AVX-512 with VPCLMULQDQ, called only when the CPU has them).
+std::uint32_t crc32c_clmul(const void* data, std::size_t size, std::uint32_t previous);
 
 namespace {
 
@@ -38,6 +41,16 @@ bool probe_sse42() {
 #endif
 }
 
+bool probe_clmul() {
+#if defined(__x86_64__)
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("sse4.2") && __builtin_cpu_supports("avx512f") &&
+         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("vpclmulqdq");
+#else
+  return false;
+#endif
+}
+
 }  // namespace
 
 std::uint32_t crc32c_table(const void* data, std::size_t size, std::uint32_t previous) {
@@ -61,8 +74,14 @@ bool crc32c_hardware() {
   return has;
 }
 
+bool crc32c_folding() {
+  static const bool has = probe_clmul();
+  return has;
+}
+
 std::uint32_t crc32c(const void* data, std::size_t size, std::uint32_t previous) {
 #if defined(__x86_64__)
+  if (crc32c_folding()) return crc32c_clmul(data, size, previous);
   if (crc32c_hardware()) return crc32c_sse42(data, size, previous);
 #endif
   return crc32c_table(data, size, previous);

@@ -5,7 +5,8 @@
 // algbw = bytes / seconds, busbw = algbw · 2(p−1)/p.
 //
 //   bench_allreduce [--peers 2,4] [--min-bytes 1024] [--max-bytes 67108864]
-//                   [--segment-bytes 1048576] [--socket-buffer BYTES] [--json FILE]
+//                   [--segment-bytes 1048576] [--socket-buffer BYTES] [--io-threads 1]
+//                   [--json FILE]
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -33,6 +34,7 @@ struct Config {
   std::size_t max_bytes = std::size_t{64} << 20;
   std::size_t segment_bytes = AllreduceOptions{}.segment_bytes;
   int socket_buffer_bytes = 0;
+  int io_threads = 1;
   std::string json;
 };
 
@@ -60,6 +62,7 @@ Config parse_args(int argc, char** argv) {
     else if (key == "--max-bytes") c.max_bytes = std::stoull(value);
     else if (key == "--segment-bytes") c.segment_bytes = std::stoull(value);
     else if (key == "--socket-buffer") c.socket_buffer_bytes = std::stoi(value);
+    else if (key == "--io-threads") c.io_threads = std::stoi(value);
     else if (key == "--json") c.json = value;
     else throw std::invalid_argument("unknown option " + key);
   }
@@ -107,7 +110,7 @@ double time_size(Transport& t, const std::vector<PeerId>& ring, std::size_t byte
 // A child process: one rank of the ring; rank 0 writes "bytes seconds" lines to out_fd.
 int run_rank(int rank, int p, int base_port, const Config& c, int out_fd) {
   const std::vector<std::size_t> sizes = sizes_of(c);
-  zmq::context_t context(1);
+  zmq::context_t context(c.io_threads);
   TransportOptions o;
   o.self = static_cast<PeerId>(rank);
   o.bind_endpoint = endpoint(base_port, rank);

@@ -1,48 +1,72 @@
 #!/bin/sh
-# Runs the three all-reduce benchmarks on loopback and prints one table side by side:
+# Runs the three all-reduce benchmarks on loopback, interleaved, and prints one table:
 # Starling's ring (bench_allreduce), Gloo via torch.distributed, and Open MPI over TCP
 # (btl tcp,self: the same loopback path; shared memory would measure something else).
-# Usage: run.sh [BUILD_DIR] [PEERS] [MIN_BYTES] [MAX_BYTES]
+# The machine may be shared and noisy, so each round runs Starling, Gloo and MPI once, one
+# after the other, for every peer count, and the table gives each one's median over the
+# rounds (each run itself reports a median over its repetitions) and the ratios of those
+# medians; the spread column is Starling/Gloo's lowest and highest per-round ratio.
+# Usage: [BASELINE=OTHER_BUILD_DIR] run.sh [BUILD_DIR] [PEERS] [MIN_BYTES] [MAX_BYTES] [ROUNDS]
 #   BUILD_DIR defaults to build-gossip at the repository root; bench_allreduce must be built.
+#   BASELINE adds another build's bench_allreduce (e.g. of an earlier commit) to each round,
+#   as the columns `base` and `st/base`.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 build=${1:-$here/../../build-gossip}
 peers=${2:-2,4}
 min=${3:-1024}
 max=${4:-67108864}
+rounds=${5:-5}
+baseline=${BASELINE:-}
 out=$(mktemp -d)
 
-"$build/bench/allreduce/bench_allreduce" --peers "$peers" --min-bytes "$min" --max-bytes "$max" \
-  --json "$out/starling.json"
-/usr/bin/python3 "$here/gloo_allreduce.py" --peers "$peers" --min-bytes "$min" --max-bytes "$max" \
-  --json "$out/gloo.json"
+mpi=no
 if command -v mpicxx >/dev/null 2>&1 && command -v mpirun >/dev/null 2>&1; then
   "$here/build_mpi.sh" "$out"
-  for p in $(echo "$peers" | tr ',' ' '); do
-    mpirun --allow-run-as-root --oversubscribe --mca btl tcp,self -np "$p" "$out/mpi_allreduce" \
-      --min-bytes "$min" --max-bytes "$max" --json "$out/mpi_$p.json"
-  done
+  mpi=yes
 fi
+for r in $(seq "$rounds"); do
+  for p in $(echo "$peers" | tr ',' ' '); do
+    echo "round $r/$rounds, $p peers" >&2
+    "$build/bench/allreduce/bench_allreduce" --peers "$p" --min-bytes "$min" --max-bytes "$max" \
+      --json "$out/starling_${r}_$p.json" >/dev/null
+    [ -n "$baseline" ] && "$baseline/bench/allreduce/bench_allreduce" --peers "$p" --min-bytes "$min" \
+      --max-bytes "$max" --json "$out/base_${r}_$p.json" >/dev/null
+    /usr/bin/python3 "$here/gloo_allreduce.py" --peers "$p" --min-bytes "$min" --max-bytes "$max" \
+      --json "$out/gloo_${r}_$p.json" >/dev/null
+    [ "$mpi" = yes ] && mpirun --allow-run-as-root --oversubscribe --mca btl tcp,self -np "$p" \
+      "$out/mpi_allreduce" --min-bytes "$min" --max-bytes "$max" --json "$out/mpi_${r}_$p.json" >/dev/null
+  done
+done
 
 /usr/bin/python3 - "$out" <<'PY'
-import glob, json, sys
+import glob, json, re, statistics, sys
 out = sys.argv[1]
-def load(pattern):
+def load(name):
+    """{(peers, bytes): {round: busbw}}"""
     rows = {}
-    for path in glob.glob(f"{out}/{pattern}"):
+    for path in glob.glob(f"{out}/{name}_*.json"):
+        rnd = int(re.search(rf"{name}_(\d+)_", path).group(1))
         for r in json.load(open(path)):
-            rows[(r["peers"], r["bytes"])] = r["busbw_gbps"]
+            rows.setdefault((r["peers"], r["bytes"]), {})[rnd] = r["busbw_gbps"]
     return rows
-starling, gloo, mpi = load("starling.json"), load("gloo.json"), load("mpi_*.json")
+starling, gloo, mpi, base = load("starling"), load("gloo"), load("mpi"), load("base")
+def med(rows, key):
+    return statistics.median(rows[key].values()) if key in rows else None
 def cell(v):
     return f"{v:9.3f}" if v is not None else f"{'-':>9}"
 def ratio(a, b):
     return f"{a / b:8.2f}x" if a is not None and b else f"{'-':>9}"
+def spread(key):
+    both = [starling[key][r] / gloo[key][r] for r in starling.get(key, {}) if gloo.get(key, {}).get(r)]
+    return f"{min(both):5.2f}-{max(both):.2f}x" if both else "-"
 print()
-print("bus bandwidth, GB/s (busbw = algbw * 2(p-1)/p)")
-print(f"{'peers':>5} {'bytes':>10} {'starling':>9} {'gloo':>9} {'mpi_tcp':>9} {'st/gloo':>9} {'mpi/gloo':>9}")
+print("bus bandwidth, GB/s (busbw = algbw * 2(p-1)/p); medians over rounds, interleaved")
+extra = f" {'base':>9} {'st/base':>9}" if base else ""
+print(f"{'peers':>5} {'bytes':>10} {'starling':>9} {'gloo':>9} {'mpi_tcp':>9} {'st/gloo':>9} {'mpi/gloo':>9} {'st/gloo per round':>18}{extra}")
 for key in sorted(starling):
-    s, g, m = starling.get(key), gloo.get(key), mpi.get(key)
-    print(f"{key[0]:5d} {key[1]:10d} {cell(s)} {cell(g)} {cell(m)} {ratio(s, g)} {ratio(m, g)}")
+    s, g, m, b = med(starling, key), med(gloo, key), med(mpi, key), med(base, key)
+    more = f" {cell(b)} {ratio(s, b)}" if base else ""
+    print(f"{key[0]:5d} {key[1]:10d} {cell(s)} {cell(g)} {cell(m)} {ratio(s, g)} {ratio(m, g)} {spread(key):>18}{more}")
 PY
 echo "raw results: $out"

@@ -5,7 +5,8 @@
 # model as an uninterrupted run; a corrupted newest checkpoint is skipped for the previous
 # one; another model's checkpoint is refused with exit 2; --resume with nothing to resume
 # from starts afresh. Then `starling launch --resume` continues every peer of an all-reduce
-# job from its checkpoint to the same models as an uninterrupted job.
+# job from its checkpoint to the same models as an uninterrupted job, and an overlapped
+# local-SGD job from a checkpoint between exchange points.
 set -euo pipefail
 starling=$1
 src=$2
@@ -106,4 +107,17 @@ timeout 120 "$starling" launch --config "$tmp/peers.toml" "${ckpt[@]}" --resume 
 sums() { tr -d ' \n' <"$1" | grep -o '"model_checksum":\[[^]]*\]'; }
 [ "$(sums "$tmp/p3.json")" = "$(sums "$tmp/p1.json")" ] || fail "resumed peers: $(sums "$tmp/p3.json"), uninterrupted: $(sums "$tmp/p1.json")"
 grep -q '"identical_models": true' "$tmp/p3.json" || fail "resumed peers differ"
+
+# Overlapped local SGD (exchange every 3 iterations beside the compute): the checkpoint at
+# 40 falls between exchange points, so the exchange in flight is added first; resumed
+# there, the peers continue to the same models as the run with checkpoints.
+peers_config "$tmp/ov.toml" local-sgd $((base + 2)) $((base + 3))
+ov=(--set exchange.period=3 --set run.checkpoint_dir=ovckpt --set run.checkpoint_every=20 --set run.checkpoint_keep=10)
+timeout 120 "$starling" launch --config "$tmp/ov.toml" "${ov[@]}" --summary "$tmp/o1.json" >"$tmp/o1.log" 2>&1 \
+  || { cat "$tmp/o1.log"; fail "overlapped peer job failed"; }
+for peer in 0 1; do find "$tmp/ovckpt/peer$peer" -name 'ckpt-*' ! -name 'ckpt-000000040.starling' -delete; done
+timeout 120 "$starling" launch --config "$tmp/ov.toml" "${ov[@]}" --resume --summary "$tmp/o2.json" >"$tmp/o2.log" 2>&1 \
+  || { cat "$tmp/o2.log"; fail "resumed overlapped peer job failed"; }
+[ "$(sums "$tmp/o2.json")" = "$(sums "$tmp/o1.json")" ] || fail "overlapped, resumed: $(sums "$tmp/o2.json"), uninterrupted: $(sums "$tmp/o1.json")"
+grep -q '"identical_models": true' "$tmp/o2.json" || fail "overlapped local SGD peers differ"
 echo "cli resume end-to-end: ok"
