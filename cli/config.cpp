@@ -92,10 +92,10 @@ void read_exchange(SectionReader&& ex, Config& c) {
   spec.max_staleness = static_cast<uint64_t>(ex.integer("max_staleness", 4, 0, 1000000));
   spec.staleness_scaling = ex.boolean("staleness_scaling", false);
   spec.final_average = ex.boolean("final_average", true);
-  // Beside the compute where a one-exchange-late mix is fine; all-reduce stays strict
-  // (identical models at every exchange) unless asked.
+  // Off by default: on this project's loopback runs the exchange is CPU work that competes
+  // with the learners, so overlapping it bought no wall time and cost accuracy (README).
   const bool overlappable = spec.mode == gossip::ExchangeMode::gossip || spec.mode == gossip::ExchangeMode::local_sgd;
-  c.node.overlap = ex.boolean("overlap", overlappable);
+  c.node.overlap = ex.boolean("overlap", false);
   if (c.node.overlap && spec.mode != gossip::ExchangeMode::allreduce && !overlappable)
     throw ConfigError(c.source + ": exchange.overlap: works with mode \"allreduce\", \"local-sgd\" or \"gossip\", not \"" +
                       gossip::exchange_mode_name(spec.mode) + "\"");
