@@ -5,6 +5,8 @@
 #include "gossip/peer_exchange.h"
 #include "learners/trainer.h"
 
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -63,11 +65,17 @@ struct NodeResult {
   double exchange_seconds = 0.0;  // time the node spent mixing with its peers
   std::string resumed_from;       // the checkpoint this run continued from; empty for a fresh start
   int64_t resumed_from_step = 0;  // its iteration
+  std::map<std::string, uint64_t> drops;  // messages from other peers dropped, by reason
+  uint64_t view_changes = 0;              // membership views this peer went through
+  std::vector<uint32_t> members;          // of the last view (synchronous modes)
+  std::optional<int64_t> joined_at_step;  // the running job's step this peer joined at
 };
 
 /// Trains on an actor system of its own; throws std::runtime_error naming the learner when
-/// one fails, CheckpointMismatch when asked to resume from another run's checkpoint, and
-/// CheckpointError when the checkpoint folder cannot be made.
+/// one fails or why the peers cannot go on (too few left: the node then writes a
+/// checkpoint first, when it has a checkpoint folder), CheckpointMismatch when asked to
+/// resume from another run's checkpoint, and CheckpointError when the checkpoint folder
+/// cannot be made.
 NodeResult run_node(const NodeSpec& spec, const Dataset& train_data, const Dataset& test_data, TrainObserver& observer);
 
 }  // namespace starling::actors

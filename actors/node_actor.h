@@ -72,6 +72,7 @@ struct NodeState {
   std::string resumed_from;  // its file
   int64_t resumed_from_step = 0;
   std::vector<Learner*> loans;  // learners lent for a checkpoint, see LearnerLoan
+  std::optional<int64_t> joined_at_step;  // a peer that joined a running job: where
   static inline const char* name = "starling.node";
 };
 
