@@ -8,6 +8,7 @@
 
 #include "gossip/error.h"
 #include "gossip/float_segments.h"
+#include "protocols/membership_messages.h"
 
 namespace starling::gossip {
 
@@ -111,7 +112,10 @@ void AsyncGossip::announce(MessageType type, PeerId to) {
   protocols::FrameHeader h;
   h.type = type;
   h.round = step_;
-  transport_.send(to, h, protocols::ByteSpan());
+  if (type != MessageType::leave) return transport_.send(to, h, protocols::ByteSpan());
+  std::vector<std::uint8_t> reason;  // a leave says why, as membership expects
+  protocols::encode_leave(protocols::LeaveReason::shutdown, reason);
+  transport_.send(to, h, protocols::ByteSpan(reason.data(), reason.size()));
 }
 
 void AsyncGossip::wait_for_staleness(protocols::Span<float> x, Transport::Clock::time_point deadline) {

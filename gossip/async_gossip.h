@@ -16,7 +16,8 @@
 //                             the responder's x_j as it was before mixing, in segments;
 //                             one frame with tensor_length 0 and no payload = declined.
 //   leave(round = step)       this peer has finished: no longer a partner, no longer
-//                             counted for the staleness bound.
+//                             counted for the staleness bound (payload: the leave reason,
+//                             protocols/membership_messages.h).
 //
 // One exchange between initiator i and responder j, with τ = max(1, |step_i − step_j|)
 // when scaling is on and τ = 1 otherwise:

@@ -239,8 +239,9 @@ void ControlPlane::round_started(std::uint64_t round) {
   straggler_named_ = false;
 }
 
-// Once per slow round: the members behind this one (by their heartbeats' round) or, when
-// none is, the one silent the longest.
+// Once per slow round: the member furthest behind (by its heartbeats' round; the others
+// behind it are most likely waiting for it too) or, when none is behind, the one silent the
+// longest, if longer than two heartbeats.
 void ControlPlane::name_stragglers() {
   if (!round_start_ || straggler_named_) return;
   const auto now = Clock::now();
@@ -248,19 +249,20 @@ void ControlPlane::name_stragglers() {
   if (waited < options_.straggler_after) return;
   straggler_named_ = true;
   const std::uint64_t round = round_start_->first;
-  std::string behind, silent;
-  Clock::duration longest = 2 * options_.membership.heartbeat_interval;  // quieter than that is news
+  std::optional<std::pair<PeerId, PeerLiveness>> behind, silent;
   for (const auto& [peer, heard] : transport_.liveness()) {
     if (peer == transport_.self() || (options_.views && !view_.contains(peer))) continue;
-    const auto quiet = now - heard.last_heard;
-    if (heard.heartbeat && heard.round < round)
-      behind += (behind.empty() ? "" : ", ") + std::string("peer ") + std::to_string(peer) + " (at round " +
-                std::to_string(heard.round) + ", last heard " + seconds_text(quiet) + " ago)";
-    if (quiet > longest) longest = quiet, silent = "peer " + std::to_string(peer) + " (silent for " + seconds_text(quiet) + ")";
+    if (heard.heartbeat && heard.round < round && (!behind || heard.round < behind->second.round))
+      behind = std::make_pair(peer, heard);
+    if (!silent || heard.last_heard < silent->second.last_heard) silent = std::make_pair(peer, heard);
   }
-  if (behind.empty() && silent.empty()) return;
-  log("straggler: round " + std::to_string(round) + " has waited " + seconds_text(waited) + " for " +
-      (behind.empty() ? silent : behind));
+  std::string who;
+  if (behind)
+    who = "peer " + std::to_string(behind->first) + " (at round " + std::to_string(behind->second.round) +
+          ", last heard " + seconds_text(now - behind->second.last_heard) + " ago)";
+  else if (silent && now - silent->second.last_heard > 2 * options_.membership.heartbeat_interval)
+    who = "peer " + std::to_string(silent->first) + " (silent for " + seconds_text(now - silent->second.last_heard) + ")";
+  if (!who.empty()) log("straggler: round " + std::to_string(round) + " has waited " + seconds_text(waited) + " for " + who);
 }
 
 }  // namespace starling::gossip

@@ -15,7 +15,7 @@
 //  - raises an event when the view must change: a member died, a peer asks to join, a view
 //    message needs an answer, or a live peer is heard in a newer view. While armed (an
 //    algorithm is running) an event throws MembershipChanged out of the receive;
-//  - names the peers a round waits for once it has waited longer than straggler_after.
+//  - names the peer a round waits for once it has waited longer than straggler_after.
 // Without views (asynchronous gossip) deaths are only recorded (alive() and responsive()
 // answer the algorithm), and its own heartbeats and leaves pass through to it.
 #include <chrono>

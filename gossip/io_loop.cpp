@@ -262,6 +262,9 @@ void IoLoop::do_connect(PeerId peer, const std::string& endpoint, const std::str
   try {
     set_common_options(dealer, options_);
     dealer.set(zmq::sockopt::routing_id, routing_id_of(options_.self));
+    // Queue only on a live connection: what cannot go out waits in this thread's outbox, and
+    // closing never lingers on a peer that is gone.
+    dealer.set(zmq::sockopt::immediate, true);
     if (options_.curve) secure_dealer(dealer, server_key);
     dealer.connect(endpoint);
   } catch (const zmq::error_t& e) {

@@ -60,6 +60,7 @@ void Membership::change(PeerId peer, PeerRecord& record, PeerState state, std::s
 
 void Membership::poll(Clock::time_point now) {
   if (!transport_.heartbeats() && now >= next_heartbeat_) send_heartbeats(now);
+  discount_own_stall(now);
   refresh_from_transport();
   for (auto& [peer, r] : peers_) {
     const auto silent = now - r.last_seen;
@@ -69,6 +70,13 @@ void Membership::poll(Clock::time_point now) {
              r.heard ? "no message for " + ms_text(silent) + " (failure timeout " + ms_text(allowed) + ")"
                      : "never heard from in " + ms_text(silent) + " (start timeout " + ms_text(allowed) + ")");
   }
+}
+
+void Membership::discount_own_stall(Clock::time_point now) {
+  const auto gap = now - last_poll_;
+  if (last_poll_ != Clock::time_point{} && gap > options_.failure_timeout / 2)
+    for (auto& [peer, r] : peers_) r.last_seen = std::min(now, r.last_seen + gap);
+  last_poll_ = now;
 }
 
 std::chrono::milliseconds Membership::allowed_silence(const PeerRecord& r) const {

@@ -14,7 +14,10 @@
 // was tracked gets start_grace instead (peers start at different times). A message from
 // an untracked or dead peer, or a heartbeat from a dead one that did not leave, makes it
 // alive. Each transition is queued as a ViewChange with its reason, for the caller to log
-// (take_changes()).
+// (take_changes()). A gap between two polls longer than half the failure timeout means this
+// peer itself stood still (paused, or busy): the others' silence is then counted without
+// it, so that a peer resumed after SIGSTOP does not declare everyone dead before its I/O
+// thread has read what they sent meanwhile.
 //
 // Heartbeats say where their sender is: the header's round field carries its view (the
 // number of the membership view it trains in, 0 before any change) and the payload's
@@ -94,6 +97,7 @@ class Membership {
  private:
   void send_heartbeats(Clock::time_point now);
   void refresh_from_transport();
+  void discount_own_stall(Clock::time_point now);
   std::chrono::milliseconds allowed_silence(const PeerRecord& record) const;
   void change(PeerId peer, PeerRecord& record, PeerState state, std::string reason);
   void handle_leave(const Message& message, PeerRecord& record);
@@ -103,6 +107,7 @@ class Membership {
   std::map<PeerId, PeerRecord> peers_;
   std::vector<ViewChange> changes_;
   Clock::time_point next_heartbeat_{};
+  Clock::time_point last_poll_{};
   std::uint64_t round_ = 0;
   std::uint64_t malformed_ = 0;
 };

@@ -146,7 +146,7 @@ std::string Model::signature() const {
 std::vector<uint64_t> Model::tensor_sizes() const {
   std::vector<uint64_t> sizes;
   for (const auto& layer : layers_)
-    if (layer->param_count() > 0) sizes.push_back(layer->param_count());
+    if (layer->param_count() > 0) sizes.push_back((layer->param_count() + 15) / 16 * 16);  // with its padding
   return sizes;
 }
 
