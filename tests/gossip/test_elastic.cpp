@@ -47,9 +47,9 @@ class Job {
     s.rank = rank;
     for (int r = 0; r < p_; ++r) s.peers.push_back({static_cast<PeerId>(r), "ipc://" + (dir_ / std::to_string(r)).string()});
     s.timeout = 20s;
-    s.heartbeat = 50ms;
-    s.failure_timeout = 600ms;
-    s.start_timeout = 1500ms;
+    s.heartbeat = 100ms;
+    s.failure_timeout = 1500ms;  // CI runs this beside other suites on two cores
+    s.start_timeout = 2000ms;
     s.min_peers = 2;
     if (std::getenv("STARLING_TEST_LOG"))  // the peers' event log, for debugging
       s.on_event = [rank](const std::string& line) { std::fprintf(stderr, "[peer %d] %s\n", rank, line.c_str()); };
@@ -127,7 +127,7 @@ BOOST_AUTO_TEST_CASE(a_new_peer_joins_a_running_allreduce_job) {
   std::vector<std::thread> threads;
   for (int r = 0; r < 3; ++r) threads.emplace_back([&, r] { out[r] = run_peer(job.spec(r), 400); });
   // Peer 3 starts once the others went on without it (start timeout), well before they end.
-  std::this_thread::sleep_for(2000ms);
+  std::this_thread::sleep_for(2500ms);
   threads.emplace_back([&] { out[3] = run_peer(job.spec(3), 400); });
   for (auto& t : threads) t.join();
   expect_identical(out, {0, 1, 2, 3});
