@@ -210,7 +210,10 @@ int run_launch(const LaunchOptions& options) {
   action.sa_handler = on_interrupt;
   ::sigaction(SIGINT, &action, nullptr);
   ::sigaction(SIGTERM, &action, nullptr);
-  spdlog::info("launching {} peers of '{}' ({} over {})", config.peers.size() - o.hold.size(), config.run.name,
+  const auto held = std::count_if(config.peers.begin(), config.peers.end(), [&](const PeerEntry& p) {
+    return std::find(o.hold.begin(), o.hold.end(), p.id) != o.hold.end();
+  });
+  spdlog::info("launching {} peers of '{}' ({} over {})", config.peers.size() - static_cast<std::size_t>(held), config.run.name,
                gossip::exchange_mode_name(config.node.exchange.mode), config.node.exchange.topology);
   try {
     for (std::size_t i = 0; i < config.peers.size(); ++i) {
