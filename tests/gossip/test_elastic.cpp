@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -105,15 +106,26 @@ void expect_identical(const std::vector<Outcome>& outcomes, const std::vector<in
                "peer " << r << " ends with another model than peer " << ranks.front());
 }
 
+// Runs every peer of `job` on a thread of its own for `rounds` rounds; peer `victim` dies
+// after `die_after` of them; `edit` adjusts every peer's spec.
+std::vector<Outcome> run_job(const Job& job, int p, int rounds, int victim, int die_after,
+                             const std::function<void(ExchangeSpec&)>& edit = {}) {
+  std::vector<Outcome> out(static_cast<std::size_t>(p));
+  std::vector<std::thread> threads;
+  for (int r = 0; r < p; ++r)
+    threads.emplace_back([&, r] {
+      ExchangeSpec spec = job.spec(r);
+      if (edit) edit(spec);
+      out[static_cast<std::size_t>(r)] = run_peer(spec, rounds, r == victim ? std::optional<int>(die_after) : std::nullopt);
+    });
+  for (auto& t : threads) t.join();
+  return out;
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(allreduce_survivors_reform_the_ring_and_stay_identical) {
-  Job job(4, ExchangeMode::allreduce);
-  std::vector<Outcome> out(4);
-  std::vector<std::thread> threads;
-  for (int r = 0; r < 4; ++r)
-    threads.emplace_back([&, r] { out[r] = run_peer(job.spec(r), 40, r == 3 ? std::optional<int>(8) : std::nullopt); });
-  for (auto& t : threads) t.join();
+  const std::vector<Outcome> out = run_job(Job(4, ExchangeMode::allreduce), 4, 40, 3, 8);
   expect_identical(out, {0, 1, 2});
   for (int r : {0, 1, 2}) {
     BOOST_TEST(out[r].view_changes >= 1u);
@@ -136,12 +148,7 @@ BOOST_AUTO_TEST_CASE(a_new_peer_joins_a_running_allreduce_job) {
 }
 
 BOOST_AUTO_TEST_CASE(gossip_survivors_go_on) {
-  Job job(4, ExchangeMode::gossip);
-  std::vector<Outcome> out(4);
-  std::vector<std::thread> threads;
-  for (int r = 0; r < 4; ++r)
-    threads.emplace_back([&, r] { out[r] = run_peer(job.spec(r), 40, r == 1 ? std::optional<int>(10) : std::nullopt); });
-  for (auto& t : threads) t.join();
+  const std::vector<Outcome> out = run_job(Job(4, ExchangeMode::gossip), 4, 40, 1, 10);
   for (int r : {0, 2, 3}) {
     BOOST_TEST_REQUIRE(out[r].error.empty(), "peer " << r << ": " << out[r].error);
     BOOST_TEST(out[r].members == (std::vector<PeerId>{0, 2, 3}));
@@ -149,25 +156,12 @@ BOOST_AUTO_TEST_CASE(gossip_survivors_go_on) {
 }
 
 BOOST_AUTO_TEST_CASE(below_min_peers_every_survivor_stops) {
-  Job job(3, ExchangeMode::allreduce);
-  std::vector<Outcome> out(3);
-  std::vector<std::thread> threads;
-  for (int r = 0; r < 3; ++r)
-    threads.emplace_back([&, r] {
-      ExchangeSpec spec = job.spec(r);
-      spec.min_peers = 3;
-      out[r] = run_peer(spec, 40, r == 2 ? std::optional<int>(5) : std::nullopt);
-    });
-  for (auto& t : threads) t.join();
+  const std::vector<Outcome> out =
+      run_job(Job(3, ExchangeMode::allreduce), 3, 40, 2, 5, [](ExchangeSpec& spec) { spec.min_peers = 3; });
   for (int r : {0, 1}) BOOST_TEST(out[r].error.find("fewer than exchange.min_peers = 3") != std::string::npos, out[r].error);
 }
 
 BOOST_AUTO_TEST_CASE(async_gossip_goes_on_without_a_dead_neighbour) {
-  Job job(4, ExchangeMode::async_gossip);
-  std::vector<Outcome> out(4);
-  std::vector<std::thread> threads;
-  for (int r = 0; r < 4; ++r)
-    threads.emplace_back([&, r] { out[r] = run_peer(job.spec(r), 200, r == 2 ? std::optional<int>(20) : std::nullopt); });
-  for (auto& t : threads) t.join();
+  const std::vector<Outcome> out = run_job(Job(4, ExchangeMode::async_gossip), 4, 200, 2, 20);
   for (int r : {0, 1, 3}) BOOST_TEST(out[r].error.empty(), "peer " << r << ": " << out[r].error);
 }
