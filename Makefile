@@ -6,7 +6,7 @@ JOBS  ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 STARLING = $(BUILD)/cli/starling
 
-.PHONY: all deps bench-deps build demo test bench experiments scaling fuzz clean
+.PHONY: all deps bench-deps build demo test bench experiments scaling fuzz faults soak clean
 
 all: build
 
@@ -44,6 +44,14 @@ scaling: build
 # libFuzzer on every decoder and the frame parser (clang from Debian), 60 s each.
 fuzz: bench-deps
 	tests/protocols/fuzz/build.sh $(BUILD)/fuzz 60
+
+# Fault scenarios on Fashion-MNIST: peers killed, a train resumed, a flood (scripts/faults.sh).
+faults: build
+	scripts/faults.sh $(BUILD)
+
+# 8 peers for 20 minutes, resident memory sampled (scripts/soak.sh; SOAK_SECONDS to shorten).
+soak: build
+	scripts/soak.sh $(BUILD)
 
 clean:
 	rm -rf $(BUILD)

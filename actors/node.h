@@ -5,6 +5,8 @@
 #include "gossip/peer_exchange.h"
 #include "learners/trainer.h"
 
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,13 +43,6 @@ struct NodeSpec {
   /// shard (exchange.rank of exchange.peers.size()) of the data.
   gossip::ExchangeSpec exchange;
   int period = 1;
-  /// Mix beside the learners' compute (gossip/overlapped_exchange.h): at each exchange point
-  /// z is snapshotted and mixed on a thread of its own while the learners go on, and the mix
-  /// is added as a correction z ← z + (mixed − snapshot) at the next exchange point, one
-  /// exchange late. The exchange after the last iteration, and one at a checkpoint, are
-  /// strict (z ← mixed), so nothing is in flight there and all-reduce peers end identical.
-  /// Off: z is mixed on the node's thread while the learners wait.
-  bool overlap = false;
 
   /// Checkpoints (learners/checkpoint.h, actors/node_checkpoint.h): every `checkpoint_every`
   /// iterations (0: never) the node writes everything it needs to continue exactly into
@@ -70,11 +65,17 @@ struct NodeResult {
   double exchange_seconds = 0.0;  // time the node spent mixing with its peers
   std::string resumed_from;       // the checkpoint this run continued from; empty for a fresh start
   int64_t resumed_from_step = 0;  // its iteration
+  std::map<std::string, uint64_t> drops;  // messages from other peers dropped, by reason
+  uint64_t view_changes = 0;              // membership views this peer went through
+  std::vector<uint32_t> members;          // of the last view (synchronous modes)
+  std::optional<int64_t> joined_at_step;  // the running job's step this peer joined at
 };
 
 /// Trains on an actor system of its own; throws std::runtime_error naming the learner when
-/// one fails, CheckpointMismatch when asked to resume from another run's checkpoint, and
-/// CheckpointError when the checkpoint folder cannot be made.
+/// one fails or why the peers cannot go on (too few left: the node then writes a
+/// checkpoint first, when it has a checkpoint folder), CheckpointMismatch when asked to
+/// resume from another run's checkpoint, and CheckpointError when the checkpoint folder
+/// cannot be made.
 NodeResult run_node(const NodeSpec& spec, const Dataset& train_data, const Dataset& test_data, TrainObserver& observer);
 
 }  // namespace starling::actors

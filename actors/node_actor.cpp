@@ -96,6 +96,12 @@ void finish(Self self) {
     out.bytes_received = s.exchange->bytes_received() + s.bytes_received_before;
   out.resumed_from = s.resumed_from;
   out.resumed_from_step = s.resumed_from_step;
+  out.joined_at_step = s.joined_at_step;
+  if (s.exchange) {
+    out.drops = s.exchange->drops();
+    out.view_changes = s.exchange->view_changes();
+    out.members = s.exchange->members();
+  }
   s.done.deliver(out);
   for (auto& l : s.learners) self->send_exit(l, caf::exit_reason::user_shutdown);
   self->quit();
@@ -129,68 +135,78 @@ void combine(Self self) {
   }
 }
 
-// Strict: mixes z with the other peers' on this actor's thread. The learners are between
-// orders, so nobody reads z meanwhile. `measure` also records how far the exchange moved z
-// (the consensus distance of the metrics); it costs a copy of z, so only the exchange
-// before an evaluation measures.
-void mix_strictly(NodeState& s, bool measure, bool close) {
+void borrow_learners(Self self, std::function<void()> next);
+
+// The node goes on from where the running job is (it joined it, or was left behind): its
+// counters jump to `at`, less the `pending` iterations of the order being finished, which
+// the caller still adds. The model is already in z.
+void reposition(Self self, const gossip::Position& at, int64_t pending) {
+  auto& s = self->state;
+  const int64_t per_iteration = static_cast<int64_t>(learner_count(self)) * s.spec.train.learner.batch;
+  const int64_t iteration = static_cast<int64_t>(at.iteration);
+  s.iteration = iteration - pending;
+  s.samples = s.iteration * per_iteration;
+  s.result.steps = s.iteration, s.result.samples = s.samples;
+  s.exchanges = at.round;
+  const auto every = std::max<int64_t>(1, static_cast<int64_t>(s.spec.train.eval_every * s.epoch_samples));
+  s.next_eval_samples = (iteration * per_iteration / every + 1) * every;
+  s.loss_sum = 0.0, s.loss_count = 0;
+  const std::size_t n = s.central->param_count();
+  std::copy(s.central->params(), s.central->params() + n, s.z_prev.data());
+  s.load_next = true, s.z_stale = false;
+  if (!s.joined_at_step) s.joined_at_step = iteration;
+  spdlog::info("continuing from the running job at step {} (epoch {:.2f}, round {})", iteration,
+               static_cast<double>(iteration * per_iteration) / s.epoch_samples, at.round);
+}
+
+// Too few peers are left to go on: the node stops with a checkpoint of where it is (the
+// order just done counted, z as before the exchange that could not happen), when it has a
+// checkpoint folder, and says why.
+void stop_with_too_few_peers(Self self, const std::string& why, int64_t pending) {
+  auto& s = self->state;
+  const int64_t per_iteration = static_cast<int64_t>(learner_count(self)) * s.spec.train.learner.batch;
+  s.iteration += pending, s.samples += pending * per_iteration;
+  const std::string message = "the peers cannot go on: " + why;
+  if (s.spec.checkpoint_dir.empty()) return fail(self, message);
+  borrow_learners(self, [=] {
+    auto& st = self->state;
+    try {
+      const std::string path = write_checkpoint(st.spec.checkpoint_dir, capture_node(st, st.loans), st.spec.checkpoint_keep);
+      fail(self, message + "; checkpoint at step " + std::to_string(st.iteration) + ": " + path);
+    } catch (const std::exception& e) {
+      fail(self, message + "; no checkpoint written: " + e.what());
+    }
+  });
+}
+
+// Mixes z with the other peers' on this actor's thread: the learners are between orders,
+// so nobody reads z meanwhile. Replicas take the mixed z at their next order.
+// `measure` also records how far the exchange moved z (the consensus distance of the
+// metrics); it costs a copy of z, so only the exchange before an evaluation measures.
+// `pending` is the number of iterations of the order just done, not yet counted.
+bool exchange_with_peers(Self self, bool measure, int64_t pending) {
+  auto& s = self->state;
+  if (s.z_stale) combine(self);
   const std::size_t n = s.central->param_count();
   float* z = s.central->params();
   if (measure) std::copy(z, z + n, s.z_before.data());
   const auto start = Clock::now();
-  s.strict_exchange->exchange(static_cast<uint64_t>(s.iteration), s.compute_since_exchange);
-  if (close) s.strict_exchange->average_models();
-  s.exchange_seconds += seconds_since(start);
-  if (measure) s.consensus_distance = sma::relative_distance(s.z_before.data(), z, n);
-}
-
-// Overlapped: the exchange begun at the previous exchange point is added to z now, one
-// exchange late, and this point's begins on a snapshot of z beside the learners' next
-// steps. `strict` (after the last iteration, at a checkpoint) mixes z itself instead, so
-// that nothing is left in flight. Only the time the node waits counts as exchange time.
-void mix_overlapped(NodeState& s, bool measure, bool strict, bool close) {
-  float* z = s.central->params();
-  const auto step = static_cast<uint64_t>(s.iteration);
-  if (strict) {
-    s.exchange_seconds += s.overlap->exchange_now(z, step, s.compute_since_exchange, close);
-  } else {
-    s.exchange_seconds += s.overlap->complete(z);
-    s.overlap->begin(z, step, s.compute_since_exchange);
-  }
-  if (measure) s.consensus_distance = s.overlap->last_distance();
-}
-
-// One exchange point: replicas take the mixed z at their next order. `close` (after the
-// last iteration) adds gossip's closing average (exchange.final_average).
-bool exchange_with_peers(Self self, bool measure, bool strict, bool close) {
-  auto& s = self->state;
-  if (s.z_stale) combine(self);
+  std::optional<gossip::Position> moved;
   try {
-    if (s.overlap) mix_overlapped(s, measure, strict, close);
-    else mix_strictly(s, measure, close);
+    moved = s.exchange->exchange(static_cast<uint64_t>(s.iteration + pending), s.compute_since_exchange);
     s.compute_since_exchange = 0.0;
     ++s.exchanges;
+  } catch (const gossip::TooFewPeers& e) {
+    stop_with_too_few_peers(self, e.what(), pending);
+    return false;
   } catch (const std::exception& e) {
     fail(self, std::string("exchange with peers failed: ") + e.what());
     return false;
   }
+  s.exchange_seconds += seconds_since(start);
+  if (measure) s.consensus_distance = sma::relative_distance(s.z_before.data(), z, n);
   s.load_next = s.mode != IntraSync::sma;
-  return true;
-}
-
-// A checkpoint between exchange points with an overlapped exchange in flight: it is added
-// to z now, so that the checkpoint holds everything.
-bool drain_exchange(Self self) {
-  auto& s = self->state;
-  if (!s.overlap || !s.overlap->pending()) return true;
-  if (s.z_stale) combine(self);
-  try {
-    s.exchange_seconds += s.overlap->complete(s.central->params());
-  } catch (const std::exception& e) {
-    fail(self, std::string("exchange with peers failed: ") + e.what());
-    return false;
-  }
-  s.load_next = s.mode != IntraSync::sma;
+  if (moved) reposition(self, *moved, pending);
   return true;
 }
 
@@ -216,7 +232,6 @@ void evaluate_central(Self self) {
     point.bytes_sent = s.exchange->bytes_sent() + s.bytes_sent_before;
     point.bytes_received = s.exchange->bytes_received() + s.bytes_received_before;
     point.consensus_distance = std::exchange(s.consensus_distance, std::nullopt);
-    point.staleness = s.exchange->mean_staleness();
   }
   s.loss_sum = 0.0, s.loss_count = 0;
   if (!s.result.time_to_target_seconds && s.spec.train.target_accuracy > 0 &&
@@ -255,6 +270,20 @@ void tune(Self self, int64_t iteration_samples) {
 void start_iteration(Self self);
 
 void iteration_finish(Self self);
+
+// Before the first order: a peer starts with the others, or joins the running job and goes
+// on from its position.
+void begin_training(Self self) {
+  auto& s = self->state;
+  if (s.exchange) {
+    try {
+      if (const auto at = s.exchange->start(static_cast<uint64_t>(s.iteration))) reposition(self, *at, 0);
+    } catch (const std::exception& e) {
+      return fail(self, std::string("cannot join the peers: ") + e.what());
+    }
+  }
+  start_iteration(self);
+}
 
 bool checkpoint_due(const NodeState& s) {
   return s.spec.checkpoint_every > 0 && s.iteration % s.spec.checkpoint_every == 0;
@@ -308,7 +337,7 @@ void resume_learners(Self self) {
                static_cast<double>(s.samples) / s.epoch_samples, learner_count(self),
                (s.target_samples - s.samples + per_iteration - 1) / per_iteration);
   self->send(s.metrics, s.result);
-  start_iteration(self);
+  begin_training(self);
 }
 
 // The SMA round, sliced: learner j averages slice j of z and of every replica, in parallel.
@@ -351,12 +380,7 @@ void iteration_finish(Self self) {
   const int64_t iteration_samples = static_cast<int64_t>(k) * s.spec.train.learner.batch;
   const bool last = s.samples + m * iteration_samples >= s.target_samples;
   const bool eval_next = last || s.samples + m * iteration_samples >= s.next_eval_samples;
-  const bool checkpoint_next = s.spec.checkpoint_every > 0 && (s.iteration + m) % s.spec.checkpoint_every == 0;
-  if (s.exchange && ((s.iteration + m) % s.spec.period == 0 || last)) {
-    if (!exchange_with_peers(self, eval_next, last || checkpoint_next, last)) return;
-  } else if (checkpoint_next && !drain_exchange(self)) {
-    return;
-  }
+  if (s.exchange && ((s.iteration + m) % s.spec.period == 0 || last) && !exchange_with_peers(self, eval_next, m)) return;
   double max_compute = 0.0, mean_compute = 0.0, loss = 0.0;
   for (const auto& r : s.reports) {
     max_compute = std::max(max_compute, r.compute_seconds);
@@ -489,15 +513,8 @@ caf::behavior node_actor(caf::stateful_actor<NodeState>* self, NodeSpec spec, Da
     try {
       gossip::ExchangeSpec exchange = spec.exchange;
       exchange.first_round = s.exchanges;  // a resumed peer's rounds go on where they were
-      if (spec.overlap && spec.exchange.mode == gossip::ExchangeMode::async_gossip)
-        throw std::invalid_argument("overlap is for allreduce, local-sgd and gossip; async-gossip has no barrier to hide");
-      if (spec.overlap) {
-        s.overlap = std::make_unique<gossip::OverlappedExchange>(exchange, n);
-        s.exchange = &s.overlap->peers();
-      } else {
-        s.strict_exchange = std::make_unique<gossip::PeerExchange>(exchange, protocols::Span<float>{s.central->params(), n});
-        s.exchange = s.strict_exchange.get();
-      }
+      exchange.tensor_sizes = s.central->tensor_sizes();
+      s.exchange = std::make_unique<gossip::PeerExchange>(exchange, protocols::Span<float>{s.central->params(), n});
       s.z_before.resize(n);
     } catch (const std::exception& e) {
       s.startup_error = std::string("cannot join the peers: ") + e.what();  // reported to `run`
@@ -519,7 +536,7 @@ caf::behavior node_actor(caf::stateful_actor<NodeState>* self, NodeSpec spec, Da
         if (!self->state.resume) self->state.start = Clock::now();  // else it continues the checkpoint's
         self->state.autotune.window_start = Clock::now();
         if (self->state.resume) borrow_learners(self, [=] { resume_learners(self); });
-        else start_iteration(self);
+        else begin_training(self);
         return self->state.done;
       },
   };

@@ -3,7 +3,6 @@
 // iteration at a time (orders out, reports in, combine), evaluates z, tunes the number of
 // learners when asked to, and answers `run` with the NodeResult when training ends.
 #include "actors/messages.h"
-#include "gossip/overlapped_exchange.h"
 #include "gossip/peer_exchange.h"
 #include "learners/checkpoint.h"
 #include "learners/model.h"
@@ -59,9 +58,7 @@ struct NodeState {
   caf::response_promise done;
   Autotune autotune;
   std::vector<std::string> autotune_log;
-  std::unique_ptr<gossip::PeerExchange> strict_exchange;  // mixes z itself, on this actor's thread
-  std::unique_ptr<gossip::OverlappedExchange> overlap;   // or mixes snapshots of z beside the learners
-  gossip::PeerExchange* exchange = nullptr;  // the one of either in use (byte counts); null for a single node
+  std::unique_ptr<gossip::PeerExchange> exchange;  // null for a single node
   std::string startup_error;  // why the node cannot train, found while it was set up
   double exchange_seconds = 0.0;
   double compute_seconds = 0.0, wait_seconds = 0.0;  // totals for the metrics, see EvalPoint
@@ -75,6 +72,7 @@ struct NodeState {
   std::string resumed_from;  // its file
   int64_t resumed_from_step = 0;
   std::vector<Learner*> loans;  // learners lent for a checkpoint, see LearnerLoan
+  std::optional<int64_t> joined_at_step;  // a peer that joined a running job: where
   static inline const char* name = "starling.node";
 };
 

@@ -50,7 +50,7 @@ Fingerprint node_fingerprint(const NodeSpec& spec, const Model& model, uint32_t 
       {"optimizer", spec.train.learner.optimizer.kind},
       {"batch", std::to_string(spec.train.learner.batch)},
       {"train_samples", std::to_string(train_samples)},
-      {"exchange", std::string(gossip::exchange_mode_name(spec.exchange.mode)) + (spec.overlap ? " overlapped" : "")},
+      {"exchange", std::string(gossip::exchange_mode_name(spec.exchange.mode))},
       {"peers", std::to_string(peers ? spec.exchange.peers.size() : 1)},
       {"rank", std::to_string(peers ? spec.exchange.rank : 0)},
   };

@@ -80,6 +80,24 @@ void read_node(SectionReader&& node, actors::NodeSpec& spec) {
   node.finish();
 }
 
+std::chrono::milliseconds millis(double seconds) {
+  return std::chrono::milliseconds(static_cast<int64_t>(std::llround(seconds * 1000)));
+}
+
+// [exchange]'s keys for peers that die, join, stall or flood: failure detection, the start,
+// the floor on live peers and the caps on what one peer may send.
+void read_faults(SectionReader& ex, Config& c) {
+  auto& spec = c.node.exchange;
+  spec.heartbeat = millis(ex.number("heartbeat_seconds", 0.5, 0.0, 60.0, true));
+  spec.failure_timeout = millis(ex.number("failure_timeout_seconds", 5.0, 0.0, 3600.0, true));
+  spec.start_timeout = millis(ex.number("start_timeout_seconds", 30.0, 0.0, 86400.0, true));
+  spec.min_peers = static_cast<int>(ex.integer("min_peers", 0, 0, 100000));
+  spec.max_message_bytes = static_cast<uint32_t>(std::llround(ex.number("max_message_mb", 16.0, 0.0, 2048.0, true) * 1048576.0));
+  spec.max_messages_per_second = static_cast<uint32_t>(ex.integer("max_receive_rate", 50000, 0, 100000000));
+  if (spec.failure_timeout <= spec.heartbeat)
+    throw ConfigError(c.source + ": exchange.failure_timeout_seconds: must be longer than exchange.heartbeat_seconds");
+}
+
 // [exchange]: how peers mix their models; needs the [[peer]] list.
 void read_exchange(SectionReader&& ex, Config& c) {
   auto& spec = c.node.exchange;
@@ -91,14 +109,7 @@ void read_exchange(SectionReader&& ex, Config& c) {
   spec.gamma = ex.number("gamma", 0.5, 0.0, 1.0, true);
   spec.max_staleness = static_cast<uint64_t>(ex.integer("max_staleness", 4, 0, 1000000));
   spec.staleness_scaling = ex.boolean("staleness_scaling", false);
-  spec.final_average = ex.boolean("final_average", true);
-  // Off by default: on this project's loopback runs the exchange is CPU work that competes
-  // with the learners, so overlapping it bought no wall time and cost accuracy (README).
-  const bool overlappable = spec.mode == gossip::ExchangeMode::gossip || spec.mode == gossip::ExchangeMode::local_sgd;
-  c.node.overlap = ex.boolean("overlap", false);
-  if (c.node.overlap && spec.mode != gossip::ExchangeMode::allreduce && !overlappable)
-    throw ConfigError(c.source + ": exchange.overlap: works with mode \"allreduce\", \"local-sgd\" or \"gossip\", not \"" +
-                      gossip::exchange_mode_name(spec.mode) + "\"");
+  read_faults(ex, c);
   ex.finish();
 }
 
@@ -229,6 +240,9 @@ Config read(toml::table& root, const std::string& file, const std::vector<std::s
     security.text("keys_dir", "");
   }
   security.finish();
+  if (c.node.exchange.min_peers > static_cast<int>(c.peers.size()))
+    throw ConfigError(file + ": exchange.min_peers: " + std::to_string(c.node.exchange.min_peers) + " is more than the " +
+                      std::to_string(c.peers.size()) + " [[peer]] entries");
   if (c.node.exchange.mode != gossip::ExchangeMode::none) {
     if (c.peers.size() < 2) throw ConfigError(file + ": exchange.mode: \"" + std::string(gossip::exchange_mode_name(c.node.exchange.mode)) + "\" needs at least two [[peer]] entries");
     if (c.node.learners == 0) throw ConfigError(file + ": node.learners: \"auto\" is not available with an exchange between peers (every peer must run the same number of iterations)");

@@ -94,7 +94,6 @@ std::string setup_of(const Variant& v) {
   if (x.mode == gossip::ExchangeMode::gossip || x.mode == gossip::ExchangeMode::async_gossip) out << " " << x.topology;
   if (x.mode == gossip::ExchangeMode::local_sgd) out << " every " << c.node.period;
   if (x.codec != "none") out << ", " << codec_of(x);
-  if (c.node.overlap) out << ", overlapped";
   out << ", " << peers << " peers × " << learners_of(c) << batch;
   if (!v.network.empty()) out << ", " << v.network;
   return out.str();

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -66,7 +67,8 @@ void drain(Child& child) {
   }
 }
 
-// Runs until every child has exited; stops the rest when one fails or on Ctrl-C.
+// Runs until every child has exited; stops the rest when one fails or on Ctrl-C. One
+// killed by a signal from outside is lost, not failed: the others go on without it.
 bool supervise(std::vector<Child>& children) {
   bool stopping = false, ok = true;
   std::size_t running = children.size();
@@ -84,7 +86,9 @@ bool supervise(std::vector<Child>& children) {
       while (c.out >= 0) drain(c);
       c.status = exit_code(status);
       --running;
-      if (c.status != 0 && !stopping) {
+      if (WIFSIGNALED(status) && !stopping) {
+        spdlog::warn("peer {} was killed by signal {}; the others go on without it", c.id, WTERMSIG(status));
+      } else if (c.status != 0 && !stopping) {
         spdlog::error("peer {} failed (exit {}); stopping the others", c.id, c.status);
         ok = false;
       }
@@ -112,7 +116,13 @@ double number(const std::string& json, const std::string& key) {
   return v.empty() || v == "null" ? 0.0 : std::stod(v);
 }
 
-JsonObject aggregate(const Config& c, const std::vector<Child>& children) {
+JsonObject aggregate(const Config& c, const std::vector<Child>& all) {
+  std::vector<Child> children;
+  std::vector<std::string> lost;
+  for (const auto& child : all) {
+    if (child.status == 0) children.push_back(child);
+    else lost.push_back(std::to_string(child.id));
+  }
   std::vector<std::string> checksums, files;
   double samples = 0, rate = 0, wall = 0, acc = 0, acc_min = 1, loss = 0, sent = 0, received = 0, ttt = 0;
   double compute = 0, exchange = 0;
@@ -156,6 +166,7 @@ JsonObject aggregate(const Config& c, const std::vector<Child>& children) {
       .add("exchange_seconds", exchange)
       .add("model_checksum", checksums)
       .add("identical_models", identical)
+      .add("peers_lost", lost)
       .add("peer_summaries", files);
   return j;
 }
@@ -194,18 +205,27 @@ int run_launch(const LaunchOptions& options) {
       o.overrides.push_back("peer." + std::to_string(i) + ".endpoint=tcp://" + kNetnsSubnet + std::to_string(i + 1) + ":" + port);
     }
   }
-  std::vector<Child> children(config.peers.size());
+  std::vector<Child> children;
   struct sigaction action {};
   action.sa_handler = on_interrupt;
   ::sigaction(SIGINT, &action, nullptr);
   ::sigaction(SIGTERM, &action, nullptr);
-  spdlog::info("launching {} peers of '{}' ({} over {})", children.size(), config.run.name,
+  const auto held = std::count_if(config.peers.begin(), config.peers.end(), [&](const PeerEntry& p) {
+    return std::find(o.hold.begin(), o.hold.end(), p.id) != o.hold.end();
+  });
+  spdlog::info("launching {} peers of '{}' ({} over {})", config.peers.size() - static_cast<std::size_t>(held), config.run.name,
                gossip::exchange_mode_name(config.node.exchange.mode), config.node.exchange.topology);
   try {
-    for (std::size_t i = 0; i < children.size(); ++i) {
-      children[i].id = config.peers[i].id;
-      children[i].summary = config.run.out_dir + "/" + config.run.name + "-peer" + std::to_string(children[i].id) + ".summary.json";
-      spawn(children[i], i, o);
+    for (std::size_t i = 0; i < config.peers.size(); ++i) {
+      const uint32_t id = config.peers[i].id;
+      if (std::find(o.hold.begin(), o.hold.end(), id) != o.hold.end()) {
+        spdlog::info("peer {} held back: start it with `starling peer --config {} --id {}` to join", id, o.config, id);
+        continue;
+      }
+      children.emplace_back();
+      children.back().id = id;
+      children.back().summary = config.run.out_dir + "/" + config.run.name + "-peer" + std::to_string(id) + ".summary.json";
+      spawn(children.back(), i, o);
     }
   } catch (const std::exception& e) {
     spdlog::error("{}", e.what());
@@ -214,6 +234,10 @@ int run_launch(const LaunchOptions& options) {
     return 1;
   }
   if (!supervise(children)) return 1;
+  if (std::none_of(children.begin(), children.end(), [](const Child& c) { return c.status == 0; })) {
+    spdlog::error("no peer finished");
+    return 1;
+  }
   const JsonObject summary = aggregate(config, children);
   const std::string path = options.summary.empty() ? config.run.out_dir + "/" + config.run.name + ".summary.json" : options.summary;
   write_file_atomic(path, summary.str() + "\n");

@@ -2,6 +2,7 @@
 // `starling launch`: every peer of a topology config on this host, as separate processes
 // (`starling peer --id P`). Their output is prefixed with the peer id; when one fails or the
 // user presses Ctrl-C, the others are stopped; at the end one summary aggregates the peers'.
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -16,9 +17,12 @@ struct LaunchOptions {
   /// its port: the emulated hosts of `scripts/netns.sh up N [RATE]` (root only).
   bool netns = false;
   bool resume = false;     // every peer continues from its newest valid checkpoint
+  std::vector<uint32_t> hold;  // peers not started (to be started by hand, to join later)
 };
 
-/// Returns 0 when every peer finished, 1 when one failed, 2 on a bad configuration.
+/// Returns 0 when every peer finished or was killed by a signal while the others went on
+/// (at least one finished), 1 when one failed, 2 on a bad configuration. Peers killed by a
+/// signal (kill -9, the OOM killer) do not stop the others: they carry on without them.
 int run_launch(const LaunchOptions& options);
 
 /// The value text of `"key": value` in a summary written by JsonObject (one field a line).

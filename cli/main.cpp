@@ -37,6 +37,8 @@ int main(int argc, char** argv) {
   peer_cmd->add_option("--set", peer.overrides, "Override a config key: section.key=value (repeatable)");
   peer_cmd->add_option("--summary", peer.summary, "Write this peer's summary JSON here");
   peer_cmd->add_flag("--resume", peer.resume, "Continue from this peer's newest valid checkpoint");
+  peer_cmd->add_flag("--join", peer.join,
+                     "Join the running job: take the model and position from its peers (also done when one is found running)");
 
   starling::cli::LaunchOptions launch;
   auto* launch_cmd = app.add_subcommand("launch", "Run every peer of a topology config on this host, as processes");
@@ -46,6 +48,8 @@ int main(int argc, char** argv) {
   launch_cmd->add_flag("--netns", launch.netns,
                        "Run peer i in namespace starling-ns<i> at 10.77.0.(i+1) (made by scripts/netns.sh up N [RATE])");
   launch_cmd->add_flag("--resume", launch.resume, "Every peer continues from its newest valid checkpoint");
+  launch_cmd->add_option("--hold", launch.hold,
+                         "Do not start this peer (repeatable); started later with `starling peer`, it joins the running job");
 
   starling::cli::ExperimentOptions experiment;
   auto* experiment_cmd = app.add_subcommand(

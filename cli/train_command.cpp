@@ -62,6 +62,12 @@ class CliObserver final : public TrainObserver {
   ProgressLine progress_;
 };
 
+JsonObject drop_counts(const std::map<std::string, uint64_t>& drops) {
+  JsonObject j;
+  for (const auto& [reason, count] : drops) j.add(reason, static_cast<long long>(count));
+  return j;
+}
+
 JsonObject summarize(const Config& c, const actors::NodeResult& node) {
   const TrainResult& r = node.train;
   const EvalPoint& last = r.last();
@@ -95,6 +101,13 @@ JsonObject summarize(const Config& c, const actors::NodeResult& node) {
       .add("model_checksum", r.model_checksum)
       .add("resumed_from_step", node.resumed_from.empty() ? std::nullopt
                                                           : std::optional<double>(static_cast<double>(node.resumed_from_step)));
+  if (c.node.exchange.mode == gossip::ExchangeMode::none) return j;
+  std::vector<std::string> members;
+  for (uint32_t id : node.members) members.push_back(std::to_string(id));
+  j.add("joined_at_step", node.joined_at_step ? std::optional<double>(static_cast<double>(*node.joined_at_step)) : std::nullopt)
+      .add("view_changes", static_cast<long long>(node.view_changes))
+      .add("members_at_end", members)
+      .add("drops", drop_counts(node.drops));
   return j;
 }
 
@@ -102,6 +115,7 @@ JsonObject summarize(const Config& c, const actors::NodeResult& node) {
 int run_node_job(Config config, const std::string& summary) {
   config.node.exchange.on_refusal = [](const std::string& line) { spdlog::warn("security: {}", line); };
   config.node.exchange.on_adjust = [](const std::string& line) { spdlog::info("compression: {}", line); };
+  config.node.exchange.on_event = [](const std::string& line) { spdlog::info("peers: {}", line); };
   try {
     kernels::set_threads(config.kernel_threads);
     const TrainTest data = load_data(config);
@@ -202,6 +216,7 @@ int run_peer(const TrainOptions& options, std::optional<uint32_t> id) {
     config = load_config(options.config, options.overrides);
     select_peer(config, id);
     apply_resume(config, options.resume);
+    config.node.exchange.join = options.join;
   } catch (const ConfigError& e) {
     spdlog::error("{}", e.what());
     return 2;

@@ -19,6 +19,7 @@ struct TrainOptions {
   std::vector<std::string> overrides;
   std::string summary;  // empty: <out_dir>/<name>.summary.json
   bool resume = false;  // continue from the newest valid checkpoint in run.checkpoint_dir
+  bool join = false;    // peer: join the running job (it also does when it finds one running)
 };
 
 /// Returns the process exit code: 0 done, 1 failed while running, 2 bad configuration.

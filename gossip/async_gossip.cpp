@@ -8,6 +8,7 @@
 
 #include "gossip/error.h"
 #include "gossip/float_segments.h"
+#include "protocols/membership_messages.h"
 
 namespace starling::gossip {
 
@@ -90,23 +91,39 @@ void AsyncGossip::finish(protocols::Span<float> x) {
   }
   // A neighbour sends nothing after its leave, so every request it made is answered by then.
   const auto anyone_left = [this] {
-    return std::any_of(neighbours_.begin(), neighbours_.end(), [](const auto& n) { return !n.second.left; });
+    return std::any_of(neighbours_.begin(), neighbours_.end(), [this](const auto& n) { return live(n.first, n.second); });
   };
-  while (anyone_left()) handle(transport_.receive(deadline), x);
+  while (anyone_left()) handle_until(deadline, x);
+}
+
+bool AsyncGossip::live(PeerId id, const Neighbour& n) const {
+  return !n.left && (!options_.reachable || options_.reachable(id));
+}
+
+// Handles the next message, or returns after one poll interval without one, so that the
+// caller looks at reachability again; TimeoutError at the deadline.
+void AsyncGossip::handle_until(Transport::Clock::time_point deadline, protocols::Span<float> x) {
+  const auto now = Transport::Clock::now();
+  if (now >= deadline)
+    STARLING_GOSSIP_THROW(TimeoutError, "async gossip: deadline passed on peer " + std::to_string(transport_.self()));
+  if (std::optional<Message> m = transport_.try_receive(std::min(deadline, now + options_.poll))) handle(std::move(*m), x);
 }
 
 void AsyncGossip::announce(MessageType type, PeerId to) {
   protocols::FrameHeader h;
   h.type = type;
   h.round = step_;
-  transport_.send(to, h, protocols::ByteSpan());
+  if (type != MessageType::leave) return transport_.send(to, h, protocols::ByteSpan());
+  std::vector<std::uint8_t> reason;  // a leave says why, as membership expects
+  protocols::encode_leave(protocols::LeaveReason::shutdown, reason);
+  transport_.send(to, h, protocols::ByteSpan(reason.data(), reason.size()));
 }
 
 void AsyncGossip::wait_for_staleness(protocols::Span<float> x, Transport::Clock::time_point deadline) {
   bool waited = false;
   for (auto slowest = slowest_live(); slowest && step_ > *slowest + options_.max_staleness; slowest = slowest_live()) {
     waited = true;
-    handle(transport_.receive(deadline), x);
+    handle_until(deadline, x);
   }
   if (waited) ++stats_.waits;
 }
@@ -114,14 +131,14 @@ void AsyncGossip::wait_for_staleness(protocols::Span<float> x, Transport::Clock:
 std::optional<std::uint64_t> AsyncGossip::slowest_live() const {
   std::optional<std::uint64_t> slowest;
   for (const auto& [id, n] : neighbours_)
-    if (!n.left) slowest = slowest ? std::min(*slowest, n.step) : n.step;
+    if (live(id, n)) slowest = slowest ? std::min(*slowest, n.step) : n.step;
   return slowest;
 }
 
 std::optional<PeerId> AsyncGossip::pick_partner() {
   std::vector<PeerId> live;
   for (const auto& [id, n] : neighbours_)
-    if (!n.left) live.push_back(id);
+    if (this->live(id, n)) live.push_back(id);
   if (live.empty()) return std::nullopt;
   std::uniform_int_distribution<std::size_t> pick(0, live.size() - 1);
   return live[pick(rng_)];
@@ -135,8 +152,14 @@ void AsyncGossip::exchange(protocols::Span<float> x, PeerId partner, Transport::
   out.reply.resize(segment_count(*length_, per_segment_));
   send_vector(partner, MessageType::gossip_push, out.seq, out.snapshot);
   // Serve everyone (the partner included) while waiting: two peers waiting on each other
-  // without serving would deadlock.
-  while (!outgoing_->done) handle(transport_.receive(deadline), x);
+  // without serving would deadlock. A partner that stops answering is given up on.
+  while (!outgoing_->done) {
+    if (options_.reachable && !options_.reachable(partner)) {  // a partner that left still answers
+      ++drops_["abandoned_exchange"];
+      break;
+    }
+    handle_until(deadline, x);
+  }
   outgoing_.reset();
 }
 

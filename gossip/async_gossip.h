@@ -16,7 +16,8 @@
 //                             the responder's x_j as it was before mixing, in segments;
 //                             one frame with tensor_length 0 and no payload = declined.
 //   leave(round = step)       this peer has finished: no longer a partner, no longer
-//                             counted for the staleness bound.
+//                             counted for the staleness bound (payload: the leave reason,
+//                             protocols/membership_messages.h).
 //
 // One exchange between initiator i and responder j, with τ = max(1, |step_i − step_j|)
 // when scaling is on and τ = 1 otherwise:
@@ -35,10 +36,18 @@
 // waits, so the system always progresses. finish() announces leave and keeps serving until
 // every neighbour has left too, so no request goes unanswered.
 //
+// Faults (options.reachable): a neighbour counts as live only while it has not left and
+// `reachable` says so (the control plane's verdict: alive and heard from lately). One that
+// stops being reachable is neither waited for by the bound, nor picked, nor waited for by
+// finish(), and an exchange waiting on it is abandoned ("abandoned_exchange"; the sum over
+// peers is then off by that half-exchange). So a paused peer holds the others back for
+// about two heartbeats, not for its pause.
+//
 // Malformed, unexpected or out-of-range frames are dropped and counted, never mixed in.
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <random>
@@ -58,6 +67,9 @@ struct AsyncGossipOptions {
   std::chrono::milliseconds timeout{60000};  // for one run() or finish()
   std::uint64_t seed = 1;                    // partner choice (mixed with the own id)
   std::uint64_t first_step = 0;              // neighbours' step until they announce one
+  /// Whether a neighbour may be waited for and picked (see the file comment); empty: always.
+  std::function<bool(PeerId)> reachable;
+  std::chrono::milliseconds poll{20};  // how often waits look at `reachable` again
 };
 
 struct AsyncGossipStats {
@@ -114,6 +126,8 @@ class AsyncGossip {
   };
 
   void fix_length(std::size_t length);
+  bool live(PeerId id, const Neighbour& n) const;
+  void handle_until(Transport::Clock::time_point deadline, protocols::Span<float> x);
   void announce(protocols::MessageType type, PeerId to);
   void wait_for_staleness(protocols::Span<float> x, Transport::Clock::time_point deadline);
   std::optional<std::uint64_t> slowest_live() const;

@@ -25,8 +25,9 @@ CompressedAllreduce::CompressedAllreduce(Transport& transport, std::vector<PeerI
   AllreduceOptions a;
   a.segment_bytes = options.segment_bytes;
   a.timeout = options.timeout;
-  first_ = std::make_unique<AllreduceRing>(transport, ring, model, a);  // round 0
-  a.first_round = 1;
+  a.first_round = options.first_round;
+  first_ = std::make_unique<AllreduceRing>(transport, ring, model, a);
+  a.first_round = options.first_round + 1;
   if (id == protocols::CodecId::fp16 || id == protocols::CodecId::bf16) {
     kind_ = Kind::half;
     a.wire = id;
@@ -34,11 +35,11 @@ CompressedAllreduce::CompressedAllreduce(Transport& transport, std::vector<PeerI
   } else if (id == protocols::CodecId::powersgd) {
     kind_ = Kind::powersgd;
     powersgd_ = std::make_unique<PowerSgdAllreduce>(transport, std::move(ring), model.size(), codec_options,
-                                                    PowerSgdAllreduceOptions{options.segment_bytes, options.timeout, 1});
+                                                    PowerSgdAllreduceOptions{options.segment_bytes, options.timeout, a.first_round});
   } else {
     kind_ = Kind::gather;
     gather_ = std::make_unique<RingAllgather>(transport, std::move(ring), model.size(), id,
-                                              RingAllgatherOptions{options.segment_bytes, options.timeout, 1});
+                                              RingAllgatherOptions{options.segment_bytes, options.timeout, a.first_round});
     codecs_ = make_codec_streams(codec_name_, codec_options_, transport_.self(), gather_->segments());
     payloads_.resize(gather_->segments());
   }

@@ -41,6 +41,7 @@ namespace starling::gossip {
 struct CompressedAllreduceOptions {
   std::size_t segment_bytes = 1 << 20;       // fp32 bytes (uncompressed) per segment
   std::chrono::milliseconds timeout{60000};  // for each all-reduce or all-gather of a run()
+  std::uint64_t first_round = 0;  // header round of the first run(); later runs count up
 };
 
 class CompressedAllreduce {

@@ -32,6 +32,20 @@ class InvalidArgument : public GossipError {
   using GossipError::GossipError;
 };
 
+/// The membership view must change before an exchange can go on: a member died, a peer asks
+/// to join, or another peer began a view change. The control plane (control_plane.h)
+/// throws it out of an algorithm's receive; the elastic layer agrees on a new view.
+class MembershipChanged : public GossipError {
+ public:
+  using GossipError::GossipError;
+};
+
+/// Fewer live peers than [exchange] min_peers are left: this peer must stop.
+class TooFewPeers : public GossipError {
+ public:
+  using GossipError::GossipError;
+};
+
 }  // namespace starling::gossip
 
 /// Throws `type` with the current file and line.

@@ -14,6 +14,18 @@ void Inbox::push(Message message) {
   ready_.notify_one();
 }
 
+void Inbox::push_front(std::vector<Message> messages) {
+  if (messages.empty()) return;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (auto it = messages.rbegin(); it != messages.rend(); ++it) {
+      bytes_ += it->payload.size();
+      queue_.push_front(std::move(*it));
+    }
+  }
+  ready_.notify_all();
+}
+
 std::optional<Message> Inbox::take_locked() {
   if (queue_.empty()) return std::nullopt;
   Message m = std::move(queue_.front());

@@ -9,6 +9,7 @@
 #include <deque>
 #include <mutex>
 #include <optional>
+#include <vector>
 
 #include "gossip/message.h"
 
@@ -19,6 +20,8 @@ class Inbox {
   using Clock = std::chrono::steady_clock;
 
   void push(Message message);
+  /// Puts messages back before everything queued, keeping their order.
+  void push_front(std::vector<Message> messages);
   /// The oldest message, or nullopt once the deadline passes or the inbox is closed and empty.
   std::optional<Message> pop(Clock::time_point deadline);
   std::optional<Message> try_pop();

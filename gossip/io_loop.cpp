@@ -1,6 +1,7 @@
 // The transport's I/O thread: socket ownership, polling, validation (gossip/io_loop.h).
 #include "gossip/io_loop.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 
@@ -9,6 +10,7 @@
 #include "gossip/error.h"
 #include "gossip/peer_identity.h"
 #include "protocols/byte_io.h"
+#include "protocols/membership_messages.h"
 
 namespace starling::gossip {
 
@@ -18,8 +20,35 @@ namespace {
 constexpr int kBatch = 64;
 constexpr std::size_t kMaxFrames = 4;
 
+// Strangers share one rate bucket under an id no peer can have (ids are below 2^31).
+constexpr PeerId kStrangers = 0xFFFFFFFFu;
+
 protocols::ByteSpan span_of(const zmq::message_t& m) {
   return {static_cast<const std::uint8_t*>(m.data()), m.size()};
+}
+
+// Frames whose codec-none payload is the raw fp32 values themselves (tensor_length floats,
+// the plain algorithms' convention; CHOCO's codec-none payloads carry a codec header and are
+// longer, and its codec checks them): every value must be finite.
+const char* raw_float_problem(const protocols::FrameHeader& h, const zmq::message_t& payload) {
+  using protocols::MessageType;
+  if (h.codec != protocols::CodecId::none) return nullptr;
+  if (h.type != MessageType::gossip_push && h.type != MessageType::gossip_pull_reply &&
+      h.type != MessageType::allreduce_segment)
+    return nullptr;
+  if (payload.size() % sizeof(float) != 0 || payload.size() / sizeof(float) != h.tensor_length) return nullptr;
+  const auto* p = static_cast<const unsigned char*>(payload.data());
+  bool finite = true;
+  for (std::size_t i = 0; i < h.tensor_length; ++i) {
+    std::uint32_t bits;
+    std::memcpy(&bits, p + i * sizeof bits, sizeof bits);
+    finite &= (bits & 0x7F800000u) != 0x7F800000u;  // all-ones exponent: infinity or NaN
+  }
+  return finite ? nullptr : "non_finite";
+}
+
+bool is_membership_heartbeat(const protocols::FrameHeader& h, const zmq::message_t& payload) {
+  return h.type == protocols::MessageType::heartbeat && payload.size() == 16;
 }
 
 void set_common_options(zmq::socket_t& s, const IoLoopOptions& o) {
@@ -43,6 +72,9 @@ IoLoop::IoLoop(zmq::context_t& context, IoLoopOptions options, Inbox& inbox, Sta
       control_(context, zmq::socket_type::pair),
       known_senders_(options_.accept.begin(), options_.accept.end()) {
   set_common_options(router_, options_);
+  // Beyond twice the counted limit ZeroMQ cuts the connection before buffering the frame.
+  router_.set(zmq::sockopt::maxmsgsize,
+              static_cast<std::int64_t>(2 * static_cast<std::uint64_t>(options_.limits.max_payload) + 4096));
   // The control channel must never block either side; its depth is bounded by the owner.
   control_.set(zmq::sockopt::linger, 0);
   control_.set(zmq::sockopt::sndhwm, 0);
@@ -105,13 +137,60 @@ void IoLoop::serve() {
         items.push_back({dealers_.at(peer).handle(), 0, ZMQ_POLLOUT, 0});
         blocked.push_back(peer);
       }
-    zmq::poll(items, std::chrono::milliseconds(reading ? 100 : 1));
+    zmq::poll(items, poll_timeout(reading));
+    if (options_.heartbeat_interval.count() > 0 && Clock::now() >= next_heartbeat_) send_heartbeats(Clock::now());
     if (items[1].revents & ZMQ_POLLIN) handle_incoming();
     if (monitor_.handle() != nullptr && (items[2].revents & ZMQ_POLLIN)) handle_monitor_events();
     for (std::size_t i = 0; i < blocked.size(); ++i)
       if (items[first_blocked + i].revents & ZMQ_POLLOUT) flush(blocked[i]);
     if (items[0].revents & ZMQ_POLLIN) handle_commands();
   }
+}
+
+std::chrono::milliseconds IoLoop::poll_timeout(bool reading) const {
+  std::chrono::milliseconds wait(reading ? 100 : 1);
+  if (options_.heartbeat_interval.count() > 0) {
+    const auto until = std::chrono::duration_cast<std::chrono::milliseconds>(next_heartbeat_ - Clock::now());
+    wait = std::max(std::chrono::milliseconds(0), std::min(wait, until));
+  }
+  return wait;
+}
+
+// One heartbeat to every connected peer, skipping those whose queue is backed up (a peer
+// that does not read needs no more of them, and they must never pile up in memory).
+void IoLoop::send_heartbeats(Clock::time_point now) {
+  protocols::Heartbeat beat;
+  beat.clock_ns = static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(now.time_since_epoch()).count());
+  beat.last_round = round_.load(std::memory_order_relaxed);
+  std::vector<std::uint8_t> payload, head;
+  protocols::encode_heartbeat(beat, payload);
+  protocols::FrameHeader h;
+  h.type = protocols::MessageType::heartbeat;
+  h.sender = options_.self;
+  h.round = view_.load(std::memory_order_relaxed);
+  protocols::encode_header_for(h, {payload.data(), payload.size()}, head);
+  for (auto& [peer, dealer] : dealers_) {
+    const auto queue = outboxes_.find(peer);
+    if (queue != outboxes_.end() && !queue->second.empty()) continue;
+    zmq::message_t first(head.data(), head.size()), second(payload.data(), payload.size());
+    if (!dealer.send(first, zmq::send_flags::sndmore | zmq::send_flags::dontwait)) continue;
+    dealer.send(second, zmq::send_flags::dontwait);
+    stats_.sent(peer, head.size() + payload.size());
+  }
+  next_heartbeat_ = now + options_.heartbeat_interval;
+}
+
+bool IoLoop::within_rate(PeerId peer, bool known, Clock::time_point now) {
+  if (options_.max_messages_per_second == 0) return true;
+  const double rate = options_.max_messages_per_second;
+  Bucket& b = buckets_[known ? peer : kStrangers];
+  if (b.last == Clock::time_point{}) b.tokens = rate;  // a full second's burst to start with
+  else b.tokens = std::min(rate, b.tokens + rate * std::chrono::duration<double>(now - b.last).count());
+  b.last = now;
+  if (b.tokens < 1.0) return false;
+  b.tokens -= 1.0;
+  return true;
 }
 
 bool IoLoop::read_multipart(zmq::socket_t& socket, std::vector<zmq::message_t>& frames) {
@@ -183,6 +262,9 @@ void IoLoop::do_connect(PeerId peer, const std::string& endpoint, const std::str
   try {
     set_common_options(dealer, options_);
     dealer.set(zmq::sockopt::routing_id, routing_id_of(options_.self));
+    // Queue only on a live connection: what cannot go out waits in this thread's outbox, and
+    // closing never lingers on a peer that is gone.
+    dealer.set(zmq::sockopt::immediate, true);
     if (options_.curve) secure_dealer(dealer, server_key);
     dealer.connect(endpoint);
   } catch (const zmq::error_t& e) {
@@ -231,13 +313,21 @@ void IoLoop::accept_incoming(std::vector<zmq::message_t>& frames) {
   if (!peer) return stats_.dropped("bad_identity");
   const bool known = known_senders_.count(*peer) != 0;
   if (!known && !options_.accept_unknown_hello) return stats_.dropped("unknown_sender");
+  const Clock::time_point now = Clock::now();
+  if (!within_rate(*peer, known, now)) return stats_.dropped("rate_limited");
   protocols::Result<protocols::FrameHeader> header =
       protocols::parse_frame(span_of(frames[1]), span_of(frames[2]), options_.limits);
   if (!header) return stats_.dropped(std::string(protocols::to_string(header.error())));
   if (!known && header->type != protocols::MessageType::hello) return stats_.dropped("unknown_sender");
   if (header->sender != *peer) return stats_.dropped("sender_mismatch");
   if (!admissible(*peer, frames[2])) return stats_.dropped("key_mismatch");
-  stats_.received(*peer, frames[1].size() + frames[2].size());
+  if (const char* problem = raw_float_problem(*header, frames[2])) return stats_.dropped(problem);
+  const std::uint64_t bytes = frames[1].size() + frames[2].size();
+  if (is_membership_heartbeat(*header, frames[2])) {
+    const auto beat = protocols::decode_heartbeat(span_of(frames[2]));
+    return stats_.heartbeat(*peer, bytes, now, header->round, beat->last_round);
+  }
+  stats_.received(*peer, bytes, now);
   inbox_.push(Message{*peer, *header, std::move(frames[2])});
 }
 

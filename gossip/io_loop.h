@@ -5,6 +5,18 @@
 // accept, send, stop) come over the PAIR and are acknowledged there; incoming frames are
 // validated and pushed into the Inbox, or dropped and counted.
 //
+// Liveness lives here too, so that a peer busy computing still proves it is alive: every
+// heartbeat_interval the thread sends a heartbeat (membership_messages.h; header round =
+// the owner's view, payload last_round = its round, see announce()) to every connected
+// peer whose queue is not backed up, and consumes the heartbeats it receives, recording
+// them with the time of every accepted message (StatsRecorder::liveness).
+//
+// Hostile input is cut off as early as it can be: unknown senders before parsing, senders
+// beyond max_messages_per_second before parsing ("rate_limited"), frames beyond
+// limits.max_payload by their declared length (and ZeroMQ drops the connection of one
+// beyond twice that before it is buffered whole), and raw fp32 frames that are not
+// tensor_length floats with a NaN or infinity among them ("non_finite").
+//
 // With CURVE the ROUTER is a CURVE server in its own ZAP domain (see zap_handler.h) and a
 // socket monitor on it counts handshakes that fail before ZAP is asked (clients without
 // CURVE, garbage); each DEALER is a CURVE client. A message whose sender id has a known
@@ -15,6 +27,7 @@
 //   [argument frames: connect: endpoint, optional server public key; send: header, payload]
 // I/O thread -> owner, for connect/accept/stop only: [u8 0 = ok, 1 = failed | error text]
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -35,6 +48,8 @@
 
 namespace starling::gossip {
 
+using Clock = std::chrono::steady_clock;
+
 enum class IoCommand : std::uint8_t { connect = 1, accept = 2, send = 3, stop = 4 };
 
 struct IoLoopOptions {
@@ -52,6 +67,8 @@ struct IoLoopOptions {
   std::optional<CurveSecurity> curve;
   std::string zap_domain;        // the ROUTER's domain in the context's ZAP handler
   std::string monitor_endpoint;  // inproc:// name for the ROUTER's handshake monitor
+  std::chrono::milliseconds heartbeat_interval{0};  // 0: this thread sends none
+  std::uint32_t max_messages_per_second = 0;        // per sender; 0: no cap
 };
 
 class IoLoop {
@@ -63,9 +80,18 @@ class IoLoop {
   const std::string& endpoint() const { return endpoint_; }
   /// Serves until a stop command; closes the inbox on the way out, also on failure.
   void run();
+  /// What the next heartbeats say (any thread): the owner's view and round.
+  void announce(std::uint64_t view, std::uint64_t round) {
+    view_.store(view, std::memory_order_relaxed);
+    round_.store(round, std::memory_order_relaxed);
+  }
 
  private:
   using Outgoing = std::pair<zmq::message_t, zmq::message_t>;  // header, payload
+  struct Bucket {  // token bucket of one sender's messages
+    double tokens = 0.0;
+    Clock::time_point last{};
+  };
 
   void serve();
   void handle_commands();
@@ -81,6 +107,9 @@ class IoLoop {
   void handle_incoming();
   void accept_incoming(std::vector<zmq::message_t>& frames);
   bool admissible(PeerId peer, const zmq::message_t& payload) const;
+  bool within_rate(PeerId peer, bool known, Clock::time_point now);
+  void send_heartbeats(Clock::time_point now);
+  std::chrono::milliseconds poll_timeout(bool reading) const;
   bool read_multipart(zmq::socket_t& socket, std::vector<zmq::message_t>& frames);
 
   IoLoopOptions options_;
@@ -95,6 +124,9 @@ class IoLoop {
   std::map<PeerId, std::deque<Outgoing>> outboxes_;  // held back while a DEALER is at its HWM
   std::set<PeerId> known_senders_;
   std::map<PeerId, std::string> peer_keys_;  // CURVE: the key each sender id must use
+  std::map<PeerId, Bucket> buckets_;          // known senders, and one shared by strangers
+  Clock::time_point next_heartbeat_{};
+  std::atomic<std::uint64_t> view_{0}, round_{0};
   bool stopping_ = false;
 };
 

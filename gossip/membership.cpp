@@ -45,6 +45,7 @@ void Membership::track(PeerId peer, Clock::time_point now, std::string endpoint,
   PeerRecord& r = peers_[peer];
   r.state = PeerState::alive;
   r.left = false;
+  r.heard = false;
   r.last_seen = now;
   if (!endpoint.empty()) r.endpoint = std::move(endpoint);
   if (!public_key.empty()) r.public_key = std::move(public_key);
@@ -58,12 +59,40 @@ void Membership::change(PeerId peer, PeerRecord& record, PeerState state, std::s
 }
 
 void Membership::poll(Clock::time_point now) {
-  if (now >= next_heartbeat_) send_heartbeats(now);
+  if (!transport_.heartbeats() && now >= next_heartbeat_) send_heartbeats(now);
+  discount_own_stall(now);
+  refresh_from_transport();
   for (auto& [peer, r] : peers_) {
     const auto silent = now - r.last_seen;
-    if (r.state == PeerState::alive && silent >= options_.failure_timeout)
+    const auto allowed = allowed_silence(r);
+    if (r.state == PeerState::alive && silent >= allowed)
       change(peer, r, PeerState::dead,
-             "no message for " + ms_text(silent) + " (failure timeout " + ms_text(options_.failure_timeout) + ")");
+             r.heard ? "no message for " + ms_text(silent) + " (failure timeout " + ms_text(allowed) + ")"
+                     : "never heard from in " + ms_text(silent) + " (start timeout " + ms_text(allowed) + ")");
+  }
+}
+
+void Membership::discount_own_stall(Clock::time_point now) {
+  const auto gap = now - last_poll_;
+  if (last_poll_ != Clock::time_point{} && gap > options_.failure_timeout / 2)
+    for (auto& [peer, r] : peers_) r.last_seen = std::min(now, r.last_seen + gap);
+  last_poll_ = now;
+}
+
+std::chrono::milliseconds Membership::allowed_silence(const PeerRecord& r) const {
+  if (r.heard || options_.start_grace.count() <= 0) return options_.failure_timeout;
+  return std::max(options_.start_grace, options_.failure_timeout);
+}
+
+// What the I/O thread heard, heartbeats included, counts as if this thread had seen it.
+void Membership::refresh_from_transport() {
+  for (const auto& [peer, heard] : transport_.liveness()) {
+    const auto it = peers_.find(peer);
+    if (it == peers_.end() || heard.last_heard <= it->second.last_seen) continue;
+    PeerRecord& r = it->second;
+    r.last_seen = heard.last_heard;
+    r.heard = true;
+    if (r.state == PeerState::dead && !r.left) change(peer, r, PeerState::alive, "heard again after timing out");
   }
 }
 
@@ -85,6 +114,7 @@ bool Membership::observe(const Message& message, Clock::time_point now) {
   const bool tracked = peers_.count(message.from) != 0;
   PeerRecord& r = peers_[message.from];
   r.last_seen = now;
+  r.heard = true;
   if (message.header.type == MessageType::leave) {
     handle_leave(message, r);
     return true;
@@ -119,9 +149,9 @@ void Membership::leave(protocols::LeaveReason reason) {
 std::vector<ViewChange> Membership::take_changes() { return std::exchange(changes_, {}); }
 
 Membership::Clock::time_point Membership::next_due() const {
-  Clock::time_point due = next_heartbeat_;
+  Clock::time_point due = transport_.heartbeats() ? Clock::time_point::max() : next_heartbeat_;
   for (const auto& [peer, r] : peers_)
-    if (r.state == PeerState::alive) due = std::min(due, r.last_seen + options_.failure_timeout);
+    if (r.state == PeerState::alive) due = std::min(due, r.last_seen + allowed_silence(r));
   return due;
 }
 

@@ -4,12 +4,24 @@
 // message it receives; receive_data() does both around Transport::try_receive so that an
 // algorithm waiting for data still answers and consumes heartbeats.
 //
-// Rules: every heartbeat_interval a heartbeat goes to each tracked peer this one has a
-// route to (also to peers presumed dead, so a healed partition recovers; not to peers that
-// left). Any message from a peer proves it alive. A peer is declared dead when nothing
-// arrived from it for failure_timeout, or at once when it sends leave. A message from an
-// untracked or dead peer makes it alive. Each transition is queued as a ViewChange with
-// its reason, for the caller to log as "view changed" (take_changes()).
+// Rules: heartbeats come from the transport's I/O thread when it has a heartbeat interval
+// (then a peer busy computing still beats, and poll() takes the times the thread heard
+// each peer from Transport::liveness()); otherwise poll() sends them, every
+// heartbeat_interval, to each tracked peer this one has a route to (also to peers presumed
+// dead, so a healed partition recovers; not to peers that left). Any message from a peer
+// proves it alive. A peer is declared dead when nothing arrived from it for
+// failure_timeout, or at once when it sends leave; one never heard from at all since it
+// was tracked gets start_grace instead (peers start at different times). A message from
+// an untracked or dead peer, or a heartbeat from a dead one that did not leave, makes it
+// alive. Each transition is queued as a ViewChange with its reason, for the caller to log
+// (take_changes()). A gap between two polls longer than half the failure timeout means this
+// peer itself stood still (paused, or busy): the others' silence is then counted without
+// it, so that a peer resumed after SIGSTOP does not declare everyone dead before its I/O
+// thread has read what they sent meanwhile.
+//
+// Heartbeats say where their sender is: the header's round field carries its view (the
+// number of the membership view it trains in, 0 before any change) and the payload's
+// last_round the round it works on (Transport::announce()).
 #include <chrono>
 #include <cstdint>
 #include <map>
@@ -25,6 +37,8 @@ namespace starling::gossip {
 struct MembershipOptions {
   std::chrono::milliseconds heartbeat_interval{1000};
   std::chrono::milliseconds failure_timeout{5000};
+  /// How long a tracked peer that was never heard from may stay silent; 0: failure_timeout.
+  std::chrono::milliseconds start_grace{0};
 };
 
 enum class PeerState : std::uint8_t { alive, dead };
@@ -40,7 +54,8 @@ struct ViewChange {
 
 struct PeerRecord {
   PeerState state = PeerState::alive;
-  bool left = false;  // said leave: no heartbeats to it until it speaks again
+  bool left = false;   // said leave: no heartbeats to it until it speaks again
+  bool heard = false;  // anything arrived from it since it was tracked
   std::chrono::steady_clock::time_point last_seen;
   std::string endpoint;    // where it accepts connections, when known (for views)
   std::string public_key;  // its CURVE key (Z85), when known
@@ -81,6 +96,9 @@ class Membership {
 
  private:
   void send_heartbeats(Clock::time_point now);
+  void refresh_from_transport();
+  void discount_own_stall(Clock::time_point now);
+  std::chrono::milliseconds allowed_silence(const PeerRecord& record) const;
   void change(PeerId peer, PeerRecord& record, PeerState state, std::string reason);
   void handle_leave(const Message& message, PeerRecord& record);
 
@@ -89,6 +107,7 @@ class Membership {
   std::map<PeerId, PeerRecord> peers_;
   std::vector<ViewChange> changes_;
   Clock::time_point next_heartbeat_{};
+  Clock::time_point last_poll_{};
   std::uint64_t round_ = 0;
   std::uint64_t malformed_ = 0;
 };

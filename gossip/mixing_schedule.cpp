@@ -28,4 +28,9 @@ MixingSchedule one_peer_exponential_schedule(int p, int rank) {
   };
 }
 
+MixingSchedule schedule_by_name(const std::string& topology, int p, int rank, int random_degree, std::uint64_t seed) {
+  if (topology == "one-peer-exponential") return one_peer_exponential_schedule(p, rank);
+  return metropolis_schedule(topology_by_name(topology, p, random_degree, seed), rank);
+}
+
 }  // namespace starling::gossip

@@ -4,6 +4,7 @@
 // topologies (Metropolis–Hastings weights) and time-varying ones (SGP's rotating one-peer
 // exponential graph) drive the same averaging step. Ranks index Topology vertices.
 #include <cstdint>
+#include <string>
 #include <functional>
 #include <utility>
 #include <vector>
@@ -22,6 +23,9 @@ using MixingSchedule = std::function<MixingPlan(std::uint64_t round)>;
 
 /// Every round: the row of metropolis_weights(topology) for rank; sends to all neighbours.
 MixingSchedule metropolis_schedule(const Topology& topology, int rank);
+
+/// The schedule of rank on the topology a config names (topology_by_name).
+MixingSchedule schedule_by_name(const std::string& topology, int p, int rank, int random_degree, std::uint64_t seed);
 
 /// SGP one-peer exponential graph: send to one out-neighbour, rotating through 2^k hops;
 /// x ← (x + x_in)/2, doubly stochastic since each round's graph is a permutation.

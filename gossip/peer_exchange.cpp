@@ -1,12 +1,10 @@
+// A peer's exchange with the others: transport, control plane and the elastic modes
+// (gossip/peer_exchange.h).
 #include "gossip/peer_exchange.h"
 
 #include "gossip/curve_keys.h"
-#include "gossip/endpoint.h"
 #include "gossip/error.h"
-#include "gossip/mixing_schedule.h"
 #include "gossip/topology.h"
-
-#include <set>
 
 namespace starling::gossip {
 namespace {
@@ -14,47 +12,16 @@ namespace {
 const char* const kModeNames[] = {"none", "allreduce", "gossip", "local-sgd", "async-gossip"};
 const char* const kTopologies[] = {"ring", "torus", "exponential", "one-peer-exponential", "complete", "random"};
 
-Topology make_topology(const ExchangeSpec& s) {
-  const int p = static_cast<int>(s.peers.size());
-  if (s.topology == "torus") return torus(p);
-  if (s.topology == "exponential" || s.topology == "one-peer-exponential") return exponential(p);
-  if (s.topology == "complete") return complete(p);
-  if (s.topology == "random") return random_regular(p, s.random_degree, s.seed);
-  return ring(p);
-}
+// Drop counts go to the log at most this often.
+constexpr std::chrono::seconds kDropReportEvery{10};
 
-MixingSchedule make_schedule(const ExchangeSpec& s) {
-  if (s.topology == "one-peer-exponential") return one_peer_exponential_schedule(static_cast<int>(s.peers.size()), s.rank);
-  return metropolis_schedule(make_topology(s), s.rank);
-}
-
-// The ranks this peer sends to and hears from over all rounds of its mode.
-std::pair<std::set<int>, std::set<int>> links(const ExchangeSpec& s) {
-  const int p = static_cast<int>(s.peers.size());
-  std::set<int> out, in;
-  if (s.mode == ExchangeMode::async_gossip) {
-    const Topology topology = make_topology(s);
-    for (int r : topology.neighbors(s.rank)) out.insert(r), in.insert(r);
-  } else if (s.mode == ExchangeMode::gossip) {
-    const MixingSchedule schedule = make_schedule(s);
-    for (std::uint64_t round = 0; round < 64; ++round) {  // covers every rotation of the SGP schedule
-      const MixingPlan plan = schedule(round);
-      out.insert(plan.send_to.begin(), plan.send_to.end());
-      for (const auto& [rank, weight] : plan.receive_from) in.insert(rank);
-    }
-  }
-  if (p > 1 && (s.mode != ExchangeMode::gossip || s.final_average) && s.mode != ExchangeMode::async_gossip) {
-    out.insert((s.rank + 1) % p);  // the all-reduce ring
-    in.insert((s.rank + p - 1) % p);
-  }
-  return {out, in};
-}
+PeerId self_id(const ExchangeSpec& s) { return s.peers[static_cast<std::size_t>(s.rank)].id; }
 
 // Own pair and every other peer's public key from the keys folder; KeyFileError names the
 // file that is missing or bad.
 CurveSecurity load_security(const ExchangeSpec& s) {
   CurveSecurity security;
-  const PeerId self = s.peers[static_cast<std::size_t>(s.rank)].id;
+  const PeerId self = self_id(s);
   security.keys = read_keypair(s.keys_dir, peer_key_name(self));
   for (const auto& peer : s.peers) {
     if (peer.id == self) continue;
@@ -64,6 +31,40 @@ CurveSecurity load_security(const ExchangeSpec& s) {
   }
   security.on_refusal = s.on_refusal;
   return security;
+}
+
+TransportOptions transport_options(const ExchangeSpec& s) {
+  TransportOptions o;
+  o.self = self_id(s);
+  o.bind_endpoint = s.peers[static_cast<std::size_t>(s.rank)].endpoint;
+  for (const auto& peer : s.peers)
+    if (peer.id != o.self) o.accept.push_back(peer.id);
+  o.heartbeat_interval = s.heartbeat;
+  o.max_messages_per_second = s.max_messages_per_second;
+  o.limits.max_payload = s.max_message_bytes;
+  if (!s.keys_dir.empty()) o.curve = load_security(s);
+  return o;
+}
+
+ControlOptions control_options(const ExchangeSpec& s, std::size_t parameters) {
+  ControlOptions c;
+  c.membership.heartbeat_interval = s.heartbeat;
+  c.membership.failure_timeout = s.failure_timeout;
+  c.membership.start_grace = s.start_timeout;
+  c.views = s.mode != ExchangeMode::async_gossip;
+  c.shape.parameter_count = parameters;
+  c.shape.tensor_sizes = s.tensor_sizes.empty() ? std::vector<std::uint64_t>{parameters} : s.tensor_sizes;
+  c.straggler_after = std::max(std::chrono::milliseconds(1000), 2 * s.heartbeat);
+  c.log = s.on_event;
+  return c;
+}
+
+// This peer's neighbours in the topology over every peer (async gossip).
+std::vector<PeerId> neighbours(const ExchangeSpec& s) {
+  const Topology t = topology_by_name(s.topology, static_cast<int>(s.peers.size()), s.random_degree, s.seed);
+  std::vector<PeerId> out;
+  for (int r : t.neighbors(s.rank)) out.push_back(s.peers[static_cast<std::size_t>(r)].id);
+  return out;
 }
 
 }  // namespace
@@ -88,106 +89,78 @@ bool is_topology_name(const std::string& name) {
 }
 
 PeerExchange::PeerExchange(const ExchangeSpec& spec, protocols::Span<float> model)
-    : spec_(spec), model_(model), context_(1) {
+    : spec_(spec), model_(model), context_(1), last_report_(std::chrono::steady_clock::now()) {
   if (spec.rank < 0 || spec.rank >= static_cast<int>(spec.peers.size()))
     throw InvalidArgument(__FILE__, __LINE__, "exchange: rank outside the peer list");
-  const auto [out, in] = links(spec);
-  TransportOptions options;
-  options.self = spec.peers[static_cast<std::size_t>(spec.rank)].id;
-  options.bind_endpoint = bind_endpoint_for(spec.peers[static_cast<std::size_t>(spec.rank)].endpoint);
-  for (int r : in) options.accept.push_back(spec.peers[static_cast<std::size_t>(r)].id);
-  if (!spec.keys_dir.empty()) options.curve = load_security(spec);
-  transport_ = std::make_unique<Transport>(context_, options);
-  for (int r : out) transport_->connect(spec.peers[static_cast<std::size_t>(r)].id, spec.peers[static_cast<std::size_t>(r)].endpoint);
-
+  transport_ = std::make_unique<Transport>(context_, transport_options(spec));
+  for (const auto& peer : spec.peers)
+    if (peer.id != transport_->self()) transport_->connect(peer.id, peer.endpoint);
   std::vector<PeerId> ids;
   for (const auto& peer : spec.peers) ids.push_back(peer.id);
-  if (spec.mode == ExchangeMode::gossip && spec.codec != "none") {
-    ChocoOptions c;
-    c.gamma = spec.gamma;
-    c.timeout = spec.timeout;
-    c.first_round = spec.first_round;
-    choco_ = std::make_unique<ChocoGossip>(*transport_, ids, make_schedule(spec), spec.codec, spec.codec_options, c);
-  } else if (spec.mode == ExchangeMode::gossip) {
-    GossipOptions g;
-    g.timeout = spec.timeout;
-    g.first_round = spec.first_round;
-    gossip_ = std::make_unique<GossipAverage>(*transport_, ids, make_schedule(spec), g);
-  } else if (spec.mode == ExchangeMode::async_gossip) {
-    AsyncGossipOptions a;
-    a.max_staleness = spec.max_staleness;
-    a.staleness_scaling = spec.staleness_scaling;
-    a.timeout = spec.timeout;
-    a.seed = spec.seed + static_cast<uint64_t>(spec.rank);
-    std::vector<PeerId> neighbours;
-    for (int r : links(spec).first) neighbours.push_back(spec.peers[static_cast<std::size_t>(r)].id);
-    async_ = std::make_unique<AsyncGossip>(*transport_, neighbours, a);
-  } else if (spec.mode != ExchangeMode::none && spec.codec != "none") {
-    CompressedAllreduceOptions c;
-    c.timeout = spec.timeout;
-    compressed_ = std::make_unique<CompressedAllreduce>(*transport_, ids, model, spec.codec, spec.codec_options, c);
-  } else if (spec.mode != ExchangeMode::none) {
-    AllreduceOptions a;
-    a.timeout = spec.timeout;
-    a.first_round = spec.first_round;
-    ring_ = std::make_unique<AllreduceRing>(*transport_, ids, model, a);
-  }
-  if (spec.mode == ExchangeMode::gossip && spec.final_average) {
-    AllreduceOptions a;
-    a.timeout = spec.timeout;
-    final_ring_ = std::make_unique<AllreduceRing>(*transport_, ids, model, a);
-  }
-  if (spec.adaptive && (choco_ || compressed_)) {
-    AdaptiveCompressionOptions a = spec.adaptive_options;
-    a.initial_density = spec.codec_options.density;
-    adaptive_ = std::make_unique<AdaptiveCompression>(a);
-  }
+  control_ = std::make_unique<ControlPlane>(*transport_, ids, control_options(spec, model.size()));
+  if (spec.mode == ExchangeMode::async_gossip)
+    async_ = std::make_unique<ElasticAsync>(*transport_, *control_, spec, model, neighbours(spec));
+  else if (spec.mode != ExchangeMode::none)
+    sync_ = std::make_unique<ElasticSync>(*transport_, *control_, spec, model);
 }
 
 PeerExchange::~PeerExchange() {
+  control_.reset();  // uninstalls its hook before the transport goes
   if (transport_) transport_->stop();
 }
 
-void PeerExchange::exchange(uint64_t step, double compute_seconds) {
-  if (gossip_) gossip_->run(model_);
-  else if (choco_ || compressed_) run_compressed(compute_seconds);
-  else if (async_) async_->run(model_, step);
-  else if (ring_) ring_->run();
+std::optional<Position> PeerExchange::start(uint64_t iteration) {
+  if (sync_) return sync_->start(iteration);
+  if (async_) return async_->start(iteration);
+  return std::nullopt;
 }
 
-// One CHOCO round or compressed all-reduce, timed, and the density for the next one when
-// it adapts.
-void PeerExchange::run_compressed(double compute_seconds) {
-  const auto start = Transport::Clock::now();
-  if (choco_) choco_->run(model_);
-  else compressed_->run();
-  // The compressed all-reduce's first run is uncompressed: it says nothing about the density.
-  if (!adaptive_ || (compressed_ && compressed_->runs() == 1)) return;
-  const double comm = std::chrono::duration<double>(Transport::Clock::now() - start).count();
-  const DensityDecision decision = adaptive_->observe(compute_seconds, comm);
-  if (!decision.changed) return;
-  if (choco_) choco_->set_density(decision.density);
-  else compressed_->set_density(decision.density);
-  if (spec_.on_adjust) spec_.on_adjust(decision.report);
-}
-
-void PeerExchange::average_models() {
-  if (!final_ring_) return;
-  transport_->release_held();  // segments of peers that finished their last round first
-  final_ring_->run();
+std::optional<Position> PeerExchange::exchange(uint64_t iteration, double compute_seconds) {
+  std::optional<Position> moved;
+  if (sync_) moved = sync_->exchange(iteration, compute_seconds);
+  else if (async_) moved = async_->exchange(iteration);
+  report_drops();
+  return moved;
 }
 
 void PeerExchange::finish() {
-  if (async_) async_->finish(model_);
-}
-
-std::optional<double> PeerExchange::mean_staleness() const {
-  if (!async_ || async_->stats().runs == 0) return std::nullopt;
-  return static_cast<double>(async_->stats().gap_sum) / static_cast<double>(async_->stats().runs);
+  if (sync_) sync_->finish();
+  if (async_) async_->finish();
 }
 
 uint64_t PeerExchange::bytes_sent() const { return transport_->stats().bytes_sent(); }
 
 uint64_t PeerExchange::bytes_received() const { return transport_->stats().bytes_received(); }
+
+std::map<std::string, std::uint64_t> PeerExchange::drops() const {
+  std::map<std::string, std::uint64_t> all = transport_->stats().drops;
+  for (const auto& [reason, count] : control_->drops()) all[reason] += count;
+  const auto algorithms = sync_ ? sync_->drops() : async_ ? async_->drops() : std::map<std::string, std::uint64_t>{};
+  for (const auto& [reason, count] : algorithms) all[reason] += count;
+  return all;
+}
+
+std::vector<PeerId> PeerExchange::members() const { return sync_ ? sync_->view().members : std::vector<PeerId>{}; }
+
+// At most one line per kDropReportEvery: what was dropped since the last one, by reason.
+void PeerExchange::report_drops() {
+  const auto now = std::chrono::steady_clock::now();
+  if (now - last_report_ < kDropReportEvery || !spec_.on_event) return;
+  const auto all = drops();
+  std::string line;
+  std::uint64_t total = 0;
+  for (const auto& [reason, count] : all) {
+    const std::uint64_t fresh = count - reported_[reason];
+    if (fresh == 0) continue;
+    total += fresh;
+    line += (line.empty() ? "" : ", ") + reason + " " + std::to_string(fresh);
+  }
+  const double seconds = std::chrono::duration<double>(now - last_report_).count();
+  last_report_ = now;
+  reported_ = all;
+  if (total > 0)
+    spec_.on_event("dropped " + std::to_string(total) + " message(s) in the last " +
+                   std::to_string(static_cast<int>(seconds)) + " s: " + line);
+}
 
 }  // namespace starling::gossip

@@ -216,4 +216,12 @@ SpectralInfo spectral_info(const DenseMatrix& w) {
 
 SpectralInfo spectral_info(const Topology& topology) { return spectral_info(metropolis_weights(topology)); }
 
+Topology topology_by_name(const std::string& name, int p, int random_degree, std::uint64_t seed) {
+  if (name == "torus") return torus(p);
+  if (name == "exponential" || name == "one-peer-exponential") return exponential(p);
+  if (name == "complete") return complete(p);
+  if (name == "random") return random_regular(p, random_degree, seed);
+  return ring(p);
+}
+
 }  // namespace starling::gossip

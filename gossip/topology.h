@@ -36,6 +36,10 @@ Topology torus(int p);
 /// rank ± 2^k (mod p) for every 2^k < p.
 Topology exponential(int p);
 Topology complete(int p);
+/// The topology a config names (is_topology_name in exchange_spec.h) over p peers; the
+/// one-peer exponential graph is the exponential graph, rotated by its schedule.
+Topology topology_by_name(const std::string& name, int p, int random_degree, std::uint64_t seed);
+
 /// Random k-regular graph from seed (double-edge swaps on a circulant graph, kept connected).
 /// Falls back to k-1 when p·k is odd and to complete(p) when k ≥ p-1.
 Topology random_regular(int p, int k, std::uint64_t seed);

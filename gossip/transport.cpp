@@ -35,6 +35,8 @@ IoLoopOptions loop_options(const TransportOptions& o, std::string control, const
   l.accept = o.accept;
   l.accept_unknown_hello = o.accept_unknown_hello;
   l.curve = o.curve;
+  l.heartbeat_interval = o.heartbeat_interval;
+  l.max_messages_per_second = o.max_messages_per_second;
   if (zap) {
     l.zap_domain = zap->domain();
     l.monitor_endpoint = unique_name("inproc://starling-monitor-");
@@ -157,34 +159,42 @@ void Transport::send_encoded(PeerId to, std::vector<std::uint8_t>& head, zmq::me
   send_command(static_cast<std::uint8_t>(IoCommand::send), to, args, 2);
 }
 
-void Transport::release_held() {
-  for (auto& m : held_) released_.push_back(std::move(m));
-  held_.clear();
+void Transport::announce(std::uint64_t view, std::uint64_t round) { loop_->announce(view, round); }
+
+void Transport::set_hook(ReceiveHook* hook, std::chrono::milliseconds idle_every) {
+  hook_ = hook;
+  idle_every_ = idle_every;
+  next_idle_ = Clock::time_point{};
 }
 
-std::optional<Message> Transport::take_released() {
-  if (released_.empty()) return std::nullopt;
-  Message m = std::move(released_.front());
-  released_.pop_front();
-  return m;
-}
+void Transport::put_back(std::vector<Message> messages) { inbox_.push_front(std::move(messages)); }
 
-std::optional<Message> Transport::try_receive() {
-  if (auto m = take_released()) return m;
-  return inbox_.try_pop();
+// The next message the hook leaves alone, or nullopt at the deadline or once stopped; the
+// hook's idle() runs whenever it is due, also when messages keep coming.
+std::optional<Message> Transport::next(Clock::time_point deadline) {
+  for (;;) {
+    if (hook_ && Clock::now() >= next_idle_) {
+      next_idle_ = Clock::now() + idle_every_;
+      hook_->idle();
+    }
+    std::optional<Message> m = inbox_.pop(hook_ ? std::min(deadline, next_idle_) : deadline);
+    if (m && hook_ && hook_->intercept(*m)) continue;
+    if (m) return m;
+    if (inbox_.closed() || Clock::now() >= deadline) return std::nullopt;
+  }
 }
 
 Message Transport::receive(Clock::time_point deadline) {
-  if (auto m = take_released()) return std::move(*m);
-  std::optional<Message> m = inbox_.pop(deadline);
+  std::optional<Message> m = next(deadline);
   if (m) return std::move(*m);
   if (inbox_.closed()) STARLING_GOSSIP_THROW(IoError, "transport is stopped");
   STARLING_GOSSIP_THROW(TimeoutError, "receive: deadline passed on peer " + std::to_string(options_.self));
 }
 
+std::optional<Message> Transport::try_receive() { return next(Clock::time_point{}); }
+
 std::optional<Message> Transport::try_receive(Clock::time_point deadline) {
-  if (auto m = take_released()) return m;
-  std::optional<Message> m = inbox_.pop(deadline);
+  std::optional<Message> m = next(deadline);
   if (!m && inbox_.closed()) STARLING_GOSSIP_THROW(IoError, "transport is stopped");
   return m;
 }

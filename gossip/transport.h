@@ -14,10 +14,20 @@
 // strangers are counted in stats().drops: "zap_refused" (key not on the allow-list),
 // "handshake_failed_protocol" (no CURVE or a broken handshake), "key_mismatch" (an admitted
 // key claiming another peer's id). Nothing from a refused connection reaches the inbox.
+//
+// Liveness (TransportOptions::heartbeat_interval): the I/O thread heartbeats every connected
+// peer and records when it last heard each (liveness()), so failure detection does not
+// depend on the owner being free to answer. Caps (max_messages_per_second, limits) and the
+// raw fp32 check (a gossip_push, gossip_pull_reply or allreduce_segment of codec none whose
+// payload is tensor_length floats must hold finite ones) are applied there too; io_loop.h.
+//
+// A ReceiveHook, when set, sees every message before receive()/try_receive() returns it and
+// is called while they wait: the owner's control plane (membership, view changes) runs
+// there, inside whatever algorithm is receiving, and may abort the wait by throwing.
 #include <chrono>
-#include <deque>
 #include <cstdint>
 #include <cstddef>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -59,6 +69,20 @@ struct TransportOptions {
   bool accept_unknown_hello = false;
   /// CURVE encryption and the ZAP allow-list; plain TCP when absent.
   std::optional<CurveSecurity> curve;
+  /// The I/O thread heartbeats every connected peer this often; 0: it sends none.
+  std::chrono::milliseconds heartbeat_interval{0};
+  /// Messages accepted per second from one sender (a one-second burst); 0: no cap.
+  std::uint32_t max_messages_per_second = 0;
+};
+
+/// The owner's view of messages before an algorithm gets them (see the file comment).
+class ReceiveHook {
+ public:
+  virtual ~ReceiveHook() = default;
+  /// True when the hook used the message up; it may also throw to abort the receive.
+  virtual bool intercept(Message& message) = 0;
+  /// Called at least every idle interval while a receive waits; may throw to abort it.
+  virtual void idle() = 0;
 };
 
 class Transport {
@@ -108,32 +132,37 @@ class Transport {
   /// The oldest received message; TimeoutError at the deadline, IoError once stopped.
   Message receive(Clock::time_point deadline);
   Message receive(std::chrono::milliseconds timeout) { return receive(Clock::now() + timeout); }
+  /// The oldest received message the hook leaves, or nullopt at once.
   std::optional<Message> try_receive();
   /// The oldest received message, or nullopt once the deadline passes; IoError once stopped.
   std::optional<Message> try_receive(Clock::time_point deadline);
 
-  /// Keeps a message that belongs to the algorithm running next (a faster peer already
-  /// started it) instead of dropping it; after release_held() the receives return the held
-  /// messages before any newer one. Owner thread only.
-  void hold(Message message) { held_.push_back(std::move(message)); }
-  void release_held();
-
   TransportStats stats() const { return stats_.snapshot(); }
+  /// When each peer was last heard from, and what its last heartbeat said.
+  std::map<PeerId, PeerLiveness> liveness() const { return stats_.liveness(); }
+  /// What this peer's heartbeats say from now on: its view and round (membership.h).
+  void announce(std::uint64_t view, std::uint64_t round);
+  bool heartbeats() const { return options_.heartbeat_interval.count() > 0; }
+
+  /// Routes every later receive through `hook` (nullptr: none), calling its idle() at
+  /// least every `idle_every` while waiting. The hook must outlive its use here.
+  void set_hook(ReceiveHook* hook, std::chrono::milliseconds idle_every = std::chrono::milliseconds(50));
+  /// Returns messages the owner set aside to the front of the queue, in their order.
+  void put_back(std::vector<Message> messages);
 
   /// Asks the I/O thread to stop and joins it; messages already handed to ZeroMQ are still
   /// delivered within linger_ms. Idempotent.
   void stop();
 
  private:
-  std::optional<Message> take_released();
   void send_command(std::uint8_t code, PeerId peer, zmq::message_t* args, std::size_t count);
   void await_reply(const std::string& what);
   void connect_with(PeerId peer, const std::string& endpoint, const std::string* server_key);
   void send_encoded(PeerId to, std::vector<std::uint8_t>& head, zmq::message_t payload);
+  std::optional<Message> next(Clock::time_point deadline);
 
   TransportOptions options_;
   Inbox inbox_;
-  std::deque<Message> held_, released_;  // see hold()
   StatsRecorder stats_;
   // Declared between stats_ and loop_: the ROUTER closes before its ZAP domain goes (a
   // CURVE server without a handler would admit anyone), and the domain before stats_.
@@ -142,6 +171,9 @@ class Transport {
   zmq::socket_t control_;
   std::string endpoint_;
   std::set<PeerId> routes_;
+  ReceiveHook* hook_ = nullptr;
+  std::chrono::milliseconds idle_every_{50};
+  Clock::time_point next_idle_{};
   std::thread thread_;
 };
 

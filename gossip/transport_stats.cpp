@@ -28,11 +28,25 @@ void StatsRecorder::sent(PeerId peer, std::uint64_t bytes) {
   ++t.messages_sent;
 }
 
-void StatsRecorder::received(PeerId peer, std::uint64_t bytes) {
+void StatsRecorder::received(PeerId peer, std::uint64_t bytes, std::chrono::steady_clock::time_point when) {
   std::lock_guard<std::mutex> lock(mutex_);
   PeerTraffic& t = stats_.peers[peer];
   t.bytes_received += bytes;
   ++t.messages_received;
+  liveness_[peer].last_heard = when;
+}
+
+void StatsRecorder::heartbeat(PeerId peer, std::uint64_t bytes, std::chrono::steady_clock::time_point when,
+                              std::uint64_t view, std::uint64_t round) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  PeerTraffic& t = stats_.peers[peer];
+  t.bytes_received += bytes;
+  ++t.messages_received;
+  PeerLiveness& l = liveness_[peer];
+  l.last_heard = when;
+  l.heartbeat = true;
+  l.view = view;
+  l.round = round;
 }
 
 void StatsRecorder::dropped(const std::string& reason) {
@@ -43,6 +57,11 @@ void StatsRecorder::dropped(const std::string& reason) {
 TransportStats StatsRecorder::snapshot() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return stats_;
+}
+
+std::map<PeerId, PeerLiveness> StatsRecorder::liveness() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return liveness_;
 }
 
 }  // namespace starling::gossip

@@ -1,6 +1,7 @@
 #pragma once
-// Traffic and drop counters of one transport. The I/O thread records into a StatsRecorder;
-// the owner reads consistent snapshots (TransportStats) at any time.
+// Traffic, drop counters and liveness of one transport. The I/O thread records into a
+// StatsRecorder; the owner reads consistent snapshots (TransportStats, liveness) at any time.
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -17,10 +18,20 @@ struct PeerTraffic {
   std::uint64_t messages_received = 0;
 };
 
+/// What the I/O thread last heard from a peer: when (any accepted message), and what its
+/// latest heartbeat said (membership.h explains view and round).
+struct PeerLiveness {
+  std::chrono::steady_clock::time_point last_heard{};
+  bool heartbeat = false;  // a heartbeat has arrived
+  std::uint64_t view = 0;
+  std::uint64_t round = 0;
+};
+
 struct TransportStats {
   std::map<PeerId, PeerTraffic> peers;
   /// Dropped incoming messages by reason: protocols::to_string() names for frame errors,
-  /// plus frame_count, bad_identity, unknown_sender, sender_mismatch.
+  /// plus frame_count, bad_identity, unknown_sender, sender_mismatch, rate_limited and, for
+  /// raw fp32 frames, non_finite.
   std::map<std::string, std::uint64_t> drops;
 
   std::uint64_t dropped() const;
@@ -31,13 +42,19 @@ struct TransportStats {
 class StatsRecorder {
  public:
   void sent(PeerId peer, std::uint64_t bytes);
-  void received(PeerId peer, std::uint64_t bytes);
+  /// An accepted message: counts its bytes and proves the peer alive at `when`.
+  void received(PeerId peer, std::uint64_t bytes, std::chrono::steady_clock::time_point when);
+  /// A heartbeat consumed by the I/O thread (also proof of life).
+  void heartbeat(PeerId peer, std::uint64_t bytes, std::chrono::steady_clock::time_point when, std::uint64_t view,
+                 std::uint64_t round);
   void dropped(const std::string& reason);
   TransportStats snapshot() const;
+  std::map<PeerId, PeerLiveness> liveness() const;
 
  private:
   mutable std::mutex mutex_;
   TransportStats stats_;
+  std::map<PeerId, PeerLiveness> liveness_;
 };
 
 }  // namespace starling::gossip

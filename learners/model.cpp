@@ -143,6 +143,13 @@ std::string Model::signature() const {
   return sig + "|" + std::to_string(param_count());
 }
 
+std::vector<uint64_t> Model::tensor_sizes() const {
+  std::vector<uint64_t> sizes;
+  for (const auto& layer : layers_)
+    if (layer->param_count() > 0) sizes.push_back((layer->param_count() + 15) / 16 * 16);  // with its padding
+  return sizes;
+}
+
 std::string checksum_hex(const float* data, std::size_t count) {
   uint64_t hash = 1469598103934665603ull;
   const auto* bytes = reinterpret_cast<const unsigned char*>(data);

@@ -45,6 +45,10 @@ class Model {
   std::string describe() const;
   /// A stable string naming every layer and shape: peers compare it before exchanging.
   std::string signature() const;
+  /// The arena span of every layer that has parameters (its count, padded to 64 bytes), in
+  /// arena order: they add up to param_count(). A joining peer's shape, compared by the
+  /// peers it joins.
+  std::vector<uint64_t> tensor_sizes() const;
 
  private:
   void fuse_relus();

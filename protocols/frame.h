@@ -45,6 +45,7 @@ enum class MessageType : std::uint8_t {
   gossip_pull_reply = 7,
   allreduce_segment = 8,  // one ring all-reduce segment (flags: phase)
   state_transfer = 9,     // full state for a joining peer, in chunks
+  view = 10,              // membership view agreement: status, prepare, decide (view_messages.h)
 };
 
 /// Flag bits of the header's flags byte; which ones a type allows is in allowed_flags().

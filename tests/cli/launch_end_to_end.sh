@@ -25,7 +25,6 @@ timeout 120 "$starling" launch --config "$tmp/gossip.toml" --summary "$tmp/g.jso
   || { cat "$tmp/g.log"; fail "gossip launch failed"; }
 acc=$(grep '"test_accuracy_min"' "$tmp/g.json" | tr -dc '0-9.')
 awk -v a="$acc" 'BEGIN { exit !(a > 0.8) }' || fail "gossip peers reached only $acc"
-grep -q '"identical_models": true' "$tmp/g.json" || fail "gossip peers did not end with the closing average"
 
 # Compressed gossip (CHOCO-SGD with top-k) and asynchronous gossip also train every peer.
 peers_config "$tmp/choco.toml" gossip $((base + 11)) $((base + 12)) $((base + 13))

@@ -1,5 +1,7 @@
 // The ZeroMQ transport on 127.0.0.1: delivery, per-peer byte counts, deadlines, typed
-// errors, and garbage frames dropped and counted by reason without harming the peer.
+// errors, and garbage frames dropped and counted by reason without harming the peer;
+// heartbeats from the I/O thread and the liveness they leave, the rate cap, raw fp32 frames
+// with NaN, and the receive hook with messages put back.
 #define BOOST_TEST_MODULE gossip_transport
 #include <boost/test/unit_test.hpp>
 
@@ -8,15 +10,15 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "gossip/error.h"
-#include "gossip/send_fence.h"
 #include "peer_group.h"
 #include "protocols/frame.h"
 
@@ -92,30 +94,6 @@ BOOST_AUTO_TEST_CASE(delivers_in_order_and_counts_bytes_per_peer) {
   BOOST_TEST(group.at(0).stats().peers.at(1).bytes_sent == 10 * (kHeaderSize + payload.size()));
 }
 
-// Zero-copy sends: the bytes arrive as they were, and the fence opens only once ZeroMQ has
-// let go of every lent message.
-BOOST_AUTO_TEST_CASE(lent_payloads_are_sent_without_a_copy_and_fenced) {
-  PeerGroup group(2);
-  group.connect(0, 1);
-  std::vector<std::uint8_t> payload(1 << 20);
-  for (std::size_t i = 0; i < payload.size(); ++i) payload[i] = static_cast<std::uint8_t>(i * 31);
-  SendFence fence;
-  for (int i = 0; i < 4; ++i)
-    group.at(0).send(1, push_header(i, payload.size() / 4), fence.lend(payload.data(), payload.size()));
-  fence.wait(std::chrono::steady_clock::now() + 5s);
-  BOOST_TEST(fence.pending() == 0u);
-  for (int i = 0; i < 4; ++i) {
-    const Message m = group.at(1).receive(5s);
-    BOOST_TEST(std::equal(payload.begin(), payload.end(), m.bytes().data()));
-  }
-  BOOST_TEST(group.at(1).stats().dropped() == 0u);
-  // A message still held keeps the fence shut until its deadline; released, it opens.
-  auto held = std::make_unique<zmq::message_t>(fence.lend(payload.data(), 16));
-  BOOST_CHECK_THROW(fence.wait(std::chrono::steady_clock::now() + 20ms), TimeoutError);
-  held.reset();
-  fence.wait(std::chrono::steady_clock::now() + 1s);
-}
-
 BOOST_AUTO_TEST_CASE(receive_times_out_with_a_typed_error) {
   PeerGroup group(1);
   const auto start = std::chrono::steady_clock::now();
@@ -189,6 +167,75 @@ BOOST_AUTO_TEST_CASE(garbage_frames_are_dropped_and_counted) {
   BOOST_TEST(m.header.round == 3u);
   BOOST_TEST(peer.stats().dropped() == 8u);
   BOOST_CHECK_THROW(peer.receive(20ms), TimeoutError);  // none of the garbage got through
+}
+
+BOOST_AUTO_TEST_CASE(io_thread_heartbeats_prove_liveness_and_are_consumed) {
+  zmq::context_t context;
+  std::vector<std::unique_ptr<Transport>> peers;
+  for (PeerId id : {0u, 1u}) {
+    TransportOptions o;
+    o.self = id;
+    o.accept = {0, 1};
+    o.heartbeat_interval = 20ms;
+    o.linger_ms = 0;
+    peers.push_back(std::make_unique<Transport>(context, o));
+  }
+  peers[0]->connect(1, peers[1]->endpoint());
+  peers[0]->announce(3, 17);
+  std::this_thread::sleep_for(200ms);
+  const auto heard = peers[1]->liveness();
+  BOOST_TEST_REQUIRE(heard.count(0) == 1u);
+  BOOST_TEST(heard.at(0).heartbeat);
+  BOOST_TEST(heard.at(0).view == 3u);
+  BOOST_TEST(heard.at(0).round == 17u);
+  BOOST_TEST((std::chrono::steady_clock::now() - heard.at(0).last_heard < 150ms));
+  BOOST_CHECK_THROW(peers[1]->receive(30ms), TimeoutError);  // no heartbeat reached the inbox
+}
+
+BOOST_AUTO_TEST_CASE(rate_cap_and_non_finite_raw_floats_are_dropped) {
+  zmq::context_t context;
+  TransportOptions o;
+  o.accept = {5};
+  o.max_messages_per_second = 100;
+  Transport peer(context, o);
+  RawDealer known(context, "5", peer.endpoint());
+  std::vector<std::uint8_t> nan_payload(64, 0);
+  const float nan = std::nanf("");
+  std::memcpy(nan_payload.data() + 8, &nan, sizeof nan);
+  FrameHeader h = push_header(1, 16);
+  h.sender = 5;
+  known.send({header_bytes(h, nan_payload), nan_payload});
+  BOOST_TEST(await_drops(peer, "non_finite", 1) == 1u);
+  const std::vector<std::uint8_t> payload(64, 1);
+  for (int i = 0; i < 400; ++i) known.send({header_bytes(h, payload), payload});
+  BOOST_TEST(await_drops(peer, "rate_limited", 250) >= 250u);
+  std::size_t delivered = 0;
+  while (peer.try_receive(std::chrono::steady_clock::now() + 50ms)) ++delivered;
+  BOOST_TEST(delivered >= 90u);
+  BOOST_TEST(delivered <= 150u);  // one second's burst, and what refilled meanwhile
+}
+
+BOOST_AUTO_TEST_CASE(hook_sees_every_message_and_put_back_keeps_order) {
+  struct Counting : ReceiveHook {
+    int seen = 0, idles = 0;
+    bool intercept(Message& m) override { return ++seen, m.header.round == 0; }  // consumes round 0
+    void idle() override { ++idles; }
+  } hook;
+  PeerGroup group(2);
+  group.connect(0, 1);
+  group.at(1).set_hook(&hook, 5ms);
+  const std::vector<std::uint8_t> payload(4, 0);
+  for (int i = 0; i < 3; ++i) group.at(0).send(1, push_header(i, 1), ByteSpan(payload));
+  Message first = group.at(1).receive(2s);
+  BOOST_TEST(first.header.round == 1u);
+  std::vector<Message> back;
+  back.push_back(std::move(first));
+  group.at(1).put_back(std::move(back));
+  BOOST_TEST(group.at(1).receive(2s).header.round == 1u);
+  BOOST_TEST(group.at(1).receive(2s).header.round == 2u);
+  BOOST_CHECK_THROW(group.at(1).receive(30ms), TimeoutError);
+  BOOST_TEST(hook.idles > 0);
+  group.at(1).set_hook(nullptr);
 }
 
 BOOST_AUTO_TEST_CASE(stop_is_idempotent_and_later_use_fails_typed) {

@@ -13,6 +13,7 @@
 #include "protocols/membership_messages.h"
 #include "protocols/state_transfer.h"
 #include "protocols/tensor_messages.h"
+#include "protocols/view_messages.h"
 
 using namespace starling::protocols;
 
@@ -121,7 +122,7 @@ BOOST_AUTO_TEST_CASE(rejects_every_malformed_class) {
   expect(edited_header(payload, [](auto& h) { h[4] = 2; }), payload, Error::unsupported_version);
   expect(edited_header(payload, [](auto& h) { h[4] = 0; }), payload, Error::unsupported_version);
   expect(edited_header(payload, [](auto& h) { h[5] = 0; }), payload, Error::unknown_message_type);
-  expect(edited_header(payload, [](auto& h) { h[5] = 10; }), payload, Error::unknown_message_type);
+  expect(edited_header(payload, [](auto& h) { h[5] = 11; }), payload, Error::unknown_message_type);
   expect(edited_header(payload, [](auto& h) { h[6] = kCodecCount; }), payload, Error::unknown_codec);
   expect(edited_header(payload, [](auto& h) { h[7] = kFlagAllGather; }), payload, Error::bad_header);
   expect(edited_header(payload, [](auto& h) { h[44] = 1; }), payload, Error::bad_header);
@@ -221,6 +222,46 @@ BOOST_AUTO_TEST_CASE(heartbeat_and_leave) {
 BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(tensor_family)
+
+BOOST_AUTO_TEST_CASE(view_round_trip_and_malformed) {
+  ViewMessage decide{ViewKind::decide, 0, 5, 120, 960, 2, {0, 2, 3}};
+  std::vector<std::uint8_t> payload;
+  BOOST_TEST_REQUIRE(to_string(encode_view(decide, payload)) == "ok");
+  BOOST_TEST(payload.size() == 40u + 12u);
+  auto back = decode_view(payload);
+  BOOST_TEST_REQUIRE(back.ok());
+  BOOST_TEST((back->kind == ViewKind::decide));
+  BOOST_TEST(back->view == 5u);
+  BOOST_TEST(back->round == 120u);
+  BOOST_TEST(back->iteration == 960u);
+  BOOST_TEST(back->source == 2u);
+  BOOST_TEST(back->peers == decide.peers);
+  BOOST_TEST(to_string(decode_view(ByteSpan(payload.data(), 39)).error()) == "truncated");
+  BOOST_TEST(to_string(decode_view(ByteSpan(payload.data(), payload.size() - 1)).error()) == "truncated");
+  auto longer = payload;
+  longer.push_back(0);
+  BOOST_TEST(to_string(decode_view(longer).error()) == "oversized");
+  auto unsorted = payload;
+  unsorted[44] = 9;  // second id above the third
+  BOOST_TEST(to_string(decode_view(unsorted).error()) == "bad_index_order");
+  auto kind = payload;
+  kind[0] = 7;
+  BOOST_TEST(to_string(decode_view(kind).error()) == "bad_parameter");
+  auto flagged = payload;
+  flagged[1] = kViewFinished;  // flags only on a status
+  BOOST_TEST(to_string(decode_view(flagged).error()) == "bad_header");
+  auto reserved = payload;
+  reserved[36] = 1;
+  BOOST_TEST(to_string(decode_view(reserved).error()) == "bad_header");
+  auto huge = payload;
+  huge[6] = 0xFF;  // peer count far above the limit
+  BOOST_TEST(to_string(decode_view(huge).error()) == "bad_parameter");
+  ViewMessage prepare{ViewKind::prepare, 0, 5, 0, 0, 0, {1}};
+  BOOST_TEST(to_string(encode_view(prepare, payload)) == "invalid_option");
+  ViewMessage status{ViewKind::status, kViewFinished | kViewJoining, 4, 7, 70, 0, {1, 2}};
+  BOOST_TEST_REQUIRE(to_string(encode_view(status, payload)) == "ok");
+  BOOST_TEST(decode_view(payload)->flags == (kViewFinished | kViewJoining));
+}
 
 BOOST_AUTO_TEST_CASE(update_round_trip_through_frame) {
   std::vector<float> model(1000, 0.0f), values(200), residual(200, 0.0f);

@@ -6,6 +6,7 @@
 #include "protocols/membership_messages.h"
 #include "protocols/state_transfer.h"
 #include "protocols/tensor_messages.h"
+#include "protocols/view_messages.h"
 #include "tests/protocols/fuzz/fuzz_common.h"
 
 using namespace starling::protocols;
@@ -18,6 +19,7 @@ void decode_body(const FrameHeader& h, ByteSpan payload) {
     case MessageType::hello: (void)decode_hello(payload); break;
     case MessageType::heartbeat: (void)decode_heartbeat(payload); break;
     case MessageType::leave: (void)decode_leave(payload); break;
+    case MessageType::view: (void)decode_view(payload); break;
     case MessageType::state_transfer: {
       std::vector<float> section(std::min<std::uint64_t>(h.tensor_offset + h.tensor_length, fuzz::kMaxElements));
       if (decode_state_chunk(h, payload, section).ok()) fuzz::require_finite(section);

@@ -1,12 +1,14 @@
-// libFuzzer target: hello, heartbeat and leave payload decoders; the first byte picks one.
+// libFuzzer target: hello, heartbeat, leave and view payload decoders; the first byte
+// picks one.
 #include "protocols/membership_messages.h"
+#include "protocols/view_messages.h"
 
 using namespace starling::protocols;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;
   ByteSpan payload(data + 1, size - 1);
-  switch (data[0] % 3) {
+  switch (data[0] % 4) {
     case 0: {
       Result<Hello> hello = decode_hello(payload);
       if (hello) {  // what decodes must encode again to the same bytes
@@ -16,7 +18,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       break;
     }
     case 1: (void)decode_heartbeat(payload); break;
-    default: (void)decode_leave(payload); break;
+    case 2: (void)decode_leave(payload); break;
+    default: {
+      Result<ViewMessage> view = decode_view(payload);
+      if (view) {  // what decodes must encode again to the same bytes
+        std::vector<std::uint8_t> again;
+        if (encode_view(*view, again) != Error::ok || again.size() != payload.size()) __builtin_trap();
+      }
+    }
   }
   return 0;
 }

@@ -11,6 +11,7 @@
 #include "protocols/membership_messages.h"
 #include "protocols/state_transfer.h"
 #include "protocols/tensor_messages.h"
+#include "protocols/view_messages.h"
 
 using namespace starling::protocols;
 namespace fs = std::filesystem;
@@ -99,6 +100,8 @@ void frame_and_membership_seeds(const fs::path& root) {
   membership(MessageType::heartbeat, 1, payload);
   encode_leave(LeaveReason::shutdown, payload);
   membership(MessageType::leave, 2, payload);
+  encode_view(ViewMessage{ViewKind::decide, 0, 3, 40, 400, 1, {0, 1, 3}}, payload);
+  membership(MessageType::view, 3, payload);
 
   Bytes header;
   for (int c = 0; c < kCodecCount; ++c) {

@@ -1,0 +1,310 @@
+// Synchronous exchange over agreed membership views (gossip/elastic_sync.h).
+#include "gossip/elastic_sync.h"
+
+#include <algorithm>
+
+#include "gossip/error.h"
+#include "gossip/job_start.h"
+#include "gossip/join.h"
+#include "gossip/mixing_schedule.h"
+#include "gossip/model_transfer.h"
+
+namespace starling::gossip {
+
+namespace {
+
+// A view change per round is normal; this many in one exchange means the peers cannot settle.
+constexpr int kMaxChangesPerRound = 20;
+
+// Armed for the lifetime of a scope: events abort the receives inside it.
+class Armed {
+ public:
+  explicit Armed(ControlPlane& control) : control_(control) { control_.arm(true); }
+  ~Armed() { control_.arm(false); }
+
+ private:
+  ControlPlane& control_;
+};
+
+void merge(std::map<std::string, std::uint64_t>& into, const std::map<std::string, std::uint64_t>& from) {
+  for (const auto& [reason, count] : from) into[reason] += count;
+}
+
+}  // namespace
+
+ElasticSync::ElasticSync(Transport& transport, ControlPlane& control, const ExchangeSpec& spec,
+                         protocols::Span<float> model)
+    : transport_(transport),
+      control_(control),
+      spec_(spec),
+      model_(model),
+      agreement_(transport, control),
+      view_(control.view()),
+      round_(spec.first_round),
+      input_(model.size()),
+      common_(model.begin(), model.end()),
+      codec_options_(spec.codec_options) {
+  if (spec_.adaptive && spec_.codec != "none") {
+    AdaptiveCompressionOptions a = spec_.adaptive_options;
+    a.initial_density = spec_.codec_options.density;
+    adaptive_ = std::make_unique<AdaptiveCompression>(a);
+  }
+}
+
+std::size_t ElasticSync::min_peers() const {
+  if (spec_.min_peers > 0) return static_cast<std::size_t>(spec_.min_peers);
+  return spec_.peers.size() / 2 + 1;
+}
+
+// The view's members in the config's ring order.
+std::vector<PeerId> ElasticSync::ring() const {
+  std::vector<PeerId> out;
+  for (const PeerAddress& p : spec_.peers)
+    if (view_.contains(p.id)) out.push_back(p.id);
+  return out;
+}
+
+std::optional<Position> ElasticSync::start(std::uint64_t iteration) {
+  std::copy(model_.begin(), model_.end(), common_.begin());
+  common_iteration_ = iteration;
+  control_.serve(common_, common_iteration_);
+  transport_.announce(view_.number, round_);
+  std::vector<PeerId> everyone;
+  for (const PeerAddress& p : spec_.peers) everyone.push_back(p.id);
+  if (!spec_.join && await_job(transport_, everyone, round_, Clock::now() + spec_.start_timeout) == JobState::fresh) {
+    build(round_);
+    return std::nullopt;
+  }
+  log(spec_.join ? "joining the running job" : "the job is already running: joining it");
+  return join(Clock::now() + spec_.timeout);
+}
+
+std::optional<Position> ElasticSync::exchange(std::uint64_t iteration, double compute_seconds) {
+  std::copy(model_.begin(), model_.end(), input_.begin());
+  transport_.announce(view_.number, round_);
+  control_.round_started(round_);
+  for (int changes = 0;;) {
+    if (control_.event_pending()) {
+      if (++changes > kMaxChangesPerRound)
+        STARLING_GOSSIP_THROW(TimeoutError, "the view changed " + std::to_string(changes - 1) +
+                                                " times in round " + std::to_string(round_) + " without settling");
+      Outcome outcome;
+      try {
+        outcome = change_view(iteration);
+      } catch (const MembershipChanged&) {
+        continue;  // the model's source died while handing it over: agree again
+      }
+      if (outcome == Outcome::moved) {
+        control_.round_ended();
+        return std::exchange(moved_, std::nullopt);
+      }
+      if (outcome == Outcome::done) {
+        control_.round_ended();
+        return std::nullopt;
+      }
+    }
+    try {
+      Armed armed(control_);
+      run_round(compute_seconds);
+      break;
+    } catch (const MembershipChanged&) {
+      restore();
+    } catch (const TimeoutError& e) {
+      restore();
+      control_.raise("round " + std::to_string(round_) + " timed out (" + e.what() + ")");
+    }
+  }
+  complete_round(iteration);
+  return std::nullopt;
+}
+
+void ElasticSync::restore() { std::copy(input_.begin(), input_.end(), model_.begin()); }
+
+void ElasticSync::complete_round(std::uint64_t iteration) {
+  std::copy(model_.begin(), model_.end(), common_.begin());
+  common_iteration_ = iteration;
+  ++round_;
+  control_.serve(common_, common_iteration_);
+  control_.round_ended();
+  transport_.announce(view_.number, round_);
+}
+
+// One round of the view's algorithm; with adaptive compression, timed, and the density for
+// the next round decided (the compressed all-reduce's first run is uncompressed: it says
+// nothing about the density).
+void ElasticSync::run_round(double compute_seconds) {
+  const auto start = Clock::now();
+  if (gossip_) return gossip_->run(model_);
+  if (ring_) return ring_->run();
+  if (choco_) choco_->run(model_);
+  else compressed_->run();
+  if (!adaptive_ || (compressed_ && compressed_->runs() == 1)) return;
+  const double comm = std::chrono::duration<double>(Clock::now() - start).count();
+  const DensityDecision decision = adaptive_->observe(compute_seconds, comm);
+  if (!decision.changed) return;
+  codec_options_.density = decision.density;
+  if (choco_) choco_->set_density(decision.density);
+  else compressed_->set_density(decision.density);
+  if (spec_.on_adjust) spec_.on_adjust(decision.report);
+}
+
+ElasticSync::Outcome ElasticSync::change_view(std::uint64_t iteration) {
+  restore();
+  const std::string why = control_.take_event();
+  const auto deadline = Clock::now() + spec_.timeout;
+  const Decision d = agreement_.run(view_, Standing{round_, common_iteration_}, deadline);
+  ++view_changes_;
+  if (!d.view.contains(transport_.self())) {
+    log("view " + std::to_string(d.view.number) + " " + describe(d.view.members) +
+        " leaves this peer out (it was taken for dead); joining again");
+    moved_ = join(deadline);
+    return Outcome::moved;
+  }
+  log("view " + std::to_string(view_.number) + " -> " + std::to_string(d.view.number) + ": members " +
+      describe(d.view.members) + ", going on from round " + std::to_string(d.start_round) + " (" + why + ")");
+  adopt(d);
+  if (round_ >= d.start_round) return Outcome::rerun;
+  // The round this peer works on is complete elsewhere: take it over.
+  const bool moved = round_ + 1 != d.start_round || iteration != d.iteration;
+  const bool common_model = spec_.mode != ExchangeMode::gossip;
+  if (common_model || moved) take_over(d, deadline);
+  round_ = d.start_round;
+  common_iteration_ = d.iteration;
+  std::copy(model_.begin(), model_.end(), common_.begin());
+  control_.serve(common_, common_iteration_);
+  transport_.announce(view_.number, round_);
+  if (!moved) return Outcome::done;
+  moved_ = Position{round_, d.iteration};
+  return Outcome::moved;
+}
+
+void ElasticSync::adopt(const Decision& d) {
+  view_ = d.view;
+  control_.set_view(view_);
+  transport_.announce(view_.number, round_);
+  if (view_.members.size() < min_peers())
+    STARLING_GOSSIP_THROW(TooFewPeers, "only " + std::to_string(view_.members.size()) + " live peer(s) " +
+                                           describe(view_.members) + " left, fewer than exchange.min_peers = " +
+                                           std::to_string(min_peers()));
+  build(d.start_round);
+}
+
+// The source's model after the round before the start round, into the model.
+void ElasticSync::take_over(const Decision& d, Clock::time_point deadline) {
+  if (d.source == transport_.self()) return;
+  const std::uint64_t got = fetch_model(transport_, control_, d.source, model_, deadline);
+  if (got != d.iteration)
+    log("peer " + std::to_string(d.source) + " handed over the model of iteration " + std::to_string(got) +
+        ", not " + std::to_string(d.iteration));
+}
+
+Position ElasticSync::join(Clock::time_point deadline) {
+  protocols::Hello hello;
+  hello.parameter_count = model_.size();
+  hello.tensor_sizes = spec_.tensor_sizes.empty() ? std::vector<std::uint64_t>{model_.size()} : spec_.tensor_sizes;
+  hello.endpoint = transport_.endpoint();
+  auto next_hello = Clock::time_point{};
+  for (;;) {
+    const auto now = Clock::now();
+    if (control_.refused()) STARLING_GOSSIP_THROW(InvalidArgument, "the running peers train a model of another shape");
+    if (now >= deadline) STARLING_GOSSIP_THROW(TimeoutError, "no running peer took this one in before the deadline");
+    if (now >= next_hello) {
+      for (const PeerAddress& p : spec_.peers)
+        if (p.id != transport_.self() && control_.alive(p.id)) request_join(transport_, p.id, hello);
+      next_hello = now + std::max(spec_.heartbeat, std::chrono::milliseconds(500));
+    }
+    while (auto item = control_.next_view_message()) {
+      const auto& [from, m] = *item;
+      if (m.kind == protocols::ViewKind::prepare)
+        agreement_.send_status(from, view_.number, Standing{}, protocols::kViewJoining);
+      if (m.kind != protocols::ViewKind::decide || !std::binary_search(m.peers.begin(), m.peers.end(), transport_.self()))
+        continue;
+      const Decision d = decision_of(m);
+      log("joined view " + std::to_string(d.view.number) + " " + describe(d.view.members) + " at round " +
+          std::to_string(d.start_round) + ", taking the model of iteration " + std::to_string(d.iteration) +
+          " from peer " + std::to_string(d.source));
+      adopt(d);
+      try {
+        take_over(d, deadline);
+      } catch (const MembershipChanged&) {
+        continue;  // the source died: the members agree again, with this peer among them
+      }
+      round_ = d.start_round;
+      common_iteration_ = d.iteration;
+      std::copy(model_.begin(), model_.end(), common_.begin());
+      control_.serve(common_, common_iteration_);
+      transport_.announce(view_.number, round_);
+      return Position{round_, d.iteration};
+    }
+    if (transport_.try_receive(std::min(deadline, now + std::chrono::milliseconds(20))))
+      control_.count("before_joining");
+  }
+}
+
+void ElasticSync::keep_drops() {
+  if (ring_) merge(drops_, ring_->drops());
+  if (compressed_) merge(drops_, compressed_->drops());
+  if (gossip_) merge(drops_, gossip_->drops());
+  if (choco_) merge(drops_, choco_->drops());
+}
+
+std::map<std::string, std::uint64_t> ElasticSync::drops() const {
+  std::map<std::string, std::uint64_t> all = drops_;
+  if (ring_) merge(all, ring_->drops());
+  if (compressed_) merge(all, compressed_->drops());
+  if (gossip_) merge(all, gossip_->drops());
+  if (choco_) merge(all, choco_->drops());
+  return all;
+}
+
+void ElasticSync::build(std::uint64_t start_round) {
+  keep_drops();
+  ring_.reset(), compressed_.reset(), gossip_.reset(), choco_.reset();
+  const std::vector<PeerId> ids = ring();
+  const auto self = std::find(ids.begin(), ids.end(), transport_.self());
+  const int p = static_cast<int>(ids.size()), rank = static_cast<int>(self - ids.begin());
+  const std::uint64_t first = tagged_round(view_.number, start_round);
+  if (spec_.mode == ExchangeMode::gossip) {
+    MixingSchedule schedule = schedule_by_name(spec_.topology, p, rank, spec_.random_degree, spec_.seed);
+    if (spec_.codec != "none") {
+      ChocoOptions c;
+      c.gamma = spec_.gamma, c.timeout = spec_.timeout, c.first_round = first;
+      choco_ = std::make_unique<ChocoGossip>(transport_, ids, std::move(schedule), spec_.codec, codec_options_, c);
+    } else {
+      GossipOptions g;
+      g.timeout = spec_.timeout, g.first_round = first;
+      gossip_ = std::make_unique<GossipAverage>(transport_, ids, std::move(schedule), g);
+    }
+  } else if (spec_.codec != "none") {
+    CompressedAllreduceOptions c;
+    c.timeout = spec_.timeout, c.first_round = first;
+    compressed_ = std::make_unique<CompressedAllreduce>(transport_, ids, model_, spec_.codec, codec_options_, c);
+  } else {
+    AllreduceOptions a;
+    a.timeout = spec_.timeout, a.first_round = first;
+    ring_ = std::make_unique<AllreduceRing>(transport_, ids, model_, a);
+  }
+}
+
+void ElasticSync::finish() {
+  const Standing here{round_, common_iteration_};
+  for (const PeerAddress& p : spec_.peers)
+    if (p.id != transport_.self() && control_.alive(p.id))
+      agreement_.send_status(p.id, view_.number, here, protocols::kViewFinished);
+  control_.leave();
+  // Stay while a member may still need the final model (it is still in the last round).
+  const auto deadline = Clock::now() + spec_.timeout;
+  for (;;) {
+    bool waiting = false;
+    for (PeerId p : view_.members)
+      waiting |= p != transport_.self() && control_.alive(p) && !control_.finished().count(p);
+    if (!waiting) return;
+    if (Clock::now() >= deadline) return log("finishing without waiting longer for the other members");
+    while (auto item = control_.next_view_message())
+      if (item->second.kind == protocols::ViewKind::prepare)
+        agreement_.send_status(item->first, view_.number, here, protocols::kViewFinished);
+    transport_.try_receive(Clock::now() + std::chrono::milliseconds(20));
+  }
+}
+
+}  // namespace starling::gossip

@@ -1,0 +1,104 @@
+#pragma once
+// The synchronous exchange modes (allreduce, local-sgd, gossip, each plain or with a codec)
+// made elastic: the peers of a view run one algorithm round per exchange(), and when the
+// view must change (a member died, a peer joins, a round timed out) they agree on the next
+// view (view_agreement.h) and go on without anyone waiting forever.
+//
+// Per round: exchange() keeps the model it was given (the input) and runs the round over
+// the view's members (all-reduce: the ring in config order; gossip: the configured topology
+// over the members, Metropolis–Hastings weights recomputed). If the control plane aborts
+// the round, the model goes back to the input and the peers agree. Then
+//   - a peer at the decision's start round runs it again over the new members, from its
+//     input: for all-reduce every member then still ends with identical bits (the mean of
+//     the survivors' inputs);
+//   - a peer behind it (the round it works on is complete on another peer) takes over the
+//     source's model after that round (all-reduce: the common result; gossip keeps its own)
+//     and returns; its next exchange() is the start round;
+//   - a peer the decision moves (left out and rejoined, or more than one round behind) takes
+//     the source's model and position, which exchange() returns for the node to continue from.
+// Every algorithm is built anew for each view, its rounds tagged with the view (view.h):
+// CHOCO's public copies and the compressed all-reduce's base and residuals start over.
+//
+// Start: a peer whose job is already running (job_start.h), or started with join, asks
+// every live peer to join (hello, with its model's shape), waits for a decision that
+// includes it, and takes the source's model and position. Finish: it tells every peer the
+// round it ended at (a finished status, then leave) and stays, serving its final model,
+// until every other member has finished or died, so a member still in the last round can
+// take that model over. Fewer members than min_peers: TooFewPeers, with the model as it was
+// before the round.
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gossip/adaptive_compression.h"
+#include "gossip/allreduce_ring.h"
+#include "gossip/choco_gossip.h"
+#include "gossip/compressed_allreduce.h"
+#include "gossip/control_plane.h"
+#include "gossip/exchange_spec.h"
+#include "gossip/gossip_average.h"
+#include "gossip/transport.h"
+#include "gossip/view_agreement.h"
+#include "protocols/span.h"
+
+namespace starling::gossip {
+
+class ElasticSync {
+ public:
+  using Clock = Transport::Clock;
+
+  /// `model` must stay valid and keep its length. The view starts as every peer of spec.
+  ElasticSync(Transport& transport, ControlPlane& control, const ExchangeSpec& spec, protocols::Span<float> model);
+
+  /// Starts with the others, or joins the running job: then the position to continue from.
+  std::optional<Position> start(std::uint64_t iteration);
+  /// One round at `iteration` (the model's); a position when this peer was moved.
+  std::optional<Position> exchange(std::uint64_t iteration, double compute_seconds);
+  void finish();
+
+  const View& view() const { return view_; }
+  std::uint64_t view_changes() const { return view_changes_; }
+  std::map<std::string, std::uint64_t> drops() const;
+
+ private:
+  enum class Outcome { rerun, done, moved };
+
+  Outcome change_view(std::uint64_t iteration);
+  Position join(Clock::time_point deadline);
+  void adopt(const Decision& decision);
+  void take_over(const Decision& decision, Clock::time_point deadline);
+  void build(std::uint64_t start_round);
+  void run_round(double compute_seconds);
+  void complete_round(std::uint64_t iteration);
+  void restore();
+  std::vector<PeerId> ring() const;
+  std::size_t min_peers() const;
+  void keep_drops();
+  void log(const std::string& line) const { control_.log(line); }
+
+  Transport& transport_;
+  ControlPlane& control_;
+  ExchangeSpec spec_;
+  protocols::Span<float> model_;
+  ViewAgreement agreement_;
+  View view_;
+  std::uint64_t round_ = 0;             // the round this peer works on
+  std::vector<float> input_;             // the model before that round
+  std::vector<float> common_;            // the model after the last completed round
+  std::uint64_t common_iteration_ = 0;
+  std::optional<Position> moved_;
+  std::uint64_t view_changes_ = 0;
+  protocols::CodecOptions codec_options_;  // the density follows adaptive compression
+  std::unique_ptr<AllreduceRing> ring_;
+  std::unique_ptr<CompressedAllreduce> compressed_;
+  std::unique_ptr<GossipAverage> gossip_;
+  std::unique_ptr<ChocoGossip> choco_;
+  std::unique_ptr<AdaptiveCompression> adaptive_;
+  std::map<std::string, std::uint64_t> drops_;  // of algorithms already replaced
+};
+
+}  // namespace starling::gossip
