@@ -69,7 +69,7 @@ def window_rate(folder):
     row at every evaluation, and each row's samples over its samples/s is the training time
     so far (evaluations excluded); the window runs from the first evaluation to the one
     before the last. What comes before it (processes starting one after another, the first
-    rounds' page faults and connections) and the last stretch (gossip's closing all-reduce,
+    rounds' page faults and connections) and the last stretch (the last exchange; gossip's closing all-reduce, when it had one,
     75 ms at 100 Mbit/s: as much as 20 CHOCO rounds) belong to a short run, not to the
     steady state the simulator predicts."""
     total = 0.0
