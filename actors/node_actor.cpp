@@ -232,6 +232,7 @@ void evaluate_central(Self self) {
     point.bytes_sent = s.exchange->bytes_sent() + s.bytes_sent_before;
     point.bytes_received = s.exchange->bytes_received() + s.bytes_received_before;
     point.consensus_distance = std::exchange(s.consensus_distance, std::nullopt);
+    point.staleness = s.exchange->mean_staleness();
   }
   s.loss_sum = 0.0, s.loss_count = 0;
   if (!s.result.time_to_target_seconds && s.spec.train.target_accuracy > 0 &&

@@ -128,6 +128,11 @@ void PeerExchange::finish() {
   if (async_) async_->finish();
 }
 
+std::optional<double> PeerExchange::mean_staleness() const {
+  if (!async_ || async_->stats().runs == 0) return std::nullopt;
+  return static_cast<double>(async_->stats().gap_sum) / static_cast<double>(async_->stats().runs);
+}
+
 uint64_t PeerExchange::bytes_sent() const { return transport_->stats().bytes_sent(); }
 
 uint64_t PeerExchange::bytes_received() const { return transport_->stats().bytes_received(); }

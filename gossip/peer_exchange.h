@@ -50,6 +50,9 @@ class PeerExchange {
   /// round), so nobody waits on a peer that is gone.
   void finish();
 
+  /// async-gossip: the mean step gap to the slowest neighbour over the exchanges so far.
+  std::optional<double> mean_staleness() const;
+
   uint64_t bytes_sent() const;
   uint64_t bytes_received() const;
   /// Every message dropped so far, by reason: the transport's, the control plane's and the
