@@ -17,16 +17,6 @@
 namespace starling::cli {
 namespace {
 
-std::optional<double> number(const std::string& json, const std::string& key) {
-  const std::string v = summary_field(json, key);
-  if (v.empty() || v == "null") return std::nullopt;
-  try {
-    return std::stod(v);
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
-}
-
 // One variant's runs folded into one row: means over the runs that finished.
 struct Row {
   const Variant* variant = nullptr;
@@ -51,8 +41,8 @@ Row fold(const VariantOutcome& o) {
     row.dirs.push_back(run.dir);
     if (!run.ok) continue;
     ++row.finished;
-    for (const auto& f : kFields) row.mean[f] += number(run.summary, f).value_or(f == "test_accuracy_min" ? *number(run.summary, "test_accuracy") : 0.0);
-    const auto t = number(run.summary, "time_to_target_seconds");
+    for (const auto& f : kFields) row.mean[f] += summary_number(run.summary, f).value_or(f == "test_accuracy_min" ? summary_number(run.summary, "test_accuracy").value_or(0.0) : 0.0);
+    const auto t = summary_number(run.summary, "time_to_target_seconds");
     reached = reached && t.has_value();
     ttt += t.value_or(0);
     row.identical = row.identical && summary_field(run.summary, "identical_models") != "false";

@@ -111,10 +111,7 @@ std::string read_file(const std::string& path) {
   return text.str();
 }
 
-double number(const std::string& json, const std::string& key) {
-  const std::string v = summary_field(json, key);
-  return v.empty() || v == "null" ? 0.0 : std::stod(v);
-}
+double number(const std::string& json, const std::string& key) { return summary_number(json, key).value_or(0.0); }
 
 JsonObject aggregate(const Config& c, const std::vector<Child>& all) {
   std::vector<Child> children;
@@ -172,6 +169,16 @@ JsonObject aggregate(const Config& c, const std::vector<Child>& all) {
 }
 
 }  // namespace
+
+std::optional<double> summary_number(const std::string& json, const std::string& key) {
+  const std::string v = summary_field(json, key);
+  if (v.empty() || v == "null") return std::nullopt;
+  try {
+    return std::stod(v);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
 
 std::string summary_field(const std::string& json, const std::string& key) {
   const std::string needle = "\"" + key + "\": ";

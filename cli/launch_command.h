@@ -3,6 +3,7 @@
 // (`starling peer --id P`). Their output is prefixed with the peer id; when one fails or the
 // user presses Ctrl-C, the others are stopped; at the end one summary aggregates the peers'.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,5 +28,7 @@ int run_launch(const LaunchOptions& options);
 
 /// The value text of `"key": value` in a summary written by JsonObject (one field a line).
 std::string summary_field(const std::string& json, const std::string& key);
+/// That value as a number; nullopt when missing, null or not a number.
+std::optional<double> summary_number(const std::string& json, const std::string& key);
 
 }  // namespace starling::cli

@@ -4,9 +4,6 @@
 # the plots; bad experiment configs exit 2 naming the file, line and key before anything runs.
 set -euo pipefail
 starling=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
 base=$((10000 + ($$ % 20000)))  # below the ephemeral range (32768+) that other suites bind
 
 source "$(dirname "$0")/peers_config.sh"

@@ -6,9 +6,6 @@
 set -euo pipefail
 starling=$(realpath "$1")
 src=$(realpath "$2")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
 base=$((12000 + ($$ % 20000)))
 source "$(dirname "$0")/peers_config.sh"
 

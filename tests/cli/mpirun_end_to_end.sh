@@ -4,9 +4,6 @@
 # Skipped (exit 77) when mpirun is not installed (scripts/deps.sh bench installs openmpi-bin).
 set -euo pipefail
 starling=$(realpath "$1")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
 command -v mpirun >/dev/null || { echo "SKIP: mpirun not installed (scripts/deps.sh bench installs openmpi-bin)"; exit 77; }
 base=$((14000 + ($$ % 20000)))
 source "$(dirname "$0")/peers_config.sh"

@@ -1,5 +1,12 @@
-# Sourced by the multi-peer CLI tests. peers_config FILE MODE PORT... writes a small job on
-# synthetic data with one peer per port on loopback (ids 0, 1, ...); outputs go to $tmp/out.
+# Sourced by the multi-peer CLI tests: a temporary folder $tmp removed on exit and fail(),
+# unless the test made its own, and peers_config FILE MODE PORT..., which writes a small job
+# on synthetic data with one peer per port on loopback (ids 0, 1, ...); outputs go to $tmp/out.
+if [ -z "${tmp:-}" ]; then
+  tmp=$(mktemp -d)
+  trap 'rm -rf "$tmp"' EXIT
+fi
+declare -F fail >/dev/null || fail() { echo "FAIL: $*" >&2; exit 1; }
+
 peers_config() {
   local file=$1 mode=$2 id=0
   shift 2
