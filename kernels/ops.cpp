@@ -77,6 +77,16 @@ void column_sums(int rows, int cols, const float* dy, float* db, bool accumulate
   ops().column_sums(rows, cols, dy, db, accumulate);
 }
 
+void sgd_step(long n, float* w, const float* g, float* v, const SgdArgs& args) { ops().sgd_step(n, w, g, v, args); }
+
+void sma_correct(long n, const float* z, float* w, float* sum, float alpha, bool accumulate) {
+  ops().sma_correct(n, z, w, sum, alpha, accumulate);
+}
+
+void sma_center(long n, float* z, float* z_prev, const float* sum, float momentum) {
+  ops().sma_center(n, z, z_prev, sum, momentum);
+}
+
 double softmax_xent(int batch, int classes, const float* logits, const int32_t* labels, float* dlogits) {
   double total = 0.0;
   const float inv_batch = 1.f / static_cast<float>(batch);

@@ -38,6 +38,21 @@ void relu_backward(long n, const float* y, const float* dy, float* dx);
 /// db[j] (=|+=) Σ_i dy[i, j] over rows × cols.
 void column_sums(int rows, int cols, const float* dy, float* db, bool accumulate);
 
+/// SGD with momentum μ and weight decay over n parameters, velocity v:
+///   g' = g + wd·w,  v ← μ v + g',  w ← w − lr (g' + μ v) (Nesterov) or w ← w − lr v.
+struct SgdArgs {
+  float lr = 0.f, momentum = 0.f, weight_decay = 0.f;
+  bool nesterov = false;
+};
+void sgd_step(long n, float* w, const float* g, float* v, const SgdArgs& args);
+
+/// One replica's SMA correction over n parameters: c = α (w − z), w ← w − c, and
+/// sum ← c (accumulate: sum += c).
+void sma_correct(long n, const float* z, float* w, float* sum, float alpha, bool accumulate);
+/// The central model's SMA move: z ← z + μ (z − z_prev) + sum and z_prev ← the old z;
+/// with z_prev null, z ← z + sum.
+void sma_center(long n, float* z, float* z_prev, const float* sum, float momentum);
+
 /// Mean softmax cross-entropy of logits[batch × classes] against labels; writes
 /// dlogits = (softmax − onehot) / batch when dlogits is not null. Labels outside
 /// [0, classes) are the caller's bug and are treated as class 0.

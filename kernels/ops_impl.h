@@ -1,6 +1,6 @@
 #pragma once
-// Bodies of the non-GEMM kernels (im2col, col2im, max pooling, ReLU, column sums), written
-// once as plain loops the compiler vectorizes and compiled into each ISA file with that
+// Bodies of the non-GEMM kernels (im2col, col2im, max pooling, ReLU, column sums, the SGD
+// step and the SMA loops), written once as plain loops the compiler vectorizes and compiled into each ISA file with that
 // file's flags. `Runs` supplies the short contiguous copies that im2col is made of (a 5-float
 // window row when in_c = 1): a loop GCC would turn into a memcpy call per row. Runs::copy
 // takes any length; Runs::Fixed(n).copy moves n floats with its masks set up once.
@@ -201,6 +201,52 @@ inline void column_sums(int rows, int cols, const float* dy, float* db, bool acc
   for (; i < rows; ++i) add_run(db, dy + static_cast<long>(i) * cols, cols);
 }
 
+inline void sgd_step(long n, float* __restrict w, const float* __restrict g, float* __restrict v, const SgdArgs& a) {
+  const float lr = a.lr, mu = a.momentum, wd = a.weight_decay;
+  if (a.nesterov) {
+    for (long i = 0; i < n; ++i) {
+      const float gi = g[i] + wd * w[i];
+      v[i] = mu * v[i] + gi;
+      w[i] -= lr * (gi + mu * v[i]);
+    }
+  } else {
+    for (long i = 0; i < n; ++i) {
+      v[i] = mu * v[i] + g[i] + wd * w[i];
+      w[i] -= lr * v[i];
+    }
+  }
+}
+
+inline void sma_correct(long n, const float* __restrict z, float* __restrict w, float* __restrict sum, float alpha,
+                        bool accumulate) {
+  if (accumulate) {
+    for (long i = 0; i < n; ++i) {
+      const float c = alpha * (w[i] - z[i]);
+      w[i] -= c;
+      sum[i] += c;
+    }
+  } else {
+    for (long i = 0; i < n; ++i) {
+      const float c = alpha * (w[i] - z[i]);
+      w[i] -= c;
+      sum[i] = c;
+    }
+  }
+}
+
+inline void sma_center(long n, float* __restrict z, float* __restrict z_prev, const float* __restrict sum,
+                       float momentum) {
+  if (!z_prev) {
+    for (long i = 0; i < n; ++i) z[i] += sum[i];
+    return;
+  }
+  for (long i = 0; i < n; ++i) {
+    const float old = z[i];
+    z[i] += momentum * (old - z_prev[i]) + sum[i];
+    z_prev[i] = old;
+  }
+}
+
 template <class Runs>
 OpsTable make_table() {
   OpsTable t;
@@ -211,6 +257,9 @@ OpsTable make_table() {
   t.relu_forward = &relu_forward;
   t.relu_backward = &relu_backward;
   t.column_sums = &column_sums;
+  t.sgd_step = &sgd_step;
+  t.sma_correct = &sma_correct;
+  t.sma_center = &sma_center;
   return t;
 }
 

@@ -15,6 +15,9 @@ struct OpsTable {
   void (*relu_forward)(long, const float*, float*) = nullptr;
   void (*relu_backward)(long, const float*, const float*, float*) = nullptr;
   void (*column_sums)(int, int, const float*, float*, bool) = nullptr;
+  void (*sgd_step)(long, float*, const float*, float*, const SgdArgs&) = nullptr;
+  void (*sma_correct)(long, const float*, float*, float*, float, bool) = nullptr;
+  void (*sma_center)(long, float*, float*, const float*, float) = nullptr;
 };
 
 /// Built with baseline x86-64 flags (SSE2): runs anywhere.

@@ -1,5 +1,7 @@
 #include "learners/optimizer.h"
 
+#include "kernels/ops.h"
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -13,20 +15,9 @@ Sgd::Sgd(std::size_t n, const OptimizerSpec& spec)
       velocity_(n) {}
 
 void Sgd::step(float* __restrict w, const float* __restrict g, std::size_t n, float lr) {
-  float* __restrict v = velocity_.data();
-  const float mu = momentum_, wd = weight_decay_;
-  if (nesterov_) {
-    for (std::size_t i = 0; i < n; ++i) {
-      const float gi = g[i] + wd * w[i];
-      v[i] = mu * v[i] + gi;
-      w[i] -= lr * (gi + mu * v[i]);
-    }
-  } else {
-    for (std::size_t i = 0; i < n; ++i) {
-      v[i] = mu * v[i] + g[i] + wd * w[i];
-      w[i] -= lr * v[i];
-    }
-  }
+  kernels::SgdArgs args;
+  args.lr = lr, args.momentum = momentum_, args.weight_decay = weight_decay_, args.nesterov = nesterov_;
+  kernels::sgd_step(static_cast<long>(n), w, g, velocity_.data(), args);
 }
 
 void Sgd::reset() { std::fill(velocity_.begin(), velocity_.end(), 0.f); }

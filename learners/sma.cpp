@@ -1,5 +1,7 @@
 #include "learners/sma.h"
 
+#include "kernels/ops.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -11,27 +13,10 @@ void average_slice(float* z, float* z_prev, float* const* replicas, int count, f
   constexpr std::size_t kBlock = 512;
   float sum[kBlock];
   for (std::size_t b = lo; b < hi; b += kBlock) {
-    const std::size_t len = std::min(kBlock, hi - b);
-    float* __restrict zb = z + b;
-    std::fill(sum, sum + len, 0.f);
-    for (int j = 0; j < count; ++j) {
-      float* __restrict w = replicas[j] + b;
-      for (std::size_t i = 0; i < len; ++i) {
-        const float c = alpha * (w[i] - zb[i]);
-        w[i] -= c;
-        sum[i] += c;
-      }
-    }
-    if (z_prev && momentum != 0.f) {
-      float* __restrict zp = z_prev + b;
-      for (std::size_t i = 0; i < len; ++i) {
-        const float old = zb[i];
-        zb[i] += momentum * (old - zp[i]) + sum[i];
-        zp[i] = old;
-      }
-    } else {
-      for (std::size_t i = 0; i < len; ++i) zb[i] += sum[i];
-    }
+    const long len = static_cast<long>(std::min(kBlock, hi - b));
+    for (int j = 0; j < count; ++j) kernels::sma_correct(len, z + b, replicas[j] + b, sum, alpha, j > 0);
+    if (count == 0) std::fill(sum, sum + len, 0.f);
+    kernels::sma_center(len, z + b, z_prev && momentum != 0.f ? z_prev + b : nullptr, sum, momentum);
   }
 }
 

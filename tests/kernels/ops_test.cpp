@@ -1,5 +1,5 @@
 // Non-GEMM kernel tests: im2col, col2im, max pooling forward/backward, ReLU forward/backward
-// and column sums on every ISA path this CPU supports (forced with force_isa), against the
+// column sums, the SGD step and the SMA loops on every ISA path this CPU supports (forced with force_isa), against the
 // simplest possible reference loops, over ragged shapes (odd channel counts, padding,
 // strides, windows that do not tile the input). Outputs start poisoned with NaN so an
 // element a kernel forgets to write fails the exact comparison.
@@ -240,6 +240,79 @@ BOOST_AUTO_TEST_CASE(column_sums_match_reference) {
         sk::column_sums(rows, cols, dy.data(), db.data(), accumulate);
         expect_same(db, want,
                     std::string(sk::isa_name(isa)) + " column_sums " + std::to_string(rows) + "x" + std::to_string(cols));
+      }
+    }
+  }
+  sk::force_isa(sk::detected_isa());
+}
+
+// The optimizer and SMA loops may contract to FMAs on the vector paths, so they are held to
+// a double-precision reference within a few float roundings rather than to exact bits.
+void expect_close(const std::vector<float>& got, const std::vector<double>& want, const std::string& who) {
+  BOOST_REQUIRE_EQUAL(got.size(), want.size());
+  int bad = 0;
+  for (std::size_t i = 0; i < got.size() && bad < 5; ++i)
+    if (!(std::fabs(got[i] - want[i]) <= 1e-6 * (1.0 + std::fabs(want[i])))) {
+      ++bad;
+      BOOST_ERROR(who << " [" << i << "] = " << got[i] << ", want " << want[i]);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(sgd_step_matches_reference) {
+  std::mt19937 rng(15);
+  for (long n : {1L, 15L, 16L, 17L, 1001L}) {
+    const std::vector<float> w0 = random_vector(n, rng), g = random_vector(n, rng), v0 = random_vector(n, rng);
+    for (bool nesterov : {false, true}) {
+      const sk::SgdArgs a{0.05f, 0.9f, 1e-4f, nesterov};
+      std::vector<double> want_w(n), want_v(n);
+      for (long i = 0; i < n; ++i) {
+        const double gi = static_cast<double>(g[i]) + static_cast<double>(a.weight_decay) * w0[i];
+        want_v[i] = static_cast<double>(a.momentum) * v0[i] + gi;
+        want_w[i] = w0[i] - static_cast<double>(a.lr) * (nesterov ? gi + static_cast<double>(a.momentum) * want_v[i] : want_v[i]);
+      }
+      for (sk::Isa isa : supported_isas()) {
+        sk::force_isa(isa);
+        std::vector<float> w = w0, v = v0;
+        sk::sgd_step(n, w.data(), g.data(), v.data(), a);
+        const std::string who = std::string(sk::isa_name(isa)) + " sgd n=" + std::to_string(n) + (nesterov ? " nesterov" : "");
+        expect_close(w, want_w, who + " w");
+        expect_close(v, want_v, who + " v");
+      }
+    }
+  }
+  sk::force_isa(sk::detected_isa());
+}
+
+BOOST_AUTO_TEST_CASE(sma_correct_and_center_match_reference) {
+  std::mt19937 rng(16);
+  const float alpha = 0.3f, mu = 0.5f;
+  for (long n : {1L, 15L, 16L, 17L, 1001L}) {
+    const std::vector<float> z0 = random_vector(n, rng), zp0 = random_vector(n, rng);
+    const std::vector<float> w0 = random_vector(n, rng), start = random_vector(n, rng);
+    for (bool accumulate : {false, true}) {
+      std::vector<double> want_w(n), want_sum(n), want_z(n), want_zp(n);
+      for (long i = 0; i < n; ++i) {
+        const double c = static_cast<double>(alpha) * (static_cast<double>(w0[i]) - z0[i]);
+        want_w[i] = w0[i] - c;
+        want_sum[i] = (accumulate ? static_cast<double>(start[i]) : 0.0) + c;
+        want_z[i] = z0[i] + static_cast<double>(mu) * (static_cast<double>(z0[i]) - zp0[i]) + want_sum[i];
+        want_zp[i] = z0[i];
+      }
+      for (sk::Isa isa : supported_isas()) {
+        sk::force_isa(isa);
+        const std::string who = std::string(sk::isa_name(isa)) + " sma n=" + std::to_string(n) + (accumulate ? " +=" : "");
+        std::vector<float> w = w0, sum = accumulate ? start : std::vector<float>(n, kNaN), z = z0, zp = zp0;
+        sk::sma_correct(n, z.data(), w.data(), sum.data(), alpha, accumulate);
+        expect_close(w, want_w, who + " w");
+        expect_close(sum, want_sum, who + " sum");
+        sk::sma_center(n, z.data(), zp.data(), sum.data(), mu);
+        expect_close(z, want_z, who + " z");
+        expect_close(zp, want_zp, who + " z_prev");
+        std::vector<float> z_plain = z0;
+        sk::sma_center(n, z_plain.data(), nullptr, sum.data(), mu);
+        std::vector<double> want_plain(n);
+        for (long i = 0; i < n; ++i) want_plain[i] = static_cast<double>(z0[i]) + sum[i];
+        expect_close(z_plain, want_plain, who + " z without momentum");
       }
     }
   }
