@@ -10,8 +10,25 @@
 
 namespace starling::actors {
 
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+// One SMA round with the other learners. Its time, waiting included, is moved out of the
+// compute time (which counts from `compute_start`): the node reports it as synchronization.
+void average_with_group(const LearnerState& s, const StepOrder& order, Clock::time_point& compute_start) {
+  const auto before = Clock::now();
+  if (!order.group->round(s.index, s.learner->model().params())) {
+    const std::string why = order.group->why();  // the failed learner's own error, when one failed
+    throw std::runtime_error(why.empty() ? "learner " + std::to_string(s.index) + ": the SMA round was abandoned" : why);
+  }
+  compute_start += Clock::now() - before;
+}
+
+}  // namespace
+
 StepReport run_step(LearnerState& s, const StepOrder& order) {
-  const auto start = std::chrono::steady_clock::now();
+  auto start = Clock::now();
   Model& model = s.learner->model();
   const std::size_t n = model.param_count();
   if (order.load) std::copy(order.z, order.z + n, model.params());
@@ -21,13 +38,17 @@ StepReport run_step(LearnerState& s, const StepOrder& order) {
     report.loss = s.learner->compute_gradient();
     report.vector = model.grads();
   } else {
-    for (const float lr : order.lrs) report.loss += s.learner->step(lr) / static_cast<double>(order.lrs.size());
+    for (std::size_t i = 0; i < order.lrs.size(); ++i) {
+      report.loss += s.learner->step(order.lrs[i]) / static_cast<double>(order.lrs.size());
+      if (order.group && (order.iteration + static_cast<int64_t>(i) + 1) % order.sync_every == 0)
+        average_with_group(s, order, start);
+    }
     if (order.mode == IntraSync::none || order.sync) report.vector = model.params();
   }
   if (!std::isfinite(report.loss))
     throw std::runtime_error("learner " + std::to_string(s.index) + ": loss is not finite at step " +
                              std::to_string(s.learner->steps()) + " (learning rate too high?)");
-  report.compute_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  report.compute_seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return report;
 }
 
@@ -39,6 +60,7 @@ caf::behavior learner_actor(caf::stateful_actor<LearnerState>* self, int index, 
         try {
           return run_step(self->state, order);
         } catch (const std::exception& e) {
+          if (order.group) order.group->abort(e.what());  // the other learners must not wait for this one
           return caf::make_error(caf::sec::runtime_error, std::string(e.what()));
         }
       },

@@ -3,11 +3,13 @@
 // block. Buffers travel as views: the node guarantees z is not written while learners read
 // it, and a learner's reply points into buffers it owns until its next order.
 #include "actors/node.h"
+#include "learners/sma_group.h"
 
 #include <caf/allowed_unsafe_message_type.hpp>
 #include <caf/atom.hpp>
 #include <caf/type_id.hpp>
 
+#include <memory>
 #include <vector>
 
 namespace starling::actors {
@@ -22,6 +24,12 @@ struct StepOrder {
   bool load = false;            // copy z into the replica first
   bool reset_optimizer = false;  // forget momentum (with load: a learning-rate drop)
   const float* z = nullptr;
+  /// sma with learners on threads of their own: the learners average among themselves after
+  /// every step that ends an iteration i with (i + 1) % sync_every == 0, counting from
+  /// `iteration`, and the node runs no round of its own.
+  std::shared_ptr<sma::SmaGroup> group;
+  int64_t iteration = 0;
+  int sync_every = 1;
 };
 
 /// A learner's answer: its mean batch loss over the order's steps and the vector the node needs (its replica for SMA and

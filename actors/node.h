@@ -34,8 +34,9 @@ struct NodeSpec {
   double autotune_window_seconds = 0.5;  // throughput is measured over at least this long
   int max_learners = 16;
   /// Learners on threads of their own (CAF detached actors): compute-bound replicas must run
-  /// in parallel, and the work-stealing scheduler may queue two of them on one worker. Off
-  /// only under CAF's deterministic test scheduler, which runs scheduled actors alone.
+  /// in parallel, and the work-stealing scheduler may queue two of them on one worker. They
+  /// then run the SMA rounds among themselves (sma::SmaGroup), with no message per step.
+  /// Off only under CAF's deterministic test scheduler, which runs scheduled actors alone.
   bool detached_learners = true;
 
   /// Across peers: mode none trains this node alone. Otherwise every `period` iterations

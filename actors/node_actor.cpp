@@ -55,6 +55,7 @@ void add_learner(Self self) {
                      : self->spawn(learner_actor, index, learner_spec(s, index), s.train);
   self->monitor(learner);
   s.learners.push_back(learner);
+  s.group.reset();
   s.load_next = true;
   rebuild_schedule(self);
 }
@@ -64,6 +65,7 @@ void remove_last_learner(Self self) {
   self->demonitor(s.learners.back());
   self->send_exit(s.learners.back(), caf::exit_reason::user_shutdown);
   s.learners.pop_back();
+  s.group.reset();
   rebuild_schedule(self);
 }
 
@@ -103,6 +105,7 @@ void finish(Self self) {
     out.members = s.exchange->members();
   }
   s.done.deliver(out);
+  if (s.group) s.group->abort();
   for (auto& l : s.learners) self->send_exit(l, caf::exit_reason::user_shutdown);
   self->quit();
 }
@@ -110,6 +113,7 @@ void finish(Self self) {
 void fail(Self self, const std::string& why) {
   auto& s = self->state;
   s.done.deliver(caf::make_error(caf::sec::runtime_error, why));
+  if (s.group) s.group->abort();  // learners waiting for a failed one
   for (auto& l : s.learners) self->send_exit(l, caf::exit_reason::user_shutdown);
   self->quit(caf::make_error(caf::sec::runtime_error, why));
 }
@@ -417,6 +421,11 @@ void iteration_finish(Self self) {
   start_iteration(self);
 }
 
+// SMA rounds run by the learners need them all running at once: threads of their own.
+bool learners_average_themselves(const NodeState& s) {
+  return s.mode == IntraSync::sma && s.spec.detached_learners;
+}
+
 // How many iterations the next order may cover: up to the next event the node must act on
 // (an SMA round, an evaluation, an exchange, a learning-rate drop, the end), at most 64.
 int64_t steps_in_order(Self self, int64_t step, int64_t per_iteration) {
@@ -424,7 +433,8 @@ int64_t steps_in_order(Self self, int64_t step, int64_t per_iteration) {
   if (s.mode == IntraSync::average || s.autotune.active) return 1;
   auto until = [&](int64_t samples) { return std::max<int64_t>(1, (samples - s.samples + per_iteration - 1) / per_iteration); };
   int64_t m = std::min<int64_t>({64, until(s.target_samples), until(s.next_eval_samples)});
-  if (s.mode == IntraSync::sma) m = std::min<int64_t>(m, s.spec.sync_every - s.iteration % s.spec.sync_every);
+  if (s.mode == IntraSync::sma && !learners_average_themselves(s))
+    m = std::min<int64_t>(m, s.spec.sync_every - s.iteration % s.spec.sync_every);
   if (s.exchange) m = std::min<int64_t>(m, s.spec.period - s.iteration % s.spec.period);
   if (s.spec.checkpoint_every > 0) m = std::min<int64_t>(m, s.spec.checkpoint_every - s.iteration % s.spec.checkpoint_every);
   for (int64_t i = 1; i < m; ++i)
@@ -446,13 +456,21 @@ void start_iteration(Self self) {
   s.mode = k == 1 && s.spec.intra_sync == IntraSync::sma ? IntraSync::none : s.spec.intra_sync;
   s.order_steps = steps_in_order(self, step, per_iteration);
   StepOrder order;
-  // A single replica has nobody to be averaged with: it is the central model.
-  s.mode = k == 1 && s.spec.intra_sync == IntraSync::sma ? IntraSync::none : s.spec.intra_sync;
   order.mode = s.mode;
   order.lrs.clear();
   for (int64_t i = 0; i < s.order_steps; ++i) order.lrs.push_back(static_cast<float>(s.schedule->lr(step + i)));
   s.lr = s.schedule->lr(step + s.order_steps - 1);
-  order.sync = (s.iteration + s.order_steps) % s.spec.sync_every == 0;
+  if (learners_average_themselves(s)) {
+    if (!s.group)
+      s.group = std::make_shared<sma::SmaGroup>(s.central->params(), s.z_prev.data(), k, s.central->param_count(),
+                                                alpha(s, k), static_cast<float>(s.spec.momentum));
+    order.group = s.group;
+    order.iteration = s.iteration;
+    order.sync_every = s.spec.sync_every;
+    order.sync = false;
+  } else {
+    order.sync = (s.iteration + s.order_steps) % s.spec.sync_every == 0;
+  }
   s.sync_now = order.sync;
   order.load = s.load_next || drop;
   order.reset_optimizer = drop;

@@ -47,6 +47,8 @@ struct NodeState {
   IntraSync mode = IntraSync::sma;  // this iteration's, see start_iteration()
   bool sync_now = false;            // this order ends with an SMA round
   int64_t order_steps = 1;          // iterations the current order covers
+  /// The learners' own SMA rounds (learners on threads of their own); null: the node runs them.
+  std::shared_ptr<sma::SmaGroup> group;
 
   int64_t epoch_samples = 1;  // this peer's shard of the training set
   int64_t iteration = 0, samples = 0, target_samples = 0, next_eval_samples = 0;

@@ -49,6 +49,24 @@ BOOST_AUTO_TEST_CASE(several_learners_train_and_are_reproducible) {
   }
 }
 
+// With learners on threads of their own the SMA rounds run among the learners, inside the
+// node's orders; on the scheduler the node runs them: the same arithmetic, the same bits.
+BOOST_AUTO_TEST_CASE(learners_own_sma_rounds_match_the_nodes) {
+  for (int sync_every : {1, 3}) {
+    NodeSpec spec = small_spec(IntraSync::sma, 3);
+    spec.train.learner.batch = 8;
+    spec.sync_every = sync_every;
+    spec.momentum = 0.5;
+    const NodeResult own = run(spec);
+    spec.detached_learners = false;
+    const NodeResult nodes = run(spec);
+    BOOST_TEST_CONTEXT("sync_every " << sync_every) {
+      BOOST_TEST(own.train.model_checksum == nodes.train.model_checksum);
+      BOOST_TEST(own.train.last().test_accuracy == nodes.train.last().test_accuracy);
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(a_failing_learner_is_reported_by_name) {
   NodeSpec spec = small_spec(IntraSync::sma, 2);
   spec.train.schedule.lr = 1e30;  // the loss overflows within a few steps

@@ -1,10 +1,15 @@
-// Synchronous model averaging arithmetic against values computed by hand.
+// Synchronous model averaging arithmetic against values computed by hand; the learners' own
+// rounds (SmaGroup) on real threads against the same rounds run one slice after another.
 #define BOOST_TEST_MODULE learners_sma
 #include <boost/test/unit_test.hpp>
 
 #include "learners/sma.h"
+#include "learners/sma_group.h"
 
+#include <chrono>
 #include <cmath>
+#include <future>
+#include <thread>
 #include <vector>
 
 using namespace starling;
@@ -83,4 +88,63 @@ BOOST_AUTO_TEST_CASE(relative_distance_by_hand) {
   BOOST_TEST(sma::relative_distance(a, b, 2) == 5.0 / 8.0, boost::test_tools::tolerance(1e-12));
   BOOST_TEST(sma::relative_distance(b, b, 2) == 0.0);
   BOOST_TEST(sma::relative_distance(a, zero, 2) == 0.0);
+}
+
+namespace {
+
+// A learner's "step" between rounds: moves its replica by something that depends on the
+// learner, the round and the element, so a slice averaged too early or twice shows.
+void fake_step(std::vector<float>& w, int learner, int round) {
+  for (std::size_t i = 0; i < w.size(); ++i) w[i] += 0.01f * static_cast<float>((learner + 1) * (round + 2)) + 1e-3f * static_cast<float>(i % 7);
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(group_rounds_on_threads_equal_sequential_rounds) {
+  const std::size_t n = 1003;  // not a multiple of any slice alignment
+  const int k = 3, rounds = 25;
+  std::vector<std::vector<float>> w(k, std::vector<float>(n)), w_seq;
+  for (int j = 0; j < k; ++j)
+    for (std::size_t i = 0; i < n; ++i) w[j][i] = std::sin(static_cast<float>(i * (j + 1)));
+  w_seq = w;
+  std::vector<float> z(n, 0.5f), z_prev(n, 0.25f), z_seq = z, z_prev_seq = z_prev;
+
+  for (int r = 0; r < rounds; ++r) {
+    std::vector<float*> replicas;
+    for (int j = 0; j < k; ++j) fake_step(w_seq[j], j, r), replicas.push_back(w_seq[j].data());
+    sma::average_slice(z_seq.data(), z_prev_seq.data(), replicas.data(), k, 0.3f, 0.5f, 0, n);
+  }
+
+  sma::SmaGroup group(z.data(), z_prev.data(), k, n, 0.3f, 0.5f);
+  std::vector<std::thread> threads;
+  std::vector<int> completed(k, 0);
+  for (int j = 0; j < k; ++j)
+    threads.emplace_back([&, j] {
+      for (int r = 0; r < rounds; ++r) {
+        fake_step(w[j], j, r);
+        if (!group.round(j, w[j].data())) return;
+        ++completed[j];
+      }
+    });
+  for (auto& t : threads) t.join();
+  for (int j = 0; j < k; ++j) {
+    BOOST_TEST(completed[j] == rounds);
+    BOOST_TEST(w[j] == w_seq[j], tt::per_element());
+  }
+  BOOST_TEST(z == z_seq, tt::per_element());
+  BOOST_TEST(z_prev == z_prev_seq, tt::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(abort_releases_a_waiting_member_with_the_reason) {
+  std::vector<float> z(64, 0.f), w0(64, 1.f);
+  sma::SmaGroup group(z.data(), nullptr, 2, z.size(), 0.5f, 0.f);
+  // Member 1 never comes: member 0 would wait for ever without abort().
+  auto waiting = std::async(std::launch::async, [&] { return group.round(0, w0.data()); });
+  BOOST_TEST((waiting.wait_for(std::chrono::milliseconds(50)) == std::future_status::timeout));
+  group.abort("learner 1: loss is not finite");
+  BOOST_REQUIRE((waiting.wait_for(std::chrono::seconds(10)) == std::future_status::ready));
+  BOOST_TEST(!waiting.get());
+  BOOST_TEST(group.why() == "learner 1: loss is not finite");
+  BOOST_TEST(!group.round(0, w0.data()));  // and every later round
+  BOOST_TEST(w0[0] == 1.f);                // nothing averaged
 }
