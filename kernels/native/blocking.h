@@ -11,6 +11,10 @@ struct Blocking {
   // (small n) or when there are few slivers (small m: they are read in place from L1/L2).
   int pack_a_min_n = 0;
   int pack_a_min_m = 0;
+  // Aᵀ read in place already gives the micro-kernel MR floats side by side per depth, so it
+  // is packed only when both k and n reach this: deep slivers reused across many column
+  // tiles, where walking k rows of a wide A page by page costs more than the copy.
+  int pack_at_min_kn = 0;
   // Packing untransposed B costs k·n copies; for short m the strided rows are read directly.
   int pack_b_min_m = 0;
 };

@@ -70,6 +70,13 @@ void pack_b(const GemmArgs& g, int p0, int kc, int j0, int nc, float* dst) {
   }
 }
 
+// Kernels may bring a loop over whole tiles along a row: static row(t, tiles, b_step) runs
+// `tiles` full MR×NR tiles starting at t, each next one NR columns on and b_step into B.
+template <class Kernel, class = void>
+struct has_row : std::false_type {};
+template <class Kernel>
+struct has_row<Kernel, std::void_t<decltype(&Kernel::row)>> : std::true_type {};
+
 // Where the driver finds the current A and B blocks: packed scratch or the caller's memory.
 struct Operands {
   const float* a_packed = nullptr;  // null: read op(A) in place
@@ -112,7 +119,7 @@ void run_block(const GemmArgs& g, const Operands& ops, int i0, int mc, int p0, i
     float* c_row = g.c + static_cast<long>(i0 + ir) * g.ldc + j0;
     const float* mask_row =
         last && g.relu_mask ? g.relu_mask + static_cast<long>(i0 + ir) * g.ldmask + j0 : nullptr;
-    for (int jr = 0; jr < nc; jr += NR) {
+    auto place = [&](int jr) {
       t.nr = std::min(NR, nc - jr);
       if (ops.b_packed) {
         t.b = ops.b_packed + static_cast<long>(jr) * kc;
@@ -124,6 +131,18 @@ void run_block(const GemmArgs& g, const Operands& ops, int i0, int mc, int p0, i
       t.c = c_row + jr;
       t.bias = last && g.bias ? g.bias + j0 + jr : nullptr;
       t.mask = mask_row ? mask_row + jr : nullptr;
+    };
+    int jr = 0;
+    if constexpr (has_row<Kernel>::value) {
+      const int whole = t.mr == MR ? nc / NR : 0;
+      if (whole > 1) {
+        place(0);
+        Kernel::row(t, whole, ops.b_packed ? static_cast<long>(NR) * kc : NR);
+        jr = whole * NR;
+      }
+    }
+    for (; jr < nc; jr += NR) {
+      place(jr);
       Kernel::tile(t);
     }
   }
@@ -133,7 +152,8 @@ void run_block(const GemmArgs& g, const Operands& ops, int i0, int mc, int p0, i
 template <class Kernel>
 void run_gemm(const GemmArgs& g, const Blocking& bl) {
   constexpr int MR = Kernel::MR, NR = Kernel::NR;
-  const bool want_a = g.n >= bl.pack_a_min_n && g.m >= bl.pack_a_min_m;
+  const bool want_a = g.trans_a ? g.k >= bl.pack_at_min_kn && g.n >= bl.pack_at_min_kn
+                                : g.n >= bl.pack_a_min_n && g.m >= bl.pack_a_min_m;
   const bool want_b = g.trans_b || g.m >= bl.pack_b_min_m;
   const int mc_max = std::min(bl.mc, (g.m + MR - 1) / MR * MR);
   const int kc_max = std::min(bl.kc, g.k);

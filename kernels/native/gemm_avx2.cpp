@@ -34,7 +34,10 @@ __attribute__((always_inline)) inline __m256 finish(__m256 v, const TileArgs& t,
 // Not inlined into the driver: a standalone function gets a clean register allocation for
 // its accumulators, and one call per MR×NR×kc tile costs nothing measurable.
 template <int MR, int NV, bool FULL, bool UNIT_RS>
-__attribute__((noinline)) void tile_impl(const TileArgs& t) {
+__attribute__((noinline)) void tile_impl(const TileArgs& args) {
+  // A private copy: the unaligned vector stores may alias anything, and would otherwise make
+  // the compiler reload every field of the caller's TileArgs after each store of C.
+  const TileArgs t = args;
   __m256 acc[MR][NV];
 #pragma GCC unroll 8
   for (int i = 0; i < MR; ++i)

@@ -14,20 +14,39 @@ namespace {
 constexpr int kMR = 8;
 constexpr int kNR = 32;
 
-// Adds the old C, bias, ReLU and ReLU-gradient mask to one vector of a tile row.
-__attribute__((always_inline)) inline __m512 finish(__m512 v, const TileArgs& t, const float* c, int col, int row,
-                     __mmask16 lanes) {
+// Adds the old C, bias, ReLU and ReLU-gradient mask to the MR×NV accumulators, one pass
+// per ingredient, so each flag is tested once per tile rather than once per vector.
+template <int MR, int NV>
+__attribute__((always_inline)) inline void finish(__m512 (&acc)[MR][NV], const TileArgs& t, const __mmask16 (&lanes)[NV]) {
   const __m512 zero = _mm512_setzero_ps();
-  if (t.load_c) v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(lanes, c));
-  if (t.bias) v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(lanes, t.bias + col));
+  if (t.load_c)
+#pragma GCC unroll 16
+    for (int i = 0; i < MR; ++i)
+#pragma GCC unroll 2
+      for (int v = 0; v < NV; ++v)
+        acc[i][v] = _mm512_add_ps(acc[i][v], _mm512_maskz_loadu_ps(lanes[v], t.c + i * t.ldc + 16 * v));
+  if (t.bias)
+#pragma GCC unroll 2
+    for (int v = 0; v < NV; ++v) {
+      const __m512 b = _mm512_maskz_loadu_ps(lanes[v], t.bias + 16 * v);
+#pragma GCC unroll 16
+      for (int i = 0; i < MR; ++i) acc[i][v] = _mm512_add_ps(acc[i][v], b);
+    }
   // A compare-and-zero, not max: GCC 12's _mm512_max_ps warns about its undefined source,
   // and this maps NaN to 0 exactly like the reference epilogue.
-  if (t.relu) v = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(v, zero, _CMP_GT_OQ), v);
-  if (t.mask) {
-    const __m512 m = _mm512_maskz_loadu_ps(lanes, t.mask + row * t.ldmask + col);
-    v = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(m, zero, _CMP_GT_OQ), v);
-  }
-  return v;
+  if (t.relu)
+#pragma GCC unroll 16
+    for (int i = 0; i < MR; ++i)
+#pragma GCC unroll 2
+      for (int v = 0; v < NV; ++v) acc[i][v] = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(acc[i][v], zero, _CMP_GT_OQ), acc[i][v]);
+  if (t.mask)
+#pragma GCC unroll 16
+    for (int i = 0; i < MR; ++i)
+#pragma GCC unroll 2
+      for (int v = 0; v < NV; ++v) {
+        const __m512 m = _mm512_maskz_loadu_ps(lanes[v], t.mask + i * t.ldmask + 16 * v);
+        acc[i][v] = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(m, zero, _CMP_GT_OQ), acc[i][v]);
+      }
 }
 
 inline __mmask16 lanes_for(int count) {
@@ -38,8 +57,11 @@ inline __mmask16 lanes_for(int count) {
 // UNIT_RS: A's row stride is 1 (packed or transposed A), else A rows are a_rs apart.
 // Not inlined into the driver: a standalone function gets a clean register allocation for
 // its accumulators, and one call per MR×NR×kc tile costs nothing measurable.
+// `t` must be the caller's private copy: the unaligned vector stores may alias anything,
+// and would otherwise make the compiler reload every field of a TileArgs it cannot see
+// whole after each store of C.
 template <int MR, int NV, bool FULL, bool UNIT_RS>
-__attribute__((noinline)) void tile_impl(const TileArgs& t) {
+__attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
   __m512 acc[MR][NV];
 #pragma GCC unroll 16
   for (int i = 0; i < MR; ++i)
@@ -67,12 +89,30 @@ __attribute__((noinline)) void tile_impl(const TileArgs& t) {
     a += cs;
     b += b_rs;
   }
+  finish<MR, NV>(acc, t, lanes);
 #pragma GCC unroll 16
-  for (int i = 0; i < MR; ++i) {
-    float* c = t.c + i * t.ldc;
+  for (int i = 0; i < MR; ++i)
 #pragma GCC unroll 2
-    for (int v = 0; v < NV; ++v)
-      _mm512_mask_storeu_ps(c + 16 * v, lanes[v], finish(acc[i][v], t, c + 16 * v, 16 * v, i, lanes[v]));
+    for (int v = 0; v < NV; ++v) _mm512_mask_storeu_ps(t.c + i * t.ldc + 16 * v, lanes[v], acc[i][v]);
+}
+
+template <int MR, int NV, bool FULL, bool UNIT_RS>
+__attribute__((noinline)) void tile_impl(const TileArgs& args) {
+  const TileArgs t = args;
+  tile_body<MR, NV, FULL, UNIT_RS>(t);
+}
+
+// `tiles` whole MR×NR tiles side by side along C's rows in one call: at shallow depths
+// (k = batch) a call per tile cost as much as a third of the tile's FMAs.
+template <bool UNIT_RS>
+__attribute__((noinline)) void row_impl(const TileArgs& args, int tiles, long b_step) {
+  TileArgs t = args;
+  for (int j = 0; j < tiles; ++j) {
+    tile_body<kMR, 2, true, UNIT_RS>(t);
+    t.b += b_step;
+    t.c += kNR;
+    if (t.bias) t.bias += kNR;
+    if (t.mask) t.mask += kNR;
   }
 }
 
@@ -133,6 +173,10 @@ struct Avx512Kernel {
   static constexpr int MR = kMR;
   static constexpr int NR = kNR;
   static void tile(const TileArgs& t) { pick_rows<kMR>(t); }
+  static void row(const TileArgs& t, int tiles, long b_step) {
+    if (t.a_rs == 1) row_impl<true>(t, tiles, b_step);
+    else row_impl<false>(t, tiles, b_step);
+  }
   // Bᵀ panel by 16×16 blocks (rows of B past nr and depths past kc load as zeros), where a
   // scalar gather would cost a load per element.
   static void pack_bt(const float* src, long ldb, int kc, int nr, float* panel) {
