@@ -21,10 +21,18 @@
 namespace starling::kernels::native {
 namespace {
 
+// Kernels may bring a vector transpose for packing untransposed A: static pack_a_rows(src,
+// lda, kc, mr, sliver) writing sliver[p*MR + i] = src[i*lda + p] for p < kc, i < mr.
+template <class Kernel, class = void>
+struct has_pack_a_rows : std::false_type {};
+template <class Kernel>
+struct has_pack_a_rows<Kernel, std::void_t<decltype(&Kernel::pack_a_rows)>> : std::true_type {};
+
 // Rows [i0, i0+mc) × depth [p0, p0+kc) of op(A) into MR-row slivers; sliver s starts at
 // dst + s*MR*kc and stores, for each p, its MR rows next to each other.
-template <int MR>
+template <class Kernel>
 void pack_a(const GemmArgs& g, int i0, int mc, int p0, int kc, float* dst) {
+  constexpr int MR = Kernel::MR;
   for (int ir = 0; ir < mc; ir += MR) {
     const int mr = std::min(MR, mc - ir);
     float* sliver = dst + static_cast<long>(ir) * kc;
@@ -32,6 +40,8 @@ void pack_a(const GemmArgs& g, int i0, int mc, int p0, int kc, float* dst) {
       const float* src = g.a + static_cast<long>(p0) * g.lda + i0 + ir;
       for (int p = 0; p < kc; ++p, src += g.lda)
         for (int i = 0; i < mr; ++i) sliver[p * MR + i] = src[i];
+    } else if constexpr (has_pack_a_rows<Kernel>::value) {
+      Kernel::pack_a_rows(g.a + static_cast<long>(i0 + ir) * g.lda + p0, g.lda, kc, mr, sliver);
     } else {
       // Reading MR rows side by side keeps the writes contiguous.
       const float* src = g.a + static_cast<long>(i0 + ir) * g.lda + p0;
@@ -167,7 +177,7 @@ void run_gemm(const GemmArgs& g, const Blocking& bl) {
     const int mc = std::min(bl.mc, g.m - i0);
     for (int p0 = 0; p0 < g.k; p0 += bl.kc) {
       const int kc = std::min(bl.kc, g.k - p0);
-      if (a_buf) pack_a<MR>(g, i0, mc, p0, kc, a_buf);
+      if (a_buf) pack_a<Kernel>(g, i0, mc, p0, kc, a_buf);
       for (int j0 = 0; j0 < g.n; j0 += bl.nc) {
         const int nc = std::min(bl.nc, g.n - j0);
         if (b_buf) pack_b<Kernel>(g, p0, kc, j0, nc, b_buf);

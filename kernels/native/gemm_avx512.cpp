@@ -173,6 +173,22 @@ struct Avx512Kernel {
   static constexpr int MR = kMR;
   static constexpr int NR = kNR;
   static void tile(const TileArgs& t) { pick_rows<kMR>(t); }
+  // A sliver of untransposed A by 16×16 transposes of its mr rows (the rest load as zeros),
+  // 16 depths at a time, keeping each column's first kMR floats: a scalar copy cost up to a
+  // tenth of a 256³ product.
+  static void pack_a_rows(const float* src, long lda, int kc, int mr, float* sliver) {
+    static_assert(kMR <= 16, "a sliver column is one vector");
+    const __mmask16 rows = lanes_for(kMR);
+    for (int pp = 0; pp < kc; pp += 16) {
+      const int depth = std::min(16, kc - pp);
+      const __mmask16 lanes = lanes_for(depth);
+      __m512 r[16];
+      for (int i = 0; i < 16; ++i)
+        r[i] = i < mr ? _mm512_maskz_loadu_ps(lanes, src + i * lda + pp) : _mm512_setzero_ps();
+      transpose16(r);
+      for (int p = 0; p < depth; ++p) _mm512_mask_storeu_ps(sliver + static_cast<long>(pp + p) * kMR, rows, r[p]);
+    }
+  }
   static void row(const TileArgs& t, int tiles, long b_step) {
     if (t.a_rs == 1) row_impl<true>(t, tiles, b_step);
     else row_impl<false>(t, tiles, b_step);
