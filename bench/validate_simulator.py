@@ -7,7 +7,8 @@ its prediction, runs `starling launch` for a short while (a few hundred iteratio
 prints predicted against measured samples/s with the error. Loopback first (every peer on
 this host, as the simulator's `--network loopback` assumes); then, when root, the same in
 network namespaces with a rate limit (`scripts/netns.sh up N RATE` + `starling launch
---netns`), simulated as `--network RATE --hosts 1`: the peers still share this host's cores.
+--netns`), simulated as `--network RATE:50us:BURST --hosts 1`: a token-bucket link with
+netns.sh's bucket, and the peers still share this host's cores.
 
   bench/validate_simulator.py [--starling build/cli/starling] [--peers 2,4,8]
       [--modes allreduce,local-sgd,...] [--iterations 300] [--repeats 3]
@@ -54,10 +55,23 @@ def run(cmd, timeout):
     return done
 
 
+DEFAULT_LATENCY = "50us"  # the simulator's default one-way latency, spelled out before the burst
+
+
+def netns_burst(rate):
+    """Bytes of the token bucket `scripts/netns.sh up N RATE` gives each namespace's link."""
+    done = subprocess.run([os.path.join(ROOT, "scripts", "netns.sh"), "burst", rate], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(done.stderr.strip())
+    return int(done.stdout)
+
+
 def predict(args, config, peers, network, folder):
     out = os.path.join(folder, "prediction.json")
     cmd = [args.starling, "simulate", "--config", config, "--peers", str(peers), "--json", out, "--network", network]
     if network != "loopback":
+        cmd[-1] = f"{network}:{DEFAULT_LATENCY}:{netns_burst(network)}b"
         cmd += ["--hosts", "1", "--cores-per-host", str(os.cpu_count())]
     run(cmd, 120)
     row = json.load(open(out))["predictions"][0]

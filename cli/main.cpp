@@ -70,7 +70,7 @@ int main(int argc, char** argv) {
   simulate_cmd->add_option("-c,--config", simulate.config, "Topology configuration (TOML)")->required();
   simulate_cmd->add_option("--set", simulate.overrides, "Override a config key: section.key=value (repeatable)");
   simulate_cmd->add_option("--peers", simulate.peers, "Peers: N, a list 1,2,4,8 or a range 1-1024 of powers of two (default: the config's)");
-  simulate_cmd->add_option("--network", simulate.network, "RATE[:LATENCY] (10gbit, 1gbit:50us, 100mbit:1ms) or loopback (measured)")
+  simulate_cmd->add_option("--network", simulate.network, "RATE[:LATENCY[:BURST]] (10gbit, 1gbit:50us, 100mbit:1ms, 100mbit:50us:125kb) or loopback (measured)")
       ->capture_default_str();
   simulate_cmd->add_option("--straggler", simulate.straggler, "Per-step time factor: none, lognormal:SIGMA, bimodal:P:FACTOR")
       ->capture_default_str();

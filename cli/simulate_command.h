@@ -12,7 +12,7 @@ struct SimulateOptions {
   std::string config;
   std::vector<std::string> overrides;
   std::string peers = "";           // "4", or a sweep "1,2,4,...,1024"; empty: the config's [[peer]] count
-  std::string network = "loopback";  // RATE[:LATENCY] or loopback (simulator/network.h)
+  std::string network = "loopback";  // RATE[:LATENCY[:BURST]] or loopback (simulator/network.h)
   std::string straggler = "none";    // simulator/stragglers.h
   int hosts = 0;                     // 0: one per peer, or one for loopback
   int cores_per_host = 0;            // 0: this machine's for loopback, else learners · kernel threads + 2

@@ -9,6 +9,7 @@
 #                                  100mbit) adds a tbf qdisc on each namespace's veth
 #   scripts/netns.sh down N        removes them all; succeeds when nothing is there
 #   scripts/netns.sh exec I CMD... runs CMD in namespace starling-nsI
+#   scripts/netns.sh burst RATE    prints the tbf bucket 'up' gives RATE, in bytes
 #
 # Needs root and iproute2 (ip, tc); exits 2 when either is missing or on bad arguments.
 # netem is not available on this machine class, so there is rate limiting but no delay/loss.
@@ -21,7 +22,7 @@ readonly SUBNET=10.77.0
 readonly MAX_NAMESPACES=250  # host part .1 .. .250 of the /24
 
 usage() {
-  sed -n '7,13p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '7,14p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -113,6 +114,7 @@ main() {
   [ "$#" -ge 2 ] || usage
   local command=$1
   shift
+  [ "$command" = burst ] && { [ "$#" -eq 1 ] || usage; burst_bytes "$1"; exit 0; }
   require_tools
   case $command in
     up) [ "$#" -le 2 ] || usage; cmd_up "$@" ;;

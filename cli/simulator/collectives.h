@@ -18,6 +18,7 @@ namespace starling::simulator {
 struct Wire {
   double alpha = 0.0;
   double seconds_per_byte = 0.0;
+  double cpu_seconds_per_byte = 0.0;  // the CPU's cost per byte, which no faster link removes
 };
 
 struct Cost {

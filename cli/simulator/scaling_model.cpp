@@ -49,8 +49,8 @@ Wire wire_for(const Measured& m, const Cluster& c, int cores) {
   } else {
     w.alpha = c.network.link.alpha_seconds + (q > 1 ? std::max(0.0, crowded_latency(m, q) - m.loopback.alpha_seconds) : 0.0);
   }
-  const double cpu = q * m.loopback.cpu_seconds_per_byte / std::min(cores, 2 * q);
-  w.seconds_per_byte = std::max(1.0 / beta, cpu);
+  w.cpu_seconds_per_byte = q * m.loopback.cpu_seconds_per_byte / std::min(cores, 2 * q);
+  w.seconds_per_byte = std::max(1.0 / beta, w.cpu_seconds_per_byte);
   return w;
 }
 
@@ -185,7 +185,7 @@ Prediction predict(const Workload& work, const Measured& m, const Cluster& c, in
   // The exchange runs on one thread per peer (the node's): its CPU work is shared once the
   // host's peers outnumber its cores.
   const double exchange_share = std::max(1.0, static_cast<double>(q) / cores);
-  const Cost exchange = exchange_cost(work, m, c.peers, wire, exchange_share);
+  Cost exchange = exchange_cost(work, m, c.peers, wire, exchange_share);
   const Cost latency_only = exchange_cost(work, m, c.peers, Wire{wire.alpha, 0.0}, exchange_share);
   // The node hands each order to its learners and takes their reports back: two thread
   // wake-ups per order, which on a host shared by several peers wait like any message
@@ -197,8 +197,15 @@ Prediction predict(const Workload& work, const Measured& m, const Cluster& c, in
   model.steps_per_round = period;
   model.step_seconds = step * share;
   model.round_overhead_seconds = 2 * handoff * std::ceil(static_cast<double>(period) / kMaxStepsPerOrder);
-  model.exchange_seconds = exchange.seconds;
   model.stragglers = c.stragglers;
+  // A token-bucket link lets what it saved up during the round's compute leave at once:
+  // those bytes cost only the CPU's time per byte.
+  if (!c.network.loopback) {
+    const double compute = period * model.step_seconds * c.stragglers.mean() + model.round_overhead_seconds;
+    exchange.seconds -= c.network.link.bucket_bytes(exchange.bytes_sent, compute) *
+                        (wire.seconds_per_byte - wire.cpu_seconds_per_byte);
+  }
+  model.exchange_seconds = exchange.seconds;
   model.seed = c.seed;
 
   Prediction out;

@@ -75,9 +75,18 @@ BOOST_AUTO_TEST_CASE(network_specs_parse_and_bad_ones_are_refused) {
   const NetworkSpec slow = parse_network("100mbit:1ms");
   BOOST_TEST(slow.link.beta_bytes_per_second == 12.5e6);
   BOOST_TEST(slow.link.alpha_seconds == 1e-3, boost::test_tools::tolerance(1e-15));
+  BOOST_TEST(slow.link.burst_bytes == 0.0);
+  const NetworkSpec bucket = parse_network("100mbit:50us:125kb");
+  BOOST_TEST(bucket.link.burst_bytes == 125e3);
+  BOOST_TEST(parse_network("1gbit:0us:64KiB").link.burst_bytes == 65536.0);
+  // The bucket spares what it holds, at most what compute refilled and what is sent.
+  BOOST_TEST(bucket.link.bucket_bytes(40e3, 1.0) == 40e3);
+  BOOST_TEST(bucket.link.bucket_bytes(1e6, 1.0) == 125e3);
+  BOOST_TEST(bucket.link.bucket_bytes(1e6, 1e-3) == 12.5e3, boost::test_tools::tolerance(1e-12));
+  BOOST_TEST(slow.link.bucket_bytes(1e6, 1.0) == 0.0);
   BOOST_TEST(parse_network("loopback").loopback);
   BOOST_TEST(parse_network("1Gbit:0us").link.alpha_seconds == 0.0);
-  for (const char* bad : {"", "fast", "10", "10gbps", "0gbit", "-1gbit", "10gbit:", "10gbit:5parsecs", "10gbit:-1ms"})
+  for (const char* bad : {"", "fast", "10", "10gbps", "0gbit", "-1gbit", "10gbit:", "10gbit:5parsecs", "10gbit:-1ms", "10gbit:1ms:", "10gbit:1ms:5", "10gbit:1ms:0kb", "10gbit:1ms:5kb:1"})
     BOOST_CHECK_THROW(parse_network(bad), SpecError);
 }
 
@@ -191,6 +200,29 @@ BOOST_AUTO_TEST_CASE(a_crowded_host_shares_the_exchange_cpu_work) {
   const double wire_extra = m.crowded_latency.at(8) - m.loopback.alpha_seconds +
                             shared.bytes_per_peer_per_round * (8 * m.loopback.cpu_seconds_per_byte / 2 - 8.0 / 10e9);
   BOOST_TEST(shared.exchange_seconds - own.exchange_seconds - wire_extra == 3 * cpu, boost::test_tools::tolerance(1e-6));
+}
+
+// Over 64 steps (19 ms at 100 Mbit/s: 240 kB) a 125 kB bucket fills: CHOCO's 40 kB a round
+// leave at once, and only the messages' latency is left of its exchange; the dense
+// all-reduce's megabytes are spared just the bucket's worth of wire time. Over 8 steps
+// (30 kB) the bucket holds what the steps refilled.
+BOOST_AUTO_TEST_CASE(a_token_bucket_spares_what_it_saved_up) {
+  const Measured m = machine();
+  const Workload choco = mlp(ExchangeMode::gossip, "topk", 64), dense = mlp(ExchangeMode::allreduce, "none", 64);
+  const Prediction choco_wire = predict(choco, m, on("100mbit:50us", 4), 1);
+  const Prediction choco_bucket = predict(choco, m, on("100mbit:50us:125kb", 4), 1);
+  const Prediction choco_latency = predict(choco, m, on("1000tbit:50us", 4), 1);
+  BOOST_TEST(choco_bucket.samples_per_second > choco_wire.samples_per_second);
+  BOOST_TEST(choco_bucket.exchange_seconds == choco_latency.exchange_seconds, boost::test_tools::tolerance(1e-6));
+  const Prediction dense_wire = predict(dense, m, on("100mbit:50us", 4), 1);
+  const Prediction dense_bucket = predict(dense, m, on("100mbit:50us:125kb", 4), 1);
+  const double link_only = 1.0 / 12.5e6 - 1e-9 / 2;  // 80 ns a byte, less the CPU's share (two cores at it)
+  BOOST_TEST(dense_wire.exchange_seconds - dense_bucket.exchange_seconds == 125e3 * link_only, boost::test_tools::tolerance(1e-6));
+  const Workload short_rounds = mlp(ExchangeMode::allreduce, "none", 8);
+  const Prediction short_wire = predict(short_rounds, m, on("100mbit:50us", 4), 1);
+  const Prediction short_bucket = predict(short_rounds, m, on("100mbit:50us:125kb", 4), 1);
+  const double refilled = 12.5e6 * short_bucket.compute_seconds;
+  BOOST_TEST(short_wire.exchange_seconds - short_bucket.exchange_seconds == refilled * link_only, boost::test_tools::tolerance(1e-6));
 }
 
 BOOST_AUTO_TEST_CASE(peer_counts_outside_the_range_are_refused) {
