@@ -44,6 +44,13 @@ struct NodeSpec {
   /// shard (exchange.rank of exchange.peers.size()) of the data.
   gossip::ExchangeSpec exchange;
   int period = 1;
+  /// Mix beside the learners' compute (gossip/overlapped_exchange.h): at an exchange point z
+  /// is snapshotted and mixed on a thread of its own while the learners go on, and the mix
+  /// arrives at the next exchange point as z ← z + (mixed − snapshot), one exchange late.
+  /// The exchange after the last iteration and one at a checkpoint are strict (z ← mixed),
+  /// so nothing is in flight there and all-reduce and local-SGD peers end identical. Off: z
+  /// is mixed on the node's thread while the learners wait. Not for async-gossip.
+  bool overlap = false;
 
   /// Checkpoints (learners/checkpoint.h, actors/node_checkpoint.h): every `checkpoint_every`
   /// iterations (0: never) the node writes everything it needs to continue exactly into
@@ -63,7 +70,7 @@ struct NodeResult {
   double sync_seconds = 0.0;       // the node's averaging plus messaging
   std::vector<std::string> autotune_log;  // one line per auto-tuning decision
   uint64_t bytes_sent = 0, bytes_received = 0;
-  double exchange_seconds = 0.0;  // time the node spent mixing with its peers
+  double exchange_seconds = 0.0;  // time the node spent mixing with its peers (overlapped: waiting for the mix)
   std::string resumed_from;       // the checkpoint this run continued from; empty for a fresh start
   int64_t resumed_from_step = 0;  // its iteration
   std::map<std::string, uint64_t> drops;  // messages from other peers dropped, by reason

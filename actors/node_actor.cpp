@@ -75,6 +75,9 @@ float alpha(const NodeState& s, int k) {
 
 void finish(Self self) {
   auto& s = self->state;
+  if (s.overlap)
+    spdlog::info("exchange beside the compute: the mixes took {:.2f} s, the node waited {:.2f} s in the exchange",
+                 s.overlap->overlapped_seconds(), s.exchange_seconds);
   if (s.exchange) {
     try {
       s.exchange->finish();
@@ -183,23 +186,62 @@ void stop_with_too_few_peers(Self self, const std::string& why, int64_t pending)
   });
 }
 
-// Mixes z with the other peers' on this actor's thread: the learners are between orders,
-// so nobody reads z meanwhile. Replicas take the mixed z at their next order.
-// `measure` also records how far the exchange moved z (the consensus distance of the
-// metrics); it costs a copy of z, so only the exchange before an evaluation measures.
-// `pending` is the number of iterations of the order just done, not yet counted.
-bool exchange_with_peers(Self self, bool measure, int64_t pending) {
-  auto& s = self->state;
-  if (s.z_stale) combine(self);
+// What an exchange point does once the overlapped mix in flight has arrived.
+enum class Then {
+  overlap,  // begins the next mix beside the learners' steps
+  strict,   // mixes z now, waited for: after the last iteration and at a checkpoint
+  rest,     // nothing: a checkpoint between exchange points
+};
+
+// Overlapped (NodeSpec::overlap): the mix begun at the last exchange point arrives now, one
+// exchange late (z ← z + (mixed − snapshot)), then `then`. A mix that moved this peer
+// brought the job's model and position: nothing begins, and the next exchange point begins
+// that round, in step with the others. Counts the rounds completed.
+std::optional<gossip::Position> mix_overlapped(NodeState& s, bool measure, Then then, uint64_t iteration) {
+  float* z = s.central->params();
+  const std::size_t n = s.central->param_count();
+  const bool arriving = s.overlap->pending();
+  if (const auto moved = s.overlap->complete(z)) return moved;
+  s.exchanges += arriving;
+  std::optional<gossip::Position> moved;
+  if (then == Then::strict) {
+    moved = s.overlap->exchange_now(z, iteration, s.compute_since_exchange);
+    ++s.exchanges;
+  } else if (then == Then::overlap) {
+    s.overlap->begin(z, iteration, s.compute_since_exchange);
+  }
+  if (measure && (arriving || then == Then::strict))
+    s.consensus_distance = sma::relative_distance(s.overlap->snapshot().data(), s.overlap->mixed().data(), n);
+  return moved;
+}
+
+// Strict: mixes z with the other peers' on this actor's thread: the learners are between
+// orders, so nobody reads z meanwhile. `measure` also records how far the exchange moved z
+// (the consensus distance of the metrics); it costs a copy of z, so only the exchange
+// before an evaluation measures.
+std::optional<gossip::Position> mix_strictly(NodeState& s, bool measure, uint64_t iteration) {
   const std::size_t n = s.central->param_count();
   float* z = s.central->params();
   if (measure) std::copy(z, z + n, s.z_before.data());
+  const auto moved = s.exchange->exchange(iteration, s.compute_since_exchange);
+  ++s.exchanges;
+  if (measure) s.consensus_distance = sma::relative_distance(s.z_before.data(), z, n);
+  return moved;
+}
+
+// One exchange point (`then` for an overlapped exchange, see Then); replicas take the mixed
+// z at their next order. Only the time the node spends here counts as exchange time
+// (overlapped: the wait for the mix, not the part hidden behind the learners' steps).
+// `pending` is the number of iterations of the order just done, not yet counted.
+bool exchange_with_peers(Self self, bool measure, Then then, int64_t pending) {
+  auto& s = self->state;
+  if (s.z_stale) combine(self);
   const auto start = Clock::now();
+  const auto iteration = static_cast<uint64_t>(s.iteration + pending);
   std::optional<gossip::Position> moved;
   try {
-    moved = s.exchange->exchange(static_cast<uint64_t>(s.iteration + pending), s.compute_since_exchange);
-    s.compute_since_exchange = 0.0;
-    ++s.exchanges;
+    moved = s.overlap ? mix_overlapped(s, measure, then, iteration) : mix_strictly(s, measure, iteration);
+    if (then != Then::rest) s.compute_since_exchange = 0.0;
   } catch (const gossip::TooFewPeers& e) {
     stop_with_too_few_peers(self, e.what(), pending);
     return false;
@@ -208,7 +250,6 @@ bool exchange_with_peers(Self self, bool measure, int64_t pending) {
     return false;
   }
   s.exchange_seconds += seconds_since(start);
-  if (measure) s.consensus_distance = sma::relative_distance(s.z_before.data(), z, n);
   s.load_next = s.mode != IntraSync::sma;
   if (moved) reposition(self, *moved, pending);
   return true;
@@ -282,7 +323,9 @@ void begin_training(Self self) {
   auto& s = self->state;
   if (s.exchange) {
     try {
-      if (const auto at = s.exchange->start(static_cast<uint64_t>(s.iteration))) reposition(self, *at, 0);
+      const auto iteration = static_cast<uint64_t>(s.iteration);
+      const auto at = s.overlap ? s.overlap->start(s.central->params(), iteration) : s.exchange->start(iteration);
+      if (at) reposition(self, *at, 0);
     } catch (const std::exception& e) {
       return fail(self, std::string("cannot join the peers: ") + e.what());
     }
@@ -385,7 +428,15 @@ void iteration_finish(Self self) {
   const int64_t iteration_samples = static_cast<int64_t>(k) * s.spec.train.learner.batch;
   const bool last = s.samples + m * iteration_samples >= s.target_samples;
   const bool eval_next = last || s.samples + m * iteration_samples >= s.next_eval_samples;
-  if (s.exchange && ((s.iteration + m) % s.spec.period == 0 || last) && !exchange_with_peers(self, eval_next, m)) return;
+  // A checkpoint holds no mix in flight: the exchange at it is strict, and at one between
+  // exchange points the mix in flight arrives first.
+  const bool exchange_next = s.exchange && ((s.iteration + m) % s.spec.period == 0 || last);
+  const bool checkpoint_next = s.spec.checkpoint_every > 0 && (s.iteration + m) % s.spec.checkpoint_every == 0;
+  const bool drain_next = checkpoint_next && !exchange_next && s.overlap && s.overlap->pending();
+  if (exchange_next || drain_next) {
+    const Then then = drain_next ? Then::rest : last || checkpoint_next ? Then::strict : Then::overlap;
+    if (!exchange_with_peers(self, eval_next, then, m)) return;
+  }
   double max_compute = 0.0, mean_compute = 0.0, loss = 0.0;
   for (const auto& r : s.reports) {
     max_compute = std::max(max_compute, r.compute_seconds);
@@ -528,13 +579,21 @@ caf::behavior node_actor(caf::stateful_actor<NodeState>* self, NodeSpec spec, Da
       s.startup_error = "cannot resume from " + resumed_from + ": " + e.what();  // reported to `run`
     }
   }
-  if (spec.exchange.mode != gossip::ExchangeMode::none) {
+  if (spec.overlap && spec.exchange.mode == gossip::ExchangeMode::async_gossip)
+    s.startup_error = "exchange.overlap: async-gossip is asynchronous already";  // reported to `run`
+  else if (spec.exchange.mode != gossip::ExchangeMode::none) {
     try {
       gossip::ExchangeSpec exchange = spec.exchange;
       exchange.first_round = s.exchanges;  // a resumed peer's rounds go on where they were
       exchange.tensor_sizes = s.central->tensor_sizes();
-      s.exchange = std::make_unique<gossip::PeerExchange>(exchange, protocols::Span<float>{s.central->params(), n});
-      s.z_before.resize(n);
+      if (spec.overlap) {
+        s.overlap = std::make_unique<gossip::OverlappedExchange>(exchange, n);
+        s.exchange = &s.overlap->peers();
+      } else {
+        s.strict_exchange = std::make_unique<gossip::PeerExchange>(exchange, protocols::Span<float>{s.central->params(), n});
+        s.exchange = s.strict_exchange.get();
+        s.z_before.resize(n);
+      }
     } catch (const std::exception& e) {
       s.startup_error = std::string("cannot join the peers: ") + e.what();  // reported to `run`
     }

@@ -3,6 +3,7 @@
 // iteration at a time (orders out, reports in, combine), evaluates z, tunes the number of
 // learners when asked to, and answers `run` with the NodeResult when training ends.
 #include "actors/messages.h"
+#include "gossip/overlapped_exchange.h"
 #include "gossip/peer_exchange.h"
 #include "learners/checkpoint.h"
 #include "learners/model.h"
@@ -60,15 +61,17 @@ struct NodeState {
   caf::response_promise done;
   Autotune autotune;
   std::vector<std::string> autotune_log;
-  std::unique_ptr<gossip::PeerExchange> exchange;  // null for a single node
+  std::unique_ptr<gossip::PeerExchange> strict_exchange;  // mixes z itself while the learners wait
+  std::unique_ptr<gossip::OverlappedExchange> overlap;   // or snapshots of z beside their steps
+  gossip::PeerExchange* exchange = nullptr;  // the one of the two in use; null for a single node
   std::string startup_error;  // why the node cannot train, found while it was set up
-  double exchange_seconds = 0.0;
+  double exchange_seconds = 0.0;  // the node's time in the exchange (overlapped: only its wait)
   double compute_seconds = 0.0, wait_seconds = 0.0;  // totals for the metrics, see EvalPoint
   std::optional<double> consensus_distance;         // of the last measured exchange
   AlignedBuffer<float> z_before;                    // z before a measured exchange
   double compute_since_exchange = 0.0;  // the slowest learner's compute since the last exchange
   double mean_compute_seconds = 0.0;    // the mean learner's compute, summed over iterations
-  uint64_t exchanges = 0;               // exchange() calls so far: the peers' round counter
+  uint64_t exchanges = 0;               // rounds completed so far: the peers' round counter
   uint64_t bytes_sent_before = 0, bytes_received_before = 0;  // by the run a checkpoint continues
   std::shared_ptr<const Checkpoint> resume;  // put back into the learners when `run` arrives
   std::string resumed_from;  // its file

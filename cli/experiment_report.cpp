@@ -71,7 +71,7 @@ std::string codec_of(const gossip::ExchangeSpec& x) {
   return out.str();
 }
 
-// "gossip ring, topk 1%, 4 peers × 1 learner, batch 32, 100mbit" from the variant's config.
+// "gossip ring, topk 1%, overlapped, 4 peers × 1 learner, batch 32, 100mbit" from the variant's config.
 std::string setup_of(const Variant& v) {
   const Config& c = v.config;
   const auto& x = c.node.exchange;
@@ -84,6 +84,7 @@ std::string setup_of(const Variant& v) {
   if (x.mode == gossip::ExchangeMode::gossip || x.mode == gossip::ExchangeMode::async_gossip) out << " " << x.topology;
   if (x.mode == gossip::ExchangeMode::local_sgd) out << " every " << c.node.period;
   if (x.codec != "none") out << ", " << codec_of(x);
+  if (c.node.overlap) out << ", overlapped";
   out << ", " << peers << " peers × " << learners_of(c) << batch;
   if (!v.network.empty()) out << ", " << v.network;
   return out.str();

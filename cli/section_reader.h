@@ -105,6 +105,14 @@ class SectionReader {
     return out;
   }
 
+  /// Refuses a key this section set to a value the rest of the config rules out: a
+  /// ConfigError naming where it was set and what it must be.
+  [[noreturn]] void reject(const std::string& key, const std::string& expected) const {
+    const toml::node* node = table_ ? table_->get(key) : nullptr;
+    if (!node) throw ConfigError(file_ + ": " + section_ + "." + key + ": expected " + expected);
+    fail(*node, key, expected);
+  }
+
   /// Marks a key the caller reads itself, so finish() does not report it.
   void take_external(const std::string& key) { taken_.insert(key); }
 

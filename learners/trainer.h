@@ -31,12 +31,13 @@ struct EvalPoint {
   // Where the time went and what crossed the network, cumulative to this point; a node
   // that trains alone leaves the network fields at zero.
   double compute_seconds = 0.0;   // learners' forward/backward/update (the slowest learner's)
-  double exchange_seconds = 0.0;  // mixing with the other peers
+  double exchange_seconds = 0.0;  // mixing with the other peers (overlapped: waiting for the mix)
   double wait_seconds = 0.0;      // inside the node: waiting for learners, averaging, messaging
   uint64_t bytes_sent = 0, bytes_received = 0;
   /// ‖z_after − z_before‖ / ‖z_after‖ of the exchange just before this point: for
   /// all-reduce the peer's distance from the mean of all peers, for gossip from its
-  /// weighted neighbourhood. Empty when no exchange preceded the point.
+  /// weighted neighbourhood (an overlapped exchange: of the mix that arrived there, from
+  /// its snapshot). Empty when no exchange preceded the point.
   std::optional<double> consensus_distance;
   std::optional<double> staleness;  // async gossip: mean step gap of the exchanges so far
 };

@@ -111,6 +111,25 @@ BOOST_AUTO_TEST_CASE(peer_overrides_by_index) {
   BOOST_TEST(contains(error_of("", {"peer.0.endpoint=tcp://a:1"}), "below the 0 [[peer]] entries"));
 }
 
+// [exchange] overlap: strict unless asked, refused where there is no barrier to hide.
+BOOST_AUTO_TEST_CASE(exchange_overlap_defaults_per_mode) {
+  const std::string peers = "[[peer]]\nid = 0\nendpoint = \"tcp://127.0.0.1:5600\"\n"
+                            "[[peer]]\nid = 1\nendpoint = \"tcp://127.0.0.1:5601\"\n";
+  auto overlap = [&](const std::string& mode, const std::vector<std::string>& overrides = {}) {
+    return parse_config("[exchange]\nmode = \"" + mode + "\"\n" + peers, "test.toml", overrides).node.overlap;
+  };
+  BOOST_TEST(!overlap("allreduce"));
+  BOOST_TEST(overlap("allreduce", {"exchange.overlap=true"}));
+  BOOST_TEST(!overlap("local-sgd"));
+  BOOST_TEST(overlap("local-sgd", {"exchange.overlap=true"}));
+  BOOST_TEST(overlap("gossip", {"exchange.overlap=true"}));
+  BOOST_TEST(!overlap("async-gossip"));
+  std::string e = error_of("[exchange]\nmode = \"async-gossip\"\noverlap = true\n" + peers);
+  BOOST_TEST((contains(e, "test.toml:3: exchange.overlap: expected false") && contains(e, "async-gossip")), e);
+  e = error_of("[exchange]\nmode = \"async-gossip\"\n" + peers, {"exchange.overlap=true"});
+  BOOST_TEST((contains(e, "--set exchange.overlap") && contains(e, "expected false")), e);
+}
+
 BOOST_AUTO_TEST_CASE(shipped_configs_load) {
   const char* root = std::getenv("STARLING_SOURCE_DIR");
   BOOST_REQUIRE(root);

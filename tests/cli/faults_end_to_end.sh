@@ -6,6 +6,9 @@
 #   local-sgd_kill, async-gossip_kill   the same in those modes (not in the suite)
 #   min_peers          below exchange.min_peers: the survivors stop with a checkpoint, exit 1
 #   join               a new peer joins a running 3-peer all-reduce job and ends with them
+#   overlap            local SGD with the exchange beside the compute: a peer joins, then
+#                      one is killed while the others' mix is in flight; the survivors end
+#                      identical
 #   rejoin             a killed peer restarted with --resume rejoins; all four identical
 #   flood              a live peer flooded with malformed frames of every class finishes
 #                      and reports the drops by reason
@@ -111,6 +114,22 @@ case $scenario in
     [ "$(field "$tmp/out/e2e-peer3.summary.json" joined_at_step)" -gt 0 ] || fail "peer 3 joined at step 0"
     identical 0 1 2 3
     accurate 0 1 2 3
+    ;;
+  overlap)
+    job local-sgd
+    ov=(--set exchange.overlap=true --set exchange.period=4)
+    for id in 0 1 2; do start $id "${ov[@]}"; done
+    await 'grep -q "view 0 -> 1" "$tmp/p0.log"'
+    await '[ "$(rows 0)" -ge 4 ]'
+    start 3 "${ov[@]}" --join
+    await '[ "$(rows 3)" -ge 2 ]'
+    kill -9 "$pid1"
+    finish 0 2 3
+    grep -q "joined view .* taking the model of iteration" "$tmp/p3.log" || fail "peer 3 did not join"
+    grep -q "peer 1 is dead: no message for" "$tmp/p0.log" || fail "the death is not logged"
+    grep -q "exchange beside the compute" "$tmp/p0.log" || fail "the exchange was not overlapped"
+    identical 0 2 3
+    accurate 0 2 3
     ;;
   rejoin)
     job allreduce

@@ -112,7 +112,7 @@ grep -q '"identical_models": true' "$tmp/p3.json" || fail "resumed peers differ"
 # 40 falls between exchange points, so the exchange in flight is added first; resumed
 # there, the peers continue to the same models as the run with checkpoints.
 peers_config "$tmp/ov.toml" local-sgd $((base + 2)) $((base + 3))
-ov=(--set exchange.period=3 --set run.checkpoint_dir=ovckpt --set run.checkpoint_every=20 --set run.checkpoint_keep=10)
+ov=(--set exchange.period=3 --set exchange.overlap=true --set run.checkpoint_dir=ovckpt --set run.checkpoint_every=20 --set run.checkpoint_keep=10)
 timeout 120 "$starling" launch --config "$tmp/ov.toml" "${ov[@]}" --summary "$tmp/o1.json" >"$tmp/o1.log" 2>&1 \
   || { cat "$tmp/o1.log"; fail "overlapped peer job failed"; }
 for peer in 0 1; do find "$tmp/ovckpt/peer$peer" -name 'ckpt-*' ! -name 'ckpt-000000040.starling' -delete; done

@@ -15,6 +15,8 @@ expect_exit 2 "no-such.toml" train --config "$tmp/no-such.toml"
 expect_exit 2 "optimizer.lr" train --config "$src/configs/fmnist-mlp.toml" --set optimizer.lr=-1
 expect_exit 2 "section.key=value" train --config "$src/configs/fmnist-mlp.toml" --set nonsense
 expect_exit 2 "config" train
+printf '[exchange]\nmode = "async-gossip"\noverlap = true\n' >"$tmp/async.toml"
+expect_exit 2 "async.toml:3: exchange.overlap: expected false" train --config "$tmp/async.toml"
 expect_exit 0 "Usage" train --help
 expect_exit 1 "dataset-fashion-mnist" train --config "$src/configs/fmnist-mlp.toml" --set data.path="$tmp/nowhere" --set run.data_dir="$tmp/cache"
 
