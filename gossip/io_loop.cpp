@@ -1,6 +1,8 @@
 // The transport's I/O thread: socket ownership, polling, validation (gossip/io_loop.h).
 #include "gossip/io_loop.h"
 
+#include "protocols/simd/codec_kernels.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstring>
@@ -37,14 +39,9 @@ const char* raw_float_problem(const protocols::FrameHeader& h, const zmq::messag
       h.type != MessageType::allreduce_segment)
     return nullptr;
   if (payload.size() % sizeof(float) != 0 || payload.size() / sizeof(float) != h.tensor_length) return nullptr;
-  const auto* p = static_cast<const unsigned char*>(payload.data());
-  bool finite = true;
-  for (std::size_t i = 0; i < h.tensor_length; ++i) {
-    std::uint32_t bits;
-    std::memcpy(&bits, p + i * sizeof bits, sizeof bits);
-    finite &= (bits & 0x7F800000u) != 0x7F800000u;  // all-ones exponent: infinity or NaN
-  }
-  return finite ? nullptr : "non_finite";
+  // The codecs' vectorized check: a scalar pass here cost twice the CRC of the same bytes.
+  const auto* p = static_cast<const std::uint8_t*>(payload.data());
+  return protocols::simd::codec_kernels().f32_finite(p, h.tensor_length) ? nullptr : "non_finite";
 }
 
 bool is_membership_heartbeat(const protocols::FrameHeader& h, const zmq::message_t& payload) {
