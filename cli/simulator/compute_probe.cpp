@@ -13,7 +13,9 @@
 namespace starling::simulator {
 namespace {
 
-// One replica's median step time over repeats of a few steps, within the budget.
+// One replica's mean step time over repeats of a few steps, within the budget: a run's
+// samples/s pays for its slow steps too (a descheduled thread, another tenant's burst),
+// which a median would leave out.
 double time_steps(Learner& replica, double seconds_budget) {
   const float lr = 1e-4f;  // small: the weights stay sane over the probe
   const double start = now_seconds();
@@ -26,7 +28,7 @@ double time_steps(Learner& replica, double seconds_budget) {
     for (int i = 0; i < per_repeat; ++i) replica.step(lr);
     repeats.push_back((now_seconds() - t0) / per_repeat);
   }
-  return median(repeats);
+  return mean(repeats);
 }
 
 }  // namespace
@@ -48,7 +50,7 @@ double measure_step_seconds(const LearnerSpec& learner, int kernel_threads, int 
     });
   for (auto& t : threads) t.join();
   kernels::set_threads(previous_threads);
-  return median(times);
+  return mean(times);
 }
 
 }  // namespace starling::simulator

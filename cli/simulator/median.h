@@ -1,5 +1,6 @@
 #pragma once
-// The median of a few timings, and a monotonic clock in seconds: the probes' one statistic.
+// The median of a few timings (latencies), their mean (what sets a throughput: every slow
+// repeat is paid), and a monotonic clock in seconds.
 #include <algorithm>
 #include <chrono>
 #include <vector>
@@ -11,6 +12,13 @@ inline double median(std::vector<double> values) {
   const auto mid = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
   std::nth_element(values.begin(), mid, values.end());
   return *mid;
+}
+
+inline double mean(const std::vector<double>& values) {
+  if (values.empty()) return 0.0;
+  double sum = 0.0;
+  for (double v : values) sum += v;
+  return sum / static_cast<double>(values.size());
 }
 
 inline double now_seconds() {
