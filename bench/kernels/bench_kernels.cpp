@@ -1,6 +1,7 @@
 // bench_kernels: single-thread GEMM throughput of Starling's native kernels against oneDNN
 // and OpenBLAS on square and training shapes. Backends run interleaved (native, oneDNN,
-// OpenBLAS, native, ...) so clock and cache drift hit all alike; the median is reported.
+// OpenBLAS, native, ...) so clock and cache drift hit all alike; the medians are reported,
+// and native/oneDNN is the median of the per-round ratios.
 //   bench_kernels [--quick] [--json FILE] [--filter SUBSTRING]
 #include "fma_peak.h"
 #include "gemm_cases.h"
@@ -33,6 +34,9 @@ struct Options {
 struct Row {
   sb::GemmCase c;
   double native = 0, onednn = 0, openblas = 0;  // GFLOP/s, medians
+  // The median of native/oneDNN within each round (samples taken a few ms apart): this VM's
+  // speed can change between rounds, which a ratio of the two medians would mix in.
+  double native_over_onednn = 0;
 };
 
 struct Operands {
@@ -106,12 +110,14 @@ Row measure(const sb::GemmCase& gc, const Options& opt, std::mt19937& rng) {
       gflops[b].push_back(flops * calls[b] / seconds_since(t0) * 1e-9);
     }
   }
-  return {gc, median(gflops[0]), median(gflops[1]), median(gflops[2])};
+  std::vector<double> ratios;
+  for (int r = 0; r < reps; ++r) ratios.push_back(gflops[0][r] / gflops[1][r]);
+  return {gc, median(gflops[0]), median(gflops[1]), median(gflops[2]), median(ratios)};
 }
 
 void print_row(const Row& r, double peak) {
   std::printf("%-22s %6d %6d %6d  %8.1f %8.1f %8.1f  %6.2f  %5.1f%%\n", r.c.op.c_str(), r.c.m,
-              r.c.n, r.c.k, r.native, r.onednn, r.openblas, r.native / r.onednn,
+              r.c.n, r.c.k, r.native, r.onednn, r.openblas, r.native_over_onednn,
               peak > 0 ? 100.0 * r.native / peak : 0.0);
   std::fflush(stdout);
 }
@@ -129,7 +135,7 @@ bool write_json(const std::string& path, const std::vector<Row>& rows, double pe
                  "\"peak_gflops\": %.2f, \"native_pct_peak\": %.1f, \"isa\": \"%s\"}%s\n",
                  r.c.op.c_str(), r.c.m, r.c.n, r.c.k, r.c.trans_a ? "true" : "false",
                  r.c.trans_b ? "true" : "false", r.native, r.onednn, r.openblas,
-                 r.native / r.onednn, peak, peak > 0 ? 100.0 * r.native / peak : 0.0,
+                 r.native_over_onednn, peak, peak > 0 ? 100.0 * r.native / peak : 0.0,
                  std::string(sk::isa_name(sk::active_isa())).c_str(), i + 1 < rows.size() ? "," : "");
   }
   std::fprintf(f, "]\n");
