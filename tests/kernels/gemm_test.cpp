@@ -213,6 +213,10 @@ BOOST_AUTO_TEST_CASE(training_shapes) {
     run_case({batch * 64, 64, 800, false, false, false, bias | relu, 0}, rng);
     run_case({batch * 36, 32, 25, false, false, false, bias | relu, 0}, rng);
     run_case({25, 32, batch * 36, true, false, false, none, 0}, rng);
+    // Aᵀ rows 4 KiB apart (the CNN's fc1 weight gradient; then m = 1000 padded to 1024):
+    // read through a copy with longer rows.
+    run_case({1024, 128, batch, true, false, batch == 13, none, 0}, rng);
+    run_case({1000, 40, batch, true, false, false, bias | relu | mask, 24}, rng);
   }
 }
 
