@@ -105,7 +105,13 @@ void measure(SimulationReport& r, const Config& config, const std::vector<int>& 
   if (r.work.codec != "none")
     m.codec = simulator::measure_codec(r.work.codec, config.node.exchange.codec_options, static_cast<std::size_t>(r.work.parameters));
   m.loopback = simulator::measure_loopback();
-  for (int q : crowded_sizes(r, counts)) m.crowded_latency[q] = simulator::measure_ring_step_seconds(q);
+  constexpr std::size_t kBulk = 1 << 20;  // the all-reduce's segment
+  for (int q : crowded_sizes(r, counts)) {
+    m.crowded_latency[q] = simulator::measure_ring_step_seconds(q);
+    if (r.cluster.network.loopback)
+      m.crowded_seconds_per_byte[q] =
+          std::max(0.0, simulator::measure_ring_step_seconds(q, kBulk) - m.crowded_latency[q]) / kBulk;
+  }
 }
 
 }  // namespace

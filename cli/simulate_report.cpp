@@ -44,7 +44,11 @@ std::string measured_text(const SimulationReport& r) {
     s += fmt::format("; {} encode {:.2f} / decode {:.2f} ns/element, {:.0f} bytes on the wire ({:.1f}x smaller)", m.codec.codec,
                      m.codec.encode_seconds_per_element * 1e9, m.codec.decode_seconds_per_element * 1e9, m.codec.wire_bytes,
                      4 * r.work.parameters / std::max(1.0, m.codec.wire_bytes));
-  for (const auto& [q, seconds] : m.crowded_latency) s += fmt::format("; ring step among {} peers here {:.0f} us", q, seconds * 1e6);
+  for (const auto& [q, seconds] : m.crowded_latency) {
+    s += fmt::format("; ring step among {} peers here {:.0f} us", q, seconds * 1e6);
+    if (const auto it = m.crowded_seconds_per_byte.find(q); it != m.crowded_seconds_per_byte.end())
+      s += fmt::format(" + {:.2f} ns/byte", it->second * 1e9);
+  }
   return s + "\n";
 }
 

@@ -42,12 +42,13 @@ struct LoopbackLink {
 /// with its own context and I/O thread, as two peer processes would have.
 LoopbackLink measure_loopback();
 
-/// Seconds of one step of a ring shift (every peer sends a 64-byte message to its right
-/// neighbour and waits for its left one's) among `peers` transports in this process, each
-/// on a thread of its own with its own context, as `peers` peer processes on this host
-/// would run. With more threads than cores this is the context-switch-bound latency of one
-/// all-reduce step on a crowded host. At most 16 peers are started (see the scaling model).
-double measure_ring_step_seconds(int peers);
+/// Seconds of one step of a ring shift (every peer sends a `payload_bytes` message to its
+/// right neighbour and waits for its left one's) among `peers` transports in this process,
+/// each on a thread of its own with its own context, as `peers` peer processes on this host
+/// would run. With 64 bytes and more threads than cores this is the context-switch-bound
+/// latency of one all-reduce step on a crowded host; with 1 MiB, less that, the time per byte
+/// when every peer of the host streams at once. At most 16 peers are started.
+double measure_ring_step_seconds(int peers, std::size_t payload_bytes = 64);
 
 /// Seconds for one thread to wake another and be woken back, halved: a hand-off between
 /// the node's thread and a learner's (a step order and its report cost two).

@@ -24,17 +24,17 @@ struct RingPeer {
   std::unique_ptr<gossip::Transport> transport;
 };
 
-protocols::FrameHeader token(std::uint64_t round) {
+protocols::FrameHeader token(std::uint64_t round, std::size_t bytes) {
   protocols::FrameHeader h;
   h.type = protocols::MessageType::gossip_push;
   h.round = round;
-  h.tensor_length = 16;
+  h.tensor_length = static_cast<std::uint32_t>(bytes / sizeof(float));
   return h;
 }
 
 }  // namespace
 
-double measure_ring_step_seconds(int peers) {
+double measure_ring_step_seconds(int peers, std::size_t payload_bytes) {
   const int p = std::clamp(peers, 2, 16);
   std::vector<std::unique_ptr<RingPeer>> ring;
   for (int r = 0; r < p; ++r) {
@@ -47,8 +47,9 @@ double measure_ring_step_seconds(int peers) {
   }
   for (int r = 0; r < p; ++r)
     ring[r]->transport->connect(static_cast<gossip::PeerId>((r + 1) % p), ring[(r + 1) % p]->transport->endpoint());
-  const std::vector<std::uint8_t> payload(64, 1);
-  const int warm = 10, rounds = 60;
+  const std::vector<std::uint8_t> payload(std::max<std::size_t>(payload_bytes, 1), 1);
+  const bool bulk = payload.size() > (64 << 10);  // megabytes a step: fewer steps suffice
+  const int warm = bulk ? 2 : 10, rounds = bulk ? 10 : 60;
   std::vector<double> per_step(static_cast<std::size_t>(p));
   std::vector<std::thread> threads;
   for (int r = 0; r < p; ++r)
@@ -58,7 +59,7 @@ double measure_ring_step_seconds(int peers) {
       double start = 0;
       for (int i = 0; i < warm + rounds; ++i) {
         if (i == warm) start = now_seconds();
-        t.send(right, token(static_cast<std::uint64_t>(i)), protocols::ByteSpan(payload));
+        t.send(right, token(static_cast<std::uint64_t>(i), payload.size()), protocols::ByteSpan(payload));
         (void)t.receive(10s);
       }
       per_step[static_cast<std::size_t>(r)] = (now_seconds() - start) / rounds;

@@ -21,20 +21,24 @@ bool sparse_codec(const std::string& codec) {
 }
 bool half_codec(const std::string& codec) { return codec == "fp16" || codec == "bf16"; }
 
-// The latency of a ring step among q peers on one host: measured at a few q, linear in
-// between, and beyond the largest measured q proportional to q (each step then waits for
-// the context switches of q peers' threads, which grow with q).
-double crowded_latency(const Measured& m, int q) {
-  if (m.crowded_latency.empty()) return m.loopback.alpha_seconds;
-  auto hi = m.crowded_latency.lower_bound(q);
-  if (hi == m.crowded_latency.end()) {
-    const auto& [last_q, last] = *m.crowded_latency.rbegin();
+// A figure measured among q peers on one host at a few q: linear in between, and beyond the
+// largest measured q proportional to q (the q peers' threads then share the cores).
+double at_peers(const std::map<int, double>& measured, int q) {
+  auto hi = measured.lower_bound(q);
+  if (hi == measured.end()) {
+    const auto& [last_q, last] = *measured.rbegin();
     return last * q / last_q;
   }
-  if (hi->first == q || hi == m.crowded_latency.begin()) return hi->second;
+  if (hi->first == q || hi == measured.begin()) return hi->second;
   const auto lo = std::prev(hi);
   const double f = static_cast<double>(q - lo->first) / (hi->first - lo->first);
   return lo->second + f * (hi->second - lo->second);
+}
+
+// The latency of a ring step among q peers on one host (each step waits for the context
+// switches of q peers' threads).
+double crowded_latency(const Measured& m, int q) {
+  return m.crowded_latency.empty() ? m.loopback.alpha_seconds : at_peers(m.crowded_latency, q);
 }
 
 int host_peers(const Cluster& c) { return std::min(c.peers, peers_per_host(c)); }
@@ -51,6 +55,9 @@ Wire wire_for(const Measured& m, const Cluster& c, int cores) {
   }
   w.cpu_seconds_per_byte = q * m.loopback.cpu_seconds_per_byte / std::min(cores, 2 * q);
   w.seconds_per_byte = std::max(1.0 / beta, w.cpu_seconds_per_byte);
+  // On loopback the host's peers stream at once: where that was measured, it is the wire.
+  if (c.network.loopback && q > 1 && !m.crowded_seconds_per_byte.empty())
+    w.seconds_per_byte = std::max(1.0 / beta, at_peers(m.crowded_seconds_per_byte, q));
   return w;
 }
 

@@ -57,6 +57,10 @@ struct Measured {
   LoopbackLink loopback;
   /// Ring-step latency by peers on one host (measure_ring_step_seconds), for loopback.
   std::map<int, double> crowded_latency;
+  /// Seconds per byte of a ring step among q peers on one host all streaming 1 MiB at once
+  /// (the 1 MiB step less the 64-byte one, per byte), for loopback. Empty: not measured, and
+  /// one stream's CPU per byte shared among the host's peers stands in.
+  std::map<int, double> crowded_seconds_per_byte;
 };
 
 struct Cluster {

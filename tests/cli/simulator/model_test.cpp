@@ -45,6 +45,14 @@ Cluster on(const std::string& network, int peers) {
   return c;
 }
 
+// The crowded ring step's latency at 6 peers: halfway between the measured 4 and 8.
+double at_six_latency(const Measured& m) { return (m.crowded_latency.at(4) + m.crowded_latency.at(8)) / 2; }
+
+// The ring all-reduce's reduction on one peer: (p−1)/p of the elements added.
+double add_for(const Workload& w, const Measured& m, int p) {
+  return (p - 1.0) / p * w.parameters * m.add_seconds_per_element;
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(closed_forms_match_hand_computations) {
@@ -200,6 +208,28 @@ BOOST_AUTO_TEST_CASE(a_crowded_host_shares_the_exchange_cpu_work) {
   const double wire_extra = m.crowded_latency.at(8) - m.loopback.alpha_seconds +
                             shared.bytes_per_peer_per_round * (8 * m.loopback.cpu_seconds_per_byte / 2 - 8.0 / 10e9);
   BOOST_TEST(shared.exchange_seconds - own.exchange_seconds - wire_extra == 3 * cpu, boost::test_tools::tolerance(1e-6));
+}
+
+// On loopback, where the time per byte of all the host's peers streaming at once was
+// measured, that is the wire: interpolated between measured peer counts, proportional to q
+// beyond the largest.
+BOOST_AUTO_TEST_CASE(a_measured_crowded_stream_is_the_loopback_wire) {
+  Measured m = machine();
+  const Workload w = mlp(ExchangeMode::allreduce);
+  const Prediction composed = predict(w, m, on("loopback", 4), 2);
+  m.crowded_seconds_per_byte = {{2, 1e-9}, {4, 3e-9}, {8, 5e-9}};
+  const Prediction streamed = predict(w, m, on("loopback", 4), 2);
+  const double ring_bytes = streamed.bytes_per_peer_per_round;  // 6 chunks of a quarter
+  const double add = 2 * add_for(w, m, 4);  // 4 peers' reductions on 2 cores
+  BOOST_TEST(streamed.exchange_seconds == 6 * m.crowded_latency.at(4) + ring_bytes * 3e-9 + add,
+             boost::test_tools::tolerance(1e-6));
+  BOOST_TEST(streamed.exchange_seconds > composed.exchange_seconds);
+  const Prediction six = predict(w, m, on("loopback", 6), 2), sixteen = predict(w, m, on("loopback", 16), 2);
+  BOOST_TEST(six.exchange_seconds - 10 * at_six_latency(m) - 3 * add_for(w, m, 6) == six.bytes_per_peer_per_round * 4e-9,
+             boost::test_tools::tolerance(1e-6));
+  BOOST_TEST(sixteen.exchange_seconds - 30 * m.crowded_latency.at(16) - 8 * add_for(w, m, 16) ==
+                 sixteen.bytes_per_peer_per_round * 10e-9,
+             boost::test_tools::tolerance(1e-6));
 }
 
 // Over 64 steps (19 ms at 100 Mbit/s: 240 kB) a 125 kB bucket fills: CHOCO's 40 kB a round
