@@ -21,8 +21,9 @@
 namespace starling::kernels::native {
 namespace {
 
-// Kernels may bring a vector transpose for packing untransposed A: static pack_a_rows(src,
-// lda, kc, mr, sliver) writing sliver[p*MR + i] = src[i*lda + p] for p < kc, i < mr.
+// Kernels may bring a vector transpose for packing untransposed A, two slivers at a time:
+// static pack_a_rows(src, lda, kc, rows, sliver) for rows ≤ 2·MR writes, for p < kc,
+// sliver[p*MR + i] = src[i*lda + p] (i < MR) and sliver[MR*kc + p*MR + i − MR] (i ≥ MR).
 template <class Kernel, class = void>
 struct has_pack_a_rows : std::false_type {};
 template <class Kernel>
@@ -41,7 +42,9 @@ void pack_a(const GemmArgs& g, int i0, int mc, int p0, int kc, float* dst) {
       for (int p = 0; p < kc; ++p, src += g.lda)
         for (int i = 0; i < mr; ++i) sliver[p * MR + i] = src[i];
     } else if constexpr (has_pack_a_rows<Kernel>::value) {
-      Kernel::pack_a_rows(g.a + static_cast<long>(i0 + ir) * g.lda + p0, g.lda, kc, mr, sliver);
+      const int rows = std::min(2 * MR, mc - ir);
+      Kernel::pack_a_rows(g.a + static_cast<long>(i0 + ir) * g.lda + p0, g.lda, kc, rows, sliver);
+      ir += rows > MR ? MR : 0;  // the second sliver is packed too
     } else {
       // Reading MR rows side by side keeps the writes contiguous.
       const float* src = g.a + static_cast<long>(i0 + ir) * g.lda + p0;

@@ -173,20 +173,23 @@ struct Avx512Kernel {
   static constexpr int MR = kMR;
   static constexpr int NR = kNR;
   static void tile(const TileArgs& t) { pick_rows<kMR>(t); }
-  // A sliver of untransposed A by 16×16 transposes of its mr rows (the rest load as zeros),
-  // 16 depths at a time, keeping each column's first kMR floats: a scalar copy cost up to a
-  // tenth of a 256³ product.
-  static void pack_a_rows(const float* src, long lda, int kc, int mr, float* sliver) {
-    static_assert(kMR <= 16, "a sliver column is one vector");
-    const __mmask16 rows = lanes_for(kMR);
+  // Two slivers of untransposed A by 16×16 transposes of their rows (rows past `rows` load
+  // as zeros), 16 depths at a time: each column's low 8 floats go to the first sliver, its
+  // high 8 to the second. A scalar copy cost up to a tenth of a 256³ product.
+  static void pack_a_rows(const float* src, long lda, int kc, int rows, float* sliver) {
+    static_assert(kMR == 8, "a column of the transpose holds two slivers' rows");
+    float* second = sliver + static_cast<long>(kMR) * kc;
     for (int pp = 0; pp < kc; pp += 16) {
       const int depth = std::min(16, kc - pp);
       const __mmask16 lanes = lanes_for(depth);
       __m512 r[16];
       for (int i = 0; i < 16; ++i)
-        r[i] = i < mr ? _mm512_maskz_loadu_ps(lanes, src + i * lda + pp) : _mm512_setzero_ps();
+        r[i] = i < rows ? _mm512_maskz_loadu_ps(lanes, src + i * lda + pp) : _mm512_setzero_ps();
       transpose16(r);
-      for (int p = 0; p < depth; ++p) _mm512_mask_storeu_ps(sliver + static_cast<long>(pp + p) * kMR, rows, r[p]);
+      for (int p = 0; p < depth; ++p) {
+        _mm256_storeu_ps(sliver + static_cast<long>(pp + p) * kMR, _mm512_extractf32x8_ps(r[p], 0));
+        if (rows > kMR) _mm256_storeu_ps(second + static_cast<long>(pp + p) * kMR, _mm512_extractf32x8_ps(r[p], 1));
+      }
     }
   }
   static void row(const TileArgs& t, int tiles, long b_step) {
