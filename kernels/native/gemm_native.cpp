@@ -72,7 +72,7 @@ int useful_threads(const GemmArgs& args) {
 }
 
 void run_threaded(const GemmArgs& args, int parts) {
-  // 96 is a multiple of every kernel's MR and NR (4/6/8 rows, 8/16/32 columns).
+  // 96 is a multiple of every kernel's MR and NR (4/6/8 rows, 8/16/32/48 columns).
   const std::vector<GemmArgs> pieces = split(args, parts, 96);
   // A worker's exception (bad_alloc of its pack buffer) must reach the caller, not terminate.
   std::vector<std::exception_ptr> errors(pieces.size());
