@@ -525,7 +525,12 @@ def run_rank(args, config, rank):
     write_json(prefix + ".summary.json", summary)
     if nprocs > 1:
         dist.barrier()
-    dist.destroy_process_group()
+    # Not dist.destroy_process_group(): with gloo a rank can wait in it for ever once the
+    # others have gone (seen here once in a few dozen runs, which hung an experiment). Every
+    # output is written and closed: leave without tearing the group down.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 # ---------------------------------------------------------------------------------------------
