@@ -2,6 +2,7 @@
 
 #include "actors/learner_actor.h"
 #include "actors/node_checkpoint.h"
+#include "actors/node_exchange.h"
 #include "learners/sampler.h"
 #include "learners/sma.h"
 
@@ -18,6 +19,11 @@ using Self = caf::stateful_actor<NodeState>*;
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 int learner_count(Self self) { return static_cast<int>(self->state.learners.size()); }
+
+// Samples one node iteration takes: every learner's batch.
+int64_t samples_per_iteration(Self self) {
+  return static_cast<int64_t>(learner_count(self)) * self->state.spec.train.learner.batch;
+}
 
 int peer_count(const NodeSpec& spec) {
   return spec.exchange.mode == gossip::ExchangeMode::none ? 1 : std::max<int>(1, static_cast<int>(spec.exchange.peers.size()));
@@ -42,7 +48,7 @@ LearnerSpec learner_spec(const NodeState& s, int index) {
 // that an epoch is still an epoch.
 void rebuild_schedule(Self self) {
   auto& s = self->state;
-  const int64_t per_iteration = static_cast<int64_t>(learner_count(self)) * s.spec.train.learner.batch;
+  const int64_t per_iteration = samples_per_iteration(self);
   const int64_t per_epoch = std::max<int64_t>(1, s.epoch_samples / per_iteration);
   s.schedule.emplace(s.spec.train.schedule, per_epoch, std::max<int64_t>(1, s.target_samples / per_iteration));
 }
@@ -149,7 +155,7 @@ void borrow_learners(Self self, std::function<void()> next);
 // the caller still adds. The model is already in z.
 void reposition(Self self, const gossip::Position& at, int64_t pending) {
   auto& s = self->state;
-  const int64_t per_iteration = static_cast<int64_t>(learner_count(self)) * s.spec.train.learner.batch;
+  const int64_t per_iteration = samples_per_iteration(self);
   const int64_t iteration = static_cast<int64_t>(at.iteration);
   s.iteration = iteration - pending;
   s.samples = s.iteration * per_iteration;
@@ -171,7 +177,7 @@ void reposition(Self self, const gossip::Position& at, int64_t pending) {
 // checkpoint folder, and says why.
 void stop_with_too_few_peers(Self self, const std::string& why, int64_t pending) {
   auto& s = self->state;
-  const int64_t per_iteration = static_cast<int64_t>(learner_count(self)) * s.spec.train.learner.batch;
+  const int64_t per_iteration = samples_per_iteration(self);
   s.iteration += pending, s.samples += pending * per_iteration;
   const std::string message = "the peers cannot go on: " + why;
   if (s.spec.checkpoint_dir.empty()) return fail(self, message);
@@ -184,49 +190,6 @@ void stop_with_too_few_peers(Self self, const std::string& why, int64_t pending)
       fail(self, message + "; no checkpoint written: " + e.what());
     }
   });
-}
-
-// What an exchange point does once the overlapped mix in flight has arrived.
-enum class Then {
-  overlap,  // begins the next mix beside the learners' steps
-  strict,   // mixes z now, waited for: after the last iteration and at a checkpoint
-  rest,     // nothing: a checkpoint between exchange points
-};
-
-// Overlapped (NodeSpec::overlap): the mix begun at the last exchange point arrives now, one
-// exchange late (z ← z + (mixed − snapshot)), then `then`. A mix that moved this peer
-// brought the job's model and position: nothing begins, and the next exchange point begins
-// that round, in step with the others. Counts the rounds completed.
-std::optional<gossip::Position> mix_overlapped(NodeState& s, bool measure, Then then, uint64_t iteration) {
-  float* z = s.central->params();
-  const std::size_t n = s.central->param_count();
-  const bool arriving = s.overlap->pending();
-  if (const auto moved = s.overlap->complete(z)) return moved;
-  s.exchanges += arriving;
-  std::optional<gossip::Position> moved;
-  if (then == Then::strict) {
-    moved = s.overlap->exchange_now(z, iteration, s.compute_since_exchange);
-    ++s.exchanges;
-  } else if (then == Then::overlap) {
-    s.overlap->begin(z, iteration, s.compute_since_exchange);
-  }
-  if (measure && (arriving || then == Then::strict))
-    s.consensus_distance = sma::relative_distance(s.overlap->snapshot().data(), s.overlap->mixed().data(), n);
-  return moved;
-}
-
-// Strict: mixes z with the other peers' on this actor's thread: the learners are between
-// orders, so nobody reads z meanwhile. `measure` also records how far the exchange moved z
-// (the consensus distance of the metrics); it costs a copy of z, so only the exchange
-// before an evaluation measures.
-std::optional<gossip::Position> mix_strictly(NodeState& s, bool measure, uint64_t iteration) {
-  const std::size_t n = s.central->param_count();
-  float* z = s.central->params();
-  if (measure) std::copy(z, z + n, s.z_before.data());
-  const auto moved = s.exchange->exchange(iteration, s.compute_since_exchange);
-  ++s.exchanges;
-  if (measure) s.consensus_distance = sma::relative_distance(s.z_before.data(), z, n);
-  return moved;
 }
 
 // One exchange point (`then` for an overlapped exchange, see Then); replicas take the mixed
@@ -380,7 +343,7 @@ void resume_learners(Self self) {
   }
   s.loans.clear();
   s.resume.reset();
-  const int64_t per_iteration = static_cast<int64_t>(learner_count(self)) * s.spec.train.learner.batch;
+  const int64_t per_iteration = samples_per_iteration(self);
   spdlog::info("continuing at step {} (epoch {:.2f}, {} learner(s)); {} steps to go", s.iteration,
                static_cast<double>(s.samples) / s.epoch_samples, learner_count(self),
                (s.target_samples - s.samples + per_iteration - 1) / per_iteration);
@@ -425,7 +388,7 @@ void iteration_finish(Self self) {
   double slowest = 0.0;
   for (const auto& r : s.reports) slowest = std::max(slowest, r.compute_seconds);
   s.compute_since_exchange += slowest;
-  const int64_t iteration_samples = static_cast<int64_t>(k) * s.spec.train.learner.batch;
+  const int64_t iteration_samples = samples_per_iteration(self);
   const bool last = s.samples + m * iteration_samples >= s.target_samples;
   const bool eval_next = last || s.samples + m * iteration_samples >= s.next_eval_samples;
   // A checkpoint holds no mix in flight: the exchange at it is strict, and at one between
@@ -496,7 +459,7 @@ int64_t steps_in_order(Self self, int64_t step, int64_t per_iteration) {
 void start_iteration(Self self) {
   auto& s = self->state;
   const int k = learner_count(self);
-  const int64_t per_iteration = static_cast<int64_t>(k) * s.spec.train.learner.batch;
+  const int64_t per_iteration = samples_per_iteration(self);
   const int64_t step = s.samples / per_iteration;
   const double previous_lr = s.lr;
   s.lr = s.schedule->lr(step);
