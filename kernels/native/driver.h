@@ -161,11 +161,15 @@ void run_block(const GemmArgs& g, const Operands& ops, int i0, int mc, int p0, i
   }
 }
 
+// Whether Aᵀ is packed into slivers rather than read in place (see Blocking::pack_at_min_kn).
+bool packs_at(const GemmArgs& g, const Blocking& bl) {
+  return g.trans_a && g.k >= bl.pack_at_min_kn && g.n >= bl.pack_at_min_kn;
+}
+
 template <class Kernel>
 void run_blocks(const GemmArgs& g, const Blocking& bl) {
   constexpr int MR = Kernel::MR, NR = Kernel::NR;
-  const bool want_a = g.trans_a ? g.k >= bl.pack_at_min_kn && g.n >= bl.pack_at_min_kn
-                                : g.n >= bl.pack_a_min_n && g.m >= bl.pack_a_min_m;
+  const bool want_a = g.trans_a ? packs_at(g, bl) : g.n >= bl.pack_a_min_n && g.m >= bl.pack_a_min_m;
   const bool want_b = g.trans_b || g.m >= bl.pack_b_min_m;
   const int mc_max = std::min(bl.mc, (g.m + MR - 1) / MR * MR);
   const int kc_max = std::min(bl.kc, g.k);
@@ -197,7 +201,7 @@ void run_gemm(const GemmArgs& g, const Blocking& bl) {
   // slivers, 0.9–1.0×). Copied with rows 64 bytes longer it reads in place at full speed
   // (1.1–1.2×), and the copy is k·m floats, a small part of the product.
   constexpr int kPad = 16;
-  if (g.trans_a && g.lda % 1024 == 0 && !(g.k >= bl.pack_at_min_kn && g.n >= bl.pack_at_min_kn)) {
+  if (g.trans_a && g.lda % 1024 == 0 && !packs_at(g, bl)) {
     const int lda = g.m + kPad;
     float* copy = pack_buffer(PackSlot::a, static_cast<std::size_t>(lda) * g.k);
     for (int p = 0; p < g.k; ++p)

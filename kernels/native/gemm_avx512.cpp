@@ -55,8 +55,6 @@ inline __mmask16 lanes_for(int count) {
 
 // MR rows; NV vectors of 16 columns; FULL: all NV*16 columns valid (no masks on B loads);
 // UNIT_RS: A's row stride is 1 (packed or transposed A), else A rows are a_rs apart.
-// Not inlined into the driver: a standalone function gets a clean register allocation for
-// its accumulators, and one call per MR×NR×kc tile costs nothing measurable.
 // `t` must be the caller's private copy: the unaligned vector stores may alias anything,
 // and would otherwise make the compiler reload every field of a TileArgs it cannot see
 // whole after each store of C.
@@ -96,6 +94,8 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
     for (int v = 0; v < NV; ++v) _mm512_mask_storeu_ps(t.c + i * t.ldc + 16 * v, lanes[v], acc[i][v]);
 }
 
+// One tile. Not inlined into the driver (nor is row_impl): a standalone function gets a
+// clean register allocation for its accumulators.
 template <int MR, int NV, bool FULL, bool UNIT_RS>
 __attribute__((noinline)) void tile_impl(const TileArgs& args) {
   const TileArgs t = args;
