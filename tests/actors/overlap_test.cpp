@@ -86,4 +86,15 @@ BOOST_AUTO_TEST_CASE(overlapped_allreduce_and_gossip_train_on_three_peers) {
   BOOST_TEST(min_accuracy(allreduce) > 0.85);
   const auto gossip = run_peers(gossip::ExchangeMode::gossip, 3, 1, true);
   BOOST_TEST(min_accuracy(gossip) > 0.85);
+  // How far the arriving mixes moved their snapshots: measured, and neighbours differ.
+  for (const auto& r : gossip) {
+    int measured = 0;
+    for (const auto& point : r.train.history)
+      if (point.consensus_distance) {
+        ++measured;
+        BOOST_TEST(*point.consensus_distance > 0.0);
+        BOOST_TEST(*point.consensus_distance < 1.0);
+      }
+    BOOST_TEST(measured > 0);
+  }
 }
