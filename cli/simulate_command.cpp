@@ -93,6 +93,32 @@ int shared_concurrency(const SimulationReport& r, const std::vector<int>& counts
   return std::min({most, r.this_machine_cores, simulator::cores_per_host(r.work, r.cluster, r.this_machine_cores)});
 }
 
+// Each of the sweep's peer counts up to 16 whose peers all share a host like this machine
+// (loopback; --hosts 1 with this machine's cores): that many peers training together here
+// for about a second (warm-up and start-up aside).
+void measure_host_rounds(SimulationReport& r, const Config& config, const std::vector<int>& counts) {
+  auto& m = r.measured;
+  simulator::HostRound probe;
+  probe.exchange = config.node.exchange;
+  probe.learner = config.node.train.learner;
+  probe.learners = r.work.learners;
+  probe.period = std::max(1, r.work.period);
+  for (int p : counts) {
+    simulator::Cluster c = r.cluster;
+    c.peers = p;
+    if (p < 2 || p > 16 || !simulator::host_is_this_machine(r.work, c, r.this_machine_cores)) continue;
+    probe.peers = p;
+    const double share = std::max(1.0, static_cast<double>(p) * r.work.learners * r.work.kernel_threads / r.this_machine_cores);
+    const double guess = probe.period * std::max(m.shared_step_seconds, m.step_seconds) * share + 1e-3 * p;
+    probe.rounds = std::clamp(static_cast<int>(1.0 / guess), 5, 200);
+    try {
+      m.host_round_seconds[p] = simulator::measure_host_round_seconds(probe);
+    } catch (const std::exception& e) {
+      spdlog::warn("{} peers could not train together here ({}); their exchange is the link model's", p, e.what());
+    }
+  }
+}
+
 void measure(SimulationReport& r, const Config& config, const std::vector<int>& counts) {
   auto& m = r.measured;
   const auto& learner = config.node.train.learner;
@@ -112,6 +138,7 @@ void measure(SimulationReport& r, const Config& config, const std::vector<int>& 
       m.crowded_seconds_per_byte[q] =
           std::max(0.0, simulator::measure_ring_step_seconds(q, kBulk) - m.crowded_latency[q]) / kBulk;
   }
+  measure_host_rounds(r, config, counts);
 }
 
 }  // namespace

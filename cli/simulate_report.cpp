@@ -49,6 +49,8 @@ std::string measured_text(const SimulationReport& r) {
     if (const auto it = m.crowded_seconds_per_byte.find(q); it != m.crowded_seconds_per_byte.end())
       s += fmt::format(" + {:.2f} ns/byte", it->second * 1e9);
   }
+  for (const auto& [q, seconds] : m.host_round_seconds)
+    s += fmt::format("; {} peers training together here: {:.3f} ms a round", q, seconds * 1e3);
   return s + "\n";
 }
 
@@ -79,6 +81,7 @@ JsonObject report_json(const SimulationReport& r) {
       .add("loopback_alpha_seconds", m.loopback.alpha_seconds)
       .add("loopback_beta_bytes_per_second", m.loopback.beta_bytes_per_second)
       .add("loopback_cpu_seconds_per_byte", m.loopback.cpu_seconds_per_byte);
+  for (const auto& [q, seconds] : m.host_round_seconds) measured.add("host_round_seconds_" + std::to_string(q), seconds);
   if (r.work.codec != "none")
     measured.add("codec_encode_seconds_per_element", m.codec.encode_seconds_per_element)
         .add("codec_decode_seconds_per_element", m.codec.decode_seconds_per_element)

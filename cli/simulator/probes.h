@@ -5,6 +5,7 @@
 // transport, and the rate of the element-wise reduction. Each is a median of repeats, so one
 // preempted repeat (the machine is shared) does not decide the figure. No model, no
 // prediction here: only numbers with units.
+#include "gossip/exchange_spec.h"
 #include "learners/learner.h"
 #include "protocols/codec.h"
 
@@ -53,6 +54,24 @@ double measure_ring_step_seconds(int peers, std::size_t payload_bytes = 64);
 /// Seconds for one thread to wake another and be woken back, halved: a hand-off between
 /// the node's thread and a learner's (a step order and its report cost two).
 double measure_handoff_seconds();
+
+/// A host's peers training together: `peers` (at most 16) in this process, each a node
+/// thread with `learners` learner threads and its own transport, doing `rounds` rounds of
+/// `period` steps of every learner and one exchange() of gossip's real PeerExchange with
+/// `exchange`'s mode, topology and codec among them on 127.0.0.1.
+struct HostRound {
+  gossip::ExchangeSpec exchange;
+  LearnerSpec learner;
+  int learners = 1;
+  int period = 1;
+  int peers = 2;
+  int rounds = 10;
+};
+
+/// Seconds of one such round (the harmonic mean over the peers: their rates add up), after
+/// two warm-up rounds. Throws what PeerExchange throws (GossipError) when the peers cannot
+/// bind or meet.
+double measure_host_round_seconds(const HostRound& probe);
 
 /// Seconds per element of dst[i] += src[i] (the all-reduce's reduction) over `elements` floats.
 double measure_add_seconds_per_element(std::size_t elements);

@@ -181,6 +181,10 @@ int cores_per_host(const Workload& work, const Cluster& c, int this_machine_core
   return work.learners * work.kernel_threads + 2;  // the learners, the node's thread and the I/O thread
 }
 
+bool host_is_this_machine(const Workload& work, const Cluster& c, int this_machine_cores) {
+  return peers_per_host(c) >= c.peers && cores_per_host(work, c, this_machine_cores) == this_machine_cores;
+}
+
 Prediction predict(const Workload& work, const Measured& m, const Cluster& c, int this_machine_cores) {
   if (c.peers < 1 || c.peers > kMaxPeers) throw SpecError("--peers: " + std::to_string(c.peers) + " is outside 1..1024");
   const int cores = cores_per_host(work, c, this_machine_cores), q = host_peers(c);
@@ -211,6 +215,14 @@ Prediction predict(const Workload& work, const Measured& m, const Cluster& c, in
     const double compute = period * model.step_seconds * c.stragglers.mean() + model.round_overhead_seconds;
     exchange.seconds -= c.network.link.bucket_bytes(exchange.bytes_sent, compute) *
                         (wire.seconds_per_byte - wire.cpu_seconds_per_byte);
+  }
+  // Peers measured training together on this machine: over loopback, what their round took
+  // beyond the modelled compute is the exchange; over a slower link they go no faster.
+  const auto host_round = m.host_round_seconds.find(c.peers);
+  if (host_round != m.host_round_seconds.end() && host_is_this_machine(work, c, this_machine_cores)) {
+    const double measured = std::max(0.0, host_round->second - period * model.step_seconds * c.stragglers.mean() -
+                                              model.round_overhead_seconds);
+    exchange.seconds = c.network.loopback ? measured : std::max(exchange.seconds, measured);
   }
   model.exchange_seconds = exchange.seconds;
   model.seed = c.seed;

@@ -17,6 +17,10 @@
 //            CPU cost per byte: g = max(1/β, peers_on_host · cpu_per_byte / min(cores, 2·peers_on_host));
 //            and each message waits for the context switches of a crowded host: α is then
 //            the measured latency of a ring step among that many peers.
+// Where every peer shares one host like this machine (loopback, or namespaces here), the
+// peers' compute and exchanges interleave on its cores, which no link model captures: there
+// a round of them training together here is measured, and the exchange is what it took
+// beyond the modelled compute (over loopback), or at least that (over a slower link).
 #include "gossip/peer_exchange.h"
 #include "cli/simulator/network.h"
 #include "cli/simulator/probes.h"
@@ -61,6 +65,12 @@ struct Measured {
   /// (the 1 MiB step less the 64-byte one, per byte), for loopback. Empty: not measured, and
   /// one stream's CPU per byte shared among the host's peers stands in.
   std::map<int, double> crowded_seconds_per_byte;
+  /// Seconds of a round of q peers training together on this machine (measure_host_round_seconds),
+  /// where the cluster is q peers on one host like it (host_is_this_machine): over loopback,
+  /// what it takes beyond the modelled compute is the exchange as the crowded host runs it,
+  /// in place of the link model's; over a slower link, the least the exchange takes. Empty,
+  /// or a q not in it: the link model alone.
+  std::map<int, double> host_round_seconds;
 };
 
 struct Cluster {
@@ -90,6 +100,10 @@ struct Prediction {
 /// Peers on one host and that host's cores, from the cluster's shape and its defaults.
 int peers_per_host(const Cluster& cluster);
 int cores_per_host(const Workload& work, const Cluster& cluster, int this_machine_cores);
+
+/// Whether every peer of the cluster shares one host with this machine's cores: a round of
+/// them training together here (Measured::host_round_seconds) can then be measured.
+bool host_is_this_machine(const Workload& work, const Cluster& cluster, int this_machine_cores);
 
 /// Predicts one cluster size; SpecError for peers outside 1..1024.
 Prediction predict(const Workload& work, const Measured& measured, const Cluster& cluster, int this_machine_cores);

@@ -32,6 +32,15 @@ assert rows[1]["bytes_per_peer_per_round"] < rows[2]["bytes_per_peer_per_round"]
 assert all(r["samples_per_second"] > 0 and r["epoch_seconds"] > 0 for r in rows)
 assert j["mode"] == "allreduce" and j["network"] == "1gbit:50us"
 PY
+# Loopback: two peers train together here for a moment (real learners, a real all-reduce
+# through the transport), and that round is the prediction's.
+expect_exit 0 "training together" simulate --config "$config" --peers 2 --network loopback --json "$tmp/l.json"
+/usr/bin/python3 - "$tmp/l.json" <<'PY' || fail "the loopback prediction is not the measured host round"
+import json, sys
+j = json.load(open(sys.argv[1]))
+host, row = j["measured"]["host_round_seconds_2"], j["predictions"][0]
+assert host > 0 and abs(row["round_seconds"] - host) <= 1e-9 * host + 1e-12, (host, row)
+PY
 # The Kubernetes example's job names its peers by DNS: a valid config for the peers and here.
 expect_exit 0 "k8s-mlp-allreduce" simulate --config "$src/examples/k8s/job.toml" --network 10gbit
 grep -q "^ *4 " "$tmp/out" || { cat "$tmp/out"; fail "the k8s job is not simulated at its 4 peers"; }

@@ -232,6 +232,37 @@ BOOST_AUTO_TEST_CASE(a_measured_crowded_stream_is_the_loopback_wire) {
              boost::test_tools::tolerance(1e-6));
 }
 
+// Where the host's peers were measured training together on loopback, their round is the
+// prediction's, and what it took beyond the compute is the exchange; peer counts not
+// measured, and other networks, keep the link model.
+BOOST_AUTO_TEST_CASE(a_measured_host_round_sets_the_loopback_exchange) {
+  Measured m = machine();
+  const Workload w = mlp(ExchangeMode::local_sgd, "none", 8);
+  const Prediction modelled = predict(w, m, on("loopback", 8), 2);
+  m.host_round_seconds = {{2, 3e-3}, {4, 20e-3}};
+  const Prediction four = predict(w, m, on("loopback", 4), 2);
+  BOOST_TEST(four.round_seconds == 20e-3, boost::test_tools::tolerance(1e-9));
+  BOOST_TEST(four.exchange_seconds == 20e-3 - four.compute_seconds, boost::test_tools::tolerance(1e-9));
+  BOOST_TEST(four.samples_per_second == 4 * 32 * 8 / 20e-3, boost::test_tools::tolerance(1e-9));
+  BOOST_TEST(predict(w, m, on("loopback", 8), 2).round_seconds == modelled.round_seconds, boost::test_tools::tolerance(1e-12));
+  // One host of this machine's 2 cores behind a link: a slow link's exchange stands, a fast
+  // one's is no shorter than the host's peers took here over loopback.
+  const Measured without = machine();
+  Cluster namespaced = on("10mbit:50us", 4);
+  namespaced.hosts = 1, namespaced.cores_per_host = 2;
+  BOOST_TEST(predict(w, m, namespaced, 2).round_seconds == predict(w, without, namespaced, 2).round_seconds,
+             boost::test_tools::tolerance(1e-12));
+  namespaced.network = parse_network("1000tbit:0us");
+  BOOST_TEST(predict(w, without, namespaced, 2).round_seconds < 20e-3);
+  BOOST_TEST(predict(w, m, namespaced, 2).round_seconds == 20e-3, boost::test_tools::tolerance(1e-9));
+  namespaced.cores_per_host = 16;  // not this machine: nothing measured applies
+  BOOST_TEST(predict(w, m, namespaced, 2).round_seconds == predict(w, without, namespaced, 2).round_seconds,
+             boost::test_tools::tolerance(1e-12));
+  // Compute that alone outlasts the measured round leaves the exchange at nothing, not less.
+  m.host_round_seconds = {{2, 1e-6}};
+  BOOST_TEST(predict(w, m, on("loopback", 2), 2).exchange_seconds == 0.0);
+}
+
 // Over 64 steps (19 ms at 100 Mbit/s: 240 kB) a 125 kB bucket fills: CHOCO's 40 kB a round
 // leave at once, and only the messages' latency is left of its exchange; the dense
 // all-reduce's megabytes are spared just the bucket's worth of wire time. Over 8 steps

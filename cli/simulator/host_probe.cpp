@@ -1,0 +1,172 @@
+// A crowded host's round, measured: `peers` peers in this process, each with its learners
+// on threads of their own stepping real replicas on synthetic data, and a node thread that
+// hands them a round's steps, waits for them and mixes through gossip's real PeerExchange
+// (its own ZeroMQ context and transport, on 127.0.0.1), as `peers` peer processes on this
+// host would. When their threads outnumber the cores, one peer's exchange runs while
+// another's learners hold the cores, every message waits for a core, and the exchange's
+// own CPU work (reductions, codecs, mixing) competes with the steps: what an α–β model of
+// the link cannot show. Each peer's rounds are timed after two warm-up rounds.
+#include "gossip/peer_exchange.h"
+#include "cli/simulator/median.h"
+#include "cli/simulator/probes.h"
+
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <condition_variable>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+
+namespace starling::simulator {
+namespace {
+
+constexpr int kWarmRounds = 2;
+
+// `count` TCP ports on 127.0.0.1 that were free a moment ago (held open together so that
+// they differ, then released for the peers to bind).
+std::vector<int> free_loopback_ports(int count) {
+  std::vector<int> fds, ports;
+  for (int i = 0; i < count; ++i) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 ||
+        ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0) {
+      if (fd >= 0) ::close(fd);
+      break;
+    }
+    fds.push_back(fd);
+    ports.push_back(ntohs(a.sin_port));
+  }
+  for (int fd : fds) ::close(fd);
+  if (static_cast<int>(ports.size()) < count) throw std::runtime_error("host probe: no free ports on 127.0.0.1");
+  return ports;
+}
+
+// A node's learners: each round, every learner steps its replica `period` times.
+class LearnerCrew {
+ public:
+  LearnerCrew(const LearnerSpec& spec, const Dataset& data, int learners, int period) : period_(period) {
+    for (int i = 0; i < learners; ++i) replicas_.push_back(std::make_unique<Learner>(spec, data));
+    central_.assign(replicas_.front()->model().params(), replicas_.front()->model().params() + replicas_.front()->model().param_count());
+    for (auto& r : replicas_) threads_.emplace_back([this, learner = r.get()] { work(*learner); });
+  }
+  ~LearnerCrew() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    for (auto& t : threads_) t.join();
+  }
+
+  /// The node's model, which the exchange mixes.
+  protocols::Span<float> central() { return protocols::Span<float>(central_.data(), central_.size()); }
+
+  /// Hands out one round, waits until every learner has done it and averages the replicas
+  /// into the node's model, as a node does before it mixes.
+  void round() {
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      ++order_, done_ = 0;
+      wake_.notify_all();
+      reported_.wait(lock, [&] { return done_ == static_cast<int>(replicas_.size()); });
+    }
+    const float share = 1.0f / static_cast<float>(replicas_.size());
+    std::fill(central_.begin(), central_.end(), 0.0f);
+    for (auto& r : replicas_) {
+      const float* x = r->model().params();
+      for (std::size_t i = 0; i < central_.size(); ++i) central_[i] += share * x[i];
+    }
+  }
+
+ private:
+  void work(Learner& learner) {
+    std::uint64_t seen = 0;
+    for (;;) {
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        wake_.wait(lock, [&] { return stop_ || order_ != seen; });
+        if (stop_) return;
+        seen = order_;
+      }
+      std::copy(central_.begin(), central_.end(), learner.model().params());  // the mixed model
+      for (int s = 0; s < period_; ++s) learner.step(1e-4f);
+      std::lock_guard<std::mutex> lock(mutex_);
+      ++done_;
+      reported_.notify_one();
+    }
+  }
+
+  const int period_;
+  std::vector<std::unique_ptr<Learner>> replicas_;
+  std::vector<std::thread> threads_;
+  std::vector<float> central_;
+  std::mutex mutex_;
+  std::condition_variable wake_, reported_;
+  std::uint64_t order_ = 0;
+  int done_ = 0;
+  bool stop_ = false;
+};
+
+gossip::ExchangeSpec probe_spec(const gossip::ExchangeSpec& config, const std::vector<int>& ports, int rank) {
+  gossip::ExchangeSpec s;
+  s.mode = config.mode, s.topology = config.topology, s.random_degree = config.random_degree, s.seed = config.seed;
+  s.codec = config.codec, s.codec_options = config.codec_options, s.gamma = config.gamma;
+  s.max_staleness = config.max_staleness, s.staleness_scaling = config.staleness_scaling;
+  s.adaptive = config.adaptive, s.adaptive_options = config.adaptive_options;
+  s.timeout = s.start_timeout = std::chrono::milliseconds(20000);
+  s.rank = rank;
+  for (std::size_t i = 0; i < ports.size(); ++i)
+    s.peers.push_back({static_cast<gossip::PeerId>(i), "tcp://127.0.0.1:" + std::to_string(ports[i])});
+  return s;
+}
+
+}  // namespace
+
+double measure_host_round_seconds(const HostRound& probe) {
+  const int q = std::clamp(probe.peers, 2, 16), period = std::max(1, probe.period);
+  const std::vector<int> ports = free_loopback_ports(q);
+  const uint32_t samples = static_cast<uint32_t>(std::max(512, probe.learner.batch * 8));
+  const TrainTest data = make_synthetic(samples, 1, probe.learner.seed, probe.learner.model.input, probe.learner.model.classes);
+  LearnerSpec spec = probe.learner;
+  spec.shard = 0, spec.shards = 1;
+  std::vector<double> seconds(static_cast<std::size_t>(q));
+  std::exception_ptr failure;
+  std::mutex failure_mutex;
+  std::vector<std::thread> nodes;
+  for (int r = 0; r < q; ++r)
+    nodes.emplace_back([&, r] {
+      try {
+        LearnerCrew crew(spec, data.train, std::max(1, probe.learners), period);
+        gossip::PeerExchange exchange(probe_spec(probe.exchange, ports, r), crew.central());
+        exchange.start(0);
+        double start = now_seconds();
+        for (int round = 0; round < kWarmRounds + probe.rounds; ++round) {
+          if (round == kWarmRounds) start = now_seconds();
+          crew.round();
+          exchange.exchange(static_cast<std::uint64_t>(round + 1) * period);
+        }
+        seconds[static_cast<std::size_t>(r)] = (now_seconds() - start) / probe.rounds;
+        exchange.finish();
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(failure_mutex);
+        if (!failure) failure = std::current_exception();
+      }
+    });
+  for (auto& t : nodes) t.join();
+  if (failure) std::rethrow_exception(failure);
+  // The host's samples/s is the sum of its peers' rates: their harmonic mean round.
+  double rate = 0.0;
+  for (double s : seconds) rate += 1.0 / std::max(s, 1e-9);
+  return q / rate;
+}
+
+}  // namespace starling::simulator
