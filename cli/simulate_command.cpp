@@ -101,6 +101,7 @@ void measure_host_rounds(SimulationReport& r, const Config& config, const std::v
   simulator::HostRound probe;
   probe.exchange = config.node.exchange;
   probe.learner = config.node.train.learner;
+  probe.train_samples = static_cast<std::uint32_t>(r.work.epoch_samples);
   probe.learners = r.work.learners;
   probe.period = std::max(1, r.work.period);
   for (int p : counts) {

@@ -2,7 +2,7 @@
 // on threads of their own stepping real replicas on synthetic data, and a node thread that
 // hands them a round's steps, waits for them and mixes through gossip's real PeerExchange
 // (its own ZeroMQ context and transport, on 127.0.0.1), as `peers` peer processes on this
-// host would. When their threads outnumber the cores, one peer's exchange runs while
+// host would, each learner on its shard of a training set of the real size. When their threads outnumber the cores, one peer's exchange runs while
 // another's learners hold the cores, every message waits for a core, and the exchange's
 // own CPU work (reductions, codecs, mixing) competes with the steps: what an α–β model of
 // the link cannot show. Each peer's rounds are timed after two warm-up rounds.
@@ -50,11 +50,33 @@ std::vector<int> free_loopback_ports(int count) {
   return ports;
 }
 
-// A node's learners: each round, every learner steps its replica `period` times.
+// The training set at its real size, tiled from a small synthetic one: the bytes do not
+// matter, the addresses do. Each peer samples its own shard of it, as a launch's peers do
+// of the one file they map, so the batches come from memory, not from a cache holding them all.
+Dataset training_set(const LearnerSpec& learner, uint32_t samples) {
+  const uint32_t tile = std::min<uint32_t>(samples, 512);
+  const TrainTest small = make_synthetic(tile, 1, learner.seed, learner.model.input, learner.model.classes);
+  const std::size_t record = static_cast<std::size_t>(small.train.shape().size()) + 1;
+  std::vector<uint8_t> records(static_cast<std::size_t>(samples) * record);
+  for (uint32_t i = 0; i < samples; ++i) {
+    const uint32_t from = i % tile;
+    records[i * record] = small.train.label(from);
+    std::copy_n(small.train.pixels(from), record - 1, &records[i * record + 1]);
+  }
+  return Dataset::from_records(samples, small.train.shape(), small.train.classes(), std::move(records));
+}
+
+// A node's learners: each round, every learner steps its replica `period` times. Learner i
+// of peer r trains on shard r·learners + i, as in a launch.
 class LearnerCrew {
  public:
-  LearnerCrew(const LearnerSpec& spec, const Dataset& data, int learners, int period) : period_(period) {
-    for (int i = 0; i < learners; ++i) replicas_.push_back(std::make_unique<Learner>(spec, data));
+  LearnerCrew(const LearnerSpec& spec, const Dataset& data, int learners, int period, int rank, int peers)
+      : period_(period) {
+    for (int i = 0; i < learners; ++i) {
+      LearnerSpec own = spec;
+      own.shard = rank * learners + i, own.shards = peers * learners;
+      replicas_.push_back(std::make_unique<Learner>(own, data));
+    }
     central_.assign(replicas_.front()->model().params(), replicas_.front()->model().params() + replicas_.front()->model().param_count());
     for (auto& r : replicas_) threads_.emplace_back([this, learner = r.get()] { work(*learner); });
   }
@@ -134,10 +156,9 @@ gossip::ExchangeSpec probe_spec(const gossip::ExchangeSpec& config, const std::v
 double measure_host_round_seconds(const HostRound& probe) {
   const int q = std::clamp(probe.peers, 2, 16), period = std::max(1, probe.period);
   const std::vector<int> ports = free_loopback_ports(q);
-  const uint32_t samples = static_cast<uint32_t>(std::max(512, probe.learner.batch * 8));
-  const TrainTest data = make_synthetic(samples, 1, probe.learner.seed, probe.learner.model.input, probe.learner.model.classes);
-  LearnerSpec spec = probe.learner;
-  spec.shard = 0, spec.shards = 1;
+  const int learners = std::max(1, probe.learners);
+  const auto least = static_cast<uint32_t>(q * learners * probe.learner.batch);
+  const Dataset data = training_set(probe.learner, std::max(probe.train_samples, least));
   std::vector<double> seconds(static_cast<std::size_t>(q));
   std::exception_ptr failure;
   std::mutex failure_mutex;
@@ -145,7 +166,7 @@ double measure_host_round_seconds(const HostRound& probe) {
   for (int r = 0; r < q; ++r)
     nodes.emplace_back([&, r] {
       try {
-        LearnerCrew crew(spec, data.train, std::max(1, probe.learners), period);
+        LearnerCrew crew(probe.learner, data, learners, period, r, q);
         gossip::PeerExchange exchange(probe_spec(probe.exchange, ports, r), crew.central());
         exchange.start(0);
         double start = now_seconds();

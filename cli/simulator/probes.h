@@ -58,10 +58,12 @@ double measure_handoff_seconds();
 /// A host's peers training together: `peers` (at most 16) in this process, each a node
 /// thread with `learners` learner threads and its own transport, doing `rounds` rounds of
 /// `period` steps of every learner and one exchange() of gossip's real PeerExchange with
-/// `exchange`'s mode, topology and codec among them on 127.0.0.1.
+/// `exchange`'s mode, topology and codec among them on 127.0.0.1; the learners sample their
+/// shards of `train_samples` (synthetic) samples.
 struct HostRound {
   gossip::ExchangeSpec exchange;
   LearnerSpec learner;
+  std::uint32_t train_samples = 60000;
   int learners = 1;
   int period = 1;
   int peers = 2;
