@@ -1,11 +1,12 @@
-// A crowded host's round, measured: `peers` peers in this process, each with its learners
-// on threads of their own stepping real replicas on synthetic data, and a node thread that
-// hands them a round's steps, waits for them and mixes through gossip's real PeerExchange
-// (its own ZeroMQ context and transport, on 127.0.0.1), as `peers` peer processes on this
-// host would, each learner on its shard of a training set of the real size. When their threads outnumber the cores, one peer's exchange runs while
-// another's learners hold the cores, every message waits for a core, and the exchange's
-// own CPU work (reductions, codecs, mixing) competes with the steps: what an α–β model of
-// the link cannot show. Each peer's rounds are timed after two warm-up rounds.
+// A crowded host's round, measured: `peers` peers in this process, each a node thread
+// with its learners on threads of their own, stepping real replicas on their shards of a
+// training set of the real size; the node hands them a round's steps, waits for them,
+// averages them and mixes through gossip's real PeerExchange (its own ZeroMQ context and
+// transport, on 127.0.0.1), as `peers` peer processes on this host would. When their
+// threads outnumber the cores, one peer's exchange runs while another's learners hold the
+// cores, every message waits for a core, and the exchange's own CPU work (reductions,
+// codecs, mixing) competes with the steps: what an α–β model of the link cannot show.
+// Each peer's rounds are timed after two warm-up rounds.
 #include "gossip/peer_exchange.h"
 #include "cli/simulator/median.h"
 #include "cli/simulator/probes.h"
@@ -77,7 +78,8 @@ class LearnerCrew {
       own.shard = rank * learners + i, own.shards = peers * learners;
       replicas_.push_back(std::make_unique<Learner>(own, data));
     }
-    central_.assign(replicas_.front()->model().params(), replicas_.front()->model().params() + replicas_.front()->model().param_count());
+    const Model& first = replicas_.front()->model();
+    central_.assign(first.params(), first.params() + first.param_count());
     for (auto& r : replicas_) threads_.emplace_back([this, learner = r.get()] { work(*learner); });
   }
   ~LearnerCrew() {
