@@ -90,6 +90,13 @@ struct has_row : std::false_type {};
 template <class Kernel>
 struct has_row<Kernel, std::void_t<decltype(&Kernel::row)>> : std::true_type {};
 
+// And a loop down a column: static column(t, tiles, a_step) runs `tiles` full-height tiles
+// of width t.nr ≤ NR starting at t, each next one MR rows on and a_step into A.
+template <class Kernel, class = void>
+struct has_column : std::false_type {};
+template <class Kernel>
+struct has_column<Kernel, std::void_t<decltype(&Kernel::column)>> : std::true_type {};
+
 // Where the driver finds the current A and B blocks: packed scratch or the caller's memory.
 struct Operands {
   const float* a_packed = nullptr;  // null: read op(A) in place
@@ -126,36 +133,43 @@ void run_block(const GemmArgs& g, const Operands& ops, int i0, int mc, int p0, i
   const bool last = p0 + kc >= g.k;
   t.relu = last && g.relu;
   t.ldmask = g.ldmask;
-  for (int ir = 0; ir < mc; ir += MR) {
+  // Points t at the tile of block rows from `ir` and columns from `jr`.
+  auto place = [&](int ir, int jr) {
     t.mr = std::min(MR, mc - ir);
     set_a<Kernel>(g, ops, ops.a_packed ? ir : i0 + ir, p0, kc, t);
-    float* c_row = g.c + static_cast<long>(i0 + ir) * g.ldc + j0;
-    const float* mask_row =
-        last && g.relu_mask ? g.relu_mask + static_cast<long>(i0 + ir) * g.ldmask + j0 : nullptr;
-    auto place = [&](int jr) {
-      t.nr = std::min(NR, nc - jr);
-      if (ops.b_packed) {
-        t.b = ops.b_packed + static_cast<long>(jr) * kc;
-        t.b_rs = NR;
-      } else {
-        t.b = g.b + static_cast<long>(p0) * g.ldb + j0 + jr;
-        t.b_rs = g.ldb;
-      }
-      t.c = c_row + jr;
-      t.bias = last && g.bias ? g.bias + j0 + jr : nullptr;
-      t.mask = mask_row ? mask_row + jr : nullptr;
-    };
+    t.nr = std::min(NR, nc - jr);
+    if (ops.b_packed) {
+      t.b = ops.b_packed + static_cast<long>(jr) * kc;
+      t.b_rs = NR;
+    } else {
+      t.b = g.b + static_cast<long>(p0) * g.ldb + j0 + jr;
+      t.b_rs = g.ldb;
+    }
+    t.c = g.c + static_cast<long>(i0 + ir) * g.ldc + j0 + jr;
+    t.bias = last && g.bias ? g.bias + j0 + jr : nullptr;
+    t.mask = last && g.relu_mask ? g.relu_mask + static_cast<long>(i0 + ir) * g.ldmask + j0 + jr : nullptr;
+  };
+  int ir = 0;
+  if constexpr (has_column<Kernel>::value) {
+    if (nc <= NR && mc >= 2 * MR) {  // one tile wide: its whole-height tiles in one call
+      place(0, 0);
+      const long a_step = ops.a_packed ? static_cast<long>(MR) * kc : g.trans_a ? MR : static_cast<long>(MR) * g.lda;
+      Kernel::column(t, mc / MR, a_step);
+      ir = mc / MR * MR;
+    }
+  }
+  for (; ir < mc; ir += MR) {
     int jr = 0;
     if constexpr (has_row<Kernel>::value) {
-      const int whole = t.mr == MR ? nc / NR : 0;
+      const int whole = mc - ir >= MR ? nc / NR : 0;
       if (whole > 1) {
-        place(0);
+        place(ir, 0);
         Kernel::row(t, whole, ops.b_packed ? static_cast<long>(NR) * kc : NR);
         jr = whole * NR;
       }
     }
     for (; jr < nc; jr += NR) {
-      place(jr);
+      place(ir, jr);
       Kernel::tile(t);
     }
   }

@@ -116,6 +116,25 @@ __attribute__((noinline)) void row_impl(const TileArgs& args, int tiles, long b_
   }
 }
 
+// `tiles` whole-height tiles one under another, each MR rows on (`a_step` into A): a block
+// one tile wide (conv1's 32 filters or 25 taps, fc3's 10 classes) in one call, not one per tile.
+template <int NV, bool FULL, bool UNIT_RS>
+__attribute__((noinline)) void column_impl(const TileArgs& args, int tiles, long a_step) {
+  TileArgs t = args;
+  for (int i = 0; i < tiles; ++i) {
+    tile_body<kMR, NV, FULL, UNIT_RS>(t);
+    t.a += a_step;
+    t.c += kMR * t.ldc;
+    if (t.mask) t.mask += kMR * t.ldmask;
+  }
+}
+
+template <int NV, bool FULL>
+void pick_column_stride(const TileArgs& t, int tiles, long a_step) {
+  if (t.a_rs == 1) column_impl<NV, FULL, true>(t, tiles, a_step);
+  else column_impl<NV, FULL, false>(t, tiles, a_step);
+}
+
 template <int MR, int NV, bool FULL>
 void pick_stride(const TileArgs& t) {
   if (t.a_rs == 1) tile_impl<MR, NV, FULL, true>(t);
@@ -203,6 +222,16 @@ struct Avx512Kernel {
   static void row(const TileArgs& t, int tiles, long b_step) {
     if (t.a_rs == 1) row_impl<NV_MAX, true>(t, tiles, b_step);
     else row_impl<NV_MAX, false>(t, tiles, b_step);
+  }
+  static void column(const TileArgs& t, int tiles, long a_step) {
+    if constexpr (NV_MAX == 3) {
+      if (t.nr == 48) return pick_column_stride<3, true>(t, tiles, a_step);
+      if (t.nr > 32) return pick_column_stride<3, false>(t, tiles, a_step);
+    }
+    if (t.nr == 32) pick_column_stride<2, true>(t, tiles, a_step);
+    else if (t.nr > 16) pick_column_stride<2, false>(t, tiles, a_step);
+    else if (t.nr == 16) pick_column_stride<1, true>(t, tiles, a_step);
+    else pick_column_stride<1, false>(t, tiles, a_step);
   }
   // Bᵀ panel by 16×16 blocks (rows of B past nr and depths past kc load as zeros), where a
   // scalar gather would cost a load per element.
