@@ -58,7 +58,9 @@ inline __mmask16 lanes_for(int count) {
 // `t` must be the caller's private copy: the unaligned vector stores may alias anything,
 // and would otherwise make the compiler reload every field of a TileArgs it cannot see
 // whole after each store of C.
-template <int MR, int NV, bool FULL, bool UNIT_RS>
+// EPILOGUE false: the caller knows t asks for none (no old C, bias, ReLU or mask), and the
+// tile's loop carries none of their pointers.
+template <int MR, int NV, bool FULL, bool UNIT_RS, bool EPILOGUE = true>
 __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
   __m512 acc[MR][NV];
 #pragma GCC unroll 16
@@ -87,7 +89,7 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
     a += cs;
     b += b_rs;
   }
-  finish<MR, NV>(acc, t, lanes);
+  if constexpr (EPILOGUE) finish<MR, NV>(acc, t, lanes);
 #pragma GCC unroll 16
   for (int i = 0; i < MR; ++i)
 #pragma GCC unroll 3
@@ -104,11 +106,11 @@ __attribute__((noinline)) void tile_impl(const TileArgs& args) {
 
 // `tiles` whole MR×(16·NV) tiles side by side along C's rows in one call: at shallow depths
 // (k = batch) a call per tile cost as much as a third of the tile's FMAs.
-template <int NV, bool UNIT_RS>
+template <int NV, bool UNIT_RS, bool EPILOGUE>
 __attribute__((noinline)) void row_impl(const TileArgs& args, int tiles, long b_step) {
   TileArgs t = args;
   for (int j = 0; j < tiles; ++j) {
-    tile_body<kMR, NV, true, UNIT_RS>(t);
+    tile_body<kMR, NV, true, UNIT_RS, EPILOGUE>(t);
     t.b += b_step;
     t.c += 16 * NV;
     if (t.bias) t.bias += 16 * NV;
@@ -118,21 +120,24 @@ __attribute__((noinline)) void row_impl(const TileArgs& args, int tiles, long b_
 
 // `tiles` whole-height tiles one under another, each MR rows on (`a_step` into A): a block
 // one tile wide (conv1's 32 filters or 25 taps, fc3's 10 classes) in one call, not one per tile.
-template <int NV, bool FULL, bool UNIT_RS>
+template <int NV, bool FULL, bool UNIT_RS, bool EPILOGUE>
 __attribute__((noinline)) void column_impl(const TileArgs& args, int tiles, long a_step) {
   TileArgs t = args;
   for (int i = 0; i < tiles; ++i) {
-    tile_body<kMR, NV, FULL, UNIT_RS>(t);
+    tile_body<kMR, NV, FULL, UNIT_RS, EPILOGUE>(t);
     t.a += a_step;
     t.c += kMR * t.ldc;
     if (t.mask) t.mask += kMR * t.ldmask;
   }
 }
 
+inline bool has_epilogue(const TileArgs& t) { return t.load_c || t.bias || t.relu || t.mask; }
+
 template <int NV, bool FULL>
 void pick_column_stride(const TileArgs& t, int tiles, long a_step) {
-  if (t.a_rs == 1) column_impl<NV, FULL, true>(t, tiles, a_step);
-  else column_impl<NV, FULL, false>(t, tiles, a_step);
+  const bool e = has_epilogue(t);
+  if (t.a_rs == 1) e ? column_impl<NV, FULL, true, true>(t, tiles, a_step) : column_impl<NV, FULL, true, false>(t, tiles, a_step);
+  else e ? column_impl<NV, FULL, false, true>(t, tiles, a_step) : column_impl<NV, FULL, false, false>(t, tiles, a_step);
 }
 
 template <int MR, int NV, bool FULL>
@@ -220,8 +225,9 @@ struct Avx512Kernel {
     }
   }
   static void row(const TileArgs& t, int tiles, long b_step) {
-    if (t.a_rs == 1) row_impl<NV_MAX, true>(t, tiles, b_step);
-    else row_impl<NV_MAX, false>(t, tiles, b_step);
+    const bool e = has_epilogue(t);
+    if (t.a_rs == 1) e ? row_impl<NV_MAX, true, true>(t, tiles, b_step) : row_impl<NV_MAX, true, false>(t, tiles, b_step);
+    else e ? row_impl<NV_MAX, false, true>(t, tiles, b_step) : row_impl<NV_MAX, false, false>(t, tiles, b_step);
   }
   static void column(const TileArgs& t, int tiles, long a_step) {
     if constexpr (NV_MAX == 3) {
