@@ -43,10 +43,13 @@ struct Epilogue {
         ldmask(g.ldmask), accumulate(g.accumulate), relu(g.relu) {}
 };
 
-// Old C, bias, ReLU and mask for the `cols` lanes of row i, then the store.
+// Old C, bias, ReLU and mask for the `cols` lanes of row i, then the store; EPILOGUE false:
+// the call asks for none of them.
+template <bool EPILOGUE>
 __attribute__((always_inline)) inline void finish_row(const Epilogue& e, __m256 v, int i, __mmask8 cols) {
   const __m256 zero = _mm256_setzero_ps();
   float* c = e.c + i * e.ldc;
+  if constexpr (!EPILOGUE) return _mm256_mask_storeu_ps(c, cols, v);
   if (e.accumulate) v = _mm256_add_ps(v, _mm256_maskz_loadu_ps(cols, c));
   if (e.bias) v = _mm256_add_ps(v, _mm256_maskz_loadu_ps(cols, e.bias));
   if (e.relu) v = _mm256_maskz_mov_ps(_mm256_cmp_ps_mask(v, zero, _CMP_GT_OQ), v);
@@ -66,6 +69,7 @@ __attribute__((always_inline)) inline __m256 high_half(__m512 v) { return _mm512
 // finishes the first `rows` of them. Two unpack stages build 4-row groups per 128-bit lane;
 // one two-source permute per output pair then joins rows 0–3 and 4–7 of a column. The maskz
 // forms with a full mask are the same instructions; the plain ones make GCC 12 warn.
+template <bool EPILOGUE>
 __attribute__((always_inline)) inline void store_transposed(const Epilogue& e, const __m512 (&r)[kRows], int i0,
                                                             int rows, __mmask8 cols) {
   constexpr __mmask16 all = 0xFFFF;
@@ -90,16 +94,16 @@ __attribute__((always_inline)) inline void store_transposed(const Epilogue& e, c
   for (int q = 0; q < 4; ++q) {
     const __m512 p01 = _mm512_permutex2var_ps(u[q], lo, u[4 + q]);  // output rows q, 4 + q
     const __m512 p23 = _mm512_permutex2var_ps(u[q], hi, u[4 + q]);  // output rows 8 + q, 12 + q
-    if (q < rows) finish_row(e, low_half(p01), i0 + q, cols);
-    if (4 + q < rows) finish_row(e, high_half(p01), i0 + 4 + q, cols);
-    if (8 + q < rows) finish_row(e, low_half(p23), i0 + 8 + q, cols);
-    if (12 + q < rows) finish_row(e, high_half(p23), i0 + 12 + q, cols);
+    if (q < rows) finish_row<EPILOGUE>(e, low_half(p01), i0 + q, cols);
+    if (4 + q < rows) finish_row<EPILOGUE>(e, high_half(p01), i0 + 4 + q, cols);
+    if (8 + q < rows) finish_row<EPILOGUE>(e, low_half(p23), i0 + 8 + q, cols);
+    if (12 + q < rows) finish_row<EPILOGUE>(e, high_half(p23), i0 + 12 + q, cols);
   }
 }
 
 // Columns [j0, j0+8) × rows [i0, i0 + 16·NV) of C. Rows of B past n repeat the last valid one
 // (never stored), so the inner loop has no tail; `at` is padded, so no lane masks either.
-template <int NV>
+template <int NV, bool EPILOGUE>
 __attribute__((noinline)) void tile(const GemmArgs& g, const float* at, int mp, int i0, int j0) {
   __m512 acc[NV][kRows];
 #pragma GCC unroll 2
@@ -127,8 +131,8 @@ __attribute__((noinline)) void tile(const GemmArgs& g, const float* at, int mp, 
 #pragma GCC unroll 2
   for (int v = 0; v < NV; ++v) {
     const int rows = std::min(16, g.m - i0 - 16 * v);
-    if (rows >= 16) store_transposed(e, acc[v], i0 + 16 * v, 16, col_mask);
-    else if (rows > 0) store_transposed(e, acc[v], i0 + 16 * v, rows, col_mask);
+    if (rows >= 16) store_transposed<EPILOGUE>(e, acc[v], i0 + 16 * v, 16, col_mask);
+    else if (rows > 0) store_transposed<EPILOGUE>(e, acc[v], i0 + 16 * v, rows, col_mask);
   }
 }
 
@@ -162,7 +166,7 @@ __attribute__((noinline)) void tile_narrow(const GemmArgs& g, const float* at, i
 #pragma GCC unroll 8
   for (int r = 0; r < kRows; ++r)
     wide[r] = _mm512_insertf32x8(_mm512_setzero_ps(), _mm256_add_ps(even[r], odd[r]), 0);
-  store_transposed(Epilogue(g, j0), wide, i0, std::min(8, g.m - i0), static_cast<__mmask8>((1u << cols) - 1));
+  store_transposed<true>(Epilogue(g, j0), wide, i0, std::min(8, g.m - i0), static_cast<__mmask8>((1u << cols) - 1));
 }
 
 }  // namespace
@@ -171,12 +175,13 @@ void gemm_avx512_nt(const GemmArgs& g) {
   const int mp = (g.m + 15) / 16 * 16;
   float* at = pack_buffer(PackSlot::a, static_cast<std::size_t>(mp) * g.k);
   pack_at(g, mp, at);
+  const bool plain = !g.accumulate && !g.bias && !g.relu && !g.relu_mask;
   // Row blocks of 32 outside: their k×32 slice of Aᵀ stays in L1 while B's rows stream by.
   for (int i0 = 0; i0 < g.m; i0 += 32) {
     const int rows = g.m - i0;
     for (int j0 = 0; j0 < g.n; j0 += kRows) {
-      if (rows > 16) tile<2>(g, at, mp, i0, j0);
-      else if (rows > 8) tile<1>(g, at, mp, i0, j0);
+      if (rows > 16) plain ? tile<2, false>(g, at, mp, i0, j0) : tile<2, true>(g, at, mp, i0, j0);
+      else if (rows > 8) plain ? tile<1, false>(g, at, mp, i0, j0) : tile<1, true>(g, at, mp, i0, j0);
       else tile_narrow(g, at, mp, i0, j0);
     }
   }
