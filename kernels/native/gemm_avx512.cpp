@@ -8,6 +8,7 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <type_traits>
 
 namespace starling::kernels::native {
 namespace {
@@ -131,13 +132,20 @@ __attribute__((noinline)) void column_impl(const TileArgs& args, int tiles, long
   }
 }
 
-inline bool has_epilogue(const TileArgs& t) { return t.load_c || t.bias || t.relu || t.mask; }
+// Calls run(unit_rs, epilogue) with t's A stride (unit or not) and whether it asks for an
+// epilogue as compile-time booleans (std::bool_constant), for the loops' instantiations.
+template <class Run>
+void with_variant(const TileArgs& t, Run&& run) {
+  using yes = std::true_type;
+  using no = std::false_type;
+  const bool epilogue = t.load_c || t.bias || t.relu || t.mask;
+  if (t.a_rs == 1) epilogue ? run(yes{}, yes{}) : run(yes{}, no{});
+  else epilogue ? run(no{}, yes{}) : run(no{}, no{});
+}
 
 template <int NV, bool FULL>
 void pick_column_stride(const TileArgs& t, int tiles, long a_step) {
-  const bool e = has_epilogue(t);
-  if (t.a_rs == 1) e ? column_impl<NV, FULL, true, true>(t, tiles, a_step) : column_impl<NV, FULL, true, false>(t, tiles, a_step);
-  else e ? column_impl<NV, FULL, false, true>(t, tiles, a_step) : column_impl<NV, FULL, false, false>(t, tiles, a_step);
+  with_variant(t, [&](auto unit_rs, auto epilogue) { column_impl<NV, FULL, unit_rs, epilogue>(t, tiles, a_step); });
 }
 
 template <int MR, int NV, bool FULL>
@@ -225,9 +233,7 @@ struct Avx512Kernel {
     }
   }
   static void row(const TileArgs& t, int tiles, long b_step) {
-    const bool e = has_epilogue(t);
-    if (t.a_rs == 1) e ? row_impl<NV_MAX, true, true>(t, tiles, b_step) : row_impl<NV_MAX, true, false>(t, tiles, b_step);
-    else e ? row_impl<NV_MAX, false, true>(t, tiles, b_step) : row_impl<NV_MAX, false, false>(t, tiles, b_step);
+    with_variant(t, [&](auto unit_rs, auto epilogue) { row_impl<NV_MAX, unit_rs, epilogue>(t, tiles, b_step); });
   }
   static void column(const TileArgs& t, int tiles, long a_step) {
     if constexpr (NV_MAX == 3) {
