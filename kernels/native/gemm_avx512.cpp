@@ -15,18 +15,24 @@ namespace {
 
 constexpr int kMR = 8;
 
+// The epilogue ingredients a loop's instantiation may meet (bits of its MAY argument):
+// loops without the old C and the mask, or without any, carry fewer pointers and at shallow
+// depths spill less around C's stores.
+constexpr unsigned kLoadC = 1, kBias = 2, kRelu = 4, kMask = 8;
+constexpr unsigned kNone = 0, kBiasRelu = kBias | kRelu, kAny = kLoadC | kBias | kRelu | kMask;
+
 // Adds the old C, bias, ReLU and ReLU-gradient mask to the MR×NV accumulators, one pass
 // per ingredient, so each flag is tested once per tile rather than once per vector.
-template <int MR, int NV>
+template <int MR, int NV, unsigned MAY>
 __attribute__((always_inline)) inline void finish(__m512 (&acc)[MR][NV], const TileArgs& t, const __mmask16 (&lanes)[NV]) {
   const __m512 zero = _mm512_setzero_ps();
-  if (t.load_c)
+  if ((MAY & kLoadC) && t.load_c)
 #pragma GCC unroll 16
     for (int i = 0; i < MR; ++i)
 #pragma GCC unroll 3
       for (int v = 0; v < NV; ++v)
         acc[i][v] = _mm512_add_ps(acc[i][v], _mm512_maskz_loadu_ps(lanes[v], t.c + i * t.ldc + 16 * v));
-  if (t.bias)
+  if ((MAY & kBias) && t.bias)
 #pragma GCC unroll 3
     for (int v = 0; v < NV; ++v) {
       const __m512 b = _mm512_maskz_loadu_ps(lanes[v], t.bias + 16 * v);
@@ -35,12 +41,12 @@ __attribute__((always_inline)) inline void finish(__m512 (&acc)[MR][NV], const T
     }
   // A compare-and-zero, not max: GCC 12's _mm512_max_ps warns about its undefined source,
   // and this maps NaN to 0 exactly like the reference epilogue.
-  if (t.relu)
+  if ((MAY & kRelu) && t.relu)
 #pragma GCC unroll 16
     for (int i = 0; i < MR; ++i)
 #pragma GCC unroll 3
       for (int v = 0; v < NV; ++v) acc[i][v] = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(acc[i][v], zero, _CMP_GT_OQ), acc[i][v]);
-  if (t.mask)
+  if ((MAY & kMask) && t.mask)
 #pragma GCC unroll 16
     for (int i = 0; i < MR; ++i)
 #pragma GCC unroll 3
@@ -59,9 +65,7 @@ inline __mmask16 lanes_for(int count) {
 // `t` must be the caller's private copy: the unaligned vector stores may alias anything,
 // and would otherwise make the compiler reload every field of a TileArgs it cannot see
 // whole after each store of C.
-// EPILOGUE false: the caller knows t asks for none (no old C, bias, ReLU or mask), and the
-// tile's loop carries none of their pointers.
-template <int MR, int NV, bool FULL, bool UNIT_RS, bool EPILOGUE = true>
+template <int MR, int NV, bool FULL, bool UNIT_RS, unsigned MAY = kAny>
 __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
   __m512 acc[MR][NV];
 #pragma GCC unroll 16
@@ -90,7 +94,7 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
     a += cs;
     b += b_rs;
   }
-  if constexpr (EPILOGUE) finish<MR, NV>(acc, t, lanes);
+  if constexpr (MAY != kNone) finish<MR, NV, MAY>(acc, t, lanes);
 #pragma GCC unroll 16
   for (int i = 0; i < MR; ++i)
 #pragma GCC unroll 3
@@ -107,11 +111,11 @@ __attribute__((noinline)) void tile_impl(const TileArgs& args) {
 
 // `tiles` whole MR×(16·NV) tiles side by side along C's rows in one call: at shallow depths
 // (k = batch) a call per tile cost as much as a third of the tile's FMAs.
-template <int NV, bool UNIT_RS, bool EPILOGUE>
+template <int NV, bool UNIT_RS, unsigned MAY>
 __attribute__((noinline)) void row_impl(const TileArgs& args, int tiles, long b_step) {
   TileArgs t = args;
   for (int j = 0; j < tiles; ++j) {
-    tile_body<kMR, NV, true, UNIT_RS, EPILOGUE>(t);
+    tile_body<kMR, NV, true, UNIT_RS, MAY>(t);
     t.b += b_step;
     t.c += 16 * NV;
     if (t.bias) t.bias += 16 * NV;
@@ -121,31 +125,31 @@ __attribute__((noinline)) void row_impl(const TileArgs& args, int tiles, long b_
 
 // `tiles` whole-height tiles one under another, each MR rows on (`a_step` into A): a block
 // one tile wide (conv1's 32 filters or 25 taps, fc3's 10 classes) in one call, not one per tile.
-template <int NV, bool FULL, bool UNIT_RS, bool EPILOGUE>
+template <int NV, bool FULL, bool UNIT_RS, unsigned MAY>
 __attribute__((noinline)) void column_impl(const TileArgs& args, int tiles, long a_step) {
   TileArgs t = args;
   for (int i = 0; i < tiles; ++i) {
-    tile_body<kMR, NV, FULL, UNIT_RS, EPILOGUE>(t);
+    tile_body<kMR, NV, FULL, UNIT_RS, MAY>(t);
     t.a += a_step;
     t.c += kMR * t.ldc;
     if (t.mask) t.mask += kMR * t.ldmask;
   }
 }
 
-// Calls run(unit_rs, epilogue) with t's A stride (unit or not) and whether it asks for an
-// epilogue as compile-time booleans (std::bool_constant), for the loops' instantiations.
+// Calls run(unit_rs, may) with t's A stride (unit or not) as a std::bool_constant and the
+// epilogue ingredients it may meet (kNone, kBiasRelu or kAny) as a std::integral_constant,
+// for the loops' instantiations.
 template <class Run>
 void with_variant(const TileArgs& t, Run&& run) {
-  using yes = std::true_type;
-  using no = std::false_type;
-  const bool epilogue = t.load_c || t.bias || t.relu || t.mask;
-  if (t.a_rs == 1) epilogue ? run(yes{}, yes{}) : run(yes{}, no{});
-  else epilogue ? run(no{}, yes{}) : run(no{}, no{});
+  auto stride = [&](auto may) { t.a_rs == 1 ? run(std::true_type{}, may) : run(std::false_type{}, may); };
+  if (t.load_c || t.mask) stride(std::integral_constant<unsigned, kAny>{});
+  else if (t.bias || t.relu) stride(std::integral_constant<unsigned, kBiasRelu>{});
+  else stride(std::integral_constant<unsigned, kNone>{});
 }
 
 template <int NV, bool FULL>
 void pick_column_stride(const TileArgs& t, int tiles, long a_step) {
-  with_variant(t, [&](auto unit_rs, auto epilogue) { column_impl<NV, FULL, unit_rs, epilogue>(t, tiles, a_step); });
+  with_variant(t, [&](auto unit_rs, auto may) { column_impl<NV, FULL, unit_rs, may>(t, tiles, a_step); });
 }
 
 template <int MR, int NV, bool FULL>
@@ -233,7 +237,7 @@ struct Avx512Kernel {
     }
   }
   static void row(const TileArgs& t, int tiles, long b_step) {
-    with_variant(t, [&](auto unit_rs, auto epilogue) { row_impl<NV_MAX, unit_rs, epilogue>(t, tiles, b_step); });
+    with_variant(t, [&](auto unit_rs, auto may) { row_impl<NV_MAX, unit_rs, may>(t, tiles, b_step); });
   }
   static void column(const TileArgs& t, int tiles, long a_step) {
     if constexpr (NV_MAX == 3) {
