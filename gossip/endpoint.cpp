@@ -1,6 +1,11 @@
 #include "gossip/endpoint.h"
 
 #include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <stdexcept>
 
 namespace starling::gossip {
 namespace {
@@ -20,6 +25,30 @@ std::string bind_endpoint_for(const std::string& endpoint) {
   if (endpoint.rfind(scheme, 0) != 0 || colon == std::string::npos || colon < scheme.size()) return endpoint;
   const std::string host = endpoint.substr(scheme.size(), colon - scheme.size());
   return numeric_address(host) ? endpoint : scheme + "*" + endpoint.substr(colon);
+}
+
+std::vector<std::string> free_loopback_endpoints(int count) {
+  std::vector<int> sockets;
+  std::vector<std::string> endpoints;
+  auto release = [&] {
+    for (int fd : sockets) ::close(fd);
+  };
+  for (int i = 0; i < count; ++i) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t length = sizeof address;
+    if (fd >= 0) sockets.push_back(fd);
+    if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
+        ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
+      release();
+      throw std::runtime_error("no free port on 127.0.0.1");
+    }
+    endpoints.push_back("tcp://127.0.0.1:" + std::to_string(ntohs(address.sin_port)));
+  }
+  release();
+  return endpoints;
 }
 
 }  // namespace starling::gossip

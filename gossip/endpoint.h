@@ -6,10 +6,18 @@
 // that port, `tcp://*:PORT`, and one whose endpoint is a numeric address (127.0.0.1,
 // 10.77.0.3, [::1]) or `*` binds exactly that.
 #include <string>
+#include <vector>
 
 namespace starling::gossip {
 
 /// The endpoint to bind for `endpoint` (tcp://HOST:PORT); anything else is returned as it is.
 std::string bind_endpoint_for(const std::string& endpoint);
+
+/// `count` endpoints tcp://127.0.0.1:PORT on ports the kernel says are free now, for peers in
+/// one process or on one host whose endpoints must all be named before any binds (an
+/// ExchangeSpec). Each port is held until all are picked, so the list has no repeats; another
+/// process may still take one meanwhile, which the peer's bind then reports. Throws
+/// std::runtime_error when no port can be had.
+std::vector<std::string> free_loopback_endpoints(int count);
 
 }  // namespace starling::gossip

@@ -7,49 +7,22 @@
 // cores, every message waits for a core, and the exchange's own CPU work (reductions,
 // codecs, mixing) competes with the steps: what an α–β model of the link cannot show.
 // Each peer's rounds are timed after two warm-up rounds.
+#include "gossip/endpoint.h"
 #include "gossip/peer_exchange.h"
 #include "cli/simulator/median.h"
 #include "cli/simulator/probes.h"
-
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <condition_variable>
 #include <exception>
 #include <memory>
 #include <mutex>
-#include <stdexcept>
 #include <thread>
 
 namespace starling::simulator {
 namespace {
 
 constexpr int kWarmRounds = 2;
-
-// `count` TCP ports on 127.0.0.1 that were free a moment ago (held open together so that
-// they differ, then released for the peers to bind).
-std::vector<int> free_loopback_ports(int count) {
-  std::vector<int> fds, ports;
-  for (int i = 0; i < count; ++i) {
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof a;
-    if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 ||
-        ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0) {
-      if (fd >= 0) ::close(fd);
-      break;
-    }
-    fds.push_back(fd);
-    ports.push_back(ntohs(a.sin_port));
-  }
-  for (int fd : fds) ::close(fd);
-  if (static_cast<int>(ports.size()) < count) throw std::runtime_error("host probe: no free ports on 127.0.0.1");
-  return ports;
-}
 
 // The training set at its real size, tiled from a small synthetic one: the bytes do not
 // matter, the addresses do. Each peer samples its own shard of it, as a launch's peers do
@@ -140,7 +113,7 @@ class LearnerCrew {
   bool stop_ = false;
 };
 
-gossip::ExchangeSpec probe_spec(const gossip::ExchangeSpec& config, const std::vector<int>& ports, int rank) {
+gossip::ExchangeSpec probe_spec(const gossip::ExchangeSpec& config, const std::vector<std::string>& endpoints, int rank) {
   gossip::ExchangeSpec s;
   s.mode = config.mode, s.topology = config.topology, s.random_degree = config.random_degree, s.seed = config.seed;
   s.codec = config.codec, s.codec_options = config.codec_options, s.gamma = config.gamma;
@@ -148,8 +121,7 @@ gossip::ExchangeSpec probe_spec(const gossip::ExchangeSpec& config, const std::v
   s.adaptive = config.adaptive, s.adaptive_options = config.adaptive_options;
   s.timeout = s.start_timeout = std::chrono::milliseconds(20000);
   s.rank = rank;
-  for (std::size_t i = 0; i < ports.size(); ++i)
-    s.peers.push_back({static_cast<gossip::PeerId>(i), "tcp://127.0.0.1:" + std::to_string(ports[i])});
+  for (std::size_t i = 0; i < endpoints.size(); ++i) s.peers.push_back({static_cast<gossip::PeerId>(i), endpoints[i]});
   return s;
 }
 
@@ -157,7 +129,7 @@ gossip::ExchangeSpec probe_spec(const gossip::ExchangeSpec& config, const std::v
 
 double measure_host_round_seconds(const HostRound& probe) {
   const int q = std::clamp(probe.peers, 2, 16), period = std::max(1, probe.period);
-  const std::vector<int> ports = free_loopback_ports(q);
+  const std::vector<std::string> endpoints = gossip::free_loopback_endpoints(q);
   const int learners = std::max(1, probe.learners);
   const auto least = static_cast<uint32_t>(q * learners * probe.learner.batch);
   const Dataset data = training_set(probe.learner, std::max(probe.train_samples, least));
@@ -169,7 +141,7 @@ double measure_host_round_seconds(const HostRound& probe) {
     nodes.emplace_back([&, r] {
       try {
         LearnerCrew crew(probe.learner, data, learners, period, r, q);
-        gossip::PeerExchange exchange(probe_spec(probe.exchange, ports, r), crew.central());
+        gossip::PeerExchange exchange(probe_spec(probe.exchange, endpoints, r), crew.central());
         exchange.start(0);
         double start = now_seconds();
         for (int round = 0; round < kWarmRounds + probe.rounds; ++round) {

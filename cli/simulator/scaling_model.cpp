@@ -209,10 +209,10 @@ Prediction predict(const Workload& work, const Measured& m, const Cluster& c, in
   model.step_seconds = step * share;
   model.round_overhead_seconds = 2 * handoff * std::ceil(static_cast<double>(period) / kMaxStepsPerOrder);
   model.stragglers = c.stragglers;
+  const double compute = period * model.step_seconds * c.stragglers.mean() + model.round_overhead_seconds;
   // A token-bucket link lets what it saved up during the round's compute leave at once:
   // those bytes cost only the CPU's time per byte.
   if (!c.network.loopback) {
-    const double compute = period * model.step_seconds * c.stragglers.mean() + model.round_overhead_seconds;
     exchange.seconds -= c.network.link.bucket_bytes(exchange.bytes_sent, compute) *
                         (wire.seconds_per_byte - wire.cpu_seconds_per_byte);
   }
@@ -220,8 +220,7 @@ Prediction predict(const Workload& work, const Measured& m, const Cluster& c, in
   // beyond the modelled compute is the exchange; over a slower link they go no faster.
   const auto host_round = m.host_round_seconds.find(c.peers);
   if (host_round != m.host_round_seconds.end() && host_is_this_machine(work, c, this_machine_cores)) {
-    const double measured = std::max(0.0, host_round->second - period * model.step_seconds * c.stragglers.mean() -
-                                              model.round_overhead_seconds);
+    const double measured = std::max(0.0, host_round->second - compute);
     exchange.seconds = c.network.loopback ? measured : std::max(exchange.seconds, measured);
   }
   model.exchange_seconds = exchange.seconds;
@@ -238,7 +237,7 @@ Prediction predict(const Workload& work, const Measured& m, const Cluster& c, in
   out.speedup = out.samples_per_second / one;
   out.efficiency = out.speedup / c.peers;
   out.bytes_per_peer_per_round = exchange.bytes_sent;
-  out.compute_seconds = c.peers < 2 ? out.round_seconds : period * model.step_seconds * c.stragglers.mean() + model.round_overhead_seconds;
+  out.compute_seconds = c.peers < 2 ? out.round_seconds : compute;
   out.exchange_seconds = exchange.seconds;
   out.wait_seconds = std::max(0.0, out.round_seconds - out.compute_seconds - out.exchange_seconds);
   out.comm_bound_speedup = exchange.seconds > 0 ? per_round / exchange.seconds / one : 0.0;

@@ -147,28 +147,33 @@ void with_variant(const TileArgs& t, Run&& run) {
   else stride(std::integral_constant<unsigned, kNone>{});
 }
 
-template <int NV, bool FULL>
-void pick_column_stride(const TileArgs& t, int tiles, long a_step) {
-  with_variant(t, [&](auto unit_rs, auto may) { column_impl<NV, FULL, unit_rs, may>(t, tiles, a_step); });
-}
-
 template <int MR, int NV, bool FULL>
 void pick_stride(const TileArgs& t) {
   if (t.a_rs == 1) tile_impl<MR, NV, FULL, true>(t);
   else tile_impl<MR, NV, FULL, false>(t);
 }
 
-// Narrow tiles use fewer vectors per row so n = 10 or 25 does not pay for a whole panel.
+// Calls run(nv, full) for a tile `nr` columns wide: the fewest vectors of 16 that cover it
+// (at most NV_MAX) as a std::integral_constant, and whether all of them are full as a
+// std::bool_constant. Narrow tiles so use fewer vectors per row: n = 10 or 25 does not pay
+// for a whole panel.
+template <int NV_MAX, class Run>
+void with_width(int nr, Run&& run) {
+  using full = std::true_type;
+  using part = std::false_type;
+  if constexpr (NV_MAX == 3) {
+    if (nr == 48) return run(std::integral_constant<int, 3>{}, full{});
+    if (nr > 32) return run(std::integral_constant<int, 3>{}, part{});
+  }
+  if (nr == 32) run(std::integral_constant<int, 2>{}, full{});
+  else if (nr > 16) run(std::integral_constant<int, 2>{}, part{});
+  else if (nr == 16) run(std::integral_constant<int, 1>{}, full{});
+  else run(std::integral_constant<int, 1>{}, part{});
+}
+
 template <int MR, int NV_MAX>
 void pick_width(const TileArgs& t) {
-  if constexpr (NV_MAX == 3) {
-    if (t.nr == 48) return pick_stride<MR, 3, true>(t);
-    if (t.nr > 32) return pick_stride<MR, 3, false>(t);
-  }
-  if (t.nr == 32) pick_stride<MR, 2, true>(t);
-  else if (t.nr > 16) pick_stride<MR, 2, false>(t);
-  else if (t.nr == 16) pick_stride<MR, 1, true>(t);
-  else pick_stride<MR, 1, false>(t);
+  with_width<NV_MAX>(t.nr, [&](auto nv, auto full) { pick_stride<MR, nv, full>(t); });
 }
 
 template <int MR, int NV_MAX>
@@ -240,14 +245,9 @@ struct Avx512Kernel {
     with_variant(t, [&](auto unit_rs, auto may) { row_impl<NV_MAX, unit_rs, may>(t, tiles, b_step); });
   }
   static void column(const TileArgs& t, int tiles, long a_step) {
-    if constexpr (NV_MAX == 3) {
-      if (t.nr == 48) return pick_column_stride<3, true>(t, tiles, a_step);
-      if (t.nr > 32) return pick_column_stride<3, false>(t, tiles, a_step);
-    }
-    if (t.nr == 32) pick_column_stride<2, true>(t, tiles, a_step);
-    else if (t.nr > 16) pick_column_stride<2, false>(t, tiles, a_step);
-    else if (t.nr == 16) pick_column_stride<1, true>(t, tiles, a_step);
-    else pick_column_stride<1, false>(t, tiles, a_step);
+    with_width<NV_MAX>(t.nr, [&](auto nv, auto full) {
+      with_variant(t, [&](auto unit_rs, auto may) { column_impl<nv, full, unit_rs, may>(t, tiles, a_step); });
+    });
   }
   // Bᵀ panel by 16×16 blocks (rows of B past nr and depths past kc load as zeros), where a
   // scalar gather would cost a load per element.

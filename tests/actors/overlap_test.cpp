@@ -8,7 +8,7 @@
 
 #include "actors/node.h"
 #include "tests/actors/small_node.h"
-#include "tests/free_ports.h"
+#include "gossip/endpoint.h"
 
 #include <exception>
 #include <thread>
@@ -22,7 +22,7 @@ namespace {
 
 // One node per peer on its own thread; the results in peer order. Rethrows a peer's error.
 std::vector<NodeResult> run_peers(gossip::ExchangeMode mode, int peers, int period, bool overlap) {
-  const auto endpoints = starling::testing::free_loopback_endpoints(peers);
+  const auto endpoints = starling::gossip::free_loopback_endpoints(peers);
   std::vector<NodeResult> results(peers);
   std::vector<std::exception_ptr> errors(peers);
   std::vector<std::thread> threads;

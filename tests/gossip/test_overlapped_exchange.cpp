@@ -21,7 +21,7 @@
 
 #include "gossip/error.h"
 #include "gossip/overlapped_exchange.h"
-#include "tests/free_ports.h"
+#include "gossip/endpoint.h"
 
 using namespace starling::gossip;
 using namespace std::chrono_literals;
@@ -128,7 +128,7 @@ std::vector<Outcome> run_job(const std::vector<ExchangeSpec>& specs, const std::
 }
 
 std::vector<ExchangeSpec> job(ExchangeMode mode, int p) {
-  const auto endpoints = starling::testing::free_loopback_endpoints(p);
+  const auto endpoints = starling::gossip::free_loopback_endpoints(p);
   std::vector<ExchangeSpec> specs;
   for (int r = 0; r < p; ++r) specs.push_back(spec_of(mode, endpoints, r));
   return specs;
