@@ -41,9 +41,10 @@ experiments: build
 scaling: build
 	/usr/bin/python3 scripts/plot_scaling.py --starling $(STARLING) --out results/scaling
 
-# libFuzzer on every decoder and the frame parser (clang from Debian), 60 s each.
-fuzz: bench-deps
-	tests/protocols/fuzz/build.sh $(BUILD)/fuzz 60
+# libFuzzer on every decoder and the frame parser (clang from Debian), FUZZ_SECONDS each.
+FUZZ_SECONDS ?= 60
+fuzz: build
+	tests/protocols/fuzz/build.sh $(BUILD) $(BUILD)/fuzz $(FUZZ_SECONDS)
 
 # Fault scenarios on Fashion-MNIST: peers killed, a train resumed, a flood (scripts/faults.sh).
 faults: build

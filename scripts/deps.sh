@@ -1,17 +1,22 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Starling needs, and only those that are missing.
 # Idempotent and quiet when everything is there; runs apt-get update only before an install.
-#   scripts/deps.sh          build, test and demo dependencies
-#   scripts/deps.sh bench    also the anchors the benchmarks compare against
+#   scripts/deps.sh          what the build, `make demo` and every test need
+#   scripts/deps.sh bench    also what only the benchmarks need
 set -euo pipefail
 
 # ocl-icd-opencl-dev: Debian's oneDNN CMake config insists on finding OpenCL.
-base=(cmake make g++ pkg-config zlib1g-dev libcaf-dev libzmq3-dev cppzmq-dev libeigen3-dev
-      libdnnl-dev ocl-icd-opencl-dev libboost-test-dev libtomlplusplus-dev libcli11-dev libspdlog-dev
-      libopenblas-dev dataset-fashion-mnist iproute2)
-bench=(python3 python3-torch python3-matplotlib python3-numpy libopenmpi-dev openmpi-bin clang)
+build=(cmake make g++ pkg-config zlib1g-dev libcaf-dev libzmq3-dev cppzmq-dev libeigen3-dev
+       libdnnl-dev ocl-icd-opencl-dev libboost-test-dev libtomlplusplus-dev libcli11-dev libspdlog-dev
+       libopenblas-dev dataset-fashion-mnist iproute2)
+# The demo's PyTorch DDP variant, the experiment's plots and the simulator's calibration
+# script (python3-*); `mpirun` for the Open MPI recipe's test; clang with its libFuzzer
+# runtime for the fuzz targets, which the suite builds and runs briefly.
+run=(python3 python3-torch python3-matplotlib python3-numpy openmpi-bin clang libclang-rt-14-dev)
+# The MPI all-reduce benchmark compiles against Open MPI.
+bench=(libopenmpi-dev)
 
-wanted=("${base[@]}")
+wanted=("${build[@]}" "${run[@]}")
 [ "${1:-}" = bench ] && wanted+=("${bench[@]}")
 
 missing=()

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The Open MPI recipe for real: `mpirun -np 2 starling peer --config C` starts two peers that
 # take their rank from OMPI_COMM_WORLD_RANK, train together and both write their summary.
-# Skipped (exit 77) when mpirun is not installed (scripts/deps.sh bench installs openmpi-bin).
+# Skipped (exit 77) when mpirun is not installed (scripts/deps.sh installs openmpi-bin).
 set -euo pipefail
 starling=$(realpath "$1")
-command -v mpirun >/dev/null || { echo "SKIP: mpirun not installed (scripts/deps.sh bench installs openmpi-bin)"; exit 77; }
+command -v mpirun >/dev/null || { echo "SKIP: mpirun not installed (scripts/deps.sh installs openmpi-bin)"; exit 77; }
 base=$((14000 + ($$ % 20000)))
 source "$(dirname "$0")/peers_config.sh"
 

@@ -1,49 +1,60 @@
 #!/usr/bin/env bash
-# Builds the protocols libFuzzer targets with clang (-fsanitize=fuzzer,address) into
-# BUILD_DIR; with SECONDS, then fuzzes each target that long, starting from the committed
-# seed corpus (new inputs go to BUILD_DIR/corpus/<target>, the committed corpus is read only).
-# Usage: tests/protocols/fuzz/build.sh BUILD_DIR [SECONDS]
+# Builds the protocols libFuzzer targets with clang (-fsanitize=fuzzer,address) into OUT_DIR
+# and, with SECONDS, fuzzes each target that long, starting from the committed seed corpus
+# (new inputs go to OUT_DIR/corpus/<target>; the committed corpus is read only).
+# Each source's ISA flags (-m...) are read from CMAKE_BUILD_DIR/compile_commands.json, so
+# protocols/CMakeLists.txt stays their one definition.
+# Exit 77 (skipped) when clang or the compile database is missing.
+# Usage: tests/protocols/fuzz/build.sh CMAKE_BUILD_DIR OUT_DIR [SECONDS]
 set -euo pipefail
-build_dir=${1:?usage: build.sh BUILD_DIR [SECONDS]}
-seconds=${2:-}
+cmake_build=${1:?usage: build.sh CMAKE_BUILD_DIR OUT_DIR [SECONDS]}
+out=${2:?usage: build.sh CMAKE_BUILD_DIR OUT_DIR [SECONDS]}
+seconds=${3:-}
 root=$(cd "$(dirname "$0")/../../.." && pwd)
 cxx=${CXX_FUZZ:-/usr/bin/clang++}
-if ! command -v "$cxx" >/dev/null; then
-  echo "build.sh: $cxx not found; skipping the libFuzzer build" >&2
-  exit 0
-fi
-mkdir -p "$build_dir/obj"
+db=$cmake_build/compile_commands.json
+command -v "$cxx" >/dev/null || { echo "SKIP: $cxx not found (scripts/deps.sh installs clang)"; exit 77; }
+[ -f "$db" ] || { echo "SKIP: no $db (configure with CMake first)"; exit 77; }
+
+# "source<TAB>isa flags" for every file of the protocols library and the CPU-feature probe.
+sources=$(/usr/bin/python3 - "$db" "$root" <<'EOF'
+import json, shlex, sys
+db, root = sys.argv[1], sys.argv[2]
+for entry in json.load(open(db)):
+    src = entry["file"]
+    if src.startswith(root + "/protocols/") or src == root + "/kernels/cpu_features.cpp":
+        flags = [f for f in shlex.split(entry["command"]) if f.startswith("-m")]
+        print(src + "\t" + " ".join(flags))
+EOF
+)
+[ -n "$sources" ] || { echo "build.sh: no protocols sources in $db" >&2; exit 1; }
+
+mkdir -p "$out/obj"
 flags=(-std=c++17 -O1 -g -fno-omit-frame-pointer -ffp-contract=off -fsanitize=fuzzer-no-link,address -I"$root")
-
-# Per-file ISA flags, as in protocols/CMakeLists.txt.
-isa_flags() {
-  case "$1" in
-    */crc32c_sse42.cpp) echo "-msse4.2" ;;
-    */kernels_avx2.cpp) echo "-mavx2 -mfma -mf16c -mpopcnt" ;;
-    */kernels_avx512.cpp) echo "-mavx512f -mavx512bw -mavx512dq -mavx512vl -mfma -mf16c -mpopcnt" ;;
-  esac
-}
-
 objects=()
-for src in "$root"/protocols/*.cpp "$root"/protocols/codecs/*.cpp "$root"/protocols/simd/*.cpp \
-           "$root"/kernels/cpu_features.cpp; do
-  obj="$build_dir/obj/$(echo "${src#$root/}" | tr / _).o"
-  # shellcheck disable=SC2046
-  "$cxx" "${flags[@]}" $(isa_flags "$src") -c "$src" -o "$obj"
+while IFS=$'\t' read -r src isa; do
+  obj="$out/obj/$(echo "${src#$root/}" | tr / _).o"
+  rm -f "$obj"
+  # shellcheck disable=SC2086
+  "$cxx" "${flags[@]}" $isa -c "$src" -o "$obj" &
   objects+=("$obj")
-done
+  (( ${#objects[@]} % $(nproc) == 0 )) && wait
+done <<<"$sources"
+wait
+for obj in "${objects[@]}"; do [ -f "$obj" ] || { echo "build.sh: $obj was not built" >&2; exit 1; }; done
 
 targets=(frame membership codec_none codec_fp16 codec_bf16 codec_threshold codec_topk codec_qsgd codec_sign codec_powersgd)
 for t in "${targets[@]}"; do
   "$cxx" "${flags[@]}" -fsanitize=fuzzer,address "$root/tests/protocols/fuzz/fuzz_$t.cpp" "${objects[@]}" \
-    -o "$build_dir/fuzz_$t"
+    -o "$out/fuzz_$t"
 done
-echo "built ${#targets[@]} fuzz targets in $build_dir"
+echo "built ${#targets[@]} fuzz targets in $out"
 
 if [[ -n "$seconds" ]]; then
   for t in "${targets[@]}"; do
-    mkdir -p "$build_dir/corpus/$t"
-    "$build_dir/fuzz_$t" -max_total_time="$seconds" -print_final_stats=1 \
-      "$build_dir/corpus/$t" "$root/tests/protocols/fuzz/corpus/$t"
+    mkdir -p "$out/corpus/$t"
+    "$out/fuzz_$t" -max_total_time="$seconds" -print_final_stats=1 \
+      "$out/corpus/$t" "$root/tests/protocols/fuzz/corpus/$t"
   done
+  echo "fuzzed ${#targets[@]} targets for $seconds s each: no crash"
 fi
