@@ -20,9 +20,8 @@ Two scopes:
            cores is timed in each repeat, and the best median is the anchor), Starling with
            one learner per core (SMA, node.threads = cores), each learner at the same batch.
 
-Models (padding 0, ReLU after every hidden layer):
-  mlp: 784-256-128-10
-  cnn: conv5x5x32 - maxpool2 - conv5x5x64 - maxpool2 - dense128 - dense10
+Models: the shipped configs' (configs/fmnist-mlp.toml, configs/fmnist-cnn.toml), PyTorch's
+built from `starling model --json` (bench/starling_model.py).
 
 Usage:
   /usr/bin/python3 bench/compare_torch.py [--starling build/cli/starling] [--scope core|machine]
@@ -45,7 +44,8 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-from torch_ddp import read_idx  # noqa: E402  (bench/ is on sys.path when run as a script)
+from starling_model import describe, torch_model  # noqa: E402  (bench/ is on sys.path as a script)
+from torch_ddp import read_idx  # noqa: E402
 
 DATA_DIR = "/usr/share/datasets/fashion-mnist"
 CONFIGS = {"mlp": "configs/fmnist-mlp.toml", "cnn": "configs/fmnist-cnn.toml"}
@@ -64,21 +64,12 @@ def load_train():
     return torch.from_numpy(x).unsqueeze(1).contiguous(), torch.from_numpy(y)
 
 
-def make_model(kind):
-    nn = torch.nn
-    if kind == "mlp":
-        return nn.Sequential(nn.Flatten(), nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 128), nn.ReLU(),
-                             nn.Linear(128, 10))
-    return nn.Sequential(nn.Conv2d(1, 32, 5), nn.ReLU(), nn.MaxPool2d(2), nn.Conv2d(32, 64, 5), nn.ReLU(),
-                         nn.MaxPool2d(2), nn.Flatten(), nn.Linear(64 * 4 * 4, 128), nn.ReLU(), nn.Linear(128, 10))
-
-
-def torch_rate(kind, batch, samples, data, threads):
+def torch_rate(kind, description, batch, samples, data, threads):
     """Samples per second of PyTorch training `samples` samples on `threads` threads (after warm-up)."""
     x, y = data
     torch.set_num_threads(threads)
     torch.manual_seed(1)
-    model = make_model(kind)
+    model = torch_model(description)
     opt = torch.optim.SGD(model.parameters(), foreach=True, **OPTIM[kind])
     loss_fn = torch.nn.CrossEntropyLoss()
     steps = max(1, samples // batch)
@@ -135,11 +126,12 @@ def measure(args, kind, batch, data, workdir):
     """Medians over the repeats: PyTorch's best thread count's rate, and Starling's per backend."""
     cores = os.cpu_count() if args.scope == "machine" else 1
     samples = (args.samples or (32000 if kind == "mlp" else 4000)) * (2 if args.scope == "machine" else 1)
+    description = describe(args.starling, CONFIGS[kind])
     torch_rates = {t: [] for t in range(1, cores + 1)}
     rates = {"native": [], "onednn": []}
     for _ in range(args.repeats):
         for t in torch_rates:
-            torch_rates[t].append(torch_rate(kind, batch, samples, data, t))
+            torch_rates[t].append(torch_rate(kind, description, batch, samples, data, t))
         for backend in rates:
             rates[backend].append(starling_rate(args.starling, kind, batch, samples, backend, cores, workdir))
     best = max(torch_rates, key=lambda t: statistics.median(torch_rates[t]))

@@ -8,8 +8,8 @@ DistributedDataParallel over Gloo, one process per Starling peer. It writes the 
 `starling launch` writes, so `starling experiment` can put it next to Starling's variants.
 
 What is mirrored from Starling, and how:
-  model      mlp: 784-hidden...-10 ([model] hidden), ReLU after every hidden layer;
-             cnn: conv5x5x32 - maxpool2 - conv5x5x64 - maxpool2 - dense128 - dense10.
+  model      the config's, as `starling model --json` describes it (bench/starling_model.py;
+             written to DIR/NAME.model.json for the ranks), so no architecture is copied here.
              PyTorch's default initialisation, torch.manual_seed(run.seed) (DDP broadcasts
              rank 0's parameters, so every rank starts from the same model).
   data       Fashion-MNIST from the IDX .gz files in data.path (default Debian's
@@ -81,6 +81,8 @@ os.environ["OPENBLAS_NUM_THREADS"] = "1"
 os.environ["MKL_NUM_THREADS"] = "1"
 
 import tomllib  # noqa: E402
+
+from starling_model import ModelExportError, describe, torch_model  # noqa: E402  (imports no torch)
 
 SYSTEM = "torch-ddp"
 DEFAULT_DATA = "/usr/share/datasets/fashion-mnist"
@@ -294,18 +296,6 @@ def load_set(config, which):
     return torch.from_numpy(x).unsqueeze(1).contiguous(), torch.from_numpy(y)
 
 
-def make_model(config):
-    import torch.nn as nn
-    if config["model"]["kind"] == "mlp":
-        layers, width = [nn.Flatten()], 784
-        for h in config["model"]["hidden"]:
-            layers += [nn.Linear(width, h), nn.ReLU()]
-            width = h
-        return nn.Sequential(*layers, nn.Linear(width, 10))
-    return nn.Sequential(nn.Conv2d(1, 32, 5), nn.ReLU(), nn.MaxPool2d(2), nn.Conv2d(32, 64, 5), nn.ReLU(),
-                         nn.MaxPool2d(2), nn.Flatten(), nn.Linear(64 * 4 * 4, 128), nn.ReLU(), nn.Linear(128, 10))
-
-
 def make_optimizer(config, params):
     import torch
     o = config["optimizer"]
@@ -388,7 +378,8 @@ def run_rank(args, config, rank):
     run, o = config["run"], config["optimizer"]
     batch = o["batch"]
     torch.manual_seed(run["seed"])
-    model = make_model(config)
+    with open(args.model_json) as f:
+        model = torch_model(json.load(f))
     params = sum(p.numel() for p in model.parameters())
     net = torch.nn.parallel.DistributedDataParallel(model) if nprocs > 1 else model
     opt = make_optimizer(config, net.parameters())
@@ -588,7 +579,7 @@ def aggregate(args, config, files):
 def launch(args, config):
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
     base = [sys.executable, os.path.abspath(__file__), "--config", args.config, "--procs", str(args.procs),
-            "--out-dir", args.out_dir, "--name", args.name, "--port", str(args.port)]
+            "--out-dir", args.out_dir, "--name", args.name, "--port", str(args.port), "--model-json", args.model_json]
     for item in args.set:
         base += ["--set", item]
     if args.max_seconds is not None:
@@ -649,7 +640,11 @@ def parse_args():
     p.add_argument("--port", type=int, default=0, help="Gloo rendezvous port on 127.0.0.1 (default: a free one)")
     p.add_argument("--max-seconds", type=float, default=None,
                    help="stop training at the next step after this many seconds of wall clock")
+    p.add_argument("--starling", default=os.environ.get("STARLING_BIN") or os.path.join(
+        os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "build", "cli", "starling"),
+                   help="the starling binary that exports the config's model (default: $STARLING_BIN or build/cli/starling)")
     p.add_argument("--rank", type=int, default=None, help=argparse.SUPPRESS)  # set by the launcher
+    p.add_argument("--model-json", default=None, help=argparse.SUPPRESS)  # written by the launcher
     args = p.parse_args()
     if args.procs < 0 or args.procs > 256:
         p.error("--procs: expected 1..256")
@@ -670,7 +665,7 @@ def main():
     args.out_dir = args.out_dir or config["run"]["out_dir"]
     args.name = args.name or config["run"]["name"]
     if args.rank is not None:
-        if not 0 <= args.rank < args.procs or not args.port:
+        if not 0 <= args.rank < args.procs or not args.port or not args.model_json:
             fail("--rank is set by the launcher", 2)
         run_rank(args, config, args.rank)
         return
@@ -681,6 +676,12 @@ def main():
     if why:
         fail(why, 1 if config["data"]["dataset"] == "fashion-mnist" else 2)
     os.makedirs(args.out_dir, exist_ok=True)
+    try:
+        description = describe(args.starling, args.config, args.set)
+    except ModelExportError as e:
+        fail(str(e), 1)
+    args.model_json = os.path.join(args.out_dir, args.name + ".model.json")
+    write_json(args.model_json, description)
     args.port = args.port or free_port()
     launch(args, config)
 

@@ -25,6 +25,11 @@ TrainTest load_data(const Config& config) {
   return load_fashion_mnist(data_cache_dir(config), d.path, warn);
 }
 
+void fit_model_to_data(ModelSpec& model, const TrainTest& data) {
+  model.input = data.train.shape();
+  model.classes = data.train.classes();
+}
+
 void ensure_parent_dir(const std::string& path) {
   const std::filesystem::path parent = std::filesystem::path(path).parent_path();
   if (!parent.empty()) std::filesystem::create_directories(parent);

@@ -1,7 +1,8 @@
 #pragma once
-// Where a run's data comes from: Fashion-MNIST (cached, packed) or the synthetic set.
+// Where a run's data comes from: a published set (cached, packed) or the synthetic set.
 #include "cli/config.h"
 #include "learners/dataset_formats.h"
+#include "learners/model.h"
 
 #include <string>
 
@@ -12,6 +13,9 @@ std::string data_cache_dir(const Config& config);
 
 /// Loads the configured dataset; throws DataError with a message a user can act on.
 TrainTest load_data(const Config& config);
+
+/// Gives the model the data set's input shape and class count.
+void fit_model_to_data(ModelSpec& model, const TrainTest& data);
 
 /// Creates the directory that will hold `path`; throws std::runtime_error.
 void ensure_parent_dir(const std::string& path);

@@ -3,6 +3,7 @@
 #include "cli/experiment_command.h"
 #include "cli/keygen_command.h"
 #include "cli/launch_command.h"
+#include "cli/model_command.h"
 #include "cli/simulate_command.h"
 #include "cli/train_command.h"
 
@@ -64,6 +65,12 @@ int main(int argc, char** argv) {
   keygen_cmd->add_option("--name", keygen.name, "Write one pair NAME.key / NAME.pub instead");
   keygen_cmd->add_flag("--force", keygen.force, "Replace existing key files");
 
+  starling::cli::ModelOptions model;
+  auto* model_cmd = app.add_subcommand("model", "Print the model a config trains (fitted to its data): a layer table, or JSON");
+  model_cmd->add_option("-c,--config", model.config, "Run configuration (TOML)")->required();
+  model_cmd->add_option("--set", model.overrides, "Override a config key: section.key=value (repeatable)");
+  model_cmd->add_flag("--json", model.json, "Print the description the PyTorch references build their model from");
+
   starling::cli::SimulateOptions simulate;
   auto* simulate_cmd = app.add_subcommand(
       "simulate", "Predict samples/s, epoch time, speedup and bytes of a config's exchange at N peers");
@@ -93,6 +100,7 @@ int main(int argc, char** argv) {
   if (peer_cmd->parsed()) return starling::cli::run_peer(peer, peer_id);
   if (keygen_cmd->parsed()) return starling::cli::run_keygen(keygen);
   if (simulate_cmd->parsed()) return starling::cli::run_simulate(simulate);
+  if (model_cmd->parsed()) return starling::cli::run_model(model);
   char self[PATH_MAX];
   const ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
   const std::string executable = n > 0 ? std::string(self, static_cast<std::size_t>(n)) : std::string(argv[0]);

@@ -4,6 +4,7 @@
 #include "learners/layers/dense.h"
 #include "learners/layers/elementwise.h"
 #include "learners/layers/pooling.h"
+#include "learners/model_description.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -12,39 +13,15 @@
 namespace starling {
 namespace {
 
-using Layers = std::vector<std::unique_ptr<Layer>>;
-
-Layers build_mlp(const ModelSpec& spec) {
-  Layers layers;
-  int width = static_cast<int>(spec.input.size());
-  if (spec.input.h != 1 || spec.input.w != 1) layers.push_back(std::make_unique<Flatten>(spec.input));
-  for (int h : spec.hidden) {
-    if (h < 1) throw std::invalid_argument("mlp: hidden layer sizes must be positive");
-    layers.push_back(std::make_unique<Dense>(width, h));
-    layers.push_back(std::make_unique<ReLU>(Shape{1, 1, h}));
-    width = h;
+std::unique_ptr<Layer> make_layer(const LayerDesc& d) {
+  switch (d.kind) {
+    case LayerDesc::Kind::dense: return std::make_unique<Dense>(static_cast<int>(d.in.size()), d.size);
+    case LayerDesc::Kind::conv2d: return std::make_unique<Conv2D>(d.in, d.size, d.kernel, d.stride, d.padding);
+    case LayerDesc::Kind::maxpool2d: return std::make_unique<MaxPool2D>(d.in, d.kernel, d.stride);
+    case LayerDesc::Kind::relu: return std::make_unique<ReLU>(d.in);
+    case LayerDesc::Kind::flatten: return std::make_unique<Flatten>(d.in);
   }
-  layers.push_back(std::make_unique<Dense>(width, spec.classes));
-  return layers;
-}
-
-// conv 5×5×32 → ReLU → maxpool 2 → conv 5×5×64 → ReLU → maxpool 2 → dense 128 → ReLU → dense classes
-Layers build_cnn(const ModelSpec& spec) {
-  Layers layers;
-  auto add = [&](std::unique_ptr<Layer> layer) { layers.push_back(std::move(layer)); };
-  auto last = [&] { return layers.empty() ? spec.input : layers.back()->output_shape(); };
-  add(std::make_unique<Conv2D>(last(), 32, 5));
-  add(std::make_unique<ReLU>(last()));
-  add(std::make_unique<MaxPool2D>(last(), 2, 2));
-  add(std::make_unique<Conv2D>(last(), 64, 5));
-  add(std::make_unique<ReLU>(last()));
-  add(std::make_unique<MaxPool2D>(last(), 2, 2));
-  add(std::make_unique<Flatten>(last()));
-  const int flat = static_cast<int>(last().size());
-  add(std::make_unique<Dense>(flat, 128));
-  add(std::make_unique<ReLU>(last()));
-  add(std::make_unique<Dense>(128, spec.classes));
-  return layers;
+  throw std::invalid_argument("model: unknown layer kind");
 }
 
 bool passes_relu_through(const Layer& layer) {
@@ -55,10 +32,7 @@ bool passes_relu_through(const Layer& layer) {
 }  // namespace
 
 Model::Model(const ModelSpec& spec) : spec_(spec) {
-  if (spec.classes < 2) throw std::invalid_argument("model: need at least 2 classes");
-  if (spec.kind == "mlp") layers_ = build_mlp(spec);
-  else if (spec.kind == "cnn") layers_ = build_cnn(spec);
-  else throw std::invalid_argument("model: unknown kind '" + spec.kind + "' (expected mlp or cnn)");
+  for (const LayerDesc& d : describe_model(spec)) layers_.push_back(make_layer(d));
   fuse_relus();
   std::size_t total = 0;
   for (auto& layer : layers_) total += (layer->param_count() + 15) / 16 * 16;  // keep views 64-byte aligned
@@ -126,6 +100,12 @@ void Model::backward(kernels::Backend backend, int batch, const float* x, const 
     dy = dx;
     dx = dx == grad_a_.data() ? grad_b_.data() : grad_a_.data();
   }
+}
+
+std::size_t Model::trainable_count() const {
+  std::size_t total = 0;
+  for (const auto& layer : layers_) total += layer->param_count();
+  return total;
 }
 
 std::string Model::describe() const {

@@ -27,7 +27,10 @@ class Model {
   Model& operator=(const Model&) = delete;
 
   const ModelSpec& spec() const { return spec_; }
+  /// The arena's length: every layer's parameters, each padded to 64 bytes.
   std::size_t param_count() const { return params_.size(); }
+  /// The layers' parameters alone, without the padding.
+  std::size_t trainable_count() const;
   float* params() { return params_.data(); }
   const float* params() const { return params_.data(); }
   float* grads() { return grads_.data(); }

@@ -1,0 +1,50 @@
+"""starling_model.py: the PyTorch twin of a Starling model, built from `starling model --json`.
+
+The architecture is defined once, in Starling (learners/model_description.cpp); the PyTorch
+references ask the `starling` binary for it rather than keep copies of their own.
+Starling's activations are height x width x channels and PyTorch's channels first: the
+layers are the same, only a flatten orders its features differently, which does not matter
+for a model trained from its own initialisation.
+"""
+import json
+import subprocess
+
+
+class ModelExportError(RuntimeError):
+    """`starling model --json` failed; the message has its stderr."""
+
+
+def describe(starling, config, overrides=()):
+    """The model description of `config` (a TOML path) with `overrides` (section.key=value)."""
+    cmd = [starling, "model", "--config", config, "--json"]
+    for o in overrides:
+        cmd += ["--set", o]
+    try:
+        done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    except OSError as e:
+        raise ModelExportError("%s: %s (pass --starling, or build with `make`)" % (starling, e))
+    if done.returncode != 0:
+        raise ModelExportError("%s failed (%d): %s" % (" ".join(cmd), done.returncode, done.stderr.strip()))
+    return json.loads(done.stdout)
+
+
+def torch_model(description):
+    """An nn.Sequential with the description's layers, in its order."""
+    import torch.nn as nn
+
+    def layer(d):
+        kind = d["kind"]
+        if kind == "dense":
+            h, w, c = d["in"]
+            return nn.Linear(h * w * c, d["size"])
+        if kind == "conv2d":
+            return nn.Conv2d(d["in"][2], d["size"], d["kernel"], stride=d["stride"], padding=d["padding"])
+        if kind == "maxpool2d":
+            return nn.MaxPool2d(d["kernel"], stride=d["stride"], padding=d["padding"])
+        if kind == "relu":
+            return nn.ReLU()
+        if kind == "flatten":
+            return nn.Flatten()
+        raise ValueError("starling_model: unknown layer kind %r" % kind)
+
+    return nn.Sequential(*[layer(d) for d in description["layers"]])

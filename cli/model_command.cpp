@@ -1,0 +1,53 @@
+#include "cli/model_command.h"
+
+#include "cli/config.h"
+#include "cli/data_source.h"
+#include "learners/model.h"
+#include "learners/model_description.h"
+
+#include <spdlog/spdlog.h>
+
+#include <cstdio>
+#include <iostream>
+
+namespace starling::cli {
+namespace {
+
+std::string shape_text(Shape s) { return std::to_string(s.h) + "x" + std::to_string(s.w) + "x" + std::to_string(s.c); }
+
+std::string or_dash(int value) { return value > 0 ? std::to_string(value) : "-"; }
+
+void print_table(const ModelSpec& spec) {
+  std::printf("%-10s %6s %6s %6s %7s %12s %12s\n", "layer", "size", "kernel", "stride", "padding", "input", "output");
+  for (const LayerDesc& d : describe_model(spec)) {
+    const bool window = d.kind == LayerDesc::Kind::conv2d || d.kind == LayerDesc::Kind::maxpool2d;
+    std::printf("%-10s %6s %6s %6s %7s %12s %12s\n", layer_kind_name(d.kind), or_dash(d.size).c_str(),
+                or_dash(d.kernel).c_str(), window ? std::to_string(d.stride).c_str() : "-",
+                window ? std::to_string(d.padding).c_str() : "-", shape_text(d.in).c_str(), shape_text(d.out).c_str());
+  }
+  std::printf("%zu parameters\n", Model(spec).trainable_count());
+}
+
+}  // namespace
+
+int run_model(const ModelOptions& options) {
+  Config config;
+  try {
+    config = load_config(options.config, options.overrides);
+  } catch (const ConfigError& e) {
+    spdlog::error("{}", e.what());
+    return 2;
+  }
+  try {
+    ModelSpec& spec = config.node.train.learner.model;
+    fit_model_to_data(spec, load_data(config));
+    if (options.json) std::cout << model_json(spec) << "\n";
+    else print_table(spec);
+    return 0;
+  } catch (const std::exception& e) {
+    spdlog::error("{}", e.what());
+    return 1;
+  }
+}
+
+}  // namespace starling::cli
