@@ -1,4 +1,5 @@
 #include "cli/config.h"
+#include "cli/model_config.h"
 #include "cli/section_reader.h"
 
 #include <toml++/toml.h>
@@ -210,10 +211,7 @@ Config read(toml::table& root, const std::string& file, const std::vector<std::s
   data.finish();
 
   TrainSpec& t = c.node.train;
-  SectionReader model(root, "model", file, overridden);
-  t.learner.model.kind = model.choice("kind", "mlp", {"mlp", "cnn"});
-  t.learner.model.hidden = model.positive_ints("hidden", t.learner.model.hidden);
-  model.finish();
+  read_model(root, file, overridden, c.data, t.learner.model);
 
   SectionReader opt(root, "optimizer", file, overridden);
   t.learner.optimizer.kind = opt.choice("kind", "sgd", {"sgd", "adam"});

@@ -1,5 +1,7 @@
 #include "cli/data_source.h"
 
+#include "cli/model_config.h"
+
 #include <spdlog/spdlog.h>
 
 #include <cstdlib>
@@ -25,9 +27,10 @@ TrainTest load_data(const Config& config) {
   return load_fashion_mnist(data_cache_dir(config), d.path, warn);
 }
 
-void fit_model_to_data(ModelSpec& model, const TrainTest& data) {
+void fit_model_to_data(ModelSpec& model, const TrainTest& data, const std::string& config_file) {
   model.input = data.train.shape();
   model.classes = data.train.classes();
+  check_model_fits(model, config_file);
 }
 
 void ensure_parent_dir(const std::string& path) {

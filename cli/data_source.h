@@ -14,8 +14,9 @@ std::string data_cache_dir(const Config& config);
 /// Loads the configured dataset; throws DataError with a message a user can act on.
 TrainTest load_data(const Config& config);
 
-/// Gives the model the data set's input shape and class count.
-void fit_model_to_data(ModelSpec& model, const TrainTest& data);
+/// Gives the model the data set's input shape and class count; a described model that does
+/// not fit them is a ConfigError naming `config_file`.
+void fit_model_to_data(ModelSpec& model, const TrainTest& data, const std::string& config_file);
 
 /// Creates the directory that will hold `path`; throws std::runtime_error.
 void ensure_parent_dir(const std::string& path);

@@ -40,10 +40,13 @@ int run_model(const ModelOptions& options) {
   }
   try {
     ModelSpec& spec = config.node.train.learner.model;
-    fit_model_to_data(spec, load_data(config));
+    fit_model_to_data(spec, load_data(config), config.source);
     if (options.json) std::cout << model_json(spec) << "\n";
     else print_table(spec);
     return 0;
+  } catch (const ConfigError& e) {
+    spdlog::error("{}", e.what());
+    return 2;
   } catch (const std::exception& e) {
     spdlog::error("{}", e.what());
     return 1;

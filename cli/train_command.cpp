@@ -119,7 +119,7 @@ int run_node_job(Config config, const std::string& summary) {
   try {
     kernels::set_threads(config.kernel_threads);
     const TrainTest data = load_data(config);
-    fit_model_to_data(config.node.train.learner.model, data);
+    fit_model_to_data(config.node.train.learner.model, data, config.source);
     const Model preview(config.node.train.learner.model);
     spdlog::info("run '{}': {} model, {} parameters, {} learner(s) ({}), batch {}, backend {} ({}), exchange {}, {} epochs",
                  config.run.name, config.node.train.learner.model.kind, preview.param_count(),
@@ -147,6 +147,9 @@ int run_node_job(Config config, const std::string& summary) {
     }
     return 0;
   } catch (const CheckpointMismatch& e) {
+    spdlog::error("{}", e.what());
+    return 2;
+  } catch (const ConfigError& e) {  // a model the data set does not fit
     spdlog::error("{}", e.what());
     return 2;
   } catch (const std::exception& e) {

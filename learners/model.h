@@ -4,6 +4,7 @@
 // GEMM epilogues of the layers around them where that is exact (see fuse_relus()).
 #include "learners/aligned_buffer.h"
 #include "learners/layer.h"
+#include "learners/model_description.h"
 
 #include <cstdint>
 #include <memory>
@@ -13,8 +14,9 @@
 namespace starling {
 
 struct ModelSpec {
-  std::string kind = "mlp";        // "mlp" | "cnn"
+  std::string kind = "mlp";        // "mlp" | "cnn" | "layers" (the list below)
   std::vector<int> hidden{256, 128};  // mlp hidden layer sizes
+  std::vector<LayerDesc> layers;      // kind "layers": the config's list (shapes filled in when built)
   Shape input{28, 28, 1};
   int classes = 10;
 };

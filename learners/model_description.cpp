@@ -16,27 +16,36 @@ class Builder {
   explicit Builder(Shape input) : shape_(input) {}
 
   void add(Kind kind, int size = 0, int kernel = 0, int stride = 1, int padding = 0) {
-    LayerDesc d{kind, size, kernel, stride, padding, shape_, shape_};
-    d.out = output_shape(d);
+    add(LayerDesc{kind, size, kernel, stride, padding, {}, {}});
+  }
+  void add(LayerDesc d) {
+    d.in = shape_;
+    d.out = output_shape(d, static_cast<int>(layers_.size()));
     layers_.push_back(d);
     shape_ = d.out;
   }
-  Shape shape() const { return shape_; }
   std::vector<LayerDesc> take() { return std::move(layers_); }
 
  private:
-  static int slide(int extent, const LayerDesc& d) {
+  static int slide(int extent, const LayerDesc& d, int index) {
     const int room = extent + 2 * d.padding - d.kernel;
-    if (room < 0) throw std::invalid_argument(std::string(layer_kind_name(d.kind)) + ": kernel larger than its input");
+    if (room < 0)
+      throw ModelError(index, "kernel", std::string(layer_kind_name(d.kind)) + ": a window of " + std::to_string(d.kernel) +
+                                            " is larger than its input of " + std::to_string(extent) + " (plus padding)");
     return room / d.stride + 1;
   }
-  static Shape output_shape(const LayerDesc& d) {
-    if (d.kind != Kind::relu && d.kind != Kind::maxpool2d && d.kind != Kind::flatten && d.size < 1)
-      throw std::invalid_argument(std::string(layer_kind_name(d.kind)) + ": sizes must be positive");
+  static Shape output_shape(const LayerDesc& d, int index) {
+    const bool sized = d.kind == Kind::dense || d.kind == Kind::conv2d;
+    const bool windowed = d.kind == Kind::conv2d || d.kind == Kind::maxpool2d;
+    if (sized && d.size < 1) throw ModelError(index, "size", std::string(layer_kind_name(d.kind)) + ": size must be positive");
+    if (windowed && d.kernel < 1) throw ModelError(index, "kernel", std::string(layer_kind_name(d.kind)) + ": kernel must be positive");
+    if (windowed && d.stride < 1) throw ModelError(index, "stride", std::string(layer_kind_name(d.kind)) + ": stride must be positive");
+    if (windowed && (d.padding < 0 || d.padding >= d.kernel))
+      throw ModelError(index, "padding", std::string(layer_kind_name(d.kind)) + ": padding must be in [0, kernel)");
     switch (d.kind) {
       case Kind::dense: return {1, 1, d.size};
-      case Kind::conv2d: return {slide(d.in.h, d), slide(d.in.w, d), d.size};
-      case Kind::maxpool2d: return {slide(d.in.h, d), slide(d.in.w, d), d.in.c};
+      case Kind::conv2d: return {slide(d.in.h, d, index), slide(d.in.w, d, index), d.size};
+      case Kind::maxpool2d: return {slide(d.in.h, d, index), slide(d.in.w, d, index), d.in.c};
       case Kind::flatten: return {1, 1, static_cast<int>(d.in.size())};
       case Kind::relu: break;
     }
@@ -46,6 +55,13 @@ class Builder {
   Shape shape_;
   std::vector<LayerDesc> layers_;
 };
+
+std::vector<LayerDesc> listed(const ModelSpec& spec) {
+  if (spec.layers.empty()) throw ModelError(-1, "layers", "model.layers is empty");
+  Builder b(spec.input);
+  for (const LayerDesc& d : spec.layers) b.add(d);
+  return b.take();
+}
 
 std::vector<LayerDesc> mlp(const ModelSpec& spec) {
   Builder b(spec.input);
@@ -91,15 +107,24 @@ std::string layer_json(const LayerDesc& d) {
 
 const char* layer_kind_name(LayerDesc::Kind kind) {
   static const char* const names[] = {"dense", "conv2d", "maxpool2d", "relu", "flatten"};
-  static_assert(sizeof names / sizeof names[0] == static_cast<int>(Kind::flatten) + 1, "one name per kind");
+  static_assert(sizeof names / sizeof names[0] == kLayerKinds && static_cast<int>(Kind::flatten) + 1 == kLayerKinds,
+                "one name per kind");
   return names[static_cast<int>(kind)];
 }
 
 std::vector<LayerDesc> describe_model(const ModelSpec& spec) {
-  if (spec.classes < 2) throw std::invalid_argument("model: need at least 2 classes");
-  if (spec.kind == "mlp") return mlp(spec);
-  if (spec.kind == "cnn") return cnn(spec);
-  throw std::invalid_argument("model: unknown kind '" + spec.kind + "' (expected mlp or cnn)");
+  if (spec.classes < 2) throw ModelError(-1, "", "model: need at least 2 classes");
+  std::vector<LayerDesc> layers;
+  if (spec.kind == "mlp") layers = mlp(spec);
+  else if (spec.kind == "cnn") layers = cnn(spec);
+  else if (spec.kind == "layers") layers = listed(spec);
+  else throw ModelError(-1, "kind", "model: unknown kind '" + spec.kind + "' (expected mlp, cnn or layers)");
+  const LayerDesc& last = layers.back();
+  if (last.out.h != 1 || last.out.w != 1 || last.out.c != spec.classes)
+    throw ModelError(static_cast<int>(layers.size()) - 1, last.kind == Kind::dense ? "size" : "kind",
+                     "model: the last layer gives " + std::to_string(last.out.size()) + " values per sample, not one per class (" +
+                         std::to_string(spec.classes) + ")");
+  return layers;
 }
 
 std::string model_json(const ModelSpec& spec) {

@@ -3,8 +3,10 @@
 #include <boost/test/unit_test.hpp>
 
 #include "cli/config.h"
+#include "learners/model.h"
 
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 
 using namespace starling::cli;
@@ -91,6 +93,74 @@ BOOST_AUTO_TEST_CASE(unknown_model_and_dataset) {
   }
   const Config c = parse_config("[data]\ndataset = \"cifar10\"\npath = \"cifar\"\n", "jobs/t.toml");
   BOOST_TEST(c.data.path == "jobs/cifar");  // relative to the config file
+}
+
+namespace {
+
+const char* const kCnnLayers = R"([model]
+layers = [
+  { kind = "conv2d", size = 32, kernel = 5 },
+  { kind = "relu" },
+  { kind = "maxpool2d", kernel = 2 },
+  { kind = "conv2d", size = 64, kernel = 5 },
+  { kind = "relu" },
+  { kind = "maxpool2d", kernel = 2 },
+  { kind = "flatten" },
+  { kind = "dense", size = 128 },
+  { kind = "relu" },
+  { kind = "dense", size = 10 },
+]
+)";
+
+// The CNN list with line `line` (1-based, counting "[model]") replaced.
+std::string cnn_with(int line, const std::string& replacement) {
+  std::string text = kCnnLayers, out;
+  std::size_t start = 0;
+  for (int n = 1; start < text.size(); ++n) {
+    const std::size_t end = text.find('\n', start);
+    out += (n == line ? replacement : text.substr(start, end - start)) + "\n";
+    start = end + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(a_layer_list_builds_the_preset_it_spells_out) {
+  const Config listed = parse_config(kCnnLayers, "t");
+  const Config preset = parse_config("[model]\nkind = \"cnn\"\n", "t");
+  BOOST_TEST(listed.node.train.learner.model.kind == "layers");
+  starling::Model a(listed.node.train.learner.model), b(preset.node.train.learner.model);
+  BOOST_REQUIRE(a.param_count() == b.param_count());
+  BOOST_TEST(a.signature() == b.signature());
+  a.init(7);
+  b.init(7);
+  BOOST_TEST(std::memcmp(a.params(), b.params(), a.param_count() * sizeof(float)) == 0);
+}
+
+BOOST_AUTO_TEST_CASE(bad_layer_lists_name_the_line_and_key) {
+  std::string e = error_of(cnn_with(3, "  { kind = \"conv3d\", size = 32, kernel = 5 },"));
+  BOOST_TEST((contains(e, "test.toml:3") && contains(e, "model.layers[0].kind") && contains(e, "conv2d")), e);
+  e = error_of(cnn_with(5, "  { kind = \"maxpool2d\", kernel = 0 },"));
+  BOOST_TEST((contains(e, "test.toml:5") && contains(e, "model.layers[2].kernel")), e);
+  e = error_of(cnn_with(6, "  { kind = \"conv2d\", size = -4, kernel = 5 },"));
+  BOOST_TEST((contains(e, "test.toml:6") && contains(e, "model.layers[3].size")), e);
+  e = error_of(cnn_with(6, "  { kind = \"conv2d\", size = 64, kernel = 13 },"));  // 12x12 input
+  BOOST_TEST((contains(e, "test.toml:6") && contains(e, "model.layers[3].kernel") && contains(e, "larger")), e);
+  e = error_of(cnn_with(12, "  { kind = \"dense\", size = 7 },"));
+  BOOST_TEST((contains(e, "test.toml:12") && contains(e, "model.layers[9].size") && contains(e, "class")), e);
+  e = error_of(cnn_with(4, "  { kind = \"relu\", size = 3 },"));
+  BOOST_TEST((contains(e, "test.toml:4") && contains(e, "model.layers[1].size") && contains(e, "no such key")), e);
+  e = error_of(cnn_with(4, "  { kind = \"conv2d\", kernel = 3 },"));
+  BOOST_TEST((contains(e, "model.layers[1].size")), e);
+  e = error_of(std::string(kCnnLayers) + "kind = \"cnn\"\n");
+  BOOST_TEST((contains(e, "test.toml:14") && contains(e, "model.kind") && contains(e, "beside model.layers")), e);
+  e = error_of("[model]\nlayers = []\n");
+  BOOST_TEST((contains(e, "test.toml:2") && contains(e, "model.layers") && contains(e, "non-empty")), e);
+  e = error_of("[model]\nlayers = [\"relu\"]\n");
+  BOOST_TEST((contains(e, "model.layers[0]") && contains(e, "table")), e);
+  // CIFAR-10's 32x32x3 input: the same list fits (conv5 -> 28, pool -> 14, conv5 -> 10, pool -> 5).
+  BOOST_TEST(error_of(std::string(kCnnLayers) + "[data]\ndataset = \"cifar10\"\npath = \"x\"\n") == "");
 }
 
 BOOST_AUTO_TEST_CASE(bad_overrides) {

@@ -1,0 +1,109 @@
+#include "cli/model_config.h"
+
+#include "cli/section_reader.h"
+
+namespace starling::cli {
+namespace {
+
+using Kind = LayerDesc::Kind;
+
+std::string where(const std::string& file, const toml::node& node) {
+  return node.source().begin.line > 0 ? file + ":" + std::to_string(node.source().begin.line) : file;
+}
+
+std::vector<std::string> kind_names() {
+  std::vector<std::string> names;
+  for (int k = 0; k < kLayerKinds; ++k) names.push_back(layer_kind_name(static_cast<Kind>(k)));
+  return names;
+}
+
+// One entry of model.layers; its keys are model.layers[i].key, and a key its kind does not
+// take is reported as unknown.
+LayerDesc read_layer(const toml::table& table, const std::string& name, const std::string& file) {
+  SectionReader r(table, name, file);
+  const std::vector<std::string> names = kind_names();
+  const std::string kind = r.choice("kind", "", names);
+  if (kind.empty()) r.reject("kind", "the layer's kind");
+  LayerDesc d;
+  d.kind = static_cast<Kind>(std::find(names.begin(), names.end(), kind) - names.begin());
+  if (d.kind == Kind::dense || d.kind == Kind::conv2d) {
+    d.size = static_cast<int>(r.integer("size", 0, 1, 1 << 20));
+    if (d.size == 0) r.reject("size", "the layer's output " + std::string(d.kind == Kind::dense ? "units" : "channels"));
+  }
+  if (d.kind == Kind::conv2d || d.kind == Kind::maxpool2d) {
+    d.kernel = static_cast<int>(r.integer("kernel", 0, 1, 1024));
+    if (d.kernel == 0) r.reject("kernel", "the window's side");
+    d.stride = static_cast<int>(r.integer("stride", d.kind == Kind::maxpool2d ? d.kernel : 1, 1, 1024));
+    d.padding = static_cast<int>(r.integer("padding", 0, 0, 1024));
+  }
+  r.finish();
+  return d;
+}
+
+std::vector<LayerDesc> read_layers(const toml::node& node, const std::string& file) {
+  const toml::array* array = node.as_array();
+  if (!array || array->empty())
+    throw ConfigError(where(file, node) + ": model.layers: expected a non-empty array of layer tables");
+  std::vector<LayerDesc> layers;
+  for (std::size_t i = 0; i < array->size(); ++i) {
+    const toml::node& item = *array->get(i);
+    const std::string name = "model.layers[" + std::to_string(i) + "]";
+    if (!item.as_table()) throw ConfigError(where(file, item) + ": " + name + ": expected a table { kind = ... }");
+    layers.push_back(read_layer(*item.as_table(), name, file));
+  }
+  return layers;
+}
+
+// The shape and classes of the sets whose shape the config alone decides; false for "idx".
+bool known_shape(const DataOptions& data, ModelSpec& model) {
+  if (data.dataset == "idx") return false;
+  model.input = data.dataset == "cifar10" ? Shape{32, 32, 3} : Shape{28, 28, 1};
+  model.classes = 10;
+  return true;
+}
+
+// A ModelError as a ConfigError naming the offending entry (its line where known) and key;
+// a preset that does not fit its data is named by model.kind.
+[[noreturn]] void report(const ModelError& e, const ModelSpec& model, const toml::node* layers, const std::string& file) {
+  if (model.kind != "layers" || e.layer() < 0)
+    throw ConfigError(file + ": model." + (model.kind == "layers" ? e.key() : "kind") + ": " + e.what());
+  const toml::node* item = layers && layers->as_array() ? layers->as_array()->get(e.layer()) : nullptr;
+  throw ConfigError((item ? where(file, *item) : file) + ": model.layers[" + std::to_string(e.layer()) + "]." + e.key() +
+                    ": " + e.what());
+}
+
+}  // namespace
+
+void read_model(const toml::table& root, const std::string& file, const std::set<std::string>& overridden,
+                const DataOptions& data, ModelSpec& model) {
+  SectionReader r(root, "model", file, overridden);
+  const toml::node* layers = root["model"]["layers"].node();
+  if (layers) {
+    r.take_external("layers");
+    if (root["model"]["kind"] || root["model"]["hidden"])
+      r.reject(root["model"]["kind"] ? "kind" : "hidden", "nothing beside model.layers (a layer list is the whole model)");
+    model.kind = "layers";
+    model.layers = read_layers(*layers, file);
+  } else {
+    model.kind = r.choice("kind", "mlp", {"mlp", "cnn"});
+    model.hidden = r.positive_ints("hidden", model.hidden);
+  }
+  r.finish();
+  ModelSpec fitted = model;
+  if (!known_shape(data, fitted)) return;
+  try {
+    describe_model(fitted);
+  } catch (const ModelError& e) {
+    report(e, fitted, layers, file);
+  }
+}
+
+void check_model_fits(const ModelSpec& model, const std::string& file) {
+  try {
+    describe_model(model);
+  } catch (const ModelError& e) {
+    report(e, model, nullptr, file);
+  }
+}
+
+}  // namespace starling::cli

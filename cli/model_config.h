@@ -1,0 +1,24 @@
+#pragma once
+// The [model] section: a preset (`kind`, `hidden`) or a layer list written in the config
+// (`layers = [{ kind = "conv2d", size = 32, kernel = 5 }, { kind = "relu" }, ...]`), checked
+// against the data set's shape and class count where the config names a set of known shape.
+#include "cli/config.h"
+
+#include <toml++/toml.h>
+
+#include <set>
+#include <string>
+
+namespace starling::cli {
+
+/// Fills `model`; a bad key, an unknown layer kind, a non-positive size, a window larger than
+/// its input or a last layer that does not give one value per class is a ConfigError naming
+/// the file, the line and the key (model.layers[i].key).
+void read_model(const toml::table& root, const std::string& file, const std::set<std::string>& overridden,
+                const DataOptions& data, ModelSpec& model);
+
+/// Refuses a described model that the data set turns out not to fit (for sets whose shape
+/// is only known once read): a ConfigError naming the config file and the key.
+void check_model_fits(const ModelSpec& model, const std::string& file);
+
+}  // namespace starling::cli
