@@ -59,7 +59,7 @@ std::vector<std::string> command_of(const Variant& v, int repeat, const std::str
   if (repeat > 0) sets.push_back("run.seed=" + std::to_string(v.config.run.seed + static_cast<uint64_t>(repeat)));
   if (v.system == "torch-ddp") {
     args = {kPython, starling_home() + "/bench/torch_ddp.py", "--config", v.base, "--procs",
-            std::to_string(peer_count(v.config)), "--out-dir", dir, "--name", v.name};
+            std::to_string(peer_count(v.config)), "--out-dir", dir, "--name", v.name, "--starling", o.executable};
   } else {
     const bool alone = v.config.node.exchange.mode == gossip::ExchangeMode::none;
     args = {o.executable, alone ? "train" : "launch", "--config", v.base, "--summary", summary_path(v, dir)};
