@@ -30,6 +30,8 @@ using Clock = std::chrono::steady_clock;
 const char* const kPython = "/usr/bin/python3";
 const std::vector<std::string> kPlots{"accuracy_vs_time.png", "accuracy_vs_epoch.png", "accuracy_vs_bytes.png",
                                       "throughput.png"};
+// Drawn only when the peers' summaries carry label_counts.
+const char* const kLabelPlot = "label_distribution.png";
 
 volatile sig_atomic_t g_interrupted = 0;
 void on_interrupt(int) { g_interrupted = 1; }
@@ -244,8 +246,14 @@ int run_experiment(const ExperimentOptions& options) {
   merge_metrics(outcomes, options.out);
   std::string table = write_report(spec, outcomes, options.out, {});  // plot.py reads its summary.json
   const int log = ::open((options.out + "/plot.log").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (run_quietly({kPython, starling_home() + "/scripts/plot.py", options.out}, log)) table = write_report(spec, outcomes, options.out, kPlots);
-  else spdlog::warn("scripts/plot.py failed (it needs Debian's python3-matplotlib); see {}/plot.log", options.out);
+  std::vector<std::string> plots = kPlots;
+  ::unlink((options.out + "/" + kLabelPlot).c_str());  // a stale one from an earlier run must not be linked
+  if (run_quietly({kPython, starling_home() + "/scripts/plot.py", options.out}, log)) {
+    if (::access((options.out + "/" + kLabelPlot).c_str(), R_OK) == 0) plots.push_back(kLabelPlot);
+    table = write_report(spec, outcomes, options.out, plots);
+  } else {
+    spdlog::warn("scripts/plot.py failed (it needs Debian's python3-matplotlib); see {}/plot.log", options.out);
+  }
   ::close(log);
   std::printf("%s\n", table.c_str());
   spdlog::info("report {}/report.md, summary {}/summary.json, metrics {}/metrics.csv", options.out, options.out, options.out);
