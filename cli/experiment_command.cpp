@@ -1,5 +1,7 @@
 #include "cli/experiment_command.h"
 
+#include "cli/data_partition.h"
+#include "cli/data_source.h"
 #include "cli/experiment_config.h"
 #include "cli/experiment_report.h"
 #include "cli/launch_command.h"
@@ -206,6 +208,30 @@ void check_prerequisites(const ExperimentSpec& spec) {
   }
 }
 
+// A partition that leaves some peer without data in some repeat (each has its own seed) is a
+// config error before anything runs; data that cannot be loaded is left to the run to report.
+void check_partitions(const ExperimentSpec& spec) {
+  for (const auto& v : spec.variants) {
+    if (v.config.data.partition.kind == PartitionKind::iid) continue;
+    TrainTest data;
+    try {
+      data = load_data(v.config);
+    } catch (const std::exception&) {
+      continue;
+    }
+    for (int r = 0; r < v.repeat; ++r) {
+      Config c = v.config;
+      c.run.seed += static_cast<uint64_t>(r);
+      c.data.partition.seed = partition_seed(c.run.seed);
+      try {
+        partition_peers(c, data.train);
+      } catch (const ConfigError& e) {
+        throw ConfigError(spec.source + ": variant '" + v.name + "' (run.seed " + std::to_string(c.run.seed) + "): " + e.what());
+      }
+    }
+  }
+}
+
 }  // namespace
 
 std::string starling_home() {
@@ -218,6 +244,7 @@ int run_experiment(const ExperimentOptions& options) {
   try {
     spec = load_experiment(options.config);
     check_prerequisites(spec);
+    check_partitions(spec);
   } catch (const ConfigError& e) {
     spdlog::error("{}", e.what());
     return 2;

@@ -86,4 +86,7 @@ printf '[experiment]\nbase = "base.toml"\n[[variant]]\nname = "a"\n[[variant]]\n
 printf '[experiment]\nbase = "base.toml"\nbaseline = "b"\n[[variant]]\nname = "a"\n' | bad baseline "experiment.baseline"
 printf '[experiment]\nbase = "nowhere.toml"\n[[variant]]\nname = "a"\n' | bad missing_base "cannot read"
 printf '[experiment]\nbase = "base.toml"\n[[variant]]\nname = "a"\nnetwork = "wifi"\n' | bad network "variant.network"
+# Only the labels rule this one out: 2 peers x 2 single-class shards cannot cover 10 classes.
+printf '[experiment]\nbase = "base.toml"\n[[variant]]\nname = "a"\nset = { "data.partition" = "shards" }\n' \
+  | bad partition "variant 'a' (run.seed 1): .*data.classes_per_peer: 4 single-class shards"
 echo "experiment end to end: ok"
