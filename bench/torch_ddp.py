@@ -326,7 +326,8 @@ def export_partition(args, config):
     except OSError as e:
         fail("cannot run %s (set --starling or $STARLING): %s" % (command[0], e.strerror), 1)
     if done.returncode != 0:
-        why = "; ".join(line.split("] error ", 1)[-1] for line in done.stderr.strip().splitlines())  # less the log prefix
+        # Its log lines less their "[time] error " prefix.
+        why = "; ".join(line.split("] error ", 1)[-1] for line in done.stderr.strip().splitlines())
         fail("starling partition: %s" % why, 2 if done.returncode == 2 else 1)
     with open(partition_path(args)) as f:
         peers = len(json.load(f)["peers"])
@@ -713,7 +714,8 @@ def parse_args():
     p.add_argument("--max-seconds", type=float, default=None,
                    help="stop training at the next step after this many seconds of wall clock")
     p.add_argument("--starling", default=None,
-                   help="the starling binary that exports a non-iid partition (default: $STARLING, PATH, build/cli/starling)")
+                   help="the starling binary that exports a non-iid partition "
+                        "(default: $STARLING, PATH, build/cli/starling)")
     p.add_argument("--rank", type=int, default=None, help=argparse.SUPPRESS)  # set by the launcher
     args = p.parse_args()
     if args.procs < 0 or args.procs > 256:

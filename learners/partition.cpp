@@ -79,23 +79,37 @@ std::vector<std::size_t> even_sizes(std::size_t n, std::size_t pieces) {
   return sizes;
 }
 
+// A class's members in a seeded order of its own, so which samples a peer gets is random.
+void shuffle_class(std::vector<uint32_t>& members, uint64_t seed, std::size_t c) {
+  std::mt19937_64 rng(mix_seed(mix_seed(seed, kClassOrderStream), c));
+  shuffle(members, rng);
+}
+
+void append(std::vector<uint32_t>& to, const std::vector<uint32_t>& from, std::size_t begin, std::size_t end) {
+  to.insert(to.end(), from.begin() + static_cast<std::ptrdiff_t>(begin), from.begin() + static_cast<std::ptrdiff_t>(end));
+}
+
+// Peer j gets [cuts[j], cuts[j+1]) of a class's n samples: cuts[j+1] = floor(n·(p_0 + ... + p_j)),
+// the last peer up to n, so each count is within one of n·p_j.
+std::vector<std::size_t> dirichlet_cuts(std::size_t n, const std::vector<double>& shares) {
+  std::vector<std::size_t> cuts{0};
+  double cumulative = 0.0;
+  for (std::size_t j = 0; j + 1 < shares.size(); ++j) {
+    cumulative += shares[j];
+    const auto cut = static_cast<std::size_t>(std::floor(static_cast<double>(n) * cumulative));
+    cuts.push_back(std::clamp(cut, cuts.back(), n));
+  }
+  cuts.push_back(n);
+  return cuts;
+}
+
 Parts dirichlet_parts(const std::vector<uint8_t>& labels, int classes, int peers, const PartitionSpec& spec) {
   const auto shares = dirichlet_shares(classes, peers, spec.alpha, spec.seed);
   Parts by_class = indices_by_class(labels, classes), parts(static_cast<std::size_t>(peers));
-  for (int c = 0; c < classes; ++c) {
-    auto& members = by_class[static_cast<std::size_t>(c)];
-    std::mt19937_64 rng(mix_seed(mix_seed(spec.seed, kClassOrderStream), static_cast<uint64_t>(c)));
-    shuffle(members, rng);
-    const double n = static_cast<double>(members.size());
-    double cumulative = 0.0;
-    std::size_t from = 0;
-    for (int j = 0; j < peers; ++j) {
-      cumulative += shares[static_cast<std::size_t>(c)][static_cast<std::size_t>(j)];
-      const std::size_t to = j + 1 == peers ? members.size() : std::min(members.size(), static_cast<std::size_t>(std::floor(n * cumulative)));
-      parts[static_cast<std::size_t>(j)].insert(parts[static_cast<std::size_t>(j)].end(), members.begin() + static_cast<std::ptrdiff_t>(from),
-                                                members.begin() + static_cast<std::ptrdiff_t>(std::max(from, to)));
-      from = std::max(from, to);
-    }
+  for (std::size_t c = 0; c < by_class.size(); ++c) {
+    shuffle_class(by_class[c], spec.seed, c);
+    const auto cuts = dirichlet_cuts(by_class[c].size(), shares[c]);
+    for (std::size_t j = 0; j < parts.size(); ++j) append(parts[j], by_class[c], cuts[j], cuts[j + 1]);
   }
   return parts;
 }
@@ -122,14 +136,13 @@ Parts shard_parts(const std::vector<uint8_t>& labels, int classes, int peers, co
   const std::size_t k = static_cast<std::size_t>(spec.classes_per_peer), total = k * static_cast<std::size_t>(peers);
   Parts by_class = indices_by_class(labels, classes), shards;
   const auto counts = shards_per_class(by_class, total, k, spec.seed);
-  for (int c = 0; c < classes; ++c) {
-    auto& members = by_class[static_cast<std::size_t>(c)];
-    std::mt19937_64 rng(mix_seed(mix_seed(spec.seed, kClassOrderStream), static_cast<uint64_t>(c)));
-    shuffle(members, rng);
-    auto at = members.begin();
-    for (std::size_t size : even_sizes(members.size(), counts[static_cast<std::size_t>(c)])) {
-      shards.emplace_back(at, at + static_cast<std::ptrdiff_t>(size));
-      at += static_cast<std::ptrdiff_t>(size);
+  for (std::size_t c = 0; c < by_class.size(); ++c) {
+    shuffle_class(by_class[c], spec.seed, c);
+    std::size_t at = 0;
+    for (std::size_t size : even_sizes(by_class[c].size(), counts[c])) {
+      shards.emplace_back();
+      append(shards.back(), by_class[c], at, at + size);
+      at += size;
     }
   }
   std::vector<uint32_t> deal(total);
@@ -137,10 +150,7 @@ Parts shard_parts(const std::vector<uint8_t>& labels, int classes, int peers, co
   std::mt19937_64 rng(mix_seed(spec.seed, kShardDealStream));
   shuffle(deal, rng);
   Parts parts(static_cast<std::size_t>(peers));
-  for (std::size_t s = 0; s < total; ++s) {
-    auto& part = parts[s / k];
-    part.insert(part.end(), shards[deal[s]].begin(), shards[deal[s]].end());
-  }
+  for (std::size_t s = 0; s < total; ++s) append(parts[s / k], shards[deal[s]], 0, shards[deal[s]].size());
   return parts;
 }
 
@@ -149,10 +159,11 @@ Parts by_class_parts(const std::vector<uint8_t>& labels, int classes, int peers)
   sorted.reserve(labels.size());
   for (const auto& members : indices_by_class(labels, classes)) sorted.insert(sorted.end(), members.begin(), members.end());
   Parts parts;
-  auto at = sorted.begin();
+  std::size_t at = 0;
   for (std::size_t size : even_sizes(sorted.size(), static_cast<std::size_t>(peers))) {
-    parts.emplace_back(at, at + static_cast<std::ptrdiff_t>(size));
-    at += static_cast<std::ptrdiff_t>(size);
+    parts.emplace_back();
+    append(parts.back(), sorted, at, at + size);
+    at += size;
   }
   return parts;
 }
