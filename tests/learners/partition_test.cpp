@@ -4,6 +4,7 @@
 #define BOOST_TEST_MODULE learners_partition
 #include <boost/test/unit_test.hpp>
 
+#include "learners/learner.h"
 #include "learners/partition.h"
 #include "learners/sampler.h"
 
@@ -254,4 +255,20 @@ BOOST_AUTO_TEST_CASE(bad_input_throws_a_partition_error) {
 BOOST_AUTO_TEST_CASE(label_counts_count_per_class) {
   const std::vector<uint8_t> labels{2, 0, 2, 1, 2};
   BOOST_TEST(label_counts(labels, 4, {0, 2, 3}) == (std::vector<int64_t>{0, 1, 2, 0}), boost::test_tools::per_element());
+}
+
+// The learner's sampler: from the peer's part when it has one, else today's shard of the set.
+BOOST_AUTO_TEST_CASE(a_learner_draws_from_its_peers_part) {
+  const auto data = make_synthetic(300, 10, 4);
+  LearnerSpec spec;
+  spec.shard = 1, spec.shards = 2;
+  auto whole = make_sampler(spec, data.train);
+  BOOST_TEST(whole.epoch(0) == previous_shard(300, mix_seed(spec.seed, 0x5a3d1e), 1, 2, 0), boost::test_tools::per_element());
+  spec.part = std::make_shared<const std::vector<uint32_t>>(std::vector<uint32_t>{3, 50, 51, 52, 299});
+  auto part = make_sampler(spec, data.train);
+  const auto& drawn = part.epoch(0);
+  BOOST_TEST(drawn.size() == 2u);
+  for (uint32_t i : drawn) BOOST_TEST(std::count(spec.part->begin(), spec.part->end(), i) == 1);
+  spec.part = std::make_shared<const std::vector<uint32_t>>(std::vector<uint32_t>{3, 300});
+  BOOST_CHECK_THROW(make_sampler(spec, data.train), std::invalid_argument);
 }
