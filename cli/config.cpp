@@ -214,8 +214,10 @@ Config read(toml::table& root, const std::string& file, const std::vector<std::s
     throw ConfigError(file + ": run.checkpoint_every: needs run.checkpoint_dir");
 
   SectionReader data(root, "data", file, overridden);
-  c.data.dataset = data.choice("dataset", c.data.dataset, {"fashion-mnist", "synthetic"});
-  c.data.path = data.text("path", "");
+  c.data.dataset = data.choice("dataset", c.data.dataset, {"fashion-mnist", "idx", "cifar10", "synthetic"});
+  c.data.path = relative_to_config(data.text("path", ""), file);
+  if (c.data.path.empty() && (c.data.dataset == "idx" || c.data.dataset == "cifar10"))
+    data.reject("path", "the folder of the data.dataset = \"" + c.data.dataset + "\" files");
   c.data.synthetic_train = static_cast<int>(data.integer("synthetic_train", c.data.synthetic_train, 10, 10000000));
   c.data.synthetic_test = static_cast<int>(data.integer("synthetic_test", c.data.synthetic_test, 10, 10000000));
   read_partition(data, c);

@@ -27,8 +27,8 @@ struct RunOptions {
 };
 
 struct DataOptions {
-  std::string dataset = "fashion-mnist";  // "fashion-mnist" | "synthetic"
-  std::string path;                       // IDX source directory; empty: Debian's
+  std::string dataset = "fashion-mnist";  // "fashion-mnist" | "idx" | "cifar10" | "synthetic"
+  std::string path;                       // the set's folder; empty: Debian's Fashion-MNIST
   int synthetic_train = 6000;
   int synthetic_test = 1000;
   PartitionSpec partition;  // across peers (learners/partition.h); its seed mixed from run.seed

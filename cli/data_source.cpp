@@ -15,11 +15,14 @@ std::string data_cache_dir(const Config& config) {
 }
 
 TrainTest load_data(const Config& config) {
-  if (config.data.dataset == "synthetic")
-    return make_synthetic(static_cast<uint32_t>(config.data.synthetic_train),
-                          static_cast<uint32_t>(config.data.synthetic_test), config.run.seed);
-  return load_fashion_mnist(data_cache_dir(config), config.data.path,
-                            [](const std::string& message) { spdlog::warn("{}", message); });
+  const DataOptions& d = config.data;
+  if (d.dataset == "synthetic")
+    return make_synthetic(static_cast<uint32_t>(d.synthetic_train), static_cast<uint32_t>(d.synthetic_test),
+                          config.run.seed);
+  const Warn warn = [](const std::string& message) { spdlog::warn("{}", message); };
+  if (d.dataset == "idx") return load_idx_set(data_cache_dir(config), d.path, warn);
+  if (d.dataset == "cifar10") return load_cifar10(data_cache_dir(config), d.path, warn);
+  return load_fashion_mnist(data_cache_dir(config), d.path, warn);
 }
 
 void ensure_parent_dir(const std::string& path) {

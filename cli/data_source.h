@@ -1,7 +1,7 @@
 #pragma once
 // Where a run's data comes from: Fashion-MNIST (cached, packed) or the synthetic set.
 #include "cli/config.h"
-#include "learners/dataset.h"
+#include "learners/dataset_formats.h"
 
 #include <string>
 

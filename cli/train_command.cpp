@@ -122,6 +122,9 @@ int run_node_job(Config config, const std::string& summary) {
   try {
     kernels::set_threads(config.kernel_threads);
     const TrainTest data = load_data(config);
+    // The model's input and output follow the data set.
+    config.node.train.learner.model.input = data.train.shape();
+    config.node.train.learner.model.classes = data.train.classes();
     assign_partition(config, data.train);
     const Model preview(config.node.train.learner.model);
     spdlog::info("run '{}': {} model, {} parameters, {} learner(s) ({}), batch {}, backend {} ({}), exchange {}, {} epochs",

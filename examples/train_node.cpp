@@ -5,7 +5,7 @@
 //
 //   build/examples/train_node [epochs]
 #include "actors/node.h"
-#include "learners/dataset.h"
+#include "learners/dataset_formats.h"
 
 #include <cstdio>
 #include <cstdlib>

@@ -1,7 +1,6 @@
 #include "learners/dataset.h"
 
 #include "learners/crc32.h"
-#include "learners/idx.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -12,7 +11,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
 #include <random>
 
 namespace starling {
@@ -145,56 +143,6 @@ void Dataset::gather(const uint32_t* indices, int n, float* x, int32_t* y) const
     for (std::size_t j = 0; j < size; ++j) xi[j] = static_cast<float>(p[j]) * scale + shift;
     y[i] = label(indices[i]);
   }
-}
-
-namespace {
-
-Dataset pack_idx(const std::string& images_path, const std::string& labels_path) {
-  const IdxArray images = read_idx(images_path, 3);
-  const IdxArray labels = read_idx(labels_path, 1);
-  if (images.dims[0] != labels.dims[0])
-    throw DataError(images_path + ": " + std::to_string(images.dims[0]) + " images but " + labels_path + " has " +
-                    std::to_string(labels.dims[0]) + " labels");
-  const uint32_t count = images.dims[0];
-  const std::size_t pixels = std::size_t{images.dims[1]} * images.dims[2];
-  std::vector<uint8_t> records(count * (pixels + 1));
-  for (uint32_t i = 0; i < count; ++i) {
-    if (labels.data[i] >= 10) throw DataError(labels_path + ": label " + std::to_string(labels.data[i]) + " out of range");
-    records[i * (pixels + 1)] = labels.data[i];
-    std::memcpy(&records[i * (pixels + 1) + 1], &images.data[i * pixels], pixels);
-  }
-  return Dataset::from_records(count, {static_cast<int>(images.dims[1]), static_cast<int>(images.dims[2]), 1}, 10,
-                               std::move(records));
-}
-
-Dataset cached_split(const std::string& cache, const std::string& source, const std::string& idx_prefix,
-                     const std::function<void(const std::string&)>& warn) {
-  const std::string packed = cache + "/fashion-mnist-" + (idx_prefix == "train" ? "train" : "test") + ".sds";
-  if (std::filesystem::exists(packed)) {
-    try {
-      return Dataset::open_packed(packed);
-    } catch (const DataError& e) {
-      warn(std::string(e.what()) + "; rebuilding the cache");
-    }
-  }
-  Dataset d = pack_idx(source + "/" + idx_prefix + "-images-idx3-ubyte.gz", source + "/" + idx_prefix + "-labels-idx1-ubyte.gz");
-  d.write_packed(packed);
-  return Dataset::open_packed(packed);
-}
-
-}  // namespace
-
-TrainTest load_fashion_mnist(const std::string& cache_dir, const std::string& source_dir,
-                             const std::function<void(const std::string&)>& warn) {
-  const std::string source = source_dir.empty() ? "/usr/share/datasets/fashion-mnist" : source_dir;
-  if (!std::filesystem::exists(source + "/train-images-idx3-ubyte.gz"))
-    throw DataError("Fashion-MNIST not found in " + source +
-                    ": install Debian's package dataset-fashion-mnist (apt-get install dataset-fashion-mnist)"
-                    " or set data.path");
-  std::error_code ec;
-  std::filesystem::create_directories(cache_dir, ec);
-  if (ec) throw DataError(cache_dir + ": cannot create the data cache: " + ec.message());
-  return {cached_split(cache_dir, source, "train", warn), cached_split(cache_dir, source, "t10k", warn)};
 }
 
 TrainTest make_synthetic(uint32_t train_count, uint32_t test_count, uint64_t seed, Shape shape, int classes) {

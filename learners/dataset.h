@@ -1,14 +1,13 @@
 #pragma once
 // Labelled image datasets in Starling's packed format: a 64-byte header and fixed-size
-// records (label byte, then h·w·c pixel bytes), memory-mapped read-only. Fashion-MNIST is
-// converted once from Debian's IDX files into this format and cached.
+// records (label byte, then h·w·c pixel bytes), memory-mapped read-only. Published formats
+// are converted into it once and cached (learners/dataset_formats.h).
 //
 // Packed header (little-endian): "STRLDS01" | u32 version=1 | u32 count | u32 h | u32 w |
 // u32 c | u32 classes | u32 record_bytes | u32 crc32(records) | f32 mean | f32 std | 16 zero bytes.
 #include "learners/layer.h"
 
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -56,12 +55,6 @@ class Dataset {
 struct TrainTest {
   Dataset train, test;
 };
-
-/// Fashion-MNIST from `source_dir` (Debian's /usr/share/datasets/fashion-mnist when empty),
-/// cached packed in `cache_dir`. A cached file that fails validation is reported through
-/// `warn` and rebuilt. Throws DataError naming the Debian package when the source is missing.
-TrainTest load_fashion_mnist(const std::string& cache_dir, const std::string& source_dir,
-                             const std::function<void(const std::string&)>& warn);
 
 /// A seeded, learnable stand-in: each class a random prototype image, samples are the
 /// prototype plus noise. Same seed, same data.

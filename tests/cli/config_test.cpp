@@ -86,6 +86,12 @@ BOOST_AUTO_TEST_CASE(unknown_model_and_dataset) {
   BOOST_TEST((contains(e, "test.toml:2") && contains(e, "model.kind") && contains(e, "\"mlp\", \"cnn\"")), e);
   e = error_of("[data]\ndataset = \"cifar\"\n");
   BOOST_TEST((contains(e, "data.dataset") && contains(e, "fashion-mnist")), e);
+  for (const std::string set : {"idx", "cifar10"}) {
+    e = error_of("[data]\ndataset = \"" + set + "\"\n");
+    BOOST_TEST((contains(e, "test.toml") && contains(e, "data.path") && contains(e, set)), e);
+  }
+  const Config c = parse_config("[data]\ndataset = \"cifar10\"\npath = \"cifar\"\n", "jobs/t.toml");
+  BOOST_TEST(c.data.path == "jobs/cifar");  // relative to the config file
 }
 
 BOOST_AUTO_TEST_CASE(bad_overrides) {

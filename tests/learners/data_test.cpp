@@ -1,9 +1,10 @@
 // IDX parsing, the packed dataset format (including truncated and corrupted files), the
-// Fashion-MNIST cache, and the sampler's determinism and sharding.
+// published formats' loaders and caches (IDX sets, Fashion-MNIST, CIFAR-10) on small files
+// written here, broken ones included, and the sampler's determinism and sharding.
 #define BOOST_TEST_MODULE learners_data
 #include <boost/test/unit_test.hpp>
 
-#include "learners/dataset.h"
+#include "learners/dataset_formats.h"
 #include "learners/idx.h"
 #include "learners/sampler.h"
 #include "tests/temp_dir.h"
@@ -122,6 +123,146 @@ BOOST_AUTO_TEST_CASE(fashion_mnist_cache_is_built_and_rebuilt_when_corrupt) {
   } catch (const DataError& e) {
     BOOST_TEST(std::string(e.what()).find("dataset-fashion-mnist") != std::string::npos);
   }
+}
+
+namespace {
+
+void write_plain(const std::string& path, const std::vector<uint8_t>& bytes) {
+  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
+                                               static_cast<std::streamsize>(bytes.size()));
+}
+
+std::vector<uint8_t> idx_labels(const std::vector<uint8_t>& labels) {
+  std::vector<uint8_t> out = idx_bytes({static_cast<uint32_t>(labels.size())}, 0);
+  std::copy(labels.begin(), labels.end(), out.end() - static_cast<std::ptrdiff_t>(labels.size()));
+  return out;
+}
+
+// An IDX set of 12×14 images in `dir`, uncompressed, with labels 0..4 in training.
+void write_idx_set(const std::string& dir) {
+  fs::create_directories(dir);
+  write_plain(dir + "/train-images-idx3-ubyte", idx_bytes({6, 12, 14}, 2));
+  write_plain(dir + "/train-labels-idx1-ubyte", idx_labels({0, 4, 1, 3, 2, 1}));
+  write_plain(dir + "/t10k-images-idx3-ubyte", idx_bytes({2, 12, 14}, 5));
+  write_plain(dir + "/t10k-labels-idx1-ubyte", idx_labels({4, 0}));
+}
+
+template <typename F>
+std::string data_error_of(F&& load) {
+  try {
+    load();
+  } catch (const DataError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+const auto quiet = [](const std::string&) {};
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(idx_set_takes_its_size_and_classes_from_the_files) {
+  TempDir dir;
+  write_idx_set(dir.file("set"));
+  const TrainTest d = load_idx_set(dir.file("cache"), dir.file("set"), quiet);
+  BOOST_TEST((d.train.shape() == Shape{12, 14, 1}));
+  BOOST_TEST(d.train.classes() == 5);
+  BOOST_TEST(d.test.classes() == 5);
+  BOOST_TEST(d.train.size() == 6u);
+  BOOST_TEST(d.train.label(1) == 4);
+  BOOST_TEST(d.test.label(0) == 4);
+  BOOST_TEST(d.train.pixels(1)[0] == (2 + 12 * 14) % 10);  // image 1's first byte
+  int cached = 0;
+  for (const auto& entry : fs::directory_iterator(dir.file("cache"))) cached += entry.path().extension() == ".sds";
+  BOOST_TEST(cached == 2);
+
+  // A changed source is converted again, under a name of its own.
+  write_plain(dir.file("set") + "/train-labels-idx1-ubyte", idx_labels({0, 1, 1, 1, 1, 5}));
+  const TrainTest changed = load_idx_set(dir.file("cache"), dir.file("set"), quiet);
+  BOOST_TEST(changed.train.classes() == 6);
+}
+
+BOOST_AUTO_TEST_CASE(broken_idx_sets_name_the_file) {
+  TempDir dir;
+  const std::string set = dir.file("set");
+  write_idx_set(set);
+  fs::remove(set + "/t10k-labels-idx1-ubyte");
+  std::string e = data_error_of([&] { load_idx_set(dir.file("c1"), set, quiet); });
+  BOOST_TEST((e.find("t10k-labels-idx1-ubyte") != std::string::npos && e.find("missing") != std::string::npos), e);
+
+  write_plain(set + "/t10k-labels-idx1-ubyte", idx_labels({4, 7}));  // 7: no such class in training
+  e = data_error_of([&] { load_idx_set(dir.file("c2"), set, quiet); });
+  BOOST_TEST((e.find("t10k-labels-idx1-ubyte") != std::string::npos && e.find("label 7") != std::string::npos), e);
+
+  write_plain(set + "/t10k-labels-idx1-ubyte", idx_labels({4, 0, 1}));  // 3 labels for 2 images
+  e = data_error_of([&] { load_idx_set(dir.file("c3"), set, quiet); });
+  BOOST_TEST((e.find("t10k-images-idx3-ubyte") != std::string::npos && e.find("labels") != std::string::npos), e);
+
+  std::vector<uint8_t> images = idx_bytes({6, 12, 14}, 2);
+  images.resize(images.size() - 9);
+  write_plain(set + "/train-images-idx3-ubyte", images);
+  e = data_error_of([&] { load_idx_set(dir.file("c4"), set, quiet); });
+  BOOST_TEST((e.find("train-images-idx3-ubyte") != std::string::npos && e.find("truncated") != std::string::npos), e);
+}
+
+namespace {
+
+constexpr std::size_t kCifarRecord = 1 + 32 * 32 * 3;
+
+// `count` CIFAR-10 records; record r has label (first + r) % 10, and channel c of pixel p
+// holds (p + 50·c + r) mod 256.
+std::vector<uint8_t> cifar_batch(int count, int first) {
+  std::vector<uint8_t> out;
+  for (int r = 0; r < count; ++r) {
+    out.push_back(static_cast<uint8_t>((first + r) % 10));
+    for (int c = 0; c < 3; ++c)
+      for (int p = 0; p < 1024; ++p) out.push_back(static_cast<uint8_t>((p + 50 * c + r) % 256));
+  }
+  return out;
+}
+
+void write_cifar(const std::string& dir) {
+  fs::create_directories(dir);
+  for (int i = 1; i <= 5; ++i) write_plain(dir + "/data_batch_" + std::to_string(i) + ".bin", cifar_batch(2, i));
+  write_plain(dir + "/test_batch.bin", cifar_batch(3, 7));
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(cifar10_batches_become_height_width_channel_records) {
+  TempDir dir;
+  write_cifar(dir.file("cifar"));
+  const TrainTest d = load_cifar10(dir.file("cache"), dir.file("cifar"), quiet);
+  BOOST_TEST(d.train.size() == 10u);
+  BOOST_TEST(d.test.size() == 3u);
+  BOOST_TEST((d.train.shape() == Shape{32, 32, 3}));
+  BOOST_TEST(d.train.classes() == 10);
+  BOOST_TEST(d.train.label(3) == 3);  // batch 2, record 1
+  BOOST_TEST(d.test.label(2) == 9);
+  const uint8_t* px = d.train.pixels(3);
+  for (int p : {0, 1, 33, 1023})
+    for (int c = 0; c < 3; ++c) BOOST_TEST(px[p * 3 + c] == (p + 50 * c + 1) % 256);
+}
+
+BOOST_AUTO_TEST_CASE(broken_cifar10_files_name_the_file) {
+  TempDir dir;
+  const std::string set = dir.file("cifar");
+  write_cifar(set);
+  std::vector<uint8_t> batch = cifar_batch(2, 0);
+  batch.resize(kCifarRecord + 100);
+  write_plain(set + "/data_batch_4.bin", batch);
+  std::string e = data_error_of([&] { load_cifar10(dir.file("c1"), set, quiet); });
+  BOOST_TEST((e.find("data_batch_4.bin") != std::string::npos && e.find("truncated") != std::string::npos), e);
+
+  batch = cifar_batch(2, 0);
+  batch[kCifarRecord] = 12;  // the second record's label
+  write_plain(set + "/data_batch_4.bin", batch);
+  e = data_error_of([&] { load_cifar10(dir.file("c2"), set, quiet); });
+  BOOST_TEST((e.find("data_batch_4.bin") != std::string::npos && e.find("label 12") != std::string::npos), e);
+
+  fs::remove(set + "/data_batch_3.bin");
+  e = data_error_of([&] { load_cifar10(dir.file("c3"), set, quiet); });
+  BOOST_TEST((e.find("data_batch_3.bin") != std::string::npos && e.find("missing") != std::string::npos), e);
 }
 
 BOOST_AUTO_TEST_CASE(gather_normalises) {
