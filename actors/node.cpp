@@ -63,8 +63,10 @@ void prepare_checkpoint_dir(const std::string& dir) {
 NodeResult run_node(const NodeSpec& spec, const Dataset& train_data, const Dataset& test_data, TrainObserver& observer) {
   // Fail on an impossible model or shard here, before any actor exists.
   Learner probe(spec.train.learner, train_data);
-  if (spec.learners > 0 && static_cast<uint32_t>(spec.learners) > train_data.size())
-    throw std::invalid_argument("more learners than training samples");
+  const std::size_t samples = spec.part ? spec.part->size() : train_data.size();
+  if (spec.learners > 0 && static_cast<std::size_t>(spec.learners) > samples)
+    throw std::invalid_argument(spec.part ? "more learners than samples in this peer's part of the training set"
+                                          : "more learners than training samples");
   std::shared_ptr<const Checkpoint> resume;
   std::string resumed_from;
   if (spec.resume) std::tie(resume, resumed_from) = find_resume_point(spec, probe.model(), train_data.size());

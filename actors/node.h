@@ -41,8 +41,11 @@ struct NodeSpec {
 
   /// Across peers: mode none trains this node alone. Otherwise every `period` iterations
   /// (and after the last) z is mixed with the other peers', and this peer trains on its
-  /// shard (exchange.rank of exchange.peers.size()) of the data.
+  /// shard (exchange.rank of exchange.peers.size()) of the data, or on `part`.
   gossip::ExchangeSpec exchange;
+  /// This peer's part of a non-IID partition (learners/partition.h), which its learners
+  /// split IID among themselves; null: iid, every epoch's shard dealt from the whole set.
+  std::shared_ptr<const std::vector<uint32_t>> part;
   int period = 1;
   /// Mix beside the learners' compute (gossip/overlapped_exchange.h): at an exchange point z
   /// is snapshotted and mixed on a thread of its own while the learners go on, and the mix
@@ -77,6 +80,9 @@ struct NodeResult {
   uint64_t view_changes = 0;              // membership views this peer went through
   std::vector<uint32_t> members;          // of the last view (synchronous modes)
   std::optional<int64_t> joined_at_step;  // the running job's step this peer joined at
+  /// Per class, the distinct training samples the learners drew from in the first epoch:
+  /// the peer's part under a partition, its first deal under iid (re-dealt every epoch).
+  std::vector<int64_t> label_counts;
 };
 
 /// Trains on an actor system of its own; throws std::runtime_error naming the learner when

@@ -30,11 +30,13 @@ int peer_count(const NodeSpec& spec) {
 }
 
 // With a fixed learner count each learner trains on its own shard; while auto-tuning the
-// count is not known in advance, so every learner draws from the whole set in its own order.
+// count is not known in advance, so every learner draws from the whole set (or the peer's
+// part) in its own order. Under a partition the peer's part is the pool the learners share.
 LearnerSpec learner_spec(const NodeState& s, int index) {
   LearnerSpec spec = s.spec.train.learner;
-  const int peers = peer_count(s.spec);
+  const int peers = s.spec.part ? 1 : peer_count(s.spec);
   const int rank = peers > 1 ? s.spec.exchange.rank : 0;
+  spec.part = s.spec.part;
   if (s.spec.learners > 0) {
     spec.shard = rank * s.spec.learners + index, spec.shards = peers * s.spec.learners;
   } else {
@@ -42,6 +44,19 @@ LearnerSpec learner_spec(const NodeState& s, int index) {
     spec.seed = mix_seed(spec.seed, static_cast<uint64_t>(index));
   }
   return spec;
+}
+
+// The classes of the distinct samples the learners draw from in epoch 0 (with auto-tuned
+// learners they overlap, hence distinct).
+std::vector<int64_t> label_counts(const NodeState& s, int learners) {
+  std::vector<bool> seen(s.train.size(), false);
+  std::vector<int64_t> counts(static_cast<std::size_t>(s.train.classes()), 0);
+  for (int i = 0; i < learners; ++i) {
+    Sampler sampler = make_sampler(learner_spec(s, i), s.train);
+    for (uint32_t j : sampler.epoch(0))
+      if (!seen[j]) seen[j] = true, ++counts[s.train.label(j)];
+  }
+  return counts;
 }
 
 // The schedule runs on node iterations; it is rebuilt when the learner count changes so
@@ -108,6 +123,7 @@ void finish(Self self) {
   out.resumed_from = s.resumed_from;
   out.resumed_from_step = s.resumed_from_step;
   out.joined_at_step = s.joined_at_step;
+  out.label_counts = label_counts(s, learner_count(self));
   if (s.exchange) {
     out.drops = s.exchange->drops();
     out.view_changes = s.exchange->view_changes();

@@ -21,6 +21,12 @@ What is mirrored from Starling, and how:
              offset rank (Starling's sampler; the permutation itself comes from PyTorch's
              generator, so the order is not Starling's sample for sample). A rank's epoch has
              floor(shard / batch) steps, as a Starling learner's.
+  partition  data.partition other than "iid" (dirichlet, shards, by-class): the launcher runs
+             `starling partition` (--starling) once and writes DIR/NAME.partition.json; rank r
+             trains on peer r's index list, shuffled each epoch by PyTorch's generator. The
+             algorithm has one definition, Starling's; a config error there exits 2 here.
+             The per-rank summary gets label_counts (rank r's samples per class; under iid,
+             those of its first epoch's deal), as Starling's.
   optimizer  SGD (momentum, nesterov, weight_decay as L2 in the gradient: the same update as
              Starling's) or Adam (beta1, beta2, eps 1e-8). DDP averages gradients after each
              step; Starling's all-reduce averages the models after each local step, which with
@@ -60,7 +66,7 @@ Progress goes to stderr, one line per evaluation. Exit codes: 0 done, 1 failed w
 Usage:
   /usr/bin/python3 bench/torch_ddp.py --config configs/fmnist-mlp-4peers-allreduce.toml \
       [--set section.key=value]... [--procs N] [--out-dir DIR] [--name NAME] [--port P] \
-      [--max-seconds S]
+      [--max-seconds S] [--starling PATH]
 """
 import argparse
 import gzip
@@ -127,7 +133,9 @@ SCHEMA = {
             "target_accuracy": num(0.0, 0.0, 1.0), "eval_every": num(1.0, 0.0, 1e6, True),
             "data_dir": TEXT(""), "out_dir": TEXT("results")},
     "data": {"dataset": choice("fashion-mnist", "fashion-mnist", "synthetic"), "path": TEXT(""),
-             "synthetic_train": integer(6000, 10, 10000000), "synthetic_test": integer(1000, 10, 10000000)},
+             "synthetic_train": integer(6000, 10, 10000000), "synthetic_test": integer(1000, 10, 10000000),
+             "partition": choice("iid", "iid", "dirichlet", "shards", "by-class"), "alpha": num(0.5, 0.0, INF, True),
+             "classes_per_peer": integer(2, 1, 256)},
     "model": {"kind": choice("mlp", "mlp", "cnn"), "hidden": ("ints", [256, 128])},
     "optimizer": {"kind": choice("sgd", "sgd", "adam"), "lr": num(0.05, 0.0, 1e3, True),
                   "momentum": num(0.9, 0.0, 0.999999), "nesterov": BOOL(False),
@@ -296,6 +304,52 @@ def load_set(config, which):
     return torch.from_numpy(x).unsqueeze(1).contiguous(), torch.from_numpy(y)
 
 
+def starling_binary(args):
+    """--starling, else $STARLING, else `starling` on PATH, else build/cli/starling of this tree."""
+    import shutil
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build", "cli", "starling")
+    return args.starling or os.environ.get("STARLING") or shutil.which("starling") or os.path.normpath(here)
+
+
+def partition_path(args):
+    return "%s/%s.partition.json" % (args.out_dir, args.name)
+
+
+def export_partition(args, config):
+    """Has `starling partition` write every peer's index list (not re-implemented here, so the
+    two cannot drift); nothing for iid. Exits 2 on a config error it reports, 1 otherwise."""
+    if config["data"]["partition"] == "iid":
+        return
+    command = [starling_binary(args), "partition", "--config", args.config, "--out", partition_path(args)]
+    for item in args.set:
+        command += ["--set", item]
+    try:
+        done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    except OSError as e:
+        fail("cannot run %s (set --starling or $STARLING): %s" % (command[0], e.strerror), 1)
+    if done.returncode != 0:
+        # Its log lines less their "[time] error " prefix.
+        why = "; ".join(line.split("] error ", 1)[-1] for line in done.stderr.strip().splitlines())
+        fail("starling partition: %s" % why, 2 if done.returncode == 2 else 1)
+    with open(partition_path(args)) as f:
+        peers = len(json.load(f)["peers"])
+    if peers != args.procs:
+        fail("--procs %d: the config's partition is over its %d peers" % (args.procs, peers), 2)
+
+
+def load_part(args, config, rank, labels):
+    """Rank's index list (a tensor) from the launcher's export; None for iid."""
+    import torch
+    if config["data"]["partition"] == "iid":
+        return None
+    with open(partition_path(args)) as f:
+        exported = json.load(f)
+    if exported["train_samples"] != labels.shape[0]:
+        fail("%s: a partition of %d samples, but the training set has %d" % (
+            partition_path(args), exported["train_samples"], labels.shape[0]), 1)
+    return torch.tensor(exported["peers"][rank]["indices"], dtype=torch.int64)
+
+
 def make_optimizer(config, params):
     import torch
     o = config["optimizer"]
@@ -372,6 +426,7 @@ def run_rank(args, config, rank):
     torch.set_num_interop_threads(1)
     x_train, y_train = load_set(config, "train")
     x_test, y_test = load_set(config, "test")
+    part = load_part(args, config, rank, y_train)
     dist.init_process_group("gloo", init_method="tcp://127.0.0.1:%d" % args.port, rank=rank,
                             world_size=nprocs, timeout=timedelta(seconds=300))
 
@@ -390,9 +445,19 @@ def run_rank(args, config, rank):
     target_samples = max(1, math.ceil(run["epochs"] * epoch_samples))
     eval_interval = max(1, int(run["eval_every"] * epoch_samples))
     schedule = Schedule(o, epoch_samples // batch, target_samples // batch)
-    shard_size = train_size // nprocs + (1 if rank < train_size % nprocs else 0)
+    shard_size = train_size // nprocs + (1 if rank < train_size % nprocs else 0) if part is None else part.shape[0]
     steps_per_shard_epoch = max(1, shard_size // batch)
     sampler_seed = mix_seed(run["seed"], 0x5a3d1e)
+
+    def epoch_order(epoch):
+        """This rank's samples for `epoch`, shuffled: its iid deal, or its part."""
+        g = torch.Generator()
+        g.manual_seed(mix_seed(sampler_seed, epoch) & INT_MAX)
+        if part is None:
+            return torch.randperm(train_size, generator=g)[rank::nprocs]
+        return part[torch.randperm(part.shape[0], generator=g)]
+
+    label_counts = torch.bincount(y_train[epoch_order(0)], minlength=10).tolist()
     step_bytes = 2 * (nprocs - 1) * 4 * params // nprocs if nprocs > 1 else 0
 
     prefix = "%s/%s-peer%d" % (args.out_dir, args.name, rank)
@@ -443,9 +508,7 @@ def run_rank(args, config, rank):
             t0 = time.perf_counter()
             epoch = steps // steps_per_shard_epoch
             if epoch != cached_epoch:
-                g = torch.Generator()
-                g.manual_seed(mix_seed(sampler_seed, epoch) & INT_MAX)
-                order = torch.randperm(train_size, generator=g)[rank::nprocs]
+                order = epoch_order(epoch)
                 cached_epoch = epoch
             first = (steps % steps_per_shard_epoch) * batch
             idx = order[first:first + min(batch, order.shape[0])]
@@ -512,6 +575,7 @@ def run_rank(args, config, rank):
         "exchange_seconds": None, "eval_seconds": eval_seconds, "stopped_by_max_seconds": stopped_early,
         "bytes_sent": steps * step_bytes, "bytes_received": steps * step_bytes,
         "bytes_computed_not_measured": True, "model_checksum": digest.hexdigest(),
+        "partition": config["data"]["partition"], "label_counts": label_counts,
     }
     write_json(prefix + ".summary.json", summary)
     if nprocs > 1:
@@ -640,9 +704,9 @@ def parse_args():
     p.add_argument("--port", type=int, default=0, help="Gloo rendezvous port on 127.0.0.1 (default: a free one)")
     p.add_argument("--max-seconds", type=float, default=None,
                    help="stop training at the next step after this many seconds of wall clock")
-    p.add_argument("--starling", default=os.environ.get("STARLING_BIN") or os.path.join(
-        os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "build", "cli", "starling"),
-                   help="the starling binary that exports the config's model (default: $STARLING_BIN or build/cli/starling)")
+    p.add_argument("--starling", default=None,
+                   help="the starling binary that exports the config's model and a non-iid partition "
+                        "(default: $STARLING, PATH, build/cli/starling)")
     p.add_argument("--rank", type=int, default=None, help=argparse.SUPPRESS)  # set by the launcher
     p.add_argument("--model-json", default=None, help=argparse.SUPPRESS)  # written by the launcher
     args = p.parse_args()
@@ -676,12 +740,14 @@ def main():
     if why:
         fail(why, 1 if config["data"]["dataset"] == "fashion-mnist" else 2)
     os.makedirs(args.out_dir, exist_ok=True)
+    args.starling = starling_binary(args)
     try:
         description = describe(args.starling, args.config, args.set)
     except ModelExportError as e:
         fail(str(e), 1)
     args.model_json = os.path.join(args.out_dir, args.name + ".model.json")
     write_json(args.model_json, description)
+    export_partition(args, config)
     args.port = args.port or free_port()
     launch(args, config)
 

@@ -81,6 +81,19 @@ void read_node(SectionReader&& node, actors::NodeSpec& spec) {
   node.finish();
 }
 
+// [data] partition, alpha, classes_per_peer. classes_per_peer's upper bound (the dataset's
+// classes) and whether every peer gets data are checked once the labels are loaded.
+void read_partition(SectionReader& data, Config& c) {
+  auto& spec = c.data.partition;
+  spec.kind = parse_partition(data.choice("partition", "iid", {"iid", "dirichlet", "shards", "by-class"}));
+  spec.alpha = data.number("alpha", spec.alpha, 0.0, kInf, true);
+  spec.classes_per_peer = static_cast<int>(data.integer("classes_per_peer", spec.classes_per_peer, 1, 256));
+  spec.seed = partition_seed(c.run.seed);
+  c.data.partition_at = data.where("partition");
+  c.data.alpha_at = data.where("alpha");
+  c.data.classes_per_peer_at = data.where("classes_per_peer");
+}
+
 std::chrono::milliseconds millis(double seconds) {
   return std::chrono::milliseconds(static_cast<int64_t>(std::llround(seconds * 1000)));
 }
@@ -208,6 +221,7 @@ Config read(toml::table& root, const std::string& file, const std::vector<std::s
     data.reject("path", "the folder of the data.dataset = \"" + c.data.dataset + "\" files");
   c.data.synthetic_train = static_cast<int>(data.integer("synthetic_train", c.data.synthetic_train, 10, 10000000));
   c.data.synthetic_test = static_cast<int>(data.integer("synthetic_test", c.data.synthetic_test, 10, 10000000));
+  read_partition(data, c);
   data.finish();
 
   TrainSpec& t = c.node.train;

@@ -3,6 +3,7 @@
 // whole before anything runs. Every problem is a ConfigError naming the file, the line (when
 // the TOML gives one), the key and what was expected; the CLI turns it into exit code 2.
 #include "actors/node.h"
+#include "learners/partition.h"
 
 #include <stdexcept>
 #include <string>
@@ -30,6 +31,10 @@ struct DataOptions {
   std::string path;                       // the set's folder; empty: Debian's Fashion-MNIST
   int synthetic_train = 6000;
   int synthetic_test = 1000;
+  PartitionSpec partition;  // across peers (learners/partition.h); its seed mixed from run.seed
+  /// Where data.partition, data.alpha and data.classes_per_peer were set, for the errors of
+  /// check_partition (cli/data_partition.h), which needs the labels.
+  std::string partition_at, alpha_at, classes_per_peer_at;
 };
 
 /// One `[[peer]]` of a topology config.

@@ -1,5 +1,7 @@
 #include "cli/experiment_command.h"
 
+#include "cli/data_partition.h"
+#include "cli/data_source.h"
 #include "cli/experiment_config.h"
 #include "cli/experiment_report.h"
 #include "cli/launch_command.h"
@@ -30,6 +32,8 @@ using Clock = std::chrono::steady_clock;
 const char* const kPython = "/usr/bin/python3";
 const std::vector<std::string> kPlots{"accuracy_vs_time.png", "accuracy_vs_epoch.png", "accuracy_vs_bytes.png",
                                       "throughput.png"};
+// Drawn only when the peers' summaries carry label_counts.
+const char* const kLabelPlot = "label_distribution.png";
 
 volatile sig_atomic_t g_interrupted = 0;
 void on_interrupt(int) { g_interrupted = 1; }
@@ -204,6 +208,30 @@ void check_prerequisites(const ExperimentSpec& spec) {
   }
 }
 
+// A partition that leaves some peer without data in some repeat (each has its own seed) is a
+// config error before anything runs; data that cannot be loaded is left to the run to report.
+void check_partitions(const ExperimentSpec& spec) {
+  for (const auto& v : spec.variants) {
+    if (v.config.data.partition.kind == PartitionKind::iid) continue;
+    TrainTest data;
+    try {
+      data = load_data(v.config);
+    } catch (const std::exception&) {
+      continue;
+    }
+    for (int r = 0; r < v.repeat; ++r) {
+      Config c = v.config;
+      c.run.seed += static_cast<uint64_t>(r);
+      c.data.partition.seed = partition_seed(c.run.seed);
+      try {
+        partition_peers(c, data.train);
+      } catch (const ConfigError& e) {
+        throw ConfigError(spec.source + ": variant '" + v.name + "' (run.seed " + std::to_string(c.run.seed) + "): " + e.what());
+      }
+    }
+  }
+}
+
 }  // namespace
 
 std::string starling_home() {
@@ -216,6 +244,7 @@ int run_experiment(const ExperimentOptions& options) {
   try {
     spec = load_experiment(options.config);
     check_prerequisites(spec);
+    check_partitions(spec);
   } catch (const ConfigError& e) {
     spdlog::error("{}", e.what());
     return 2;
@@ -244,8 +273,14 @@ int run_experiment(const ExperimentOptions& options) {
   merge_metrics(outcomes, options.out);
   std::string table = write_report(spec, outcomes, options.out, {});  // plot.py reads its summary.json
   const int log = ::open((options.out + "/plot.log").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (run_quietly({kPython, starling_home() + "/scripts/plot.py", options.out}, log)) table = write_report(spec, outcomes, options.out, kPlots);
-  else spdlog::warn("scripts/plot.py failed (it needs Debian's python3-matplotlib); see {}/plot.log", options.out);
+  std::vector<std::string> plots = kPlots;
+  ::unlink((options.out + "/" + kLabelPlot).c_str());  // a stale one from an earlier run must not be linked
+  if (run_quietly({kPython, starling_home() + "/scripts/plot.py", options.out}, log)) {
+    if (::access((options.out + "/" + kLabelPlot).c_str(), R_OK) == 0) plots.push_back(kLabelPlot);
+    table = write_report(spec, outcomes, options.out, plots);
+  } else {
+    spdlog::warn("scripts/plot.py failed (it needs Debian's python3-matplotlib); see {}/plot.log", options.out);
+  }
   ::close(log);
   std::printf("%s\n", table.c_str());
   spdlog::info("report {}/report.md, summary {}/summary.json, metrics {}/metrics.csv", options.out, options.out, options.out);

@@ -6,6 +6,7 @@
 
 #include <sys/utsname.h>
 
+#include <algorithm>
 #include <cmath>
 #include <ctime>
 #include <fstream>
@@ -52,6 +53,74 @@ Row fold(const VariantOutcome& o) {
   return row;
 }
 
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// What lies between the brackets of `key`'s array in a summary's JSON text; nullopt when
+// the key is missing or not a flat array. Summaries are ours: no brackets inside strings.
+std::optional<std::string> array_text(const std::string& json, const std::string& key) {
+  const std::string needle = "\"" + key + "\":";
+  const auto at = json.find(needle);
+  if (at == std::string::npos) return std::nullopt;
+  const auto open = json.find_first_not_of(" \t\r\n", at + needle.size());
+  if (open == std::string::npos || json[open] != '[') return std::nullopt;
+  const auto close = json.find(']', open);
+  if (close == std::string::npos) return std::nullopt;
+  return json.substr(open + 1, close - open - 1);
+}
+
+std::vector<int64_t> ints_in(std::string text) {
+  std::replace(text.begin(), text.end(), ',', ' ');
+  std::istringstream in(text);
+  std::vector<int64_t> out;
+  for (int64_t v; in >> v;) out.push_back(v);
+  return out;
+}
+
+std::vector<std::string> strings_in(const std::string& text) {
+  std::vector<std::string> out;
+  for (auto open = text.find('"'); open != std::string::npos; open = text.find('"', open)) {
+    const auto close = text.find('"', open + 1);
+    if (close == std::string::npos) break;
+    out.push_back(text.substr(open + 1, close - open - 1));
+    open = close + 1;
+  }
+  return out;
+}
+
+// Each peer's training samples per class in the variant's first finished run: from the
+// peers' summaries (launch, torch-ddp) or the run's own (one node). Empty when they carry none.
+std::vector<std::vector<int64_t>> peer_label_counts(const VariantOutcome& o) {
+  for (const auto& run : o.runs) {
+    if (!run.ok) continue;
+    std::vector<std::string> texts{run.summary};
+    if (const auto files = array_text(run.summary, "peer_summaries")) {
+      texts.clear();
+      for (const auto& path : strings_in(*files)) texts.push_back(read_text(path));
+    }
+    std::vector<std::vector<int64_t>> counts;
+    for (const auto& text : texts)
+      if (const auto list = array_text(text, "label_counts")) counts.push_back(ints_in(*list));
+    return counts.size() == texts.size() ? counts : std::vector<std::vector<int64_t>>{};
+  }
+  return {};
+}
+
+// ", dirichlet α=0.1 split" and the like; nothing for iid.
+std::string partition_of(const Config& c) {
+  const auto& p = c.data.partition;
+  std::ostringstream out;
+  if (p.kind == PartitionKind::iid) return "";
+  out << ", " << partition_name(p.kind);
+  if (p.kind == PartitionKind::dirichlet) out << " α=" << p.alpha;
+  if (p.kind == PartitionKind::shards) out << " " << p.classes_per_peer << " classes/peer";
+  return out.str() + " split";
+}
+
 // "4 learners (sma)" or "1 learner".
 std::string learners_of(const Config& c) {
   if (c.node.learners == 0) return std::string("auto learners (") + actors::intra_sync_name(c.node.intra_sync) + ")";
@@ -77,15 +146,15 @@ std::string setup_of(const Variant& v) {
   const auto& x = c.node.exchange;
   const int peers = x.mode == gossip::ExchangeMode::none ? 1 : static_cast<int>(c.peers.size());
   const std::string batch = ", batch " + std::to_string(c.node.train.learner.batch);
-  if (v.system == "torch-ddp") return "PyTorch DDP (gloo), " + std::to_string(peers) + " processes" + batch;
-  if (x.mode == gossip::ExchangeMode::none) return "one node, " + learners_of(c) + batch;
+  if (v.system == "torch-ddp") return "PyTorch DDP (gloo), " + std::to_string(peers) + " processes" + batch + partition_of(c);
+  if (x.mode == gossip::ExchangeMode::none) return "one node, " + learners_of(c) + batch + partition_of(c);
   std::ostringstream out;
   out << gossip::exchange_mode_name(x.mode);
   if (x.mode == gossip::ExchangeMode::gossip || x.mode == gossip::ExchangeMode::async_gossip) out << " " << x.topology;
   if (x.mode == gossip::ExchangeMode::local_sgd) out << " every " << c.node.period;
   if (x.codec != "none") out << ", " << codec_of(x);
   if (c.node.overlap) out << ", overlapped";
-  out << ", " << peers << " peers × " << learners_of(c) << batch;
+  out << ", " << peers << " peers × " << learners_of(c) << batch << partition_of(c);
   if (!v.network.empty()) out << ", " << v.network;
   return out.str();
 }
@@ -154,7 +223,13 @@ JsonObject machine() {
   return j;
 }
 
-JsonObject variant_json(const Row& r, const Row& baseline, const ExperimentSpec& spec) {
+std::vector<JsonObject> label_counts_json(const VariantOutcome& o) {
+  std::vector<JsonObject> peers;
+  for (const auto& counts : peer_label_counts(o)) peers.push_back(JsonObject().add("peer", static_cast<int>(peers.size())).add("counts", counts));
+  return peers;
+}
+
+JsonObject variant_json(const Row& r, const VariantOutcome& o, const Row& baseline, const ExperimentSpec& spec) {
   const Variant& v = *r.variant;
   const Config& c = v.config;
   JsonObject j;
@@ -166,6 +241,8 @@ JsonObject variant_json(const Row& r, const Row& baseline, const ExperimentSpec&
       .add("network", v.network.empty() ? std::string("loopback") : "netns:" + v.network)
       .add("peers", c.node.exchange.mode == gossip::ExchangeMode::none ? 1 : static_cast<int>(c.peers.size()))
       .add("learners_per_peer", c.node.learners)
+      .add("partition", partition_name(c.data.partition.kind))
+      .add("label_counts", label_counts_json(o))
       .add("batch", c.node.train.learner.batch)
       .add("repeats", r.runs);
   for (const auto& f : kFields) j.add(f, r.finished ? std::optional<double>(r.mean.at(f)) : std::nullopt);
@@ -179,13 +256,6 @@ JsonObject variant_json(const Row& r, const Row& baseline, const ExperimentSpec&
       .add("overrides", v.overrides)
       .add("base", v.base);
   return j;
-}
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
 }
 
 std::string now_text() {
@@ -236,7 +306,7 @@ std::string write_report(const ExperimentSpec& spec, const std::vector<VariantOu
   for (const auto& r : rows)
     if (r.variant->name == spec.baseline) baseline = r;
   std::vector<JsonObject> variants;
-  for (const auto& r : rows) variants.push_back(variant_json(r, baseline, spec));
+  for (std::size_t i = 0; i < rows.size(); ++i) variants.push_back(variant_json(rows[i], outcomes[i], baseline, spec));
   const JsonObject host = machine();
   JsonObject summary;
   summary.add("experiment", spec.name)

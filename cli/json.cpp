@@ -68,6 +68,12 @@ JsonObject& JsonObject::add(const std::string& key, const std::vector<std::strin
   return raw(key, json + "]");
 }
 
+JsonObject& JsonObject::add(const std::string& key, const std::vector<int64_t>& values) {
+  std::string json = "[";
+  for (std::size_t i = 0; i < values.size(); ++i) json += (i ? ", " : "") + std::to_string(values[i]);
+  return raw(key, json + "]");
+}
+
 JsonObject& JsonObject::add(const std::string& key, const JsonObject& object) { return raw(key, "\x01" + object.str(0)); }
 
 JsonObject& JsonObject::add(const std::string& key, const std::vector<JsonObject>& objects) {

@@ -1,6 +1,7 @@
 #pragma once
 // A minimal JSON object writer for summaries: flat or nested objects, numbers, strings,
-// null, and arrays of strings or objects. Keys keep the order they were added in.
+// null, and arrays of strings, integers or objects. Keys keep the order they were added in.
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,6 +18,7 @@ class JsonObject {
   JsonObject& add(const std::string& key, bool value);
   JsonObject& add(const std::string& key, std::optional<double> value);
   JsonObject& add(const std::string& key, const std::vector<std::string>& values);
+  JsonObject& add(const std::string& key, const std::vector<int64_t>& values);
   JsonObject& add(const std::string& key, const JsonObject& object);
   JsonObject& add(const std::string& key, const std::vector<JsonObject>& objects);
 

@@ -1,6 +1,8 @@
 #include "cli/launch_command.h"
 
 #include "cli/config.h"
+#include "cli/data_partition.h"
+#include "cli/data_source.h"
 #include "cli/json.h"
 #include "cli/process.h"
 
@@ -168,6 +170,22 @@ JsonObject aggregate(const Config& c, const std::vector<Child>& all) {
   return j;
 }
 
+// A partition that leaves a peer without data is a config error: report it once, here,
+// rather than from every peer after they have started. iid needs no labels.
+int check_partition_first(const Config& config) {
+  if (config.data.partition.kind == PartitionKind::iid) return 0;
+  try {
+    partition_peers(config, load_data(config).train);
+    return 0;
+  } catch (const ConfigError& e) {
+    spdlog::error("{}", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    spdlog::error("{}", e.what());
+    return 1;
+  }
+}
+
 }  // namespace
 
 std::optional<double> summary_number(const std::string& json, const std::string& key) {
@@ -199,6 +217,7 @@ int run_launch(const LaunchOptions& options) {
     spdlog::error("{}", e.what());
     return 2;
   }
+  if (const int status = check_partition_first(config); status != 0) return status;
   LaunchOptions o = options;
   if (o.netns) {
     for (std::size_t i = 0; i < config.peers.size(); ++i) {

@@ -4,6 +4,7 @@
 #include "cli/keygen_command.h"
 #include "cli/launch_command.h"
 #include "cli/model_command.h"
+#include "cli/partition_command.h"
 #include "cli/simulate_command.h"
 #include "cli/train_command.h"
 
@@ -86,6 +87,13 @@ int main(int argc, char** argv) {
                            "Cores of each host (default: this machine's for loopback, else learners x kernel threads + 2)");
   simulate_cmd->add_option("--json", simulate.json, "Also write the predictions as JSON here");
 
+  starling::cli::PartitionOptions partition;
+  auto* partition_cmd = app.add_subcommand(
+      "partition", "Write the config's partition of the training set across the peers as JSON (index lists, label counts)");
+  partition_cmd->add_option("-c,--config", partition.config, "Topology configuration (TOML)")->required();
+  partition_cmd->add_option("--set", partition.overrides, "Override a config key: section.key=value (repeatable)");
+  partition_cmd->add_option("-o,--out", partition.out, "Write the JSON here (default: standard output)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -101,6 +109,7 @@ int main(int argc, char** argv) {
   if (keygen_cmd->parsed()) return starling::cli::run_keygen(keygen);
   if (simulate_cmd->parsed()) return starling::cli::run_simulate(simulate);
   if (model_cmd->parsed()) return starling::cli::run_model(model);
+  if (partition_cmd->parsed()) return starling::cli::run_partition(partition);
   char self[PATH_MAX];
   const ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
   const std::string executable = n > 0 ? std::string(self, static_cast<std::size_t>(n)) : std::string(argv[0]);

@@ -113,6 +113,15 @@ class SectionReader {
     fail(*node, key, expected);
   }
 
+  /// Where `key` was set, as errors name it ("file:line: section.key", or "--set
+  /// section.key: section.key" for an override); "file: section.key" when it was not set.
+  /// For checks made once more than the config is known.
+  std::string where(const std::string& key) const {
+    const toml::node* node = table_ ? table_->get(key) : nullptr;
+    if (!node) return file_ + ": " + section_ + "." + key;
+    return where(*node, key);
+  }
+
   /// Marks a key the caller reads itself, so finish() does not report it.
   void take_external(const std::string& key) { taken_.insert(key); }
 
@@ -130,6 +139,11 @@ class SectionReader {
   }
 
   [[noreturn]] void fail(const toml::node& node, const std::string& key, const std::string& expected) const {
+    throw ConfigError(where(node, key) + ": expected " + expected);
+  }
+
+  // "file:line: section.key", or "--set section.key: section.key" for an override.
+  std::string where(const toml::node& node, const std::string& key) const {
     const std::string full = key == section_ ? key : section_ + "." + key;
     std::ostringstream out;
     if (overridden_.count(full)) out << "--set " << full;
@@ -137,8 +151,8 @@ class SectionReader {
       out << file_;
       if (node.source().begin.line > 0) out << ":" << node.source().begin.line;
     }
-    out << ": " << full << ": expected " << expected;
-    throw ConfigError(out.str());
+    out << ": " << full;
+    return out.str();
   }
 
   static std::string range_text(double min, double max, bool exclusive_min) {

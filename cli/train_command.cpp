@@ -1,6 +1,7 @@
 #include "cli/train_command.h"
 
 #include "cli/config.h"
+#include "cli/data_partition.h"
 #include "cli/data_source.h"
 #include "cli/json.h"
 #include "cli/progress.h"
@@ -99,6 +100,8 @@ JsonObject summarize(const Config& c, const actors::NodeResult& node) {
       .add("bytes_sent", static_cast<long long>(node.bytes_sent))
       .add("bytes_received", static_cast<long long>(node.bytes_received))
       .add("model_checksum", r.model_checksum)
+      .add("partition", partition_name(c.data.partition.kind))
+      .add("label_counts", node.label_counts)
       .add("resumed_from_step", node.resumed_from.empty() ? std::nullopt
                                                           : std::optional<double>(static_cast<double>(node.resumed_from_step)));
   if (c.node.exchange.mode == gossip::ExchangeMode::none) return j;
@@ -120,6 +123,7 @@ int run_node_job(Config config, const std::string& summary) {
     kernels::set_threads(config.kernel_threads);
     const TrainTest data = load_data(config);
     fit_model_to_data(config.node.train.learner.model, data, config.source);
+    assign_partition(config, data.train);
     const Model preview(config.node.train.learner.model);
     spdlog::info("run '{}': {} model, {} parameters, {} learner(s) ({}), batch {}, backend {} ({}), exchange {}, {} epochs",
                  config.run.name, config.node.train.learner.model.kind, preview.param_count(),
@@ -149,7 +153,7 @@ int run_node_job(Config config, const std::string& summary) {
   } catch (const CheckpointMismatch& e) {
     spdlog::error("{}", e.what());
     return 2;
-  } catch (const ConfigError& e) {  // a model the data set does not fit
+  } catch (const ConfigError& e) {  // a model the data set does not fit, or a partition (needs the labels)
     spdlog::error("{}", e.what());
     return 2;
   } catch (const std::exception& e) {

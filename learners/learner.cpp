@@ -8,12 +8,20 @@
 
 namespace starling {
 
+Sampler make_sampler(const LearnerSpec& spec, const Dataset& train) {
+  const uint64_t seed = mix_seed(spec.seed, 0x5a3d1e);
+  if (!spec.part) return Sampler(train.size(), seed, spec.shard, spec.shards);
+  if (std::any_of(spec.part->begin(), spec.part->end(), [&](uint32_t i) { return i >= train.size(); }))
+    throw std::invalid_argument("learner: the peer's part names a sample beyond the training set");
+  return Sampler(*spec.part, seed, spec.shard, spec.shards);
+}
+
 Learner::Learner(const LearnerSpec& spec, const Dataset& train)
     : spec_(spec),
       train_(train),
       model_(spec.model),
       optimizer_(make_optimizer(model_.param_count(), spec.optimizer)),
-      sampler_(train.size(), mix_seed(spec.seed, 0x5a3d1e), spec.shard, spec.shards),
+      sampler_(make_sampler(spec, train)),
       steps_per_epoch_(std::max<int64_t>(1, sampler_.shard_size() / std::max(1, spec.batch))) {
   if (spec.batch < 1) throw std::invalid_argument("learner: batch must be at least 1");
   if (!(train.shape() == spec.model.input) || train.classes() != spec.model.classes)

@@ -19,7 +19,14 @@ struct LearnerSpec {
   kernels::Backend backend = kernels::Backend::native;
   uint64_t seed = 1;  // same seed, same initial model on every replica
   int shard = 0, shards = 1;
+  /// The peer's part of a partition (learners/partition.h), shared by its learners; null:
+  /// the whole training set (iid).
+  std::shared_ptr<const std::vector<uint32_t>> part;
 };
+
+/// The sampler a learner with `spec` draws its batches from; throws std::invalid_argument
+/// when the shard is out of range or empty, or the part names a sample `train` lacks.
+Sampler make_sampler(const LearnerSpec& spec, const Dataset& train);
 
 class Learner {
  public:

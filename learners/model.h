@@ -16,9 +16,9 @@ namespace starling {
 struct ModelSpec {
   std::string kind = "mlp";        // "mlp" | "cnn" | "layers" (the list below)
   std::vector<int> hidden{256, 128};  // mlp hidden layer sizes
-  std::vector<LayerDesc> layers;      // kind "layers": the config's list (shapes filled in when built)
   Shape input{28, 28, 1};
   int classes = 10;
+  std::vector<LayerDesc> layers;  // kind "layers": the config's list (shapes filled in when built)
 };
 
 class Model {

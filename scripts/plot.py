@@ -13,6 +13,10 @@ staleness,consensus_distance) and DIR/summary.json ({"experiment", "target_accur
   accuracy_vs_bytes.png  test accuracy against the bytes sent by all peers (log scale);
                          variants that sent nothing are left out and named in the title
   throughput.png         training samples/s of each variant, all peers together
+  label_distribution.png when the variants carry label_counts (summary.json's
+                         variants[].label_counts: [{"peer", "counts"}], each peer's training
+                         samples per class): a bar per peer stacked by class, one panel per
+                         distinct distribution (variants with the same one share a panel)
 
 One line per variant: at each evaluation index, x is the mean over peers and repeats of
 wall_seconds / epoch, or the bytes_sent of all the variant's peers summed (mean over
@@ -265,6 +269,54 @@ def throughput_plot(folder, experiment, variants, summaries, systems):
     return path
 
 
+def label_panels(variants, summaries):
+    """[(variant names, partition, [[count per class] per peer])], one per distinct distribution."""
+    panels = []
+    for name in variants:
+        entries = summaries.get(name, {}).get("label_counts")
+        if not isinstance(entries, list) or not entries:
+            continue
+        counts = [[c if isinstance(c, int) else 0 for c in e.get("counts", [])] for e in entries if isinstance(e, dict)]
+        partition = str(summaries[name].get("partition") or "")
+        for panel in panels:
+            if panel[2] == counts and panel[1] == partition:
+                panel[0].append(name)
+                break
+        else:
+            panels.append(([name], partition, counts))
+    return panels
+
+
+def label_plot(folder, experiment, variants, summaries):
+    panels = label_panels(variants, summaries)
+    if not panels:
+        return None
+    classes = max(len(c) for _, _, counts in panels for c in counts)
+    colours = plt.get_cmap("tab10" if classes <= 10 else "tab20")
+    fig, axes = plt.subplots(len(panels), 1, figsize=(WIDTH, 1.0 + 2.6 * len(panels)), dpi=DPI, squeeze=False)
+    for ax, (names, partition, counts) in zip(axes[:, 0], panels):
+        peers = list(range(len(counts)))
+        bottom = [0] * len(counts)
+        for c in range(classes):
+            heights = [row[c] if c < len(row) else 0 for row in counts]
+            ax.bar(peers, heights, bottom=bottom, color=colours(c % colours.N), width=0.7, label=str(c))
+            bottom = [b + h for b, h in zip(bottom, heights)]
+        ax.set_xticks(peers)
+        ax.set_xticklabels(["peer %d" % p for p in peers])
+        ax.set_ylabel("training samples")
+        title = ", ".join(names) + (" (%s)" % partition if partition else "")
+        ax.set_title("\n".join(textwrap.wrap(title, 90)), fontsize=11)
+        ax.grid(True, axis="y", alpha=0.3)
+        ax.set_axisbelow(True)
+    axes[0, 0].legend(title="class", loc="upper left", bbox_to_anchor=(1.01, 1.0), framealpha=0.9)
+    fig.suptitle("%s: the peers' training samples per class" % experiment)
+    fig.tight_layout()
+    path = os.path.join(folder, "label_distribution.png")
+    fig.savefig(path, dpi=DPI, bbox_inches="tight")
+    plt.close(fig)
+    return path
+
+
 def main():
     if len(sys.argv) != 2 or sys.argv[1] in ("-h", "--help"):
         print(__doc__, file=sys.stderr)
@@ -300,6 +352,9 @@ def main():
                                  "bytes sent by all peers (log scale)", "bytes", with_bytes, data, systems,
                                  colour_index, target, ylim, log_x=True, left_out=silent))
     written.append(throughput_plot(folder, experiment, variants, summaries, systems))
+    labels = label_plot(folder, experiment, variants, summaries)
+    if labels:
+        written.append(labels)
     for path in written:
         print(path)
 

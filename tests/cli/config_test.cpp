@@ -3,6 +3,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "cli/config.h"
+#include "cli/data_partition.h"
 #include "learners/model.h"
 
 #include <cstdlib>
@@ -237,4 +238,80 @@ BOOST_AUTO_TEST_CASE(checkpoint_keys) {
   BOOST_TEST(contains(error_of("[run]\ncheckpoint_every = -1\n"), "test.toml:2: run.checkpoint_every"));
   BOOST_TEST(contains(error_of("[run]\ncheckpoint_dir = 3\n"), "run.checkpoint_dir: expected a string"));
   BOOST_TEST(contains(error_of("[run]\ncheckpoint_keep = 0\n"), "run.checkpoint_keep"));
+}
+
+BOOST_AUTO_TEST_CASE(partition_keys) {
+  const Config iid = parse_config("", "t");
+  BOOST_TEST((iid.data.partition.kind == starling::PartitionKind::iid));
+  const Config c = parse_config("[run]\nseed = 7\n[data]\npartition = \"dirichlet\"\nalpha = 0.1\nclasses_per_peer = 3\n", "t");
+  BOOST_TEST((c.data.partition.kind == starling::PartitionKind::dirichlet));
+  BOOST_TEST(c.data.partition.alpha == 0.1);
+  BOOST_TEST(c.data.partition.classes_per_peer == 3);
+  BOOST_TEST(c.data.partition.seed == starling::partition_seed(7));
+  BOOST_TEST((parse_config("", "t", {"data.partition=by-class"}).data.partition.kind == starling::PartitionKind::by_class));
+}
+
+BOOST_AUTO_TEST_CASE(partition_errors_name_file_line_and_key) {
+  std::string e = error_of("[data]\npartition = \"non-iid\"\n");
+  BOOST_TEST((contains(e, "test.toml:2: data.partition") && contains(e, "\"iid\", \"dirichlet\", \"shards\", \"by-class\"")), e);
+  for (const char* alpha : {"0", "-0.5", "inf", "nan"}) {
+    e = error_of(std::string("[data]\npartition = \"dirichlet\"\nalpha = ") + alpha + "\n");
+    BOOST_TEST((contains(e, "test.toml:3: data.alpha") && contains(e, "(0, inf)")), e);
+  }
+  e = error_of("[data]\nclasses_per_peer = 0\n");
+  BOOST_TEST((contains(e, "test.toml:2: data.classes_per_peer") && contains(e, "[1, 256]")), e);
+  e = error_of("", {"data.alpha=0"});
+  BOOST_TEST(contains(e, "--set data.alpha"), e);
+}
+
+namespace {
+
+// A job of `peers` peers on synthetic data (10 classes), parsed with `data` as its [data] keys.
+Config job(int peers, const std::string& data, int train = 600) {
+  std::string text = "[data]\ndataset = \"synthetic\"\nsynthetic_train = " + std::to_string(train) + "\n" + data +
+                     "[exchange]\nmode = \"allreduce\"\n";
+  for (int i = 0; i < peers; ++i)
+    text += "[[peer]]\nid = " + std::to_string(i) + "\nendpoint = \"tcp://127.0.0.1:" + std::to_string(7000 + i) + "\"\n";
+  return parse_config(text, "job.toml");
+}
+
+std::string partition_error_of(const Config& c) {
+  const auto data = starling::make_synthetic(static_cast<uint32_t>(c.data.synthetic_train), 10, c.run.seed);
+  try {
+    partition_peers(c, data.train);
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+// What needs the labels and the peer count: still a config error naming where the key was set.
+BOOST_AUTO_TEST_CASE(partitions_the_data_rules_out_are_config_errors) {
+  std::string e = partition_error_of(job(4, "partition = \"shards\"\nclasses_per_peer = 11\n"));
+  BOOST_TEST((contains(e, "job.toml:5: data.classes_per_peer") && contains(e, "[1, 10]")), e);
+  e = partition_error_of(job(4, "partition = \"shards\"\nclasses_per_peer = 2\n"));  // 8 shards, 10 classes
+  BOOST_TEST((contains(e, "job.toml:5: data.classes_per_peer") && contains(e, "at least 3")), e);
+  // 20 peers, 10 classes each on one peer: at least 10 peers get nothing.
+  e = partition_error_of(job(20, "partition = \"dirichlet\"\nalpha = 1e-9\n"));
+  BOOST_TEST((contains(e, "job.toml:5: data.alpha") && contains(e, "with 0 training samples")), e);
+  e = partition_error_of(job(12, "partition = \"by-class\"\n", 10));
+  BOOST_TEST((contains(e, "job.toml:4: data.partition") && contains(e, "leaves peer 10")), e);
+  BOOST_TEST(partition_error_of(job(4, "partition = \"shards\"\nclasses_per_peer = 3\n")).empty());
+}
+
+BOOST_AUTO_TEST_CASE(each_peer_trains_on_its_own_part) {
+  Config c = job(3, "partition = \"by-class\"\n");
+  const auto data = starling::make_synthetic(600, 10, c.run.seed);
+  const auto parts = partition_peers(c, data.train);
+  BOOST_TEST(parts.size() == 3u);
+  c.node.exchange.rank = 2;
+  assign_partition(c, data.train);
+  BOOST_REQUIRE(c.node.part);
+  BOOST_TEST(*c.node.part == parts[2], boost::test_tools::per_element());
+  Config iid = job(3, "");
+  assign_partition(iid, data.train);
+  BOOST_TEST(!iid.node.part);
+  BOOST_TEST(partition_peers(iid, data.train).empty());
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# `starling experiment` end to end on synthetic data: three variants (two launches of two
-# peers on loopback and one single node) produce metrics.csv, summary.json, report.md and
-# the plots; bad experiment configs exit 2 naming the file, line and key before anything runs.
+# `starling experiment` end to end on synthetic data: four variants (three launches of two
+# peers on loopback, one on a Dirichlet partition, and one single node) produce metrics.csv,
+# summary.json, report.md and the plots (the peers' label distributions among them); bad
+# experiment configs exit 2 naming the file, line and key before anything runs.
 set -euo pipefail
 starling=$1
 base=$((10000 + ($$ % 20000)))  # below the ephemeral range (32768+) that other suites bind
@@ -27,6 +28,10 @@ set = { exchange = { mode = "gossip", topology = "ring" } }
 [[variant]]
 name = "alone"
 set = { "exchange.mode" = "none", "node.learners" = 2 }
+
+[[variant]]
+name = "dirichlet"
+set = { "data.partition" = "dirichlet", "data.alpha" = 0.5 }
 TOML
 
 timeout 240 "$starling" experiment --config "$tmp/experiment.toml" --out "$tmp/out" >"$tmp/stdout" 2>"$tmp/stderr" \
@@ -35,7 +40,7 @@ for f in metrics.csv summary.json report.md runs/allreduce/log.txt runs/gossip/l
   [ -s "$tmp/out/$f" ] || fail "missing $f"
 done
 grep -q '^| variant | system |' "$tmp/stdout" || fail "no table on stdout"
-for v in allreduce gossip alone; do
+for v in allreduce gossip alone dirichlet; do
   grep -q "^| $v | starling |" "$tmp/out/report.md" || fail "report.md has no row for $v"
   [ "$(grep -c "^$v,0,starling," "$tmp/out/metrics.csv")" -ge 4 ] || fail "metrics.csv has too few rows for $v"
 done
@@ -44,14 +49,21 @@ grep -q '^gossip,0,starling,1,' "$tmp/out/metrics.csv" || fail "metrics.csv lack
 import json, sys
 s = json.load(open(sys.argv[1]))
 names = [v["name"] for v in s["variants"]]
-assert names == ["allreduce", "gossip", "alone"], names
+assert names == ["allreduce", "gossip", "alone", "dirichlet"], names
 for v in s["variants"]:
     assert v["status"] == "ok" and v["test_accuracy"] > 0.5 and v["time_to_target_seconds"] is not None, v
 assert s["variants"][0]["identical_models"] is True and s["variants"][0]["bytes_sent"] > 0
 assert s["variants"][0]["speedup_over_baseline"] == 1
 assert s["variants"][2]["bytes_sent"] == 0 and s["variants"][2]["learners_per_peer"] == 2
+# Every peer's samples per class: two peers (one for the single node), covering the 1200.
+for v, peers in zip(s["variants"], [2, 2, 1, 2]):
+    counts = [p["counts"] for p in v["label_counts"]]
+    assert len(counts) == peers and all(len(c) == 10 for c in counts), v["label_counts"]
+assert [v["partition"] for v in s["variants"]] == ["iid", "iid", "iid", "dirichlet"]
+assert sum(map(sum, (p["counts"] for p in s["variants"][3]["label_counts"]))) == 1200
+assert "dirichlet" in s["variants"][3]["setup"], s["variants"][3]["setup"]
 PY
-for p in accuracy_vs_time accuracy_vs_epoch accuracy_vs_bytes throughput; do
+for p in accuracy_vs_time accuracy_vs_epoch accuracy_vs_bytes throughput label_distribution; do
   [ -s "$tmp/out/$p.png" ] || fail "missing plot $p.png"
   grep -q "($p.png)" "$tmp/out/report.md" || fail "report.md does not link $p.png"
 done
@@ -74,4 +86,7 @@ printf '[experiment]\nbase = "base.toml"\n[[variant]]\nname = "a"\n[[variant]]\n
 printf '[experiment]\nbase = "base.toml"\nbaseline = "b"\n[[variant]]\nname = "a"\n' | bad baseline "experiment.baseline"
 printf '[experiment]\nbase = "nowhere.toml"\n[[variant]]\nname = "a"\n' | bad missing_base "cannot read"
 printf '[experiment]\nbase = "base.toml"\n[[variant]]\nname = "a"\nnetwork = "wifi"\n' | bad network "variant.network"
+# Only the labels rule this one out: 2 peers x 2 single-class shards cannot cover 10 classes.
+printf '[experiment]\nbase = "base.toml"\n[[variant]]\nname = "a"\nset = { "data.partition" = "shards" }\n' \
+  | bad partition "variant 'a' (run.seed 1): .*data.classes_per_peer: 4 single-class shards"
 echo "experiment end to end: ok"

@@ -30,3 +30,9 @@ BOOST_AUTO_TEST_CASE(writes_valid_json) {
   BOOST_TEST(s.find("\"a\": 1") != std::string::npos);
   BOOST_TEST(s.find("\"flag\": true") != std::string::npos);
 }
+
+BOOST_AUTO_TEST_CASE(arrays_of_integers) {
+  JsonObject o;
+  o.add("counts", std::vector<int64_t>{0, 12, -3, 9000000000}).add("empty", std::vector<int64_t>{});
+  BOOST_TEST(o.str() == "{\n  \"counts\": [0, 12, -3, 9000000000],\n  \"empty\": []\n}");
+}

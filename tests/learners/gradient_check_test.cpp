@@ -136,8 +136,8 @@ BOOST_AUTO_TEST_CASE(softmax_cross_entropy_value) {
 // gradients backward must give the same parameter gradients as separate ReLU layers.
 BOOST_AUTO_TEST_CASE(models_with_fused_relus) {
   std::mt19937_64 rng(5);
-  ModelSpec mlp{"mlp", {9, 6}, {1, 1, 11}, 4};
-  ModelSpec cnn{"cnn", {}, {16, 16, 1}, 3};
+  ModelSpec mlp{"mlp", {9, 6}, {1, 1, 11}, 4, {}};
+  ModelSpec cnn{"cnn", {}, {16, 16, 1}, 3, {}};
   for (const ModelSpec& spec : {mlp, cnn})
     for (Backend b : kBackends) {
       Model model(spec);

@@ -1,0 +1,67 @@
+#include "cli/data_partition.h"
+
+#include <algorithm>
+#include <memory>
+#include <sstream>
+
+namespace starling::cli {
+namespace {
+
+int peer_count(const Config& c) {
+  return c.node.exchange.mode == gossip::ExchangeMode::none ? 1 : std::max<int>(1, static_cast<int>(c.peers.size()));
+}
+
+// The key an error about this partition names: the parameter that shapes it.
+const std::string& key_at(const Config& c) {
+  switch (c.data.partition.kind) {
+    case PartitionKind::dirichlet: return c.data.alpha_at;
+    case PartitionKind::shards: return c.data.classes_per_peer_at;
+    default: return c.data.partition_at;
+  }
+}
+
+// A peer needs a sample per learner; "auto" starts with one.
+int learners_of(const Config& c, int rank) {
+  const int own = c.peers.empty() ? 0 : c.peers[static_cast<std::size_t>(rank)].learners;
+  return std::max(1, own > 0 ? own : c.node.learners);
+}
+
+void check_every_peer_has_data(const Config& c, const std::vector<std::vector<uint32_t>>& parts) {
+  for (int rank = 0; rank < static_cast<int>(parts.size()); ++rank) {
+    const std::size_t size = parts[static_cast<std::size_t>(rank)].size();
+    const int learners = learners_of(c, rank);
+    if (size >= static_cast<std::size_t>(learners)) continue;
+    std::ostringstream out;
+    out << key_at(c) << ": the \"" << partition_name(c.data.partition.kind) << "\" partition over " << parts.size()
+        << " peers leaves peer " << (c.peers.empty() ? 0u : c.peers[static_cast<std::size_t>(rank)].id) << " with " << size
+        << " training samples, fewer than its " << learners << " learner(s); expected a partition that gives every peer data"
+        << " (another run.seed, a larger data.alpha or data.classes_per_peer, or fewer peers)";
+    throw ConfigError(out.str());
+  }
+}
+
+}  // namespace
+
+std::vector<std::vector<uint32_t>> partition_peers(const Config& config, const Dataset& train) {
+  if (config.data.partition.kind == PartitionKind::iid) return {};
+  std::vector<uint8_t> labels(train.size());
+  for (uint32_t i = 0; i < train.size(); ++i) labels[i] = train.label(i);
+  std::vector<std::vector<uint32_t>> parts;
+  try {
+    parts = partition(labels, train.classes(), peer_count(config), config.data.partition);
+  } catch (const PartitionError& e) {
+    const std::string why = e.what();
+    throw ConfigError(key_at(config) + ": " + why.substr(why.rfind("partition: ", 0) == 0 ? 11 : 0));
+  }
+  check_every_peer_has_data(config, parts);
+  return parts;
+}
+
+void assign_partition(Config& config, const Dataset& train) {
+  auto parts = partition_peers(config, train);
+  if (parts.empty()) return;
+  const int rank = parts.size() > 1 ? config.node.exchange.rank : 0;
+  config.node.part = std::make_shared<const std::vector<uint32_t>>(std::move(parts[static_cast<std::size_t>(rank)]));
+}
+
+}  // namespace starling::cli

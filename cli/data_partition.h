@@ -1,0 +1,23 @@
+#pragma once
+// The configured partition of the training set across the peers (learners/partition.h),
+// checked as part of the config: a partition that the dataset's classes rule out, or one
+// that leaves a peer fewer samples than it has learners, is a ConfigError naming the key
+// (data.partition, data.alpha or data.classes_per_peer) and where it was set, so the CLI
+// exits 2 before anything trains.
+#include "cli/config.h"
+#include "learners/dataset.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace starling::cli {
+
+/// Every peer's index list, in [[peer]] order (one peer when the exchange is off); empty for
+/// data.partition = "iid", which deals every epoch afresh. Throws ConfigError.
+std::vector<std::vector<uint32_t>> partition_peers(const Config& config, const Dataset& train);
+
+/// Gives config.node.part this peer's (node.exchange.rank's) list; leaves it null for iid.
+/// Throws ConfigError.
+void assign_partition(Config& config, const Dataset& train);
+
+}  // namespace starling::cli

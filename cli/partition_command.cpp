@@ -1,0 +1,69 @@
+#include "cli/partition_command.h"
+
+#include "cli/config.h"
+#include "cli/data_partition.h"
+#include "cli/data_source.h"
+#include "cli/json.h"
+
+#include <spdlog/spdlog.h>
+
+#include <iostream>
+
+namespace starling::cli {
+namespace {
+
+std::vector<int64_t> as_json_ints(const std::vector<uint32_t>& indices) { return {indices.begin(), indices.end()}; }
+
+JsonObject describe(const Config& c, const Dataset& train, const std::vector<std::vector<uint32_t>>& parts) {
+  std::vector<uint8_t> labels(train.size());
+  for (uint32_t i = 0; i < train.size(); ++i) labels[i] = train.label(i);
+  std::vector<JsonObject> peers;
+  for (std::size_t rank = 0; rank < parts.size(); ++rank)
+    peers.push_back(JsonObject()
+                        .add("id", c.peers.empty() ? 0LL : static_cast<long long>(c.peers[rank].id))
+                        .add("label_counts", label_counts(labels, train.classes(), parts[rank]))
+                        .add("indices", as_json_ints(parts[rank])));
+  JsonObject j;
+  j.add("partition", partition_name(c.data.partition.kind))
+      .add("alpha", c.data.partition.alpha)
+      .add("classes_per_peer", c.data.partition.classes_per_peer)
+      .add("seed", static_cast<long long>(c.run.seed))
+      .add("classes", train.classes())
+      .add("train_samples", static_cast<long long>(train.size()))
+      .add("peers", peers);
+  return j;
+}
+
+}  // namespace
+
+int run_partition(const PartitionOptions& options) {
+  Config config;
+  TrainTest data;
+  std::vector<std::vector<uint32_t>> parts;
+  try {
+    config = load_config(options.config, options.overrides);
+    data = load_data(config);
+    parts = partition_peers(config, data.train);
+  } catch (const ConfigError& e) {
+    spdlog::error("{}", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    spdlog::error("{}", e.what());
+    return 1;
+  }
+  const std::string text = describe(config, data.train, parts).str() + "\n";
+  if (options.out.empty()) {
+    std::cout << text << std::flush;
+    return std::cout ? 0 : 1;
+  }
+  try {
+    ensure_parent_dir(options.out);
+    write_file_atomic(options.out, text);
+  } catch (const std::exception& e) {
+    spdlog::error("{}", e.what());
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace starling::cli
