@@ -36,6 +36,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import tomllib
 
 # OpenBLAS reads its thread count at load time, before torch.set_num_threads can apply; PyTorch's
 # own intra-op pool is set per run below.
@@ -48,10 +49,17 @@ from starling_model import describe, torch_model  # noqa: E402  (bench/ is on sy
 from torch_ddp import read_idx  # noqa: E402
 
 DATA_DIR = "/usr/share/datasets/fashion-mnist"
-CONFIGS = {"mlp": "configs/fmnist-mlp.toml", "cnn": "configs/fmnist-cnn.toml"}
-# Same optimiser settings as the shipped configs (lr, momentum, nesterov, weight decay).
-OPTIM = {"mlp": dict(lr=0.05, momentum=0.9, nesterov=True, weight_decay=1e-4),
-         "cnn": dict(lr=0.03, momentum=0.9, nesterov=True, weight_decay=1e-4)}
+CONFIGS = {"mlp": "configs/fmnist-mlp.toml", "cnn": "configs/fmnist-cnn.toml", "resnet8": "configs/fmnist-resnet8.toml"}
+
+
+def optimizer_settings(kind):
+    """The config's SGD settings (lr, momentum, nesterov, weight decay), for PyTorch's SGD."""
+    with open(CONFIGS[kind], "rb") as f:
+        o = tomllib.load(f)["optimizer"]
+    return dict(lr=o["lr"], momentum=o.get("momentum", 0.9), nesterov=o.get("nesterov", False),
+                weight_decay=o.get("weight_decay", 0.0))
+
+
 TRAIN_SIZE = 60000
 WARMUP_STEPS = 20
 
@@ -70,7 +78,7 @@ def torch_rate(kind, description, batch, samples, data, threads):
     torch.set_num_threads(threads)
     torch.manual_seed(1)
     model = torch_model(description)
-    opt = torch.optim.SGD(model.parameters(), foreach=True, **OPTIM[kind])
+    opt = torch.optim.SGD(model.parameters(), foreach=True, **optimizer_settings(kind))
     loss_fn = torch.nn.CrossEntropyLoss()
     steps = max(1, samples // batch)
     order = torch.randperm(TRAIN_SIZE)
@@ -116,7 +124,7 @@ def parse_args():
     p.add_argument("--models", default="mlp,cnn")
     p.add_argument("--batches", default="8,32")
     p.add_argument("--samples", type=int, default=0,
-                   help="samples per run (default: 32000 for mlp, 4000 for cnn; twice that for --scope machine)")
+                   help="samples per run (default: 32000 for mlp, 4000 for cnn and resnet8; twice that for --scope machine)")
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--json", help="also write the rows here")
     return p.parse_args()

@@ -32,19 +32,39 @@ def torch_model(description):
     """An nn.Sequential with the description's layers, in its order."""
     import torch.nn as nn
 
+    class Residual(nn.Module):
+        """y = body(x) + shortcut(x), the shortcut the identity when it has no layers."""
+
+        def __init__(self, body, shortcut):
+            super().__init__()
+            self.body, self.shortcut = body, shortcut
+
+        def forward(self, x):
+            return self.body(x) + self.shortcut(x)
+
+    def chain(layers):
+        return nn.Sequential(*[layer(d) for d in layers])
+
     def layer(d):
         kind = d["kind"]
         if kind == "dense":
             h, w, c = d["in"]
             return nn.Linear(h * w * c, d["size"])
         if kind == "conv2d":
-            return nn.Conv2d(d["in"][2], d["size"], d["kernel"], stride=d["stride"], padding=d["padding"])
+            return nn.Conv2d(d["in"][2], d["size"], d["kernel"], stride=d["stride"], padding=d["padding"],
+                             bias=d["bias"])
         if kind == "maxpool2d":
             return nn.MaxPool2d(d["kernel"], stride=d["stride"], padding=d["padding"])
         if kind == "relu":
             return nn.ReLU()
         if kind == "flatten":
             return nn.Flatten()
+        if kind == "groupnorm":
+            return nn.GroupNorm(d["groups"], d["in"][2], eps=1e-5)
+        if kind == "global_avgpool":
+            return nn.Sequential(nn.AdaptiveAvgPool2d(1), nn.Flatten())
+        if kind == "residual":
+            return Residual(chain(d["body"]), chain(d["shortcut"]) if d["shortcut"] else nn.Identity())
         raise ValueError("starling_model: unknown layer kind %r" % kind)
 
-    return nn.Sequential(*[layer(d) for d in description["layers"]])
+    return chain(description["layers"])

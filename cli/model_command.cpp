@@ -17,14 +17,26 @@ std::string shape_text(Shape s) { return std::to_string(s.h) + "x" + std::to_str
 
 std::string or_dash(int value) { return value > 0 ? std::to_string(value) : "-"; }
 
-void print_table(const ModelSpec& spec) {
-  std::printf("%-10s %6s %6s %6s %7s %12s %12s\n", "layer", "size", "kernel", "stride", "padding", "input", "output");
-  for (const LayerDesc& d : describe_model(spec)) {
+void print_rows(const std::vector<LayerDesc>& layers, const std::string& indent) {
+  for (const LayerDesc& d : layers) {
     const bool window = d.kind == LayerDesc::Kind::conv2d || d.kind == LayerDesc::Kind::maxpool2d;
-    std::printf("%-10s %6s %6s %6s %7s %12s %12s\n", layer_kind_name(d.kind), or_dash(d.size).c_str(),
-                or_dash(d.kernel).c_str(), window ? std::to_string(d.stride).c_str() : "-",
-                window ? std::to_string(d.padding).c_str() : "-", shape_text(d.in).c_str(), shape_text(d.out).c_str());
+    const std::string name = indent + layer_kind_name(d.kind) +
+                             (d.kind == LayerDesc::Kind::groupnorm ? "(" + std::to_string(d.groups) + ")" : "") +
+                             (d.kind == LayerDesc::Kind::conv2d && !d.bias ? " nobias" : "");
+    std::printf("%-24s %6s %6s %6s %7s %12s %12s\n", name.c_str(), or_dash(d.size).c_str(), or_dash(d.kernel).c_str(),
+                window ? std::to_string(d.stride).c_str() : "-", window ? std::to_string(d.padding).c_str() : "-",
+                shape_text(d.in).c_str(), shape_text(d.out).c_str());
+    if (d.kind != LayerDesc::Kind::residual) continue;
+    std::printf("%s  body:\n", indent.c_str());
+    print_rows(d.body, indent + "    ");
+    std::printf("%s  shortcut:%s\n", indent.c_str(), d.shortcut.empty() ? " identity" : "");
+    print_rows(d.shortcut, indent + "    ");
   }
+}
+
+void print_table(const ModelSpec& spec) {
+  std::printf("%-24s %6s %6s %6s %7s %12s %12s\n", "layer", "size", "kernel", "stride", "padding", "input", "output");
+  print_rows(describe_model(spec), "");
   std::printf("%zu parameters\n", Model(spec).trainable_count());
 }
 

@@ -17,8 +17,11 @@ std::vector<std::string> kind_names() {
   return names;
 }
 
-// One entry of model.layers; its keys are model.layers[i].key, and a key its kind does not
-// take is reported as unknown.
+std::vector<LayerDesc> read_layers(const toml::node& node, const std::string& name, const std::string& file,
+                                   bool allow_empty);
+
+// One entry of a layer list; its keys are named `name`.key (model.layers[i].size), and a key
+// its kind does not take is reported as unknown.
 LayerDesc read_layer(const toml::table& table, const std::string& name, const std::string& file) {
   SectionReader r(table, name, file);
   const std::vector<std::string> names = kind_names();
@@ -36,20 +39,33 @@ LayerDesc read_layer(const toml::table& table, const std::string& name, const st
     d.stride = static_cast<int>(r.integer("stride", d.kind == Kind::maxpool2d ? d.kernel : 1, 1, 1024));
     d.padding = static_cast<int>(r.integer("padding", 0, 0, 1024));
   }
+  if (d.kind == Kind::conv2d) d.bias = r.boolean("bias", true);
+  if (d.kind == Kind::groupnorm) {
+    d.groups = static_cast<int>(r.integer("groups", 0, 1, 1 << 20));
+    if (d.groups == 0) r.reject("groups", "the number of channel groups");
+  }
+  if (d.kind == Kind::residual) {
+    r.take_external("body");
+    r.take_external("shortcut");
+    if (!table.get("body")) r.reject("body", "the block's layers (an array of layer tables)");
+    d.body = read_layers(*table.get("body"), name + ".body", file, false);
+    if (const toml::node* shortcut = table.get("shortcut")) d.shortcut = read_layers(*shortcut, name + ".shortcut", file, true);
+  }
   r.finish();
   return d;
 }
 
-std::vector<LayerDesc> read_layers(const toml::node& node, const std::string& file) {
+std::vector<LayerDesc> read_layers(const toml::node& node, const std::string& name, const std::string& file,
+                                   bool allow_empty) {
   const toml::array* array = node.as_array();
-  if (!array || array->empty())
-    throw ConfigError(where(file, node) + ": model.layers: expected a non-empty array of layer tables");
+  if (!array || (array->empty() && !allow_empty))
+    throw ConfigError(where(file, node) + ": " + name + ": expected a non-empty array of layer tables");
   std::vector<LayerDesc> layers;
   for (std::size_t i = 0; i < array->size(); ++i) {
     const toml::node& item = *array->get(i);
-    const std::string name = "model.layers[" + std::to_string(i) + "]";
-    if (!item.as_table()) throw ConfigError(where(file, item) + ": " + name + ": expected a table { kind = ... }");
-    layers.push_back(read_layer(*item.as_table(), name, file));
+    const std::string item_name = name + "[" + std::to_string(i) + "]";
+    if (!item.as_table()) throw ConfigError(where(file, item) + ": " + item_name + ": expected a table { kind = ... }");
+    layers.push_back(read_layer(*item.as_table(), item_name, file));
   }
   return layers;
 }
@@ -83,9 +99,9 @@ void read_model(const toml::table& root, const std::string& file, const std::set
     if (root["model"]["kind"] || root["model"]["hidden"])
       r.reject(root["model"]["kind"] ? "kind" : "hidden", "nothing beside model.layers (a layer list is the whole model)");
     model.kind = "layers";
-    model.layers = read_layers(*layers, file);
+    model.layers = read_layers(*layers, "model.layers", file, false);
   } else {
-    model.kind = r.choice("kind", "mlp", {"mlp", "cnn"});
+    model.kind = r.choice("kind", "mlp", {"mlp", "cnn", "resnet8"});
     model.hidden = r.positive_ints("hidden", model.hidden);
   }
   r.finish();

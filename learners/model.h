@@ -1,9 +1,10 @@
 #pragma once
-// A sequential model over one flat parameter arena and one gradient arena (same layout),
-// with activation buffers sized for the largest batch seen. ReLU layers are fused into the
-// GEMM epilogues of the layers around them where that is exact (see fuse_relus()).
+// A model: the chain of layers its description lists (learners/model_description.h) over one
+// flat parameter arena and one gradient arena (same layout). ReLU layers are fused into the
+// GEMM epilogues of the layers around them where that is exact (fuse_relus in model.cpp).
 #include "learners/aligned_buffer.h"
 #include "learners/layer.h"
+#include "learners/layer_chain.h"
 #include "learners/model_description.h"
 
 #include <cstdint>
@@ -56,15 +57,9 @@ class Model {
   std::vector<uint64_t> tensor_sizes() const;
 
  private:
-  void fuse_relus();
-  void reserve(int batch);
-
   ModelSpec spec_;
-  std::vector<std::unique_ptr<Layer>> layers_;
+  LayerChain chain_;
   AlignedBuffer<float> params_, grads_;
-  std::vector<AlignedBuffer<float>> acts_;  // output of each layer
-  AlignedBuffer<float> grad_a_, grad_b_;    // ping-pong activation gradients
-  int reserved_batch_ = 0;
 };
 
 /// 64-bit FNV-1a over the bytes of a float span, as 16 hex digits: the model checksum.

@@ -13,20 +13,25 @@ namespace starling {
 struct ModelSpec;
 
 /// One layer of a description. `size` is a dense layer's units or a convolution's output
-/// channels; kernel/stride/padding apply to convolutions and pooling.
+/// channels; kernel/stride/padding apply to convolutions and pooling, `bias` to
+/// convolutions, `groups` to GroupNorm; a residual block is y = body(x) + shortcut(x), the
+/// shortcut the identity when empty.
 struct LayerDesc {
-  enum class Kind { dense, conv2d, maxpool2d, relu, flatten };
+  enum class Kind { dense, conv2d, maxpool2d, relu, flatten, groupnorm, global_avgpool, residual };
   Kind kind = Kind::relu;
-  int size = 0, kernel = 0, stride = 1, padding = 0;
+  int size = 0, kernel = 0, stride = 1, padding = 0, groups = 0;
+  bool bias = true;
+  std::vector<LayerDesc> body, shortcut;
   Shape in, out;  // per-sample shapes, height × width × channels
 };
 
 /// The layer names used in the config and the export, indexed by Kind.
 const char* layer_kind_name(LayerDesc::Kind kind);
-inline constexpr int kLayerKinds = 5;
+inline constexpr int kLayerKinds = 8;
 
-/// An impossible description: the index of the offending layer in the list (−1: the model
-/// as a whole), the key of that layer at fault, and why.
+/// An impossible description: the index of the offending layer in the top-level list (−1:
+/// the model as a whole), the key at fault within it (e.g. "size", or "body[1].groups"
+/// inside a residual block), and why.
 class ModelError : public std::invalid_argument {
  public:
   ModelError(int layer, std::string key, const std::string& what)
@@ -39,7 +44,7 @@ class ModelError : public std::invalid_argument {
   std::string key_;
 };
 
-/// The layers of a spec, with shapes: a preset's ("mlp", "cnn") or, for kind "layers", the
+/// The layers of a spec, with shapes: a preset's ("mlp", "cnn", "resnet8") or, for kind "layers", the
 /// spec's own list (its kinds, sizes, kernels, strides and paddings; shapes are filled in).
 /// Throws ModelError on an unknown kind, a non-positive size, a window larger than its
 /// input, or a last layer whose output is not one value per class.

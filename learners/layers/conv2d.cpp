@@ -7,8 +7,8 @@
 
 namespace starling {
 
-Conv2D::Conv2D(Shape in, int out_channels, int kernel, int stride, int pad)
-    : in_(in), out_c_(out_channels), kernel_(kernel), stride_(stride), pad_(pad) {
+Conv2D::Conv2D(Shape in, int out_channels, int kernel, int stride, int pad, bool bias)
+    : in_(in), out_c_(out_channels), kernel_(kernel), stride_(stride), pad_(pad), bias_(bias) {
   if (out_channels < 1 || kernel < 1 || stride < 1 || pad < 0 || in.h + 2 * pad < kernel ||
       in.w + 2 * pad < kernel)
     throw std::invalid_argument("conv2d: kernel " + std::to_string(kernel) + " does not fit input " +
@@ -17,7 +17,8 @@ Conv2D::Conv2D(Shape in, int out_channels, int kernel, int stride, int pad)
 
 std::string Conv2D::name() const {
   return "conv2d(" + std::to_string(kernel_) + "x" + std::to_string(kernel_) + "x" + std::to_string(out_c_) +
-         (relu_output_ ? ", relu)" : ")");
+         (stride_ > 1 ? ", stride " + std::to_string(stride_) : "") + (pad_ > 0 ? ", pad " + std::to_string(pad_) : "") +
+         (bias_ ? "" : ", no bias") + (relu_output_ ? ", relu)" : ")");
 }
 
 kernels::ConvShape Conv2D::shape(int batch) const {
@@ -32,19 +33,21 @@ Shape Conv2D::output_shape() const {
   return {s.out_h(), s.out_w(), out_c_};
 }
 
-std::size_t Conv2D::param_count() const { return static_cast<std::size_t>(shape(1).patch()) * out_c_ + out_c_; }
+std::size_t Conv2D::param_count() const {
+  return static_cast<std::size_t>(shape(1).patch()) * out_c_ + (bias_ ? out_c_ : 0);
+}
 
 void Conv2D::bind(float* params, float* grads) {
   const long weights = shape(1).patch() * out_c_;
-  w_ = params, b_ = params + weights;
-  dw_ = grads, db_ = grads + weights;
+  w_ = params, b_ = bias_ ? params + weights : nullptr;
+  dw_ = grads, db_ = bias_ ? grads + weights : nullptr;
 }
 
 void Conv2D::init(std::mt19937_64& rng) {
   const long patch = shape(1).patch();
   std::normal_distribution<float> normal(0.f, std::sqrt(2.f / static_cast<float>(patch)));
   for (long i = 0; i < patch * out_c_; ++i) w_[i] = normal(rng);
-  for (int j = 0; j < out_c_; ++j) b_[j] = 0.f;
+  for (int j = 0; b_ && j < out_c_; ++j) b_[j] = 0.f;
 }
 
 namespace {
@@ -137,7 +140,7 @@ void Conv2D::backward(kernels::Backend backend, int batch, const float* x, const
                       float* dx) {
   reserve(batch);
   weight_gradient(backend, batch, x, dy);
-  kernels::column_sums(static_cast<int>(shape(batch).rows()), out_c_, dy, db_, false);
+  if (db_) kernels::column_sums(static_cast<int>(shape(batch).rows()), out_c_, dy, db_, false);
   if (dx) input_gradient(backend, batch, x, dy, dx);
 }
 

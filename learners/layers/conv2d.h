@@ -1,6 +1,7 @@
 #pragma once
 // 2-D convolution on NHWC, as im2col into the GEMM: y[rows×out_c] = cols[rows×patch] · W[patch×out_c]
-// + bias, where rows = batch·out_h·out_w and patch = k·k·in_c. Optionally ReLU-fused.
+// + bias, where rows = batch·out_h·out_w and patch = k·k·in_c. Optionally ReLU-fused, and
+// without a bias where a normalisation follows (it would cancel the bias).
 #include "kernels/ops.h"
 #include "learners/aligned_buffer.h"
 #include "learners/layer.h"
@@ -10,7 +11,7 @@ namespace starling {
 class Conv2D final : public Layer {
  public:
   /// Throws std::invalid_argument when the kernel does not fit the padded input.
-  Conv2D(Shape in, int out_channels, int kernel, int stride = 1, int pad = 0);
+  Conv2D(Shape in, int out_channels, int kernel, int stride = 1, int pad = 0, bool bias = true);
 
   std::string name() const override;
   Shape input_shape() const override { return in_; }
@@ -31,6 +32,7 @@ class Conv2D final : public Layer {
 
   Shape in_;
   int out_c_, kernel_, stride_, pad_;
+  bool bias_;
   float* w_ = nullptr;  // patch × out_c
   float* b_ = nullptr;
   float* dw_ = nullptr;

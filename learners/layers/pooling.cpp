@@ -34,4 +34,29 @@ void MaxPool2D::backward(kernels::Backend, int batch, const float*, const float*
   if (dx) kernels::maxpool_backward(shape(batch), dy, argmax_.data(), dx);
 }
 
+void GlobalAvgPool::forward(kernels::Backend, int batch, const float* x, float* y) {
+  const long positions = static_cast<long>(in_.h) * in_.w;
+  const float inv = 1.f / static_cast<float>(positions);
+  for (int s = 0; s < batch; ++s) {
+    const float* xs = x + s * in_.size();
+    float* ys = y + static_cast<long>(s) * in_.c;
+    for (int ch = 0; ch < in_.c; ++ch) ys[ch] = 0.f;
+    for (long p = 0; p < positions; ++p)
+      for (int ch = 0; ch < in_.c; ++ch) ys[ch] += xs[p * in_.c + ch];
+    for (int ch = 0; ch < in_.c; ++ch) ys[ch] *= inv;
+  }
+}
+
+void GlobalAvgPool::backward(kernels::Backend, int batch, const float*, const float*, const float* dy, float* dx) {
+  if (!dx) return;
+  const long positions = static_cast<long>(in_.h) * in_.w;
+  const float inv = 1.f / static_cast<float>(positions);
+  for (int s = 0; s < batch; ++s) {
+    const float* dys = dy + static_cast<long>(s) * in_.c;
+    float* dxs = dx + s * in_.size();
+    for (long p = 0; p < positions; ++p)
+      for (int ch = 0; ch < in_.c; ++ch) dxs[p * in_.c + ch] = dys[ch] * inv;
+  }
+}
+
 }  // namespace starling

@@ -1,5 +1,6 @@
 #pragma once
-// Max-pooling over non-overlapping or strided windows, NHWC.
+// Pooling on NHWC: max-pooling over non-overlapping or strided windows, and the global
+// average over all positions.
 #include "kernels/ops.h"
 #include "learners/aligned_buffer.h"
 #include "learners/layer.h"
@@ -27,6 +28,21 @@ class MaxPool2D final : public Layer {
   Shape in_;
   int size_, stride_;
   AlignedBuffer<int32_t> argmax_;
+};
+
+/// Each channel's mean over all positions: h×w×c → 1×1×c.
+class GlobalAvgPool final : public Layer {
+ public:
+  explicit GlobalAvgPool(Shape in) : in_(in) {}
+  std::string name() const override { return "global_avgpool"; }
+  Shape input_shape() const override { return in_; }
+  Shape output_shape() const override { return {1, 1, in_.c}; }
+  void forward(kernels::Backend backend, int batch, const float* x, float* y) override;
+  void backward(kernels::Backend backend, int batch, const float* x, const float* y, const float* dy,
+                float* dx) override;
+
+ private:
+  Shape in_;
 };
 
 }  // namespace starling

@@ -160,6 +160,25 @@ BOOST_AUTO_TEST_CASE(bad_layer_lists_name_the_line_and_key) {
   BOOST_TEST((contains(e, "test.toml:2") && contains(e, "model.layers") && contains(e, "non-empty")), e);
   e = error_of("[model]\nlayers = [\"relu\"]\n");
   BOOST_TEST((contains(e, "model.layers[0]") && contains(e, "table")), e);
+  // Residual blocks: nested errors name the block's line and the path inside it.
+  const std::string block = "[model]\nlayers = [\n  { kind = \"conv2d\", size = 8, kernel = 3, padding = 1 },\n"
+                            "  { kind = \"residual\", body = [{ kind = \"conv2d\", size = 16, kernel = 3, stride = 2, padding = 1 },"
+                            " { kind = \"groupnorm\", groups = GROUPS }]SHORTCUT },\n"
+                            "  { kind = \"global_avgpool\" },\n  { kind = \"dense\", size = 10 },\n]\n";
+  auto with = [&](const std::string& groups, const std::string& shortcut) {
+    std::string text = block;
+    text.replace(text.find("GROUPS"), 6, groups);
+    text.replace(text.find("SHORTCUT"), 8, shortcut);
+    return text;
+  };
+  const std::string projection = ", shortcut = [{ kind = \"conv2d\", size = 16, kernel = 1, stride = 2, bias = false }]";
+  BOOST_TEST(error_of(with("4", projection)) == "");
+  e = error_of(with("3", projection));
+  BOOST_TEST((contains(e, "test.toml:4") && contains(e, "model.layers[1].body[1].groups") && contains(e, "divide")), e);
+  e = error_of(with("4", ""));
+  BOOST_TEST((contains(e, "test.toml:4") && contains(e, "model.layers[1].shortcut") && contains(e, "projection")), e);
+  e = error_of(with("4", ", shortcut = [{ kind = \"conv2d\", size = 16, kernel = 1, stride = 2, bais = false }]"));
+  BOOST_TEST((contains(e, "model.layers[1].shortcut[0].bais") && contains(e, "no such key")), e);
   // CIFAR-10's 32x32x3 input: the same list fits (conv5 -> 28, pool -> 14, conv5 -> 10, pool -> 5).
   BOOST_TEST(error_of(std::string(kCnnLayers) + "[data]\ndataset = \"cifar10\"\npath = \"x\"\n") == "");
 }

@@ -10,7 +10,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-for kind in mlp cnn cnn-layers; do
+for kind in mlp cnn cnn-layers resnet8; do
   "$starling" model --config "$source_dir/configs/fmnist-$kind.toml" --set data.dataset=synthetic --json >"$tmp/$kind.json" \
     || fail "starling model --json failed for $kind"
   "$starling" model --config "$source_dir/configs/fmnist-$kind.toml" --set data.dataset=synthetic >"$tmp/$kind.txt"

@@ -1,0 +1,71 @@
+#include "learners/layer_chain.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace starling {
+
+LayerChain::LayerChain(Shape input, std::vector<std::unique_ptr<Layer>> layers)
+    : input_(input), layers_(std::move(layers)), acts_(layers_.size()) {}
+
+Shape LayerChain::output_shape() const { return layers_.empty() ? input_ : layers_.back()->output_shape(); }
+
+std::size_t LayerChain::param_count() const {
+  std::size_t total = 0;
+  for (const auto& layer : layers_) total += padded_params(layer->param_count());
+  return total;
+}
+
+void LayerChain::bind(float* params, float* grads) {
+  std::size_t offset = 0;
+  for (auto& layer : layers_) {
+    layer->bind(params + offset, grads + offset);
+    offset += padded_params(layer->param_count());
+  }
+}
+
+void LayerChain::init(std::mt19937_64& rng) {
+  for (auto& layer : layers_) layer->init(rng);
+}
+
+void LayerChain::reserve(int batch) {
+  if (batch <= reserved_batch_) return;
+  acts_.resize(layers_.size());
+  long widest = input_.size();
+  for (std::size_t i = 0; i < layers_.size(); ++i) {
+    const long out = layers_[i]->output_shape().size();
+    widest = std::max(widest, out);
+    acts_[i].resize(static_cast<std::size_t>(batch) * out);
+    layers_[i]->reserve(batch);
+  }
+  grad_a_.resize(static_cast<std::size_t>(batch) * widest);
+  grad_b_.resize(static_cast<std::size_t>(batch) * widest);
+  reserved_batch_ = batch;
+}
+
+const float* LayerChain::forward(kernels::Backend backend, int batch, const float* x) {
+  reserve(batch);
+  const float* in = x;
+  for (std::size_t i = 0; i < layers_.size(); ++i) {
+    layers_[i]->forward(backend, batch, in, acts_[i].data());
+    in = acts_[i].data();
+  }
+  return in;
+}
+
+void LayerChain::backward(kernels::Backend backend, int batch, const float* x, const float* dy, float* dx) {
+  if (layers_.empty()) {
+    if (dx) std::memcpy(dx, dy, sizeof(float) * static_cast<std::size_t>(batch) * input_.size());
+    return;
+  }
+  float* next = grad_a_.data();
+  for (std::size_t i = layers_.size(); i-- > 0;) {
+    const float* in = i == 0 ? x : acts_[i - 1].data();
+    float* out = i == 0 ? dx : next;
+    layers_[i]->backward(backend, batch, in, acts_[i].data(), dy, out);
+    dy = out;
+    next = next == grad_a_.data() ? grad_b_.data() : grad_a_.data();
+  }
+}
+
+}  // namespace starling

@@ -1,0 +1,49 @@
+#pragma once
+// Layers run in order, each reading the one before's output: the activations they keep for
+// the backward pass and the two gradient buffers it alternates between. A model is one chain;
+// a residual block holds two (its body and its shortcut).
+#include "learners/aligned_buffer.h"
+#include "learners/layer.h"
+
+#include <memory>
+#include <random>
+#include <vector>
+
+namespace starling {
+
+class LayerChain {
+ public:
+  LayerChain(Shape input, std::vector<std::unique_ptr<Layer>> layers);
+
+  Shape input_shape() const { return input_; }
+  /// The last layer's output shape (the input's for an empty chain: the identity).
+  Shape output_shape() const;
+  std::vector<std::unique_ptr<Layer>>& layers() { return layers_; }
+  const std::vector<std::unique_ptr<Layer>>& layers() const { return layers_; }
+
+  /// The chain's span of the arena: each layer's parameters padded to 64 bytes.
+  std::size_t param_count() const;
+  void bind(float* params, float* grads);
+  void init(std::mt19937_64& rng);
+  void reserve(int batch);
+
+  /// Returns the output [batch × output size]; valid until the next forward. An empty chain
+  /// returns x itself.
+  const float* forward(kernels::Backend backend, int batch, const float* x);
+  /// Overwrites every layer's parameter gradients and, unless null, dx; needs the forward's
+  /// activations for this x.
+  void backward(kernels::Backend backend, int batch, const float* x, const float* dy, float* dx);
+
+ private:
+  Shape input_;
+  std::vector<std::unique_ptr<Layer>> layers_;
+  std::vector<AlignedBuffer<float>> acts_;
+  AlignedBuffer<float> grad_a_, grad_b_;
+  int reserved_batch_ = 0;
+};
+
+/// A layer's span of the arena: its parameters padded to 16 floats (64 bytes), so that
+/// every view starts aligned.
+inline std::size_t padded_params(std::size_t count) { return (count + 15) / 16 * 16; }
+
+}  // namespace starling

@@ -1,0 +1,59 @@
+#include "learners/layers/residual.h"
+
+#include <stdexcept>
+
+namespace starling {
+namespace {
+
+std::string names(const LayerChain& chain) {
+  std::string out;
+  for (const auto& layer : chain.layers()) out += (out.empty() ? "" : ", ") + layer->name();
+  return out.empty() ? "identity" : out;
+}
+
+}  // namespace
+
+Residual::Residual(LayerChain body, LayerChain shortcut) : body_(std::move(body)), shortcut_(std::move(shortcut)) {
+  if (!(body_.input_shape() == shortcut_.input_shape()) || !(body_.output_shape() == shortcut_.output_shape()))
+    throw std::invalid_argument("residual: the body and the shortcut give different shapes");
+}
+
+std::string Residual::name() const { return "residual(" + names(body_) + " + " + names(shortcut_) + ")"; }
+
+void Residual::bind(float* params, float* grads) {
+  body_.bind(params, grads);
+  shortcut_.bind(params + body_.param_count(), grads + body_.param_count());
+}
+
+void Residual::init(std::mt19937_64& rng) {
+  body_.init(rng);
+  shortcut_.init(rng);
+}
+
+void Residual::reserve(int batch) {
+  body_.reserve(batch);
+  shortcut_.reserve(batch);
+  dx_shortcut_.reserve(static_cast<std::size_t>(batch) * input_shape().size());
+}
+
+void Residual::forward(kernels::Backend backend, int batch, const float* x, float* y) {
+  const float* a = body_.forward(backend, batch, x);
+  const float* b = shortcut_.forward(backend, batch, x);
+  const long n = batch * output_shape().size();
+  for (long i = 0; i < n; ++i) y[i] = a[i] + b[i];
+}
+
+void Residual::backward(kernels::Backend backend, int batch, const float* x, const float*, const float* dy,
+                        float* dx) {
+  reserve(batch);
+  body_.backward(backend, batch, x, dy, dx);
+  if (!dx) {
+    shortcut_.backward(backend, batch, x, dy, nullptr);
+    return;
+  }
+  shortcut_.backward(backend, batch, x, dy, dx_shortcut_.data());
+  const long n = batch * input_shape().size();
+  for (long i = 0; i < n; ++i) dx[i] += dx_shortcut_[i];
+}
+
+}  // namespace starling

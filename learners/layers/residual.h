@@ -1,0 +1,33 @@
+#pragma once
+// A residual block: y = body(x) + shortcut(x), the shortcut the identity when empty or a
+// projection (a strided 1×1 convolution and a normalisation, say) where the body changes the
+// shape. x feeds both, so its gradient is the sum of the two paths'.
+#include "learners/aligned_buffer.h"
+#include "learners/layer.h"
+#include "learners/layer_chain.h"
+
+namespace starling {
+
+class Residual final : public Layer {
+ public:
+  /// Throws std::invalid_argument unless both chains take the same input and give the same
+  /// output shape.
+  Residual(LayerChain body, LayerChain shortcut);
+
+  std::string name() const override;
+  Shape input_shape() const override { return body_.input_shape(); }
+  Shape output_shape() const override { return body_.output_shape(); }
+  std::size_t param_count() const override { return body_.param_count() + shortcut_.param_count(); }
+  void bind(float* params, float* grads) override;
+  void init(std::mt19937_64& rng) override;
+  void reserve(int batch) override;
+  void forward(kernels::Backend backend, int batch, const float* x, float* y) override;
+  void backward(kernels::Backend backend, int batch, const float* x, const float* y, const float* dy,
+                float* dx) override;
+
+ private:
+  LayerChain body_, shortcut_;
+  AlignedBuffer<float> dx_shortcut_;
+};
+
+}  // namespace starling
