@@ -123,8 +123,9 @@ void read_exchange(SectionReader&& ex, Config& c) {
   spec.gamma = ex.number("gamma", 0.5, 0.0, 1.0, true);
   spec.max_staleness = static_cast<uint64_t>(ex.integer("max_staleness", 4, 0, 1000000));
   spec.staleness_scaling = ex.boolean("staleness_scaling", false);
-  // Opt-in: on the runs measured here a mix one exchange late cost local SGD accuracy (and,
-  // at long periods with heavy momentum, stability) for little or no wall time (README).
+  // Opt-in: a mix one exchange late can cost local SGD accuracy (and, at long periods with
+  // heavy momentum, stability) for little wall time on a host whose cores the compute
+  // already fills (README, Failure behaviour).
   // Async gossip has no barrier to hide.
   c.node.overlap = ex.boolean("overlap", false);
   if (c.node.overlap && spec.mode == gossip::ExchangeMode::async_gossip)

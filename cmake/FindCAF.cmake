@@ -1,11 +1,11 @@
 # Finds the C++ Actor Framework (Debian's libcaf-dev ships no CMake config).
-# Provides CAF::core and CAF::io imported targets.
+# Provides the CAF::core imported target (Starling's actors are local; CAF's network layer,
+# caf_io, is not used).
 find_path(CAF_INCLUDE_DIR caf/all.hpp)
 find_library(CAF_CORE_LIBRARY caf_core)
-find_library(CAF_IO_LIBRARY caf_io)
 
 include(FindPackageHandleStandardArgs)
-find_package_handle_standard_args(CAF REQUIRED_VARS CAF_CORE_LIBRARY CAF_IO_LIBRARY CAF_INCLUDE_DIR)
+find_package_handle_standard_args(CAF REQUIRED_VARS CAF_CORE_LIBRARY CAF_INCLUDE_DIR)
 
 if(CAF_FOUND AND NOT TARGET CAF::core)
   add_library(CAF::core UNKNOWN IMPORTED)
@@ -13,9 +13,5 @@ if(CAF_FOUND AND NOT TARGET CAF::core)
     IMPORTED_LOCATION "${CAF_CORE_LIBRARY}"
     INTERFACE_INCLUDE_DIRECTORIES "${CAF_INCLUDE_DIR}"
     INTERFACE_LINK_LIBRARIES Threads::Threads)
-  add_library(CAF::io UNKNOWN IMPORTED)
-  set_target_properties(CAF::io PROPERTIES
-    IMPORTED_LOCATION "${CAF_IO_LIBRARY}"
-    INTERFACE_LINK_LIBRARIES CAF::core)
 endif()
-mark_as_advanced(CAF_INCLUDE_DIR CAF_CORE_LIBRARY CAF_IO_LIBRARY)
+mark_as_advanced(CAF_INCLUDE_DIR CAF_CORE_LIBRARY)

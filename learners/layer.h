@@ -1,6 +1,7 @@
 #pragma once
-// A layer of a sequential model on NHWC activations. Parameters and their gradients are
-// views into the model's flat arena (DESIGN.md §3), bound once after construction.
+// A layer of a model on NHWC activations. Parameters and their gradients are views into the
+// model's flat arena, bound once after construction, so that averaging, all-reduce and the
+// codecs see one contiguous vector.
 // forward(x → y) and backward(dy → dx, parameter gradients) follow llm.c's pairing;
 // gradients are overwritten, not accumulated, by each backward.
 #include "kernels/gemm.h"

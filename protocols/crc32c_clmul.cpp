@@ -2,8 +2,9 @@
 // bytes at a time into four 512-bit accumulators, which are then folded into one 128-bit
 // remainder that the crc32 instruction finishes. A fold moves 16 bytes A forward by D bits:
 // A·x^D ≡ lo64(A)·k(D+32) ⊕ hi64(A)·k(D−32) (mod P), k(e) = reflect32(x^e mod P) << 1 in
-// the reflected bit order the crc32 instruction uses. About 3× the crc32-instruction path
-// on payloads in cache. Compiled with AVX-512 and VPCLMULQDQ flags; reached only through
+// the reflected bit order the crc32 instruction uses. Four independent folds keep the
+// carry-less multipliers busy where the crc32 instruction is one serial chain. Compiled
+// with AVX-512 and VPCLMULQDQ flags; reached only through
 // crc32c() when the CPU has them.
 #include <cstddef>
 #include <cstdint>

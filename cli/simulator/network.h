@@ -4,7 +4,7 @@
 //   "10gbit", "1gbit:50us", "100mbit:1ms", "2.5gbit:0.2ms"   rate[:one-way latency]
 //     rate units (tc's): bit, kbit, mbit, gbit, tbit (powers of 1000, bits per second);
 //     latency units: ns, us, ms, s; without one, kDefaultLatency (a TCP message through
-//     ZeroMQ between two hosts: ≈48 µs measured on loopback here, and a switch hop).
+//     ZeroMQ between two hosts, and a switch hop).
 //   "100mbit:50us:125kb"   a token-bucket link (tc tbf, cloud egress limits): bursts of up
 //     to that many bytes (units b, kb, mb: powers of 1000; kib, mib: of 1024) leave at once
 //     when the bucket is full; only the average is held to the rate. It refills at the
@@ -32,8 +32,6 @@ struct Link {
   double bucket_bytes(double bytes, double refill_seconds) const {
     return burst_bytes > 0 ? std::min({burst_bytes, beta_bytes_per_second * refill_seconds, bytes}) : 0.0;
   }
-  /// Seconds for one message of `bytes` on this link.
-  double message_seconds(double bytes) const { return alpha_seconds + bytes / beta_bytes_per_second; }
 };
 
 inline constexpr double kDefaultLatency = 50e-6;

@@ -211,9 +211,9 @@ void run_blocks(const GemmArgs& g, const Blocking& bl) {
 template <class Kernel>
 void run_gemm(const GemmArgs& g, const Blocking& bl) {
   // Aᵀ read in place with its rows a multiple of 4 KiB apart: every depth of a sliver falls in
-  // one L1 set and they evict each other (cnn.fc1.dw, m = 1024: 0.88× oneDNN; packed into
-  // slivers, 0.9–1.0×). Copied with rows 64 bytes longer it reads in place at full speed
-  // (1.1–1.2×), and the copy is k·m floats, a small part of the product.
+  // one L1 set and they evict each other (cnn.fc1.dw, m = 1024). Copied with rows 64 bytes
+  // longer it reads in place without the conflicts, and the copy is k·m floats, a small
+  // part of the product (bench_kernels shows the difference).
   constexpr int kPad = 16;
   if (g.trans_a && g.lda % 1024 == 0 && !packs_at(g, bl)) {
     const int lda = g.m + kPad;

@@ -272,8 +272,8 @@ struct Avx512Kernel {
 void gemm_avx512(const GemmArgs& args) {
   static const Blocking narrow = make_blocking(kMR, 32), wide = make_blocking(kMR, 48);
   // 48-column panels where they fill (from 96 columns: n = 64 would leave a 16-wide rest)
-  // and the depth hides their larger tile's setup: at k = batch the 32-wide tile measured
-  // 1.1–1.3× faster, from k = 256 the 48-wide one 1.0–1.2× (bench_kernels).
+  // and the depth hides their larger tile's setup; at k = batch the 32-wide tile is faster
+  // (bench_kernels compares them).
   if ((args.n >= 96 || args.n == 48) && args.k >= 256) return run_gemm<Avx512Kernel<3>>(args, wide);
   run_gemm<Avx512Kernel<2>>(args, narrow);
 }

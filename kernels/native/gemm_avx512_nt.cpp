@@ -139,7 +139,7 @@ __attribute__((noinline)) void tile(const GemmArgs& g, const float* at, int mp, 
 // Up to 8 rows of C: the same tile with 8-lane vectors, which keep both FMA pipes of a core
 // that splits 512-bit operations (Zen 4) as busy as full-width ones, where 16 lanes would
 // idle half of every FMA. Even and odd p go to separate accumulators: 8 chains alone only
-// just cover two pipes × 4 cycles of FMA latency and measured at about 60% of peak.
+// just cover two pipes × 4 cycles of FMA latency, so any stall leaves a pipe idle.
 __attribute__((noinline)) void tile_narrow(const GemmArgs& g, const float* at, int mp, int i0, int j0) {
   __m256 even[kRows], odd[kRows];
 #pragma GCC unroll 8

@@ -26,10 +26,10 @@ bool use_dot(const GemmArgs& g) {
   return g.trans_b && !g.trans_a && g.m <= kDotMaxRows && g.k >= 16;
 }
 
-// A·Bᵀ runs as Cᵀ = B·Aᵀ (vectors along m) from 16 to 64 rows when k ≥ 16: 1.2–1.5× the
-// dot kernel at k = 128–256; past 64 rows packing B for the blocked kernel pays off. At
-// k < 16 its transposed stores dominate and the blocked kernel with a vector-transposed B
-// panel measured 1.2–1.6× faster at every m. STARLING_GEMM_NT_MIN / _MAX move the bounds.
+// A·Bᵀ runs as Cᵀ = B·Aᵀ (vectors along m) from 16 to 64 rows when k ≥ 16, where it beats
+// the dot kernel; past 64 rows packing B for the blocked kernel pays off. At k < 16 its
+// transposed stores dominate and the blocked kernel with a vector-transposed B panel wins
+// at every m (bench_kernels). STARLING_GEMM_NT_MIN / _MAX move the bounds.
 int env_int(const char* name, int fallback) {
   const char* v = std::getenv(name);
   return v ? std::atoi(v) : fallback;

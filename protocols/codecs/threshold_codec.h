@@ -23,7 +23,6 @@ class ThresholdCodec final : public Codec {
 
   /// The τ the next encode() uses.
   float tau() const { return tau_; }
-  void set_tau(float tau) { tau_ = tau; }
   /// Whether the last encode() wrote the bitmap format.
   bool last_was_bitmap() const { return last_bitmap_; }
 
