@@ -1,9 +1,23 @@
 #pragma once
 // How a peer that starts tells a fresh job from one already running: it listens to the
-// heartbeats of the others (membership.h: each names its sender's view and round). A peer
-// heard in a later view, or at a later round than this one's, means the job went on
-// without this peer, which must then join it rather than start it with the others.
+// heartbeats of the others (membership.h: each names its sender's view and round).
+//
+// Every peer of the config is a member of view 0, so a peer that has never trained is a
+// start participant, not a joiner, for as long as the job is in view 0: the members that
+// went ahead cannot leave it behind, since a round needs its neighbours' data and a peer
+// is at most one round ahead of each of its neighbours (no more than `reach` rounds, the
+// topology's diameter, ahead of this one). What shows that the job went on without this
+// peer is a view the others agreed on without it: a heartbeat naming a view above 0, or a
+// round further ahead than any view-0 member could be while this one had not started.
+// Taking round > 0 for "running" instead turned a slow start into a crowd of joiners that
+// no member admitted, because the members were still waiting for them in view 0.
+//
+// A view change that begins while this peer waits (the members exclude a peer never heard
+// from, or a joiner asks in) needs this peer's status as a member of view 0: the wait ends
+// then, so that the caller takes part in it rather than keep the change waiting.
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "gossip/transport.h"
@@ -12,10 +26,27 @@ namespace starling::gossip {
 
 enum class JobState { fresh, running };
 
-/// Waits until every peer of `peers` but this one has sent a heartbeat, one of them turns
-/// out to be further along than view 0 and `round`, or the deadline passes (fresh: the
-/// silent ones are left to failure detection). Messages that arrive meanwhile are put back.
-JobState await_job(Transport& transport, const std::vector<PeerId>& peers, std::uint64_t round,
-                   Transport::Clock::time_point deadline);
+struct JobStart {
+  std::vector<PeerId> peers;  // every peer of the config, this one included
+  std::uint64_t round = 0;    // the round this peer starts at
+  /// How far past `round` a member of view 0 may be while this one has not started (0: any
+  /// peer ahead means the job runs, for the modes without views).
+  std::uint64_t reach = 0;
+  /// Peers (this one included) that must have been heard before the start may go on
+  /// without the silent rest; fewer cannot form a job (exchange.min_peers).
+  std::size_t quorum = 0;
+  /// Wait for every peer until then; after it, start as soon as `quorum` are heard.
+  Transport::Clock::time_point deadline;
+  /// Give up on the quorum then: fresh, and the exchange reports that too few peers live.
+  Transport::Clock::time_point give_up;
+  /// True once a view change has begun that this peer must take part in (may be empty).
+  std::function<bool()> view_change_begun;
+};
+
+/// Waits until every other peer of `start.peers` has sent a heartbeat (fresh), one of them
+/// shows that the job runs without this peer (running; see above), a view change begins
+/// (fresh), or a deadline passes as described in JobStart (fresh: the silent ones are left
+/// to failure detection). Messages that arrive meanwhile are put back.
+JobState await_job(Transport& transport, const JobStart& start);
 
 }  // namespace starling::gossip
