@@ -209,6 +209,10 @@ std::optional<std::pair<PeerId, ViewMessage>> ControlPlane::next_view_message() 
 }
 
 void ControlPlane::set_view(const View& view) {
+  // Judge the view on everything heard so far: the I/O thread may have heard a peer that
+  // membership still holds for dead (a late starter past its start grace).
+  membership_.poll(Clock::now());
+  note_changes();
   view_ = view;
   view_since_ = Clock::now();
   event_.clear();

@@ -41,7 +41,7 @@ std::optional<Position> ElasticAsync::start(std::uint64_t iteration) {
   JobStart job;  // without views any peer ahead means the job runs: reach 0
   for (const PeerAddress& p : spec_.peers) job.peers.push_back(p.id);
   job.round = iteration;
-  job.deadline = job.give_up = Clock::now() + spec_.start_timeout;
+  job.patience = spec_.start_timeout;
   if (!spec_.join && await_job(transport_, job) == JobState::fresh) return std::nullopt;
   control_.log(spec_.join ? "joining the running job" : "the job is already running: joining it");
   ask_to_join();

@@ -70,24 +70,27 @@ std::optional<Position> ElasticSync::start(std::uint64_t iteration) {
   control_.serve(common_, common_iteration_);
   transport_.announce(view_.number, round_);
   if (!spec_.join && await_job(transport_, job_start()) == JobState::fresh) {
-    build(round_);  // a view change begun meanwhile is pending: the first exchange() takes part
+    // Peers that arrived after their start grace were taken for dead meanwhile and are alive
+    // again: taking up view 0 anew raises only what still needs a view change (a member
+    // still dead, a view change begun meanwhile, in which the first exchange() takes part).
+    control_.set_view(view_);
+    build(round_);
     return std::nullopt;
   }
   log(spec_.join ? "joining the running job" : "the job is already running: joining it");
   return join(Clock::now() + spec_.timeout);
 }
 
-// A member of view 0 that never trained waits for the others, or for a quorum of them
-// once the start timeout passed (job_start.h); view 0 spans the whole ring, so no member
-// can be more rounds ahead than there are peers.
+// A member of view 0 that never trained waits for the others while they keep arriving, or
+// for a quorum of them once none came for the start timeout (job_start.h); view 0 spans
+// the whole ring, so no member can be more rounds ahead than there are peers.
 JobStart ElasticSync::job_start() const {
   JobStart job;
   for (const PeerAddress& p : spec_.peers) job.peers.push_back(p.id);
   job.round = round_;
   job.reach = spec_.peers.size();
   job.quorum = min_peers();
-  job.deadline = Clock::now() + spec_.start_timeout;
-  job.give_up = job.deadline + spec_.start_timeout;
+  job.patience = job.quorum_patience = spec_.start_timeout;
   job.view_change_begun = [this] { return control_.view_change_begun(); };
   return job;
 }

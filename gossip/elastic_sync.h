@@ -20,7 +20,8 @@
 // CHOCO's public copies and the compressed all-reduce's base and residuals start over.
 //
 // Start: every peer of the config is a member of view 0 and waits for the others
-// (job_start.h: all of them, or after start_timeout a quorum of min_peers); one that never
+// (job_start.h: all of them while they keep arriving; once none came for start_timeout, a
+// quorum of min_peers); one that never
 // trained stays a member for as long as the job is in view 0, and takes part in a view
 // change begun while it waited. A peer whose job is already running (a view was agreed
 // without it), or started with join, asks every live peer to join (hello, with its model's

@@ -41,17 +41,18 @@ JobState await_job(Transport& transport, const JobStart& start) {
     transport.put_back(std::move(aside));
     return state;
   };
+  std::size_t known = 0;
+  auto deadline = Transport::Clock::now() + start.patience;
   for (;;) {
     std::size_t count = 0;
     const Heard heard = judge(transport, start, count);
     if (heard == Heard::running) return done(JobState::running);
     const auto now = Transport::Clock::now();
-    const bool quorum = now >= start.deadline && count >= start.quorum;
-    if (heard == Heard::everyone || quorum || now >= std::max(start.deadline, start.give_up))
-      return done(JobState::fresh);
+    if (count > known) known = count, deadline = std::max(deadline, now + start.patience);
+    const bool quorum = now >= deadline && count >= start.quorum;
+    if (heard == Heard::everyone || quorum || now >= deadline + start.quorum_patience) return done(JobState::fresh);
     if (start.view_change_begun && start.view_change_begun()) return done(JobState::fresh);
-    const auto until = now < start.deadline ? start.deadline : std::max(start.deadline, start.give_up);
-    std::optional<Message> m = transport.try_receive(std::min(until, now + std::chrono::milliseconds(20)));
+    std::optional<Message> m = transport.try_receive(now + std::chrono::milliseconds(20));
     if (m && aside.size() < kMaxEarlyMessages) aside.push_back(std::move(*m));
   }
 }

@@ -35,17 +35,19 @@ struct JobStart {
   /// Peers (this one included) that must have been heard before the start may go on
   /// without the silent rest; fewer cannot form a job (exchange.min_peers).
   std::size_t quorum = 0;
-  /// Wait for every peer until then; after it, start as soon as `quorum` are heard.
-  Transport::Clock::time_point deadline;
-  /// Give up on the quorum then: fresh, and the exchange reports that too few peers live.
-  Transport::Clock::time_point give_up;
+  /// Every peer is waited for until none new has been heard for this long (the start
+  /// timeout): peers started one after another, however many, all take part in the start.
+  Transport::Clock::duration patience{};
+  /// After that, a quorum is waited for as long again; then the wait ends regardless
+  /// (fresh: the exchange reports that too few peers live).
+  Transport::Clock::duration quorum_patience{};
   /// True once a view change has begun that this peer must take part in (may be empty).
   std::function<bool()> view_change_begun;
 };
 
 /// Waits until every other peer of `start.peers` has sent a heartbeat (fresh), one of them
 /// shows that the job runs without this peer (running; see above), a view change begins
-/// (fresh), or a deadline passes as described in JobStart (fresh: the silent ones are left
+/// (fresh), or the patience described in JobStart runs out (fresh: the silent ones are left
 /// to failure detection). Messages that arrive meanwhile are put back.
 JobState await_job(Transport& transport, const JobStart& start);
 

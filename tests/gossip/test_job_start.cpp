@@ -8,11 +8,13 @@
 
 #include <chrono>
 #include <memory>
+#include <string>
 #include <thread>
 #include <vector>
 
 #include <zmq.hpp>
 
+#include "gossip/endpoint.h"
 #include "gossip/job_start.h"
 #include "gossip/transport.h"
 
@@ -22,45 +24,56 @@ using Clock = Transport::Clock;
 
 namespace {
 
-// Peers 0..up-1 of a job of `size`, fully connected, heartbeating every 20 ms; the peers
-// from `up` on never start.
+// A job of `size` peers on free loopback ports, heartbeating every 20 ms; peers 0..up-1
+// start at once, the others when arrive() is called (from any thread: each transport is
+// used by one thread only, and every peer connects to every endpoint up front, ZeroMQ
+// reaching a peer once it binds).
 class Job {
  public:
-  Job(int size, int up) : size_(size) {
-    for (int r = 0; r < up; ++r) {
-      TransportOptions o;
-      o.self = static_cast<PeerId>(r);
-      o.linger_ms = 0;
-      o.heartbeat_interval = 20ms;
-      for (int m = 0; m < size; ++m) o.accept.push_back(static_cast<PeerId>(m));
-      peers_.push_back(std::make_unique<Transport>(context_, o));
-    }
-    for (int r = 0; r < up; ++r)
-      for (int m = 0; m < up; ++m)
-        if (m != r) peers_[r]->connect(static_cast<PeerId>(m), peers_[m]->endpoint());
+  Job(int size, int up) : size_(size), endpoints_(free_loopback_endpoints(size)), peers_(size) {
+    for (int r = 0; r < up; ++r) arrive(r);
+  }
+
+  void arrive(int r) {
+    TransportOptions o;
+    o.self = static_cast<PeerId>(r);
+    o.bind_endpoint = endpoints_[r];
+    o.linger_ms = 0;
+    o.heartbeat_interval = 20ms;
+    for (int m = 0; m < size_; ++m) o.accept.push_back(static_cast<PeerId>(m));
+    auto t = std::make_unique<Transport>(context_, o);
+    for (int m = 0; m < size_; ++m)
+      if (m != r) t->connect(static_cast<PeerId>(m), endpoints_[m]);
+    peers_[r] = std::move(t);
   }
 
   Transport& at(int r) { return *peers_[r]; }
 
   // What peer 0 waits with: every peer of the job, starting at round 0, reach = size.
-  JobStart start(Clock::duration deadline, Clock::duration give_up, std::size_t quorum) const {
+  JobStart start(Clock::duration patience, Clock::duration quorum_patience, std::size_t quorum) const {
     JobStart s;
     for (int r = 0; r < size_; ++r) s.peers.push_back(static_cast<PeerId>(r));
     s.reach = static_cast<std::uint64_t>(size_);
     s.quorum = quorum;
-    const auto now = Clock::now();
-    s.deadline = now + deadline;
-    s.give_up = now + give_up;
+    s.patience = patience;
+    s.quorum_patience = quorum_patience;
     return s;
+  }
+
+  // Whether peer 0 has a heartbeat from `peer`.
+  bool heard(int peer) const {
+    const auto all = peers_[0]->liveness();
+    const auto it = all.find(static_cast<PeerId>(peer));
+    return it != all.end() && it->second.heartbeat;
   }
 
   // Bounded wait until peer 0 has a heartbeat from `peer` that says `view` and `round`.
   void await_heard(int peer, std::uint64_t view, std::uint64_t round) {
     const auto limit = Clock::now() + 5s;
     while (Clock::now() < limit) {
-      const auto heard = peers_[0]->liveness();
-      const auto it = heard.find(static_cast<PeerId>(peer));
-      if (it != heard.end() && it->second.heartbeat && it->second.view == view && it->second.round == round) return;
+      const auto all = peers_[0]->liveness();
+      const auto it = all.find(static_cast<PeerId>(peer));
+      if (it != all.end() && it->second.heartbeat && it->second.view == view && it->second.round == round) return;
       std::this_thread::sleep_for(5ms);
     }
     BOOST_FAIL("peer 0 never heard peer " << peer << " at view " << view << ", round " << round);
@@ -69,6 +82,7 @@ class Job {
  private:
   zmq::context_t context_;  // outlives every transport
   int size_;
+  std::vector<std::string> endpoints_;
   std::vector<std::unique_ptr<Transport>> peers_;
 };
 
@@ -113,7 +127,25 @@ BOOST_AUTO_TEST_CASE(a_round_beyond_any_view_0_member_means_the_job_runs) {
   BOOST_TEST((await_job(job.at(0), job.start(10s, 10s, 3)) == JobState::running));
 }
 
-BOOST_AUTO_TEST_CASE(after_the_deadline_a_quorum_starts_without_the_silent_rest) {
+BOOST_AUTO_TEST_CASE(peers_that_keep_arriving_are_all_waited_for) {
+  Job job(4, 2);  // peers 2 and 3 arrive one after the other, 3 after the first patience ran out
+  job.await_heard(1, 0, 0);
+  std::thread late([&] {
+    std::this_thread::sleep_for(1500ms);
+    job.arrive(2);
+    std::this_thread::sleep_for(1500ms);
+    job.arrive(3);
+  });
+  const auto begin = Clock::now();
+  const JobState state = await_job(job.at(0), job.start(2500ms, 10s, 2));
+  const double waited = seconds_since(begin);
+  late.join();
+  BOOST_TEST((state == JobState::fresh));
+  BOOST_TEST(job.heard(3), "peer 3 came 3 s in, within the patience peer 2's arrival renewed");
+  BOOST_TEST(waited < 8.0);
+}
+
+BOOST_AUTO_TEST_CASE(after_the_patience_a_quorum_starts_without_the_silent_rest) {
   Job job(4, 3);  // peer 3 never starts
   job.await_heard(1, 0, 0);
   job.await_heard(2, 0, 0);
