@@ -208,6 +208,12 @@ std::optional<std::pair<PeerId, ViewMessage>> ControlPlane::next_view_message() 
   return std::nullopt;
 }
 
+std::optional<std::uint64_t> ControlPlane::view_change_begun() const {
+  std::optional<std::uint64_t> highest;
+  for (const auto& [from, m] : view_inbox_) highest = std::max(highest.value_or(0), m.view);
+  return highest;
+}
+
 void ControlPlane::set_view(const View& view) {
   // Judge the view on everything heard so far: the I/O thread may have heard a peer that
   // membership still holds for dead (a late starter past its start grace).

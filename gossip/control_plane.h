@@ -76,8 +76,9 @@ class ControlPlane final : public ReceiveHook {
   std::string take_event();
   void raise(const std::string& why);
   std::optional<std::pair<PeerId, protocols::ViewMessage>> next_view_message();
-  /// View messages wait to be taken: a view change has begun that concerns this peer.
-  bool view_change_begun() const { return !view_inbox_.empty(); }
+  /// The highest view named by the view messages waiting to be taken (a view change that
+  /// concerns this peer has begun), or nullopt when none waits.
+  std::optional<std::uint64_t> view_change_begun() const;
 
   bool alive(PeerId peer) const { return membership_.alive(peer); }
   /// Tells every peer this one leaves (a clean finish).

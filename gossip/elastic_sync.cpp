@@ -92,6 +92,7 @@ JobStart ElasticSync::job_start() const {
   job.quorum = min_peers();
   job.patience = job.quorum_patience = spec_.start_timeout;
   job.view_change_begun = [this] { return control_.view_change_begun(); };
+  job.confirm = 2 * spec_.heartbeat;  // fresh heartbeats, not ones queued for an earlier run
   return job;
 }
 

@@ -43,6 +43,7 @@ JobState await_job(Transport& transport, const JobStart& start) {
   };
   std::size_t known = 0;
   auto deadline = Transport::Clock::now() + start.patience;
+  std::optional<Transport::Clock::time_point> change_seen;
   for (;;) {
     std::size_t count = 0;
     const Heard heard = judge(transport, start, count);
@@ -51,7 +52,11 @@ JobState await_job(Transport& transport, const JobStart& start) {
     if (count > known) known = count, deadline = std::max(deadline, now + start.patience);
     const bool quorum = now >= deadline && count >= start.quorum;
     if (heard == Heard::everyone || quorum || now >= deadline + start.quorum_patience) return done(JobState::fresh);
-    if (start.view_change_begun && start.view_change_begun()) return done(JobState::fresh);
+    if (const auto view = start.view_change_begun ? start.view_change_begun() : std::nullopt) {
+      if (*view > 0) return done(JobState::running);
+      if (!change_seen) change_seen = now;
+      if (now >= *change_seen + start.confirm) return done(JobState::fresh);
+    }
     std::optional<Message> m = transport.try_receive(now + std::chrono::milliseconds(20));
     if (m && aside.size() < kMaxEarlyMessages) aside.push_back(std::move(*m));
   }

@@ -12,12 +12,14 @@
 // Taking round > 0 for "running" instead turned a slow start into a crowd of joiners that
 // no member admitted, because the members were still waiting for them in view 0.
 //
-// A view change that begins while this peer waits (the members exclude a peer never heard
-// from, or a joiner asks in) needs this peer's status as a member of view 0: the wait ends
-// then, so that the caller takes part in it rather than keep the change waiting.
+// A view change away from view 0 that begins while this peer waits (the members exclude a
+// peer never heard from) needs this peer's status as a member of view 0: the wait ends
+// then, so that the caller takes part in it rather than keep the change waiting. One that
+// names a later view shows that the job runs.
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "gossip/transport.h"
@@ -41,8 +43,12 @@ struct JobStart {
   /// After that, a quorum is waited for as long again; then the wait ends regardless
   /// (fresh: the exchange reports that too few peers live).
   Transport::Clock::duration quorum_patience{};
-  /// True once a view change has begun that this peer must take part in (may be empty).
-  std::function<bool()> view_change_begun;
+  /// The view a view change that concerns this peer names (the view it starts from, or
+  /// decides), once one has begun; may be empty. Above 0 the job runs; in view 0 this peer
+  /// takes part once `confirm` has passed without a heartbeat that says otherwise (a
+  /// restarted peer may first be handed messages queued for its previous run).
+  std::function<std::optional<std::uint64_t>()> view_change_begun;
+  Transport::Clock::duration confirm{};
 };
 
 /// Waits until every other peer of `start.peers` has sent a heartbeat (fresh), one of them

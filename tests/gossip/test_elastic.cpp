@@ -141,10 +141,11 @@ BOOST_AUTO_TEST_CASE(a_new_peer_joins_a_running_allreduce_job) {
   Job job(4, ExchangeMode::allreduce);
   std::vector<Outcome> out(4);
   std::vector<std::thread> threads;
-  for (int r = 0; r < 3; ++r) threads.emplace_back([&, r] { out[r] = run_peer(job.spec(r), 400); });
-  // Peer 3 starts once the others went on without it (start timeout), well before they end.
-  std::this_thread::sleep_for(2500ms);
-  threads.emplace_back([&] { out[3] = run_peer(job.spec(3), 400); });
+  for (int r = 0; r < 3; ++r) threads.emplace_back([&, r] { out[r] = run_peer(job.spec(r), 1500); });
+  // Peer 3 starts once the others went on without it (the start timeout after the last of
+  // them arrived), well before they end.
+  std::this_thread::sleep_for(3500ms);
+  threads.emplace_back([&] { out[3] = run_peer(job.spec(3), 1500); });
   for (auto& t : threads) t.join();
   expect_identical(out, {0, 1, 2, 3});
   BOOST_TEST(out[3].first_iteration > 0u, "the joiner started from the job's position");
@@ -182,7 +183,7 @@ BOOST_AUTO_TEST_CASE(a_crowd_of_late_peers_joins_the_running_job) {
   std::vector<Outcome> out(6);
   std::vector<std::thread> threads;
   for (int r = 0; r < 3; ++r) threads.emplace_back([&, r] { out[r] = run_peer(job.spec(r), 1500); });
-  std::this_thread::sleep_for(3000ms);  // past the start timeout: peers 0-2 run in view 1
+  std::this_thread::sleep_for(3500ms);  // past the start timeout: peers 0-2 run in view 1
   for (int r = 3; r < 6; ++r) threads.emplace_back([&, r] { out[r] = run_peer(job.spec(r), 1500); });
   for (auto& t : threads) t.join();
   for (int r = 0; r < 6; ++r) {

@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -160,11 +161,39 @@ BOOST_AUTO_TEST_CASE(a_view_change_ends_the_wait_so_that_this_member_takes_part)
   Job job(3, 2);  // peer 2 never starts: without the view change peer 0 would wait 10 s
   JobStart start = job.start(10s, 10s, 3);
   int asked = 0;
-  start.view_change_begun = [&asked] { return ++asked >= 3; };
+  start.view_change_begun = [&asked]() -> std::optional<std::uint64_t> {
+    if (++asked < 3) return std::nullopt;
+    return 0;  // a change away from view 0
+  };
+  start.confirm = 300ms;
   const auto begin = Clock::now();
   BOOST_TEST((await_job(job.at(0), start) == JobState::fresh));
-  BOOST_TEST(asked == 3);
+  const double waited = seconds_since(begin);
+  BOOST_TEST(waited >= 0.3, "no heartbeat contradicted it for `confirm`");
+  BOOST_TEST(waited < 5.0);
+}
+
+BOOST_AUTO_TEST_CASE(a_view_change_seen_but_contradicted_by_heartbeats_means_the_job_runs) {
+  Job job(3, 2);  // a restarted peer handed a prepare of view 0 queued for its previous run
+  JobStart start = job.start(10s, 10s, 3);
+  start.view_change_begun = []() -> std::optional<std::uint64_t> { return 0; };
+  start.confirm = 10s;
+  std::thread later([&] {
+    std::this_thread::sleep_for(200ms);
+    job.at(1).announce(1, 7);  // ...while the job went on to view 1
+  });
+  const auto begin = Clock::now();
+  const JobState state = await_job(job.at(0), start);
+  later.join();
+  BOOST_TEST((state == JobState::running));
   BOOST_TEST(seconds_since(begin) < 5.0);
+}
+
+BOOST_AUTO_TEST_CASE(a_view_change_naming_a_later_view_means_the_job_runs) {
+  Job job(3, 2);
+  JobStart start = job.start(10s, 10s, 3);
+  start.view_change_begun = []() -> std::optional<std::uint64_t> { return 2; };
+  BOOST_TEST((await_job(job.at(0), start) == JobState::running));
 }
 
 BOOST_AUTO_TEST_CASE(without_views_any_peer_ahead_means_the_job_runs) {
