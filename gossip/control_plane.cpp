@@ -139,9 +139,26 @@ void ControlPlane::on_hello(const Message& m) {
     return log("peer " + std::to_string(m.from) + " has another model shape: its join is refused");
   }
   if (!options_.views) return;
+  if (admitted(m.from)) return count("hello_after_admission");
   const bool fresh = joiners_.insert(m.from).second;
   if (fresh) log("peer " + std::to_string(m.from) + " asks to join");
   raise("peer " + std::to_string(m.from) + " asks to join");
+}
+
+// A joiner repeats its hello until it adopts the view that admits it, so hellos it sent
+// just before arrive after that view: from a member, soon after this peer took up the view
+// or once the member's heartbeats name it, they ask for nothing, and a crowd of joiners
+// would otherwise start one needless view change after another. Later hellos from a member
+// whose heartbeats name an older view are news (it restarted before it was taken for
+// dead). In view 0 every hello is news (no one has been admitted yet; a member started
+// with --join asks in view 0).
+bool ControlPlane::admitted(PeerId peer) const {
+  if (view_.number == 0 || !view_.contains(peer)) return false;
+  const auto settle = std::max(2 * options_.membership.heartbeat_interval, std::chrono::milliseconds(1000));
+  if (Clock::now() - view_since_ < settle) return true;
+  const auto heard = transport_.liveness();
+  const auto it = heard.find(peer);
+  return it != heard.end() && it->second.heartbeat && view_tag(it->second.view) >= view_tag(view_.number);
 }
 
 // Whether a view message still matters to a peer in view_: decisions beyond it, changes
@@ -191,8 +208,19 @@ std::optional<std::pair<PeerId, ViewMessage>> ControlPlane::next_view_message() 
   return std::nullopt;
 }
 
+std::optional<std::uint64_t> ControlPlane::view_change_begun() const {
+  std::optional<std::uint64_t> highest;
+  for (const auto& [from, m] : view_inbox_) highest = std::max(highest.value_or(0), m.view);
+  return highest;
+}
+
 void ControlPlane::set_view(const View& view) {
+  // Judge the view on everything heard so far: the I/O thread may have heard a peer that
+  // membership still holds for dead (a late starter past its start grace).
+  membership_.poll(Clock::now());
+  note_changes();
   view_ = view;
+  view_since_ = Clock::now();
   event_.clear();
   const std::uint64_t current = view_tag(view_.number);
   std::vector<Message> now_current;

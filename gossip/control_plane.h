@@ -6,8 +6,10 @@
 //  - logs every change of a peer's state, with its reason;
 //  - queues view messages (status, prepare, decide) for the view agreement, dropping those
 //    of views already left behind ("stale_view_message");
-//  - records join requests (hello; a model of another shape is refused with a join reply)
-//    and peers that finished (the finished status they send before leave);
+//  - records join requests (hello; a model of another shape is refused with a join reply;
+//    a hello from a member whose heartbeats already name the current view is one sent
+//    before its admission and asks for nothing: "hello_after_admission") and peers that
+//    finished (the finished status they send before leave);
 //  - answers model requests (gossip_pull) with the model it was told to serve, at most
 //    one answer per peer every 200 ms (a request costs the answerer a whole model);
 //  - with views (the synchronous modes): passes data frames of the current view on, holds
@@ -74,6 +76,9 @@ class ControlPlane final : public ReceiveHook {
   std::string take_event();
   void raise(const std::string& why);
   std::optional<std::pair<PeerId, protocols::ViewMessage>> next_view_message();
+  /// The highest view named by the view messages waiting to be taken (a view change that
+  /// concerns this peer has begun), or nullopt when none waits.
+  std::optional<std::uint64_t> view_change_begun() const;
 
   bool alive(PeerId peer) const { return membership_.alive(peer); }
   /// Tells every peer this one leaves (a clean finish).
@@ -102,6 +107,7 @@ class ControlPlane final : public ReceiveHook {
 
  private:
   void on_hello(const Message& m);
+  bool admitted(PeerId peer) const;
   void on_view(const Message& m);
   void on_pull(const Message& m);
   bool relevant(PeerId from, const protocols::ViewMessage& m) const;
@@ -115,6 +121,7 @@ class ControlPlane final : public ReceiveHook {
   ControlOptions options_;
   Membership membership_;
   View view_;
+  Clock::time_point view_since_{};  // when set_view() took it up
   bool armed_ = false;
   std::string event_;
   std::deque<std::pair<PeerId, protocols::ViewMessage>> view_inbox_;

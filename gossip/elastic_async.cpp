@@ -38,10 +38,11 @@ bool ElasticAsync::counts(PeerId peer) const { return control_.alive(peer) && co
 std::optional<Position> ElasticAsync::start(std::uint64_t iteration) {
   control_.serve(model_, iteration);
   transport_.announce(0, iteration);
-  std::vector<PeerId> everyone;
-  for (const PeerAddress& p : spec_.peers) everyone.push_back(p.id);
-  if (!spec_.join && await_job(transport_, everyone, iteration, Clock::now() + spec_.start_timeout) == JobState::fresh)
-    return std::nullopt;
+  JobStart job;  // without views any peer ahead means the job runs: reach 0
+  for (const PeerAddress& p : spec_.peers) job.peers.push_back(p.id);
+  job.round = iteration;
+  job.patience = spec_.start_timeout;
+  if (!spec_.join && await_job(transport_, job) == JobState::fresh) return std::nullopt;
   control_.log(spec_.join ? "joining the running job" : "the job is already running: joining it");
   ask_to_join();
   const std::optional<Position> at = take_over(neighbours_, Clock::now() + spec_.timeout);

@@ -69,14 +69,31 @@ std::optional<Position> ElasticSync::start(std::uint64_t iteration) {
   common_iteration_ = iteration;
   control_.serve(common_, common_iteration_);
   transport_.announce(view_.number, round_);
-  std::vector<PeerId> everyone;
-  for (const PeerAddress& p : spec_.peers) everyone.push_back(p.id);
-  if (!spec_.join && await_job(transport_, everyone, round_, Clock::now() + spec_.start_timeout) == JobState::fresh) {
+  if (!spec_.join && await_job(transport_, job_start()) == JobState::fresh) {
+    // Peers that arrived after their start grace were taken for dead meanwhile and are alive
+    // again: taking up view 0 anew raises only what still needs a view change (a member
+    // still dead, a view change begun meanwhile, in which the first exchange() takes part).
+    control_.set_view(view_);
     build(round_);
     return std::nullopt;
   }
   log(spec_.join ? "joining the running job" : "the job is already running: joining it");
   return join(Clock::now() + spec_.timeout);
+}
+
+// A member of view 0 that never trained waits for the others while they keep arriving, or
+// for a quorum of them once none came for the start timeout (job_start.h); view 0 spans
+// the whole ring, so no member can be more rounds ahead than there are peers.
+JobStart ElasticSync::job_start() const {
+  JobStart job;
+  for (const PeerAddress& p : spec_.peers) job.peers.push_back(p.id);
+  job.round = round_;
+  job.reach = spec_.peers.size();
+  job.quorum = min_peers();
+  job.patience = job.quorum_patience = spec_.start_timeout;
+  job.view_change_begun = [this] { return control_.view_change_begun(); };
+  job.confirm = 2 * spec_.heartbeat;  // fresh heartbeats, not ones queued for an earlier run
+  return job;
 }
 
 std::optional<Position> ElasticSync::exchange(std::uint64_t iteration, double compute_seconds) {
@@ -85,15 +102,20 @@ std::optional<Position> ElasticSync::exchange(std::uint64_t iteration, double co
   control_.round_started(round_);
   for (int changes = 0;;) {
     if (control_.event_pending()) {
-      if (++changes > kMaxChangesPerRound)
-        STARLING_GOSSIP_THROW(TimeoutError, "the view changed " + std::to_string(changes - 1) +
-                                                " times in round " + std::to_string(round_) + " without settling");
+      if (changes >= kMaxChangesPerRound)
+        STARLING_GOSSIP_THROW(TimeoutError, "the view changed " + std::to_string(changes) + " times in round " +
+                                                std::to_string(round_) + " without settling");
       Outcome outcome;
+      const std::vector<PeerId> before = view_.members;
       try {
         outcome = change_view(iteration);
       } catch (const MembershipChanged&) {
+        ++changes;
         continue;  // the model's source died while handing it over: agree again
       }
+      // Admitting joiners is progress (each config peer can be admitted only once per time
+      // it was left out): a crowd arriving in waves must not exhaust the bound.
+      if (!admits(before, view_.members)) ++changes;
       if (outcome == Outcome::moved) {
         control_.round_ended();
         return std::exchange(moved_, std::nullopt);
@@ -116,6 +138,10 @@ std::optional<Position> ElasticSync::exchange(std::uint64_t iteration, double co
   }
   complete_round(iteration);
   return std::nullopt;
+}
+
+bool ElasticSync::admits(const std::vector<PeerId>& before, const std::vector<PeerId>& after) {
+  return !std::includes(before.begin(), before.end(), after.begin(), after.end());
 }
 
 void ElasticSync::restore() { std::copy(input_.begin(), input_.end(), model_.begin()); }

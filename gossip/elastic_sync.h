@@ -19,9 +19,15 @@
 // Every algorithm is built anew for each view, its rounds tagged with the view (view.h):
 // CHOCO's public copies and the compressed all-reduce's base and residuals start over.
 //
-// Start: a peer whose job is already running (job_start.h), or started with join, asks
-// every live peer to join (hello, with its model's shape), waits for a decision that
-// includes it, and takes the source's model and position. Finish: it tells every peer the
+// Start: every peer of the config is a member of view 0 and waits for the others
+// (job_start.h: all of them while they keep arriving; once none came for start_timeout, a
+// quorum of min_peers); one that never
+// trained stays a member for as long as the job is in view 0, and takes part in a view
+// change begun while it waited. A peer whose job is already running (a view was agreed
+// without it), or started with join, asks every live peer to join (hello, with its model's
+// shape), waits for a decision that includes it, and takes the source's model and position;
+// the leader admits every joiner it knows of in one decision, and a view change that admits
+// new members does not count towards the changes one round may take. Finish: it tells every peer the
 // round it ended at (a finished status, then leave) and stays, serving its final model,
 // until every other member has finished or died, so a member still in the last round can
 // take that model over. Fewer members than min_peers: TooFewPeers, with the model as it was
@@ -41,6 +47,7 @@
 #include "gossip/control_plane.h"
 #include "gossip/exchange_spec.h"
 #include "gossip/gossip_average.h"
+#include "gossip/job_start.h"
 #include "gossip/transport.h"
 #include "gossip/view_agreement.h"
 #include "protocols/span.h"
@@ -69,12 +76,15 @@ class ElasticSync {
 
   Outcome change_view(std::uint64_t iteration);
   Position join(Clock::time_point deadline);
+  JobStart job_start() const;
   void adopt(const Decision& decision);
   void take_over(const Decision& decision, Clock::time_point deadline);
   void build(std::uint64_t start_round);
   void run_round(double compute_seconds);
   void complete_round(std::uint64_t iteration);
   void restore();
+  /// Whether `after` (ascending) has a member `before` (ascending) lacks.
+  static bool admits(const std::vector<PeerId>& before, const std::vector<PeerId>& after);
   std::vector<PeerId> ring() const;
   std::size_t min_peers() const;
   void keep_drops();

@@ -64,7 +64,7 @@ struct ExchangeSpec {
   // Faults and elasticity (control_plane.h, elastic_sync.h, elastic_async.h).
   std::chrono::milliseconds heartbeat{500};         // the I/O thread beats this often
   std::chrono::milliseconds failure_timeout{5000};  // silence after which a peer is dead
-  std::chrono::milliseconds start_timeout{30000};   // how long peers wait for each other at start
+  std::chrono::milliseconds start_timeout{30000};   // start: wait this long after the last new peer (job_start.h)
   int min_peers = 0;  // below this many live peers the exchange stops (TooFewPeers); 0: a majority
   bool join = false;  // join a running job at start (otherwise only when one is found running)
   std::uint32_t max_message_bytes = 16u << 20;      // larger frames are dropped ("oversized")

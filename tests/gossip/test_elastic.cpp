@@ -75,11 +75,15 @@ struct Outcome {
 
 // Trains a pretend model for `rounds` rounds of one iteration each (every peer adds its own
 // drift, then exchanges); with `die_after`, drops its exchange without a word after that many.
-Outcome run_peer(const ExchangeSpec& spec, int rounds, std::optional<int> die_after = std::nullopt) {
+// With `hold`, waits that long between setting up its exchange (its heartbeats start) and
+// starting, as a peer does that loads its data meanwhile.
+Outcome run_peer(const ExchangeSpec& spec, int rounds, std::optional<int> die_after = std::nullopt,
+                 std::chrono::milliseconds hold = 0ms) {
   Outcome out;
   out.model.assign(kLength, static_cast<float>(spec.rank));
   try {
     auto exchange = std::make_unique<PeerExchange>(spec, starling::protocols::Span<float>(out.model));
+    std::this_thread::sleep_for(hold);
     std::uint64_t iteration = 0;
     if (const auto at = exchange->start(0)) iteration = at->iteration;
     out.first_iteration = iteration;
@@ -137,14 +141,56 @@ BOOST_AUTO_TEST_CASE(a_new_peer_joins_a_running_allreduce_job) {
   Job job(4, ExchangeMode::allreduce);
   std::vector<Outcome> out(4);
   std::vector<std::thread> threads;
-  for (int r = 0; r < 3; ++r) threads.emplace_back([&, r] { out[r] = run_peer(job.spec(r), 400); });
-  // Peer 3 starts once the others went on without it (start timeout), well before they end.
-  std::this_thread::sleep_for(2500ms);
-  threads.emplace_back([&] { out[3] = run_peer(job.spec(3), 400); });
+  for (int r = 0; r < 3; ++r) threads.emplace_back([&, r] { out[r] = run_peer(job.spec(r), 1500); });
+  // Peer 3 starts once the others went on without it (the start timeout after the last of
+  // them arrived), well before they end.
+  std::this_thread::sleep_for(3500ms);
+  threads.emplace_back([&] { out[3] = run_peer(job.spec(3), 1500); });
   for (auto& t : threads) t.join();
   expect_identical(out, {0, 1, 2, 3});
   BOOST_TEST(out[3].first_iteration > 0u, "the joiner started from the job's position");
   for (int r = 0; r < 4; ++r) BOOST_TEST(out[r].members == (std::vector<PeerId>{0, 1, 2, 3}));
+}
+
+// The start race of issue #15: the late peer is heard (its heartbeats) before it starts,
+// so the others go on and, on a ring of 5, the peers two hops away reach round 1 while
+// its neighbours wait for it in round 0. It is a member of view 0 all along: it starts
+// with them, no view changes, rather than take them for a running job and ask to join.
+BOOST_AUTO_TEST_CASE(a_late_member_of_view_0_starts_with_the_others) {
+  Job job(5, ExchangeMode::gossip);
+  std::vector<Outcome> out(5);
+  std::vector<std::thread> threads;
+  auto spec = [&](int r) {
+    ExchangeSpec s = job.spec(r);
+    s.start_timeout = 10s;  // everyone is heard well within it
+    return s;
+  };
+  for (int r = 0; r < 4; ++r) threads.emplace_back([&, r] { out[r] = run_peer(spec(r), 40); });
+  threads.emplace_back([&] { out[4] = run_peer(spec(4), 40, std::nullopt, 1000ms); });
+  for (auto& t : threads) t.join();
+  for (int r = 0; r < 5; ++r) {
+    BOOST_TEST_REQUIRE(out[r].error.empty(), "peer " << r << ": " << out[r].error);
+    BOOST_TEST(out[r].view_changes == 0u, "peer " << r);
+    BOOST_TEST(out[r].first_iteration == 0u, "peer " << r);
+    BOOST_TEST(out[r].members == (std::vector<PeerId>{0, 1, 2, 3, 4}));
+  }
+}
+
+// Peers that arrive after the others started without them (start timeout, with a quorum)
+// join the running job together and every peer ends in one view with all of them.
+BOOST_AUTO_TEST_CASE(a_crowd_of_late_peers_joins_the_running_job) {
+  Job job(6, ExchangeMode::gossip);
+  std::vector<Outcome> out(6);
+  std::vector<std::thread> threads;
+  for (int r = 0; r < 3; ++r) threads.emplace_back([&, r] { out[r] = run_peer(job.spec(r), 1500); });
+  std::this_thread::sleep_for(3500ms);  // past the start timeout: peers 0-2 run in view 1
+  for (int r = 3; r < 6; ++r) threads.emplace_back([&, r] { out[r] = run_peer(job.spec(r), 1500); });
+  for (auto& t : threads) t.join();
+  for (int r = 0; r < 6; ++r) {
+    BOOST_TEST_REQUIRE(out[r].error.empty(), "peer " << r << ": " << out[r].error);
+    BOOST_TEST(out[r].members == (std::vector<PeerId>{0, 1, 2, 3, 4, 5}), "peer " << r);
+  }
+  for (int r = 3; r < 6; ++r) BOOST_TEST(out[r].first_iteration > 0u, "peer " << r << " joined the running job");
 }
 
 BOOST_AUTO_TEST_CASE(gossip_survivors_go_on) {

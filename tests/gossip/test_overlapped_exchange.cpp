@@ -218,10 +218,11 @@ BOOST_AUTO_TEST_CASE(a_new_peer_joins_a_running_overlapped_job) {
   for (int r = 0; r < 4; ++r) endpoints.push_back("ipc://" + (dir / std::to_string(r)).string());
   std::vector<Outcome> out(4);
   std::vector<std::thread> threads;
-  for (int r = 0; r < 3; ++r) threads.emplace_back([&, r] { out[r] = run_peer(spec_of(ExchangeMode::allreduce, endpoints, r), Plan{400}); });
-  // Peer 3 starts once the others went on without it (start timeout), well before they end.
-  std::this_thread::sleep_for(2500ms);
-  threads.emplace_back([&] { out[3] = run_peer(spec_of(ExchangeMode::allreduce, endpoints, 3), Plan{400}); });
+  for (int r = 0; r < 3; ++r) threads.emplace_back([&, r] { out[r] = run_peer(spec_of(ExchangeMode::allreduce, endpoints, r), Plan{1500}); });
+  // Peer 3 starts once the others went on without it (the start timeout after the last of
+  // them arrived), well before they end.
+  std::this_thread::sleep_for(3500ms);
+  threads.emplace_back([&] { out[3] = run_peer(spec_of(ExchangeMode::allreduce, endpoints, 3), Plan{1500}); });
   for (auto& t : threads) t.join();
   std::filesystem::remove_all(dir);
   expect_identical(out, {0, 1, 2, 3});
