@@ -3,6 +3,7 @@
 #include "cli/config.h"
 #include "cli/data_partition.h"
 #include "cli/data_source.h"
+#include "cli/exit_codes.h"
 #include "cli/json.h"
 #include "cli/process.h"
 
@@ -174,16 +175,10 @@ JsonObject aggregate(const Config& c, const std::vector<Child>& all) {
 // rather than from every peer after they have started. iid needs no labels.
 int check_partition_first(const Config& config) {
   if (config.data.partition.kind == PartitionKind::iid) return 0;
-  try {
+  return exit_code_of([&] {
     partition_peers(config, load_data(config).train);
     return 0;
-  } catch (const ConfigError& e) {
-    spdlog::error("{}", e.what());
-    return 2;
-  } catch (const std::exception& e) {
-    spdlog::error("{}", e.what());
-    return 1;
-  }
+  });
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include "cli/config.h"
 #include "cli/data_source.h"
+#include "cli/exit_codes.h"
 #include "learners/model.h"
 #include "learners/model_description.h"
 
@@ -43,26 +44,14 @@ void print_table(const ModelSpec& spec) {
 }  // namespace
 
 int run_model(const ModelOptions& options) {
-  Config config;
-  try {
-    config = load_config(options.config, options.overrides);
-  } catch (const ConfigError& e) {
-    spdlog::error("{}", e.what());
-    return 2;
-  }
-  try {
+  return exit_code_of([&] {
+    Config config = load_config(options.config, options.overrides);
     ModelSpec& spec = config.node.train.learner.model;
     fit_model_to_data(spec, load_data(config), config.source);
     if (options.json) std::cout << model_json(spec) << "\n";
     else print_table(spec);
     return 0;
-  } catch (const ConfigError& e) {
-    spdlog::error("{}", e.what());
-    return 2;
-  } catch (const std::exception& e) {
-    spdlog::error("{}", e.what());
-    return 1;
-  }
+  });
 }
 
 }  // namespace starling::cli

@@ -3,6 +3,7 @@
 #include "cli/config.h"
 #include "cli/data_partition.h"
 #include "cli/data_source.h"
+#include "cli/exit_codes.h"
 #include "cli/json.h"
 
 #include <spdlog/spdlog.h>
@@ -37,33 +38,18 @@ JsonObject describe(const Config& c, const Dataset& train, const std::vector<std
 }  // namespace
 
 int run_partition(const PartitionOptions& options) {
-  Config config;
-  TrainTest data;
-  std::vector<std::vector<uint32_t>> parts;
-  try {
-    config = load_config(options.config, options.overrides);
-    data = load_data(config);
-    parts = partition_peers(config, data.train);
-  } catch (const ConfigError& e) {
-    spdlog::error("{}", e.what());
-    return 2;
-  } catch (const std::exception& e) {
-    spdlog::error("{}", e.what());
-    return 1;
-  }
-  const std::string text = describe(config, data.train, parts).str() + "\n";
-  if (options.out.empty()) {
-    std::cout << text << std::flush;
-    return std::cout ? 0 : 1;
-  }
-  try {
+  return exit_code_of([&] {
+    const Config config = load_config(options.config, options.overrides);
+    const TrainTest data = load_data(config);
+    const std::string text = describe(config, data.train, partition_peers(config, data.train)).str() + "\n";
+    if (options.out.empty()) {
+      std::cout << text << std::flush;
+      return std::cout ? 0 : 1;
+    }
     ensure_parent_dir(options.out);
     write_file_atomic(options.out, text);
-  } catch (const std::exception& e) {
-    spdlog::error("{}", e.what());
-    return 1;
-  }
-  return 0;
+    return 0;
+  });
 }
 
 }  // namespace starling::cli

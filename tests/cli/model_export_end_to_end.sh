@@ -6,9 +6,7 @@
 set -euo pipefail
 starling=$(realpath "$1")
 source_dir=$(realpath "$2")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "$0")/peers_config.sh"  # $tmp, removed on exit, and fail()
 
 for kind in mlp cnn cnn-layers resnet8; do
   "$starling" model --config "$source_dir/configs/fmnist-$kind.toml" --set data.dataset=synthetic --json >"$tmp/$kind.json" \

@@ -6,9 +6,7 @@
 set -euo pipefail
 starling=$(realpath "$1")
 source_dir=$(realpath "$2")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "$0")/peers_config.sh"  # $tmp, removed on exit, and fail()
 export STARLING_DATA_DIR=$tmp/cache
 
 timeout 240 /usr/bin/python3 "$source_dir/bench/torch_ddp.py" --starling "$starling" \
