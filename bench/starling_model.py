@@ -55,6 +55,10 @@ def torch_model(description):
                              bias=d["bias"])
         if kind == "maxpool2d":
             return nn.MaxPool2d(d["kernel"], stride=d["stride"], padding=d["padding"])
+        if kind == "avgpool2d":
+            return nn.AvgPool2d(d["kernel"], stride=d["stride"])
+        if kind == "dropout":
+            return nn.Dropout(d["rate"])
         if kind == "relu":
             return nn.ReLU()
         if kind == "flatten":

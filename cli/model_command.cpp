@@ -20,7 +20,8 @@ std::string or_dash(int value) { return value > 0 ? std::to_string(value) : "-";
 
 void print_rows(const std::vector<LayerDesc>& layers, const std::string& indent) {
   for (const LayerDesc& d : layers) {
-    const bool window = d.kind == LayerDesc::Kind::conv2d || d.kind == LayerDesc::Kind::maxpool2d;
+    const bool window = d.kind == LayerDesc::Kind::conv2d || d.kind == LayerDesc::Kind::maxpool2d ||
+                        d.kind == LayerDesc::Kind::avgpool2d;
     const std::string name = indent + layer_kind_name(d.kind) +
                              (d.kind == LayerDesc::Kind::groupnorm ? "(" + std::to_string(d.groups) + ")" : "") +
                              (d.kind == LayerDesc::Kind::conv2d && !d.bias ? " nobias" : "");

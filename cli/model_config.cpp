@@ -33,13 +33,19 @@ LayerDesc read_layer(const toml::table& table, const std::string& name, const st
     d.size = static_cast<int>(r.integer("size", 0, 1, 1 << 20));
     if (d.size == 0) r.reject("size", "the layer's output " + std::string(d.kind == Kind::dense ? "units" : "channels"));
   }
-  if (d.kind == Kind::conv2d || d.kind == Kind::maxpool2d) {
+  const bool pooling = d.kind == Kind::maxpool2d || d.kind == Kind::avgpool2d;
+  if (d.kind == Kind::conv2d || pooling) {
     d.kernel = static_cast<int>(r.integer("kernel", 0, 1, 1024));
     if (d.kernel == 0) r.reject("kernel", "the window's side");
-    d.stride = static_cast<int>(r.integer("stride", d.kind == Kind::maxpool2d ? d.kernel : 1, 1, 1024));
-    d.padding = static_cast<int>(r.integer("padding", 0, 0, 1024));
+    d.stride = static_cast<int>(r.integer("stride", pooling ? d.kernel : 1, 1, 1024));
   }
+  if (d.kind == Kind::conv2d) d.padding = static_cast<int>(r.integer("padding", 0, 0, 1024));
   if (d.kind == Kind::conv2d) d.bias = r.boolean("bias", true);
+  if (d.kind == Kind::dropout) {
+    d.rate = r.number("rate", -1.0, 0.0, 1.0);
+    if (d.rate < 0.0) r.reject("rate", "the probability of zeroing a value, in [0, 1)");
+    if (d.rate >= 1.0) r.reject("rate", "a probability in [0, 1)");
+  }
   if (d.kind == Kind::groupnorm) {
     d.groups = static_cast<int>(r.integer("groups", 0, 1, 1 << 20));
     if (d.groups == 0) r.reject("groups", "the number of channel groups");

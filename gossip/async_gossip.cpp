@@ -37,11 +37,6 @@ AsyncGossip::AsyncGossip(Transport& transport, std::vector<PeerId> neighbours, A
   }
 }
 
-std::uint64_t AsyncGossip::known_step(PeerId neighbour) const {
-  const auto it = neighbours_.find(neighbour);
-  return it == neighbours_.end() ? options_.first_step : it->second.step;
-}
-
 void AsyncGossip::fix_length(std::size_t length) {
   if (length == 0) STARLING_GOSSIP_THROW(InvalidArgument, "empty vector");
   if (!length_) length_ = length;

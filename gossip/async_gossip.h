@@ -101,8 +101,6 @@ class AsyncGossip {
   /// Announces leave, then serves until every neighbour has left as well.
   void finish(protocols::Span<float> x);
 
-  /// Last step heard from a neighbour (first_step before any heartbeat).
-  std::uint64_t known_step(PeerId neighbour) const;
   const AsyncGossipStats& stats() const { return stats_; }
   const std::map<std::string, std::uint64_t>& drops() const { return drops_; }
 

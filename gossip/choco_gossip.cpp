@@ -32,12 +32,6 @@ ChocoGossip::ChocoGossip(Transport& transport, std::vector<PeerId> peers, Mixing
   codec_id_ = checked_codec_id(codec_name_, codec_options_);
 }
 
-protocols::Span<const float> ChocoGossip::public_copy() const {
-  const auto it = copies_.find(rank_);
-  if (it == copies_.end()) return {};
-  return {it->second.data(), it->second.size()};
-}
-
 std::size_t ChocoGossip::segment_size(std::size_t s) const {
   const std::size_t begin = segment_begin(s);
   return std::min(per_segment_, length_ - std::min(begin, length_));

@@ -65,8 +65,6 @@ class ChocoGossip {
   std::uint64_t round() const { return round_; }
   /// Entries sent by the last round's encodes, summed over segments.
   std::size_t last_sent() const { return last_sent_; }
-  /// This peer's public copy x̂_i (empty before the first run()).
-  protocols::Span<const float> public_copy() const;
   const std::map<std::string, std::uint64_t>& drops() const { return drops_; }
 
  private:

@@ -21,8 +21,6 @@ enum class ExchangeMode { none, allreduce, gossip, local_sgd, async_gossip };
 bool parse_exchange_mode(const std::string& text, ExchangeMode& out);
 const char* exchange_mode_name(ExchangeMode mode);
 
-/// Topology names: ring, torus, exponential, one-peer-exponential, complete, random.
-bool is_topology_name(const std::string& name);
 
 struct PeerAddress {
   PeerId id = 0;

@@ -40,11 +40,6 @@ std::optional<Message> Inbox::pop(Clock::time_point deadline) {
   return take_locked();
 }
 
-std::optional<Message> Inbox::try_pop() {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return take_locked();
-}
-
 void Inbox::close() {
   {
     std::lock_guard<std::mutex> lock(mutex_);

@@ -24,7 +24,6 @@ class Inbox {
   void push_front(std::vector<Message> messages);
   /// The oldest message, or nullopt once the deadline passes or the inbox is closed and empty.
   std::optional<Message> pop(Clock::time_point deadline);
-  std::optional<Message> try_pop();
   /// Wakes every waiter; later pops return what is left, then nullopt at once.
   void close();
   bool closed() const;

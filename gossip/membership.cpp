@@ -160,13 +160,6 @@ bool Membership::alive(PeerId peer) const {
   return it != peers_.end() && it->second.state == PeerState::alive;
 }
 
-std::vector<PeerId> Membership::alive_peers() const {
-  std::vector<PeerId> ids;
-  for (const auto& [peer, r] : peers_)
-    if (r.state == PeerState::alive) ids.push_back(peer);
-  return ids;
-}
-
 Message receive_data(Transport& transport, Membership& membership, Membership::Clock::time_point deadline) {
   using Clock = Membership::Clock;
   for (;;) {

@@ -88,7 +88,6 @@ class Membership {
   Clock::time_point next_due() const;
 
   bool alive(PeerId peer) const;
-  std::vector<PeerId> alive_peers() const;
   const std::map<PeerId, PeerRecord>& peers() const { return peers_; }
   Transport& transport() { return transport_; }
   /// Heartbeat or leave payloads that did not decode (the message still proved liveness).

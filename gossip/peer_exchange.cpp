@@ -10,7 +10,6 @@ namespace starling::gossip {
 namespace {
 
 const char* const kModeNames[] = {"none", "allreduce", "gossip", "local-sgd", "async-gossip"};
-const char* const kTopologies[] = {"ring", "torus", "exponential", "one-peer-exponential", "complete", "random"};
 
 // Drop counts go to the log at most this often.
 constexpr std::chrono::seconds kDropReportEvery{10};
@@ -81,12 +80,6 @@ bool parse_exchange_mode(const std::string& text, ExchangeMode& out) {
 }
 
 const char* exchange_mode_name(ExchangeMode mode) { return kModeNames[static_cast<int>(mode)]; }
-
-bool is_topology_name(const std::string& name) {
-  for (const char* t : kTopologies)
-    if (name == t) return true;
-  return false;
-}
 
 PeerExchange::PeerExchange(const ExchangeSpec& spec, protocols::Span<float> model)
     : spec_(spec), model_(model), context_(1), last_report_(std::chrono::steady_clock::now()) {

@@ -36,7 +36,8 @@ Topology torus(int p);
 /// rank ± 2^k (mod p) for every 2^k < p.
 Topology exponential(int p);
 Topology complete(int p);
-/// The topology a config names (is_topology_name in exchange_spec.h) over p peers; the
+/// The topology a config names (ring, torus, exponential, one-peer-exponential, complete,
+/// random) over p peers; the
 /// one-peer exponential graph is the exponential graph, rotated by its schedule.
 Topology topology_by_name(const std::string& name, int p, int random_degree, std::uint64_t seed);
 

@@ -7,6 +7,7 @@
 #include "kernels/gemm.h"
 
 #include <cstddef>
+#include <cstdint>
 #include <random>
 #include <string>
 
@@ -34,6 +35,9 @@ class Layer {
   virtual void init(std::mt19937_64& /*rng*/) {}
   /// Sizes per-batch scratch (im2col buffers, pooling indices) for up to `batch` samples.
   virtual void reserve(int /*batch*/) {}
+  /// Training (with `key`, the step's source of randomness) or evaluation: only layers that
+  /// behave differently (dropout) care.
+  virtual void set_mode(bool /*training*/, uint64_t /*key*/) {}
 
   virtual void forward(kernels::Backend backend, int batch, const float* x, float* y) = 0;
   /// dx may be null (the first layer needs no input gradient).

@@ -28,6 +28,10 @@ void LayerChain::init(std::mt19937_64& rng) {
   for (auto& layer : layers_) layer->init(rng);
 }
 
+void LayerChain::set_mode(bool training, uint64_t key) {
+  for (auto& layer : layers_) layer->set_mode(training, key);
+}
+
 void LayerChain::reserve(int batch) {
   if (batch <= reserved_batch_) return;
   acts_.resize(layers_.size());

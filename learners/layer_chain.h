@@ -26,6 +26,7 @@ class LayerChain {
   void bind(float* params, float* grads);
   void init(std::mt19937_64& rng);
   void reserve(int batch);
+  void set_mode(bool training, uint64_t key);
 
   /// Returns the output [batch × output size]; valid until the next forward. An empty chain
   /// returns x itself.

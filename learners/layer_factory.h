@@ -8,10 +8,7 @@
 
 namespace starling {
 
-/// The layer a description names, with the shapes it records.
-std::unique_ptr<Layer> make_layer(const LayerDesc& d);
-
-/// make_layer over a list, in order.
+/// The layers a list of descriptions names, in order, with the shapes it records.
 std::vector<std::unique_ptr<Layer>> make_layers(const std::vector<LayerDesc>& descs);
 
 }  // namespace starling

@@ -38,6 +38,8 @@ double Learner::compute_gradient() {
   const int batch = std::min<int64_t>(spec_.batch, static_cast<int64_t>(order.size()));
   const std::size_t first = static_cast<std::size_t>((steps_ % steps_per_epoch_) * spec_.batch);
   train_.gather(order.data() + first, batch, x_.data(), labels_.data());
+  // Dropout's masks: distinct per learner and step, the same again after a resume.
+  model_.set_mode(true, mix_seed(mix_seed(spec_.seed, static_cast<uint64_t>(spec_.shard)), static_cast<uint64_t>(steps_)));
   const float* logits = model_.forward(spec_.backend, batch, x_.data());
   const double loss = softmax_cross_entropy(batch, spec_.model.classes, logits, labels_.data(), dlogits_.data());
   model_.backward(spec_.backend, batch, x_.data(), dlogits_.data());
@@ -71,6 +73,7 @@ Evaluation evaluate(Model& model, kernels::Backend backend, const Dataset& data,
   std::vector<uint32_t> indices(static_cast<std::size_t>(batch));
   int64_t correct = 0;
   double loss_sum = 0.0;
+  model.set_mode(false);
   for (uint32_t start = 0; start < data.size(); start += static_cast<uint32_t>(batch)) {
     const int n = static_cast<int>(std::min<uint32_t>(static_cast<uint32_t>(batch), data.size() - start));
     for (int i = 0; i < n; ++i) indices[i] = start + static_cast<uint32_t>(i);

@@ -41,6 +41,8 @@ class Model {
 
   /// He initialisation from a seed.
   void init(uint64_t seed);
+  /// Training, with `key` drawing this step's dropout masks, or evaluation (the default).
+  void set_mode(bool training, uint64_t key = 0) { chain_.set_mode(training, key); }
 
   /// Returns the logits [batch × classes]; valid until the next forward.
   const float* forward(kernels::Backend backend, int batch, const float* x);

@@ -68,12 +68,14 @@ class Builder {
   static void check_sizes(const LayerDesc& d, int index) {
     const std::string name = layer_kind_name(d.kind);
     const bool sized = d.kind == Kind::dense || d.kind == Kind::conv2d;
-    const bool windowed = d.kind == Kind::conv2d || d.kind == Kind::maxpool2d;
+    const bool windowed = d.kind == Kind::conv2d || d.kind == Kind::maxpool2d || d.kind == Kind::avgpool2d;
     if (sized && d.size < 1) throw ModelError(index, "size", name + ": size must be positive");
     if (windowed && d.kernel < 1) throw ModelError(index, "kernel", name + ": kernel must be positive");
     if (windowed && d.stride < 1) throw ModelError(index, "stride", name + ": stride must be positive");
     if (windowed && (d.padding < 0 || d.padding >= d.kernel))
       throw ModelError(index, "padding", name + ": padding must be in [0, kernel)");
+    if (d.kind == Kind::dropout && !(d.rate >= 0.0 && d.rate < 1.0))
+      throw ModelError(index, "rate", name + ": rate must be in [0, 1)");
     if (d.kind == Kind::groupnorm && (d.groups < 1 || d.in.c % d.groups != 0))
       throw ModelError(index, "groups", name + ": " + std::to_string(d.groups) + " groups do not divide " +
                                             std::to_string(d.in.c) + " channels");
@@ -83,12 +85,14 @@ class Builder {
     switch (d.kind) {
       case Kind::dense: return {1, 1, d.size};
       case Kind::conv2d: return {slide(d.in.h, d, index), slide(d.in.w, d, index), d.size};
-      case Kind::maxpool2d: return {slide(d.in.h, d, index), slide(d.in.w, d, index), d.in.c};
+      case Kind::maxpool2d:
+      case Kind::avgpool2d: return {slide(d.in.h, d, index), slide(d.in.w, d, index), d.in.c};
       case Kind::flatten: return {1, 1, static_cast<int>(d.in.size())};
       case Kind::global_avgpool: return {1, 1, d.in.c};
       case Kind::residual: return chain_out(d.body, d.in);
       case Kind::relu:
-      case Kind::groupnorm: break;
+      case Kind::groupnorm:
+      case Kind::dropout: break;
     }
     return d.in;
   }
@@ -182,11 +186,12 @@ std::string layer_json(const LayerDesc& d, const std::string& indent) {
   std::string out = "{\"kind\": \"" + std::string(layer_kind_name(d.kind)) + "\", \"in\": " + shape_json(d.in) +
                     ", \"out\": " + shape_json(d.out);
   if (d.kind == Kind::dense || d.kind == Kind::conv2d) out += ", \"size\": " + std::to_string(d.size);
-  if (d.kind == Kind::conv2d || d.kind == Kind::maxpool2d)
+  if (d.kind == Kind::conv2d || d.kind == Kind::maxpool2d || d.kind == Kind::avgpool2d)
     out += ", \"kernel\": " + std::to_string(d.kernel) + ", \"stride\": " + std::to_string(d.stride) +
            ", \"padding\": " + std::to_string(d.padding);
   if (d.kind == Kind::conv2d) out += std::string(", \"bias\": ") + (d.bias ? "true" : "false");
   if (d.kind == Kind::groupnorm) out += ", \"groups\": " + std::to_string(d.groups);
+  if (d.kind == Kind::dropout) out += ", \"rate\": " + std::to_string(d.rate);
   if (d.kind == Kind::residual)
     out += ", \"body\": " + layers_json(d.body, indent + "  ") + ", \"shortcut\": " + layers_json(d.shortcut, indent + "  ");
   return out + "}";
@@ -201,9 +206,9 @@ std::string layers_json(const std::vector<LayerDesc>& layers, const std::string&
 }  // namespace
 
 const char* layer_kind_name(LayerDesc::Kind kind) {
-  static const char* const names[] = {"dense",   "conv2d",    "maxpool2d",      "relu",
-                                      "flatten", "groupnorm", "global_avgpool", "residual"};
-  static_assert(sizeof names / sizeof names[0] == kLayerKinds && static_cast<int>(Kind::residual) + 1 == kLayerKinds,
+  static const char* const names[] = {"dense",     "conv2d",         "maxpool2d", "relu",      "flatten",
+                                      "groupnorm", "global_avgpool", "residual",  "avgpool2d", "dropout"};
+  static_assert(sizeof names / sizeof names[0] == kLayerKinds && static_cast<int>(Kind::dropout) + 1 == kLayerKinds,
                 "one name per kind");
   return names[static_cast<int>(kind)];
 }

@@ -13,21 +13,22 @@ namespace starling {
 struct ModelSpec;
 
 /// One layer of a description. `size` is a dense layer's units or a convolution's output
-/// channels; kernel/stride/padding apply to convolutions and pooling, `bias` to
-/// convolutions, `groups` to GroupNorm; a residual block is y = body(x) + shortcut(x), the
+/// channels; kernel/stride apply to convolutions and pooling, padding and `bias` to
+/// convolutions, `groups` to GroupNorm, `rate` to dropout; a residual block is y = body(x) + shortcut(x), the
 /// shortcut the identity when empty.
 struct LayerDesc {
-  enum class Kind { dense, conv2d, maxpool2d, relu, flatten, groupnorm, global_avgpool, residual };
+  enum class Kind { dense, conv2d, maxpool2d, relu, flatten, groupnorm, global_avgpool, residual, avgpool2d, dropout };
   Kind kind = Kind::relu;
   int size = 0, kernel = 0, stride = 1, padding = 0, groups = 0;
   bool bias = true;
+  double rate = 0.0;  // dropout: the probability of zeroing a value
   std::vector<LayerDesc> body, shortcut;
   Shape in, out;  // per-sample shapes, height × width × channels
 };
 
 /// The layer names used in the config and the export, indexed by Kind.
 const char* layer_kind_name(LayerDesc::Kind kind);
-inline constexpr int kLayerKinds = 8;
+inline constexpr int kLayerKinds = 10;
 
 /// An impossible description: the index of the offending layer in the top-level list (−1:
 /// the model as a whole), the key at fault within it (e.g. "size", or "body[1].groups"

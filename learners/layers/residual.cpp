@@ -30,6 +30,11 @@ void Residual::init(std::mt19937_64& rng) {
   shortcut_.init(rng);
 }
 
+void Residual::set_mode(bool training, uint64_t key) {
+  body_.set_mode(training, key);
+  shortcut_.set_mode(training, key);
+}
+
 void Residual::reserve(int batch) {
   body_.reserve(batch);
   shortcut_.reserve(batch);

@@ -21,6 +21,7 @@ class Residual final : public Layer {
   void bind(float* params, float* grads) override;
   void init(std::mt19937_64& rng) override;
   void reserve(int batch) override;
+  void set_mode(bool training, uint64_t key) override;
   void forward(kernels::Backend backend, int batch, const float* x, float* y) override;
   void backward(kernels::Backend backend, int batch, const float* x, const float* y, const float* dy,
                 float* dx) override;

@@ -150,6 +150,14 @@ BOOST_AUTO_TEST_CASE(bad_layer_lists_name_the_line_and_key) {
   BOOST_TEST((contains(e, "test.toml:6") && contains(e, "model.layers[3].kernel") && contains(e, "larger")), e);
   e = error_of(cnn_with(12, "  { kind = \"dense\", size = 7 },"));
   BOOST_TEST((contains(e, "test.toml:12") && contains(e, "model.layers[9].size") && contains(e, "class")), e);
+  e = error_of(cnn_with(5, "  { kind = \"maxpool2d\", kernel = 2, padding = 1 },"));  // pools take no padding
+  BOOST_TEST((contains(e, "test.toml:5") && contains(e, "model.layers[2].padding") && contains(e, "no such key")), e);
+  BOOST_TEST(error_of(cnn_with(5, "  { kind = \"avgpool2d\", kernel = 2 },")) == "");
+  BOOST_TEST(error_of(cnn_with(11, "  { kind = \"dropout\", rate = 0.5 },")) == "");  // in place of a relu
+  e = error_of(cnn_with(11, "  { kind = \"dropout\", rate = 1.0 },"));
+  BOOST_TEST((contains(e, "test.toml:11") && contains(e, "model.layers[8].rate")), e);
+  e = error_of(cnn_with(11, "  { kind = \"dropout\" },"));
+  BOOST_TEST((contains(e, "model.layers[8].rate")), e);
   e = error_of(cnn_with(4, "  { kind = \"relu\", size = 3 },"));
   BOOST_TEST((contains(e, "test.toml:4") && contains(e, "model.layers[1].size") && contains(e, "no such key")), e);
   e = error_of(cnn_with(4, "  { kind = \"conv2d\", kernel = 3 },"));

@@ -6,6 +6,7 @@
 
 #include "learners/layers/conv2d.h"
 #include "learners/layers/dense.h"
+#include "learners/layers/dropout.h"
 #include "learners/layers/elementwise.h"
 #include "learners/layers/group_norm.h"
 #include "learners/layers/pooling.h"
@@ -130,6 +131,10 @@ BOOST_AUTO_TEST_CASE(groupnorm_and_global_average_pool) {
   check_layer(whole, 4, Backend::native, rng);
   GlobalAvgPool gap(Shape{3, 5, 4});
   check_layer(gap, 2, Backend::native, rng);
+  AvgPool2D avg(Shape{6, 6, 3}, 2, 2);
+  check_layer(avg, 2, Backend::native, rng);
+  AvgPool2D overlapping(Shape{5, 4, 2}, 3, 1);
+  check_layer(overlapping, 2, Backend::native, rng);
   BOOST_CHECK_THROW(GroupNorm(Shape{2, 2, 6}, 4), std::invalid_argument);
 }
 
@@ -152,6 +157,37 @@ BOOST_AUTO_TEST_CASE(residual_blocks) {
     Residual projected(LayerChain(Shape{6, 6, 2}, std::move(strided)), LayerChain(Shape{6, 6, 2}, std::move(projection)));
     check_layer(projected, 2, b, rng);
   }
+}
+
+// Training mode: a fixed key fixes the mask, so the layer is linear and its gradient exact;
+// the kept fraction is 1 − rate, a new key draws a new mask, and evaluation passes x through.
+BOOST_AUTO_TEST_CASE(dropout_layer) {
+  std::mt19937_64 rng(10);
+  Dropout train(Shape{1, 1, 40}, 0.3, 1);
+  train.set_mode(true, 42);
+  check_layer(train, 3, Backend::native, rng);
+
+  const int n = 100000;
+  std::vector<float> x(n, 1.f), a(n), b(n);
+  Dropout layer(Shape{1, 1, n}, 0.25, 7);
+  layer.set_mode(true, 1);
+  layer.forward(Backend::native, 1, x.data(), a.data());
+  long kept = 0;
+  for (float v : a) {
+    kept += v != 0.f;
+    BOOST_TEST_REQUIRE((v == 0.f || std::fabs(v - 1.f / 0.75f) < 1e-6f));
+  }
+  BOOST_TEST(std::fabs(static_cast<double>(kept) / n - 0.75) < 0.01);
+  layer.set_mode(true, 2);
+  layer.forward(Backend::native, 1, x.data(), b.data());
+  BOOST_TEST((a != b));
+  layer.set_mode(true, 1);
+  layer.forward(Backend::native, 1, x.data(), b.data());
+  BOOST_TEST((a == b));  // the same key, the same mask
+  layer.set_mode(false, 1);
+  layer.forward(Backend::native, 1, x.data(), b.data());
+  BOOST_TEST((b == x));
+  BOOST_CHECK_THROW(Dropout(Shape{1, 1, 4}, 1.0, 0), std::invalid_argument);
 }
 
 BOOST_AUTO_TEST_CASE(losses) {
