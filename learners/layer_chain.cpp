@@ -47,6 +47,12 @@ void LayerChain::reserve(int batch) {
   reserved_batch_ = batch;
 }
 
+std::size_t LayerChain::first_trainable() const {
+  std::size_t i = 0;
+  while (i < layers_.size() && layers_[i]->param_count() == 0) ++i;
+  return i;
+}
+
 const float* LayerChain::forward(kernels::Backend backend, int batch, const float* x) {
   reserve(batch);
   const float* in = x;
@@ -62,10 +68,11 @@ void LayerChain::backward(kernels::Backend backend, int batch, const float* x, c
     if (dx) std::memcpy(dx, dy, sizeof(float) * static_cast<std::size_t>(batch) * input_.size());
     return;
   }
+  const std::size_t last = dx ? 0 : first_trainable();
   float* next = grad_a_.data();
-  for (std::size_t i = layers_.size(); i-- > 0;) {
+  for (std::size_t i = layers_.size(); i-- > last;) {
     const float* in = i == 0 ? x : acts_[i - 1].data();
-    float* out = i == 0 ? dx : next;
+    float* out = i == last ? dx : next;
     layers_[i]->backward(backend, batch, in, acts_[i].data(), dy, out);
     dy = out;
     next = next == grad_a_.data() ? grad_b_.data() : grad_a_.data();

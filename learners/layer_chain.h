@@ -32,8 +32,12 @@ class LayerChain {
   /// returns x itself.
   const float* forward(kernels::Backend backend, int batch, const float* x);
   /// Overwrites every layer's parameter gradients and, unless null, dx; needs the forward's
-  /// activations for this x.
+  /// activations for this x. Without dx, the backward stops at the first layer with
+  /// parameters, which computes no input gradient (the MLP's first dense layer would
+  /// otherwise compute one as large as its weight gradient, for a flatten to discard).
   void backward(kernels::Backend backend, int batch, const float* x, const float* dy, float* dx);
+  /// The first layer with parameters (the layer count when none has any).
+  std::size_t first_trainable() const;
 
  private:
   Shape input_;

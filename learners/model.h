@@ -49,6 +49,9 @@ class Model {
   /// Fills grads() from dlogits; needs the activations of the forward just before.
   void backward(kernels::Backend backend, int batch, const float* x, const float* dlogits);
 
+  /// The layers the model runs, ReLUs fused: for profiling a step part by part.
+  LayerChain& chain() { return chain_; }
+
   /// One line per layer with its parameter count.
   std::string describe() const;
   /// A stable string naming every layer and shape: peers compare it before exchanging.

@@ -1,0 +1,188 @@
+// bench_step: where a training step's time goes. For the shipped models (MLP, CNN, resnet8)
+// at batch 8, 16 and 32, one learner on one thread runs a fixed number of steps on a
+// synthetic set of Fashion-MNIST's shape and times each part: gathering the batch, each
+// layer's forward and backward (ReLUs fused as in training), softmax and loss, and the
+// optimizer update (SGD, Nesterov momentum and weight decay as in the shipped configs).
+// Prints µs per step and % of the step per part, the GEMM layers' achieved GFLOP/s and the
+// step's % of the FMA peak measured in the same process.
+//   bench_step [--steps N] [--models mlp,cnn,resnet8] [--batches 8,16,32] [--backend native|onednn]
+#include "fma_peak.h"
+#include "learners/dataset.h"
+#include "learners/loss.h"
+#include "learners/model.h"
+#include "learners/optimizer.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <numeric>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace starling;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+struct Options {
+  int steps = 0;  // 0: a count per model
+  std::vector<std::string> models{"mlp", "cnn", "resnet8"};
+  std::vector<int> batches{8, 16, 32};
+  kernels::Backend backend = kernels::Backend::native;
+};
+
+std::vector<std::string> split(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream in(text);
+  for (std::string item; std::getline(in, item, ',');) out.push_back(item);
+  return out;
+}
+
+Options parse(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string key = argv[i], value = argv[i + 1];
+    if (key == "--steps") o.steps = std::atoi(value.c_str());
+    else if (key == "--models") o.models = split(value);
+    else if (key == "--batches") {
+      o.batches.clear();
+      for (const auto& b : split(value)) o.batches.push_back(std::atoi(b.c_str()));
+    } else if (key == "--backend") o.backend = value == "onednn" ? kernels::Backend::onednn : kernels::Backend::native;
+    else {
+      std::fprintf(stderr, "usage: bench_step [--steps N] [--models mlp,cnn,resnet8] [--batches 8,16,32] [--backend native|onednn]\n");
+      std::exit(2);
+    }
+  }
+  return o;
+}
+
+// Multiply-adds of one sample's forward pass through a GEMM layer (dense or convolution):
+// its training step does three such products (forward, input and weight gradients).
+double gemm_macs(const LayerDesc& d) {
+  if (d.kind == LayerDesc::Kind::dense) return static_cast<double>(d.in.size()) * d.size;
+  if (d.kind == LayerDesc::Kind::conv2d)
+    return static_cast<double>(d.out.h) * d.out.w * d.size * d.kernel * d.kernel * d.in.c;
+  double macs = 0.0;
+  for (const auto* list : {&d.body, &d.shortcut})
+    for (const LayerDesc& inner : *list) macs += gemm_macs(inner);
+  return macs;
+}
+
+// Accumulated seconds per named part over the timed steps.
+class Parts {
+ public:
+  template <typename F>
+  void time(const std::string& name, F&& f) {
+    const auto t0 = Clock::now();
+    f();
+    auto [it, fresh] = seconds_.try_emplace(name, 0.0);
+    if (fresh) order_.push_back(name);
+    it->second += std::chrono::duration<double>(Clock::now() - t0).count();
+  }
+  const std::vector<std::string>& order() const { return order_; }
+  double operator[](const std::string& name) const { return seconds_.at(name); }
+
+ private:
+  std::map<std::string, double> seconds_;
+  std::vector<std::string> order_;
+};
+
+struct Run {
+  Parts parts;
+  double step_seconds = 0.0;  // per step, all parts
+};
+
+Run profile(const ModelSpec& spec, int batch, int steps, kernels::Backend backend, const TrainTest& data) {
+  Model model(spec);
+  model.init(1);
+  OptimizerSpec o;
+  o.momentum = 0.9, o.nesterov = true, o.weight_decay = 1e-4;
+  auto optimizer = make_optimizer(model.param_count(), o);
+  LayerChain& chain = model.chain();
+  auto& layers = chain.layers();
+  std::vector<std::vector<float>> acts(layers.size());
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    acts[i].resize(static_cast<std::size_t>(batch) * layers[i]->output_shape().size());
+    layers[i]->reserve(batch);
+  }
+  std::size_t widest = static_cast<std::size_t>(batch) * spec.input.size();
+  for (auto& a : acts) widest = std::max(widest, a.size());
+  std::vector<float> x(static_cast<std::size_t>(batch) * spec.input.size()), ga(widest), gb(widest);
+  std::vector<float> dlogits(static_cast<std::size_t>(batch) * spec.classes);
+  std::vector<int32_t> labels(static_cast<std::size_t>(batch));
+  std::vector<uint32_t> indices(static_cast<std::size_t>(batch));
+  chain.set_mode(true, 1);
+
+  Run run;
+  const int warmup = std::max(2, steps / 10);
+  for (int s = -warmup; s < steps; ++s) {
+    Parts& p = run.parts;
+    Parts scratch;
+    Parts& into = s < 0 ? scratch : p;
+    const auto t0 = Clock::now();
+    into.time("gather", [&] {
+      for (int i = 0; i < batch; ++i) indices[i] = static_cast<uint32_t>((s + warmup) * batch + i) % data.train.size();
+      data.train.gather(indices.data(), batch, x.data(), labels.data());
+    });
+    const float* in = x.data();
+    for (std::size_t i = 0; i < layers.size(); ++i) {
+      into.time(std::to_string(i) + " " + layers[i]->name() + " fwd", [&] { layers[i]->forward(backend, batch, in, acts[i].data()); });
+      in = acts[i].data();
+    }
+    into.time("softmax + loss", [&] {
+      softmax_cross_entropy(batch, spec.classes, in, labels.data(), dlogits.data());
+    });
+    const float* dy = dlogits.data();
+    float* dx = ga.data();
+    const std::size_t first = chain.first_trainable();  // as LayerChain::backward: no input gradient there
+    for (std::size_t i = layers.size(); i-- > first;) {
+      const float* xi = i == 0 ? x.data() : acts[i - 1].data();
+      into.time(std::to_string(i) + " " + layers[i]->name() + " bwd",
+                [&] { layers[i]->backward(backend, batch, xi, acts[i].data(), dy, i == first ? nullptr : dx); });
+      dy = dx;
+      dx = dx == ga.data() ? gb.data() : ga.data();
+    }
+    into.time("optimizer", [&] { optimizer->step(model.params(), model.grads(), model.param_count(), 0.01f); });
+    if (s >= 0) run.step_seconds += std::chrono::duration<double>(Clock::now() - t0).count();
+  }
+  run.step_seconds /= steps;
+  return run;
+}
+
+void report(const std::string& kind, int batch, int steps, const Run& run, double gemm_flops, double peak) {
+  const double step_us = run.step_seconds * 1e6;
+  std::printf("\n%s, batch %d: %.1f µs a step (%d steps), %.0f samples/s; GEMM work %.1f GFLOP/s = %.0f %% of the "
+              "FMA peak (%.1f GFLOP/s)\n",
+              kind.c_str(), batch, step_us, steps, batch / run.step_seconds, gemm_flops / run.step_seconds * 1e-9,
+              peak > 0 ? 100.0 * gemm_flops / run.step_seconds * 1e-9 / peak : 0.0, peak);
+  std::printf("  %-58s %10s %7s\n", "part", "µs/step", "%");
+  for (const std::string& name : run.parts.order()) {
+    const double us = run.parts[name] / steps * 1e6;
+    std::printf("  %-58s %10.1f %6.1f%%\n", name.c_str(), us, 100.0 * us / step_us);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Options o = parse(argc, argv);
+  kernels::set_threads(1);
+  const double peak = bench::fma_peak_gflops(kernels::active_isa());
+  const TrainTest data = make_synthetic(4096, 16, 1);
+  for (const std::string& kind : o.models) {
+    ModelSpec spec;
+    spec.kind = kind;
+    double macs = 0.0;
+    for (const LayerDesc& d : describe_model(spec)) macs += gemm_macs(d);
+    for (int batch : o.batches) {
+      const int steps = o.steps > 0 ? o.steps : kind == "mlp" ? 2000 : kind == "cnn" ? 200 : 60;
+      const Run run = profile(spec, batch, steps, o.backend, data);
+      report(kind, batch, steps, run, 2.0 * 3.0 * macs * batch, peak);
+    }
+  }
+  return 0;
+}
