@@ -46,19 +46,6 @@ LearnerSpec learner_spec(const NodeState& s, int index) {
   return spec;
 }
 
-// The classes of the distinct samples the learners draw from in epoch 0 (with auto-tuned
-// learners they overlap, hence distinct).
-std::vector<int64_t> label_counts(const NodeState& s, int learners) {
-  std::vector<bool> seen(s.train.size(), false);
-  std::vector<int64_t> counts(static_cast<std::size_t>(s.train.classes()), 0);
-  for (int i = 0; i < learners; ++i) {
-    Sampler sampler = make_sampler(learner_spec(s, i), s.train);
-    for (uint32_t j : sampler.epoch(0))
-      if (!seen[j]) seen[j] = true, ++counts[s.train.label(j)];
-  }
-  return counts;
-}
-
 // The schedule runs on node iterations; it is rebuilt when the learner count changes so
 // that an epoch is still an epoch.
 void rebuild_schedule(Self self) {
@@ -123,7 +110,9 @@ void finish(Self self) {
   out.resumed_from = s.resumed_from;
   out.resumed_from_step = s.resumed_from_step;
   out.joined_at_step = s.joined_at_step;
-  out.label_counts = label_counts(s, learner_count(self));
+  std::vector<LearnerSpec> specs;
+  for (int i = 0; i < learner_count(self); ++i) specs.push_back(learner_spec(s, i));
+  out.label_counts = epoch_label_counts(specs, s.train);
   if (s.exchange) {
     out.drops = s.exchange->drops();
     out.view_changes = s.exchange->view_changes();

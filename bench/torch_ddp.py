@@ -355,10 +355,10 @@ def make_optimizer(config, params):
     o = config["optimizer"]
     if o["kind"] == "sgd":
         # Nesterov without momentum is plain SGD in Starling; PyTorch refuses it.
-        return torch.optim.SGD(params, lr=o["lr"], momentum=o["momentum"], nesterov=o["nesterov"] and o["momentum"] > 0,
-                               weight_decay=o["weight_decay"], foreach=True)
-    return torch.optim.Adam(params, lr=o["lr"], betas=(o["beta1"], o["beta2"]), eps=1e-8,
-                            weight_decay=o["weight_decay"], foreach=True)
+        return torch.optim.SGD(params, foreach=True, lr=o["lr"], momentum=o["momentum"],
+                               nesterov=o["nesterov"] and o["momentum"] > 0, weight_decay=o["weight_decay"])
+    return torch.optim.Adam(params, foreach=True, lr=o["lr"], betas=(o["beta1"], o["beta2"]), eps=1e-8,
+                            weight_decay=o["weight_decay"])
 
 
 class Schedule:

@@ -1,6 +1,7 @@
 #include "cli/model_config.h"
 
 #include "cli/section_reader.h"
+#include "learners/dataset_formats.h"
 
 namespace starling::cli {
 namespace {
@@ -76,11 +77,12 @@ std::vector<LayerDesc> read_layers(const toml::node& node, const std::string& na
   return layers;
 }
 
-// The shape and classes of the sets whose shape the config alone decides; false for "idx".
+// The shape and classes of the sets whose shape the config alone decides (Fashion-MNIST and
+// the synthetic set have the model's default 28x28x1 and 10); false for "idx".
 bool known_shape(const DataOptions& data, ModelSpec& model) {
   if (data.dataset == "idx") return false;
-  model.input = data.dataset == "cifar10" ? Shape{32, 32, 3} : Shape{28, 28, 1};
-  model.classes = 10;
+  if (data.dataset == "cifar10") model.input = kCifar10Shape, model.classes = kCifar10Classes;
+  else model.input = ModelSpec{}.input, model.classes = ModelSpec{}.classes;
   return true;
 }
 

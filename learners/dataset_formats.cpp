@@ -97,9 +97,8 @@ int idx_classes(const IdxPair& train) {
   return top + 1;
 }
 
-TrainTest load_idx_named(const std::string& cache_dir, const std::string& source, const std::string& name,
+TrainTest load_idx_named(const std::string& cache_dir, const IdxPair& train, const IdxPair& test, const std::string& name,
                          const Warn& warn) {
-  const IdxPair train = idx_pair(source, "train"), test = idx_pair(source, "t10k");
   make_cache_dir(cache_dir);
   const std::string base = cache_dir + "/" + name + "-";
   Dataset train_set = cached(base + "train.sds", warn, [&] { return pack_idx(train, idx_classes(train)); });
@@ -109,7 +108,7 @@ TrainTest load_idx_named(const std::string& cache_dir, const std::string& source
   return {std::move(train_set), std::move(test_set)};
 }
 
-constexpr int kCifarSide = 32, kCifarChannels = 3, kCifarClasses = 10;
+constexpr int kCifarSide = kCifar10Shape.h, kCifarChannels = kCifar10Shape.c, kCifarClasses = kCifar10Classes;
 constexpr std::size_t kCifarPixels = std::size_t{kCifarSide} * kCifarSide * kCifarChannels;
 
 std::vector<uint8_t> read_file(const std::string& path) {
@@ -141,7 +140,7 @@ Dataset pack_cifar(const std::vector<std::string>& batches) {
   std::vector<uint8_t> records;
   uint32_t count = 0;
   for (const std::string& path : batches) append_cifar_batch(path, records, count);
-  return Dataset::from_records(count, {kCifarSide, kCifarSide, kCifarChannels}, kCifarClasses, std::move(records));
+  return Dataset::from_records(count, kCifar10Shape, kCifarClasses, std::move(records));
 }
 
 }  // namespace
@@ -149,7 +148,7 @@ Dataset pack_cifar(const std::vector<std::string>& batches) {
 TrainTest load_idx_set(const std::string& cache_dir, const std::string& source_dir, const Warn& warn) {
   const IdxPair train = idx_pair(source_dir, "train"), test = idx_pair(source_dir, "t10k");
   const std::string name = "idx-" + stamp({train.images, train.labels, test.images, test.labels});
-  return load_idx_named(cache_dir, source_dir, name, warn);
+  return load_idx_named(cache_dir, train, test, name, warn);
 }
 
 TrainTest load_fashion_mnist(const std::string& cache_dir, const std::string& source_dir, const Warn& warn) {
@@ -158,7 +157,7 @@ TrainTest load_fashion_mnist(const std::string& cache_dir, const std::string& so
     throw DataError("Fashion-MNIST not found in " + source +
                     ": install Debian's package dataset-fashion-mnist (apt-get install dataset-fashion-mnist)"
                     " or set data.path");
-  return load_idx_named(cache_dir, source, "fashion-mnist", warn);
+  return load_idx_named(cache_dir, idx_pair(source, "train"), idx_pair(source, "t10k"), "fashion-mnist", warn);
 }
 
 TrainTest load_cifar10(const std::string& cache_dir, const std::string& source_dir, const Warn& warn) {

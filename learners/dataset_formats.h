@@ -24,6 +24,10 @@ TrainTest load_idx_set(const std::string& cache_dir, const std::string& source_d
 /// when empty (the error then names the package dataset-fashion-mnist).
 TrainTest load_fashion_mnist(const std::string& cache_dir, const std::string& source_dir, const Warn& warn);
 
+/// CIFAR-10's image shape and class count, fixed by the format.
+inline constexpr Shape kCifar10Shape{32, 32, 3};
+inline constexpr int kCifar10Classes = 10;
+
 /// CIFAR-10's binary version in `source_dir`: data_batch_1.bin … data_batch_5.bin for
 /// training and test_batch.bin, each 10000 records of a label byte and 32×32×3 pixels
 /// stored channel by channel (converted to Starling's height × width × channel order).

@@ -6,7 +6,10 @@
 namespace starling {
 
 LayerChain::LayerChain(Shape input, std::vector<std::unique_ptr<Layer>> layers)
-    : input_(input), layers_(std::move(layers)), acts_(layers_.size()) {}
+    : input_(input), layers_(std::move(layers)), first_trainable_(layers_.size()), acts_(layers_.size()) {
+  for (std::size_t i = layers_.size(); i-- > 0;)
+    if (layers_[i]->param_count() > 0) first_trainable_ = i;
+}
 
 Shape LayerChain::output_shape() const { return layers_.empty() ? input_ : layers_.back()->output_shape(); }
 
@@ -45,12 +48,6 @@ void LayerChain::reserve(int batch) {
   grad_a_.resize(static_cast<std::size_t>(batch) * widest);
   grad_b_.resize(static_cast<std::size_t>(batch) * widest);
   reserved_batch_ = batch;
-}
-
-std::size_t LayerChain::first_trainable() const {
-  std::size_t i = 0;
-  while (i < layers_.size() && layers_[i]->param_count() == 0) ++i;
-  return i;
 }
 
 const float* LayerChain::forward(kernels::Backend backend, int batch, const float* x) {

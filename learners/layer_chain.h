@@ -37,11 +37,12 @@ class LayerChain {
   /// otherwise compute one as large as its weight gradient, for a flatten to discard).
   void backward(kernels::Backend backend, int batch, const float* x, const float* dy, float* dx);
   /// The first layer with parameters (the layer count when none has any).
-  std::size_t first_trainable() const;
+  std::size_t first_trainable() const { return first_trainable_; }
 
  private:
   Shape input_;
   std::vector<std::unique_ptr<Layer>> layers_;
+  std::size_t first_trainable_;
   std::vector<AlignedBuffer<float>> acts_;
   AlignedBuffer<float> grad_a_, grad_b_;
   int reserved_batch_ = 0;

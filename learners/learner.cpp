@@ -16,6 +16,17 @@ Sampler make_sampler(const LearnerSpec& spec, const Dataset& train) {
   return Sampler(*spec.part, seed, spec.shard, spec.shards);
 }
 
+std::vector<int64_t> epoch_label_counts(const std::vector<LearnerSpec>& specs, const Dataset& train) {
+  std::vector<bool> seen(train.size(), false);
+  std::vector<int64_t> counts(static_cast<std::size_t>(train.classes()), 0);
+  for (const LearnerSpec& spec : specs) {
+    Sampler sampler = make_sampler(spec, train);
+    for (uint32_t j : sampler.epoch(0))
+      if (!seen[j]) seen[j] = true, ++counts[train.label(j)];
+  }
+  return counts;
+}
+
 Learner::Learner(const LearnerSpec& spec, const Dataset& train)
     : spec_(spec),
       train_(train),

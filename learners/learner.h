@@ -28,6 +28,10 @@ struct LearnerSpec {
 /// when the shard is out of range or empty, or the part names a sample `train` lacks.
 Sampler make_sampler(const LearnerSpec& spec, const Dataset& train);
 
+/// Training samples per class among the distinct samples that learners with these specs draw
+/// in epoch 0 (auto-tuned learners overlap, hence distinct): a peer's label distribution.
+std::vector<int64_t> epoch_label_counts(const std::vector<LearnerSpec>& specs, const Dataset& train);
+
 class Learner {
  public:
   /// Throws std::invalid_argument when the model does not fit the data or the shard is empty.
