@@ -77,6 +77,16 @@ void column_sums(int rows, int cols, const float* dy, float* db, bool accumulate
   ops().column_sums(rows, cols, dy, db, accumulate);
 }
 
+void groupnorm_forward(const NormShape& s, const float* x, const float* gamma, const float* beta, bool relu, float* y,
+                       float* mean, float* rstd, float* scratch) {
+  ops().groupnorm_forward(s, x, gamma, beta, relu, y, mean, rstd, scratch);
+}
+
+void groupnorm_backward(const NormShape& s, const float* x, const float* y, const float* dy, const float* gamma,
+                        const float* mean, const float* rstd, float* dgamma, float* dbeta, float* dx, float* scratch) {
+  ops().groupnorm_backward(s, x, y, dy, gamma, mean, rstd, dgamma, dbeta, dx, scratch);
+}
+
 void sgd_step(long n, float* w, const float* g, float* v, const SgdArgs& args) { ops().sgd_step(n, w, g, v, args); }
 
 void sma_correct(long n, const float* z, float* w, float* sum, float alpha, bool accumulate) {

@@ -38,6 +38,26 @@ void relu_backward(long n, const float* y, const float* dy, float* dx);
 /// db[j] (=|+=) Σ_i dy[i, j] over rows × cols.
 void column_sums(int rows, int cols, const float* dy, float* db, bool accumulate);
 
+/// Group normalisation over [batch, positions, channels]: each sample's channels are cut
+/// into `groups` runs of channels/groups consecutive channels, each normalised over its
+/// channels and positions.
+struct NormShape {
+  int batch = 0;
+  long positions = 0;
+  int channels = 0, groups = 1;
+};
+constexpr float kGroupNormEpsilon = 1e-5f;
+/// Floats of scratch the group-normalisation kernels need.
+inline long groupnorm_scratch(int channels) { return 3L * channels; }
+/// y = (x − mean_g)·rstd_g·gamma + beta, then ReLU when `relu`; writes mean and rstd
+/// [batch × groups], rstd = 1/√(variance + ε).
+void groupnorm_forward(const NormShape& s, const float* x, const float* gamma, const float* beta, bool relu, float* y,
+                       float* mean, float* rstd, float* scratch);
+/// Overwrites dgamma and dbeta and, unless null, dx, from the forward's x, mean and rstd.
+/// With y (the forward's output) not null, the forward applied ReLU and dy is masked by y > 0.
+void groupnorm_backward(const NormShape& s, const float* x, const float* y, const float* dy, const float* gamma,
+                        const float* mean, const float* rstd, float* dgamma, float* dbeta, float* dx, float* scratch);
+
 /// SGD with momentum μ and weight decay over n parameters, velocity v:
 ///   g' = g + wd·w,  v ← μ v + g',  w ← w − lr (g' + μ v) (Nesterov) or w ← w − lr v.
 struct SgdArgs {

@@ -1,8 +1,9 @@
 #pragma once
 // Bodies of the non-GEMM kernels (im2col, col2im, max pooling, ReLU, column sums, the SGD
-// step and the SMA loops), written once as plain loops the compiler vectorizes and compiled into each ISA file with that
-// file's flags. `Runs` supplies the short contiguous copies that im2col is made of (a 5-float
-// window row when in_c = 1): a loop GCC would turn into a memcpy call per row. Runs::copy
+// step and the SMA loops; group normalisation in norm_impl.h), written once as plain loops
+// the compiler vectorizes and compiled into each ISA file with that file's flags. `Runs`
+// supplies the short contiguous copies that im2col is made of (a 5-float window row when
+// in_c = 1): a loop GCC would turn into a memcpy call per row. Runs::copy
 // takes any length; Runs::Fixed(n).copy moves n floats with its masks set up once.
 // Runs::kSelectPoolGradient: max-pool gradients as a select per input element (measured
 // faster with AVX2/AVX-512) rather than a zero fill and scatter (faster with SSE2 only).
@@ -11,6 +12,7 @@
 // these templates must never be merged by the linker.
 #include "kernels/ops.h"
 #include "kernels/ops_isa.h"
+#include "kernels/norm_impl.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -257,6 +259,8 @@ OpsTable make_table() {
   t.relu_forward = &relu_forward;
   t.relu_backward = &relu_backward;
   t.column_sums = &column_sums;
+  t.groupnorm_forward = &groupnorm_forward;
+  t.groupnorm_backward = &groupnorm_backward;
   t.sgd_step = &sgd_step;
   t.sma_correct = &sma_correct;
   t.sma_center = &sma_center;

@@ -15,6 +15,10 @@ struct OpsTable {
   void (*relu_forward)(long, const float*, float*) = nullptr;
   void (*relu_backward)(long, const float*, const float*, float*) = nullptr;
   void (*column_sums)(int, int, const float*, float*, bool) = nullptr;
+  void (*groupnorm_forward)(const NormShape&, const float*, const float*, const float*, bool, float*, float*, float*,
+                            float*) = nullptr;
+  void (*groupnorm_backward)(const NormShape&, const float*, const float*, const float*, const float*, const float*,
+                             const float*, float*, float*, float*, float*) = nullptr;
   void (*sgd_step)(long, float*, const float*, float*, const SgdArgs&) = nullptr;
   void (*sma_correct)(long, const float*, float*, float*, float, bool) = nullptr;
   void (*sma_center)(long, float*, float*, const float*, float) = nullptr;

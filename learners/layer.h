@@ -44,9 +44,13 @@ class Layer {
   virtual void backward(kernels::Backend backend, int batch, const float* x, const float* y,
                         const float* dy, float* dx) = 0;
 
-  /// Fusion hooks used by the model builder: the layer applies ReLU to its own output,
-  /// or its input is a ReLU output, so its input gradient is masked by x > 0.
+  /// Fusion hooks used by the model builder (layer_factory.cpp): the layer applies ReLU to
+  /// its own output (relu_output), or its input is a ReLU output, so its input gradient is
+  /// masked by x > 0 (relu_input; not for layers that absorb a ReLU).
   virtual bool can_fuse_relu() const { return false; }
+  /// With relu_output, the layer's backward masks its own output gradient by its output, so
+  /// the fused ReLU needs no consumer to mask the gradient.
+  virtual bool absorbs_relu() const { return false; }
   void set_relu_output(bool on) { relu_output_ = on; }
   void set_relu_input(bool on) { relu_input_ = on; }
   bool relu_output() const { return relu_output_; }

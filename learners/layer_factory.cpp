@@ -14,13 +14,38 @@ namespace starling {
 
 namespace {
 
+bool passes_relu_through(const Layer& layer) {
+  // Max-pooling and flattening keep "this value came out of a ReLU" true.
+  return dynamic_cast<const MaxPool2D*>(&layer) || dynamic_cast<const Flatten*>(&layer);
+}
+
+// A ReLU after a layer that can apply it moves into that layer. Its backward is then either
+// the layer's own (absorbs_relu: it masks its output gradient itself) or a mask on the input
+// gradient of the next GEMM layer (the ReLU output is that layer's input, possibly through
+// pooling/flatten, which keep zeros at zero). Otherwise the ReLU stays a layer of its own.
+std::vector<std::unique_ptr<Layer>> fuse_relus(std::vector<std::unique_ptr<Layer>> layers) {
+  for (std::size_t i = 1; i < layers.size(); ++i) {
+    if (!dynamic_cast<ReLU*>(layers[i].get()) || !layers[i - 1]->can_fuse_relu()) continue;
+    if (!layers[i - 1]->absorbs_relu()) {
+      std::size_t consumer = i + 1;
+      while (consumer < layers.size() && passes_relu_through(*layers[consumer])) ++consumer;
+      if (consumer == layers.size() || !layers[consumer]->can_fuse_relu() || layers[consumer]->absorbs_relu())
+        continue;
+      layers[consumer]->set_relu_input(true);
+    }
+    layers[i - 1]->set_relu_output(true);
+    layers.erase(layers.begin() + static_cast<long>(i));
+  }
+  return layers;
+}
+
 // `salt` numbers the dropout layers, so that each draws masks of its own.
 std::unique_ptr<Layer> make(const LayerDesc& d, uint64_t& salt);
 
 std::vector<std::unique_ptr<Layer>> make_all(const std::vector<LayerDesc>& descs, uint64_t& salt) {
   std::vector<std::unique_ptr<Layer>> layers;
   for (const LayerDesc& d : descs) layers.push_back(make(d, salt));
-  return layers;
+  return fuse_relus(std::move(layers));
 }
 
 std::unique_ptr<Layer> make(const LayerDesc& d, uint64_t& salt) {

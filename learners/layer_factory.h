@@ -8,7 +8,8 @@
 
 namespace starling {
 
-/// The layers a list of descriptions names, in order, with the shapes it records.
+/// The layers a list of descriptions names, in order, with the shapes it records; a ReLU
+/// moves into the layer before it wherever that layer can apply it (residual bodies too).
 std::vector<std::unique_ptr<Layer>> make_layers(const std::vector<LayerDesc>& descs);
 
 }  // namespace starling

@@ -1,41 +1,14 @@
 #include "learners/model.h"
 
 #include "learners/layer_factory.h"
-#include "learners/layers/elementwise.h"
-#include "learners/layers/pooling.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <stdexcept>
 
 namespace starling {
-namespace {
 
-bool passes_relu_through(const Layer& layer) {
-  // Max-pooling and flattening keep "this value came out of a ReLU" true.
-  return dynamic_cast<const MaxPool2D*>(&layer) || dynamic_cast<const Flatten*>(&layer);
-}
-
-// A ReLU after a GEMM layer moves into that layer's epilogue, and its backward becomes a
-// mask on the input gradient of the next GEMM layer (the ReLU output is that layer's input,
-// possibly through pooling/flatten, which keep zeros at zero). Without such a consumer the
-// ReLU stays a layer of its own.
-std::vector<std::unique_ptr<Layer>> fuse_relus(std::vector<std::unique_ptr<Layer>> layers) {
-  for (std::size_t i = 1; i + 1 < layers.size(); ++i) {
-    if (!dynamic_cast<ReLU*>(layers[i].get()) || !layers[i - 1]->can_fuse_relu()) continue;
-    std::size_t consumer = i + 1;
-    while (consumer < layers.size() && passes_relu_through(*layers[consumer])) ++consumer;
-    if (consumer == layers.size() || !layers[consumer]->can_fuse_relu()) continue;
-    layers[i - 1]->set_relu_output(true);
-    layers[consumer]->set_relu_input(true);
-    layers.erase(layers.begin() + static_cast<long>(i));
-  }
-  return layers;
-}
-
-}  // namespace
-
-Model::Model(const ModelSpec& spec) : spec_(spec), chain_(spec.input, fuse_relus(make_layers(describe_model(spec)))) {
+Model::Model(const ModelSpec& spec) : spec_(spec), chain_(spec.input, make_layers(describe_model(spec))) {
   params_.resize(chain_.param_count());
   grads_.resize(chain_.param_count());
   chain_.bind(params_.data(), grads_.data());

@@ -1,7 +1,8 @@
 // bench_step: where a training step's time goes. For the shipped models (MLP, CNN, resnet8)
 // at batch 8, 16 and 32, one learner on one thread runs a fixed number of steps on a
 // synthetic set of Fashion-MNIST's shape and times each part: gathering the batch, each
-// layer's forward and backward (ReLUs fused as in training), softmax and loss, and the
+// layer's forward and backward (ReLUs fused as in training; a residual block's layers listed
+// under it), softmax and loss, and the
 // optimizer update (SGD, Nesterov momentum and weight decay as in the shipped configs).
 // Prints µs per step and % of the step per part, the GEMM layers' achieved GFLOP/s and the
 // step's % of the FMA peak measured in the same process.
@@ -9,6 +10,7 @@
 #include "fma_peak.h"
 #include "learners/dataset.h"
 #include "learners/loss.h"
+#include "learners/layers/residual.h"
 #include "learners/model.h"
 #include "learners/optimizer.h"
 
@@ -72,24 +74,68 @@ double gemm_macs(const LayerDesc& d) {
   return macs;
 }
 
-// Accumulated seconds per named part over the timed steps.
+// Accumulated seconds per named part over the timed steps, in first-seen order.
 class Parts {
  public:
   template <typename F>
   void time(const std::string& name, F&& f) {
+    if (!on_) return f();
+    auto [it, fresh] = seconds_.try_emplace(name, 0.0);  // listed before the parts inside f
+    if (fresh) order_.push_back(name);
     const auto t0 = Clock::now();
     f();
-    auto [it, fresh] = seconds_.try_emplace(name, 0.0);
-    if (fresh) order_.push_back(name);
     it->second += std::chrono::duration<double>(Clock::now() - t0).count();
   }
+  void set_on(bool on) { on_ = on; }  // off during warm-up
   const std::vector<std::string>& order() const { return order_; }
   double operator[](const std::string& name) const { return seconds_.at(name); }
 
  private:
   std::map<std::string, double> seconds_;
   std::vector<std::string> order_;
+  bool on_ = true;
 };
+
+// Wraps a layer and books its forward and backward into Parts under its name, indented by
+// depth; a residual block's own time includes its layers', each listed under it.
+class TimedLayer final : public Layer {
+ public:
+  TimedLayer(std::unique_ptr<Layer> inner, std::string label, Parts& parts)
+      : inner_(std::move(inner)), label_(std::move(label)), parts_(parts) {}
+  std::string name() const override { return inner_->name(); }
+  Shape input_shape() const override { return inner_->input_shape(); }
+  Shape output_shape() const override { return inner_->output_shape(); }
+  std::size_t param_count() const override { return inner_->param_count(); }
+  void bind(float* params, float* grads) override { inner_->bind(params, grads); }
+  void init(std::mt19937_64& rng) override { inner_->init(rng); }
+  void reserve(int batch) override { inner_->reserve(batch); }
+  void set_mode(bool training, uint64_t key) override { inner_->set_mode(training, key); }
+  void forward(kernels::Backend backend, int batch, const float* x, float* y) override {
+    parts_.time(label_ + " fwd", [&] { inner_->forward(backend, batch, x, y); });
+  }
+  void backward(kernels::Backend backend, int batch, const float* x, const float* y, const float* dy,
+                float* dx) override {
+    parts_.time(label_ + " bwd", [&] { inner_->backward(backend, batch, x, y, dy, dx); });
+  }
+
+ private:
+  std::unique_ptr<Layer> inner_;
+  std::string label_;
+  Parts& parts_;
+};
+
+void time_layers(LayerChain& chain, const std::string& prefix, Parts& parts) {
+  auto& layers = chain.layers();
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    std::string label = prefix + std::to_string(i) + " " + layers[i]->name();
+    if (auto* block = dynamic_cast<Residual*>(layers[i].get())) {
+      label = prefix + std::to_string(i) + " residual block" + (block->relu_output() ? ", relu" : "");
+      time_layers(block->body(), prefix + "  " + std::to_string(i) + ".body.", parts);
+      time_layers(block->shortcut(), prefix + "  " + std::to_string(i) + ".shortcut.", parts);
+    }
+    layers[i] = std::make_unique<TimedLayer>(std::move(layers[i]), label, parts);
+  }
+}
 
 struct Run {
   Parts parts;
@@ -102,51 +148,26 @@ Run profile(const ModelSpec& spec, int batch, int steps, kernels::Backend backen
   OptimizerSpec o;
   o.momentum = 0.9, o.nesterov = true, o.weight_decay = 1e-4;
   auto optimizer = make_optimizer(model.param_count(), o);
-  LayerChain& chain = model.chain();
-  auto& layers = chain.layers();
-  std::vector<std::vector<float>> acts(layers.size());
-  for (std::size_t i = 0; i < layers.size(); ++i) {
-    acts[i].resize(static_cast<std::size_t>(batch) * layers[i]->output_shape().size());
-    layers[i]->reserve(batch);
-  }
-  std::size_t widest = static_cast<std::size_t>(batch) * spec.input.size();
-  for (auto& a : acts) widest = std::max(widest, a.size());
-  std::vector<float> x(static_cast<std::size_t>(batch) * spec.input.size()), ga(widest), gb(widest);
+  Run run;
+  Parts& p = run.parts;
+  time_layers(model.chain(), "", p);
+  std::vector<float> x(static_cast<std::size_t>(batch) * spec.input.size());
   std::vector<float> dlogits(static_cast<std::size_t>(batch) * spec.classes);
   std::vector<int32_t> labels(static_cast<std::size_t>(batch));
   std::vector<uint32_t> indices(static_cast<std::size_t>(batch));
-  chain.set_mode(true, 1);
-
-  Run run;
+  model.chain().set_mode(true, 1);
   const int warmup = std::max(2, steps / 10);
   for (int s = -warmup; s < steps; ++s) {
-    Parts& p = run.parts;
-    Parts scratch;
-    Parts& into = s < 0 ? scratch : p;
+    p.set_on(s >= 0);
     const auto t0 = Clock::now();
-    into.time("gather", [&] {
+    p.time("gather", [&] {
       for (int i = 0; i < batch; ++i) indices[i] = static_cast<uint32_t>((s + warmup) * batch + i) % data.train.size();
       data.train.gather(indices.data(), batch, x.data(), labels.data());
     });
-    const float* in = x.data();
-    for (std::size_t i = 0; i < layers.size(); ++i) {
-      into.time(std::to_string(i) + " " + layers[i]->name() + " fwd", [&] { layers[i]->forward(backend, batch, in, acts[i].data()); });
-      in = acts[i].data();
-    }
-    into.time("softmax + loss", [&] {
-      softmax_cross_entropy(batch, spec.classes, in, labels.data(), dlogits.data());
-    });
-    const float* dy = dlogits.data();
-    float* dx = ga.data();
-    const std::size_t first = chain.first_trainable();  // as LayerChain::backward: no input gradient there
-    for (std::size_t i = layers.size(); i-- > first;) {
-      const float* xi = i == 0 ? x.data() : acts[i - 1].data();
-      into.time(std::to_string(i) + " " + layers[i]->name() + " bwd",
-                [&] { layers[i]->backward(backend, batch, xi, acts[i].data(), dy, i == first ? nullptr : dx); });
-      dy = dx;
-      dx = dx == ga.data() ? gb.data() : ga.data();
-    }
-    into.time("optimizer", [&] { optimizer->step(model.params(), model.grads(), model.param_count(), 0.01f); });
+    const float* logits = model.forward(backend, batch, x.data());
+    p.time("softmax + loss", [&] { softmax_cross_entropy(batch, spec.classes, logits, labels.data(), dlogits.data()); });
+    model.backward(backend, batch, x.data(), dlogits.data());
+    p.time("optimizer", [&] { optimizer->step(model.params(), model.grads(), model.param_count(), 0.01f); });
     if (s >= 0) run.step_seconds += std::chrono::duration<double>(Clock::now() - t0).count();
   }
   run.step_seconds /= steps;

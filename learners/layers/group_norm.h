@@ -3,6 +3,8 @@
 // groups, each normalised over its channels and positions to zero mean and unit variance,
 // then scaled and shifted per channel (gamma, beta). No running statistics: a sample is
 // normalised by itself, so averaging models across peers needs nothing beyond the arena.
+// A ReLU after it is applied in the same pass (absorbs_relu).
+#include "kernels/ops.h"
 #include "learners/aligned_buffer.h"
 #include "learners/layer.h"
 
@@ -23,18 +25,17 @@ class GroupNorm final : public Layer {
   void forward(kernels::Backend backend, int batch, const float* x, float* y) override;
   void backward(kernels::Backend backend, int batch, const float* x, const float* y, const float* dy,
                 float* dx) override;
-
-  static constexpr float kEpsilon = 1e-5f;
+  bool can_fuse_relu() const override { return true; }
+  bool absorbs_relu() const override { return true; }
 
  private:
-  void sample_statistics(const float* x, float* mean, float* rstd);
+  kernels::NormShape shape(int batch) const;
 
   Shape in_;
   int groups_;
   float *gamma_ = nullptr, *beta_ = nullptr, *dgamma_ = nullptr, *dbeta_ = nullptr;
-  AlignedBuffer<float> mean_, rstd_;    // per sample and group, from the forward pass
-  AlignedBuffer<float> sums_, scale_;   // per channel, scratch
-  AlignedBuffer<float> shift_, extra_;  // per channel, scratch
+  AlignedBuffer<float> mean_, rstd_;  // per sample and group, from the forward pass
+  AlignedBuffer<float> scratch_;
 };
 
 }  // namespace starling

@@ -1,7 +1,8 @@
 #pragma once
 // A residual block: y = body(x) + shortcut(x), the shortcut the identity when empty or a
 // projection (a strided 1×1 convolution and a normalisation, say) where the body changes the
-// shape. x feeds both, so its gradient is the sum of the two paths'.
+// shape. x feeds both, so its gradient is the sum of the two paths'. A ReLU after the block
+// is applied with the sum (absorbs_relu).
 #include "learners/aligned_buffer.h"
 #include "learners/layer.h"
 #include "learners/layer_chain.h"
@@ -25,10 +26,15 @@ class Residual final : public Layer {
   void forward(kernels::Backend backend, int batch, const float* x, float* y) override;
   void backward(kernels::Backend backend, int batch, const float* x, const float* y, const float* dy,
                 float* dx) override;
+  bool can_fuse_relu() const override { return true; }
+  bool absorbs_relu() const override { return true; }
+  LayerChain& body() { return body_; }
+  LayerChain& shortcut() { return shortcut_; }
 
  private:
   LayerChain body_, shortcut_;
   AlignedBuffer<float> dx_shortcut_;
+  AlignedBuffer<float> dy_masked_;  // dy through the fused ReLU
 };
 
 }  // namespace starling

@@ -129,6 +129,9 @@ BOOST_AUTO_TEST_CASE(groupnorm_and_global_average_pool) {
   check_layer(per_channel, 2, Backend::native, rng);
   GroupNorm whole(Shape{1, 1, 10}, 1);  // layer norm of a dense output
   check_layer(whole, 4, Backend::native, rng);
+  GroupNorm with_relu(Shape{3, 3, 8}, 4);  // the ReLU after it fused: masks its own gradient
+  with_relu.set_relu_output(true);
+  check_layer(with_relu, 3, Backend::native, rng);
   GlobalAvgPool gap(Shape{3, 5, 4});
   check_layer(gap, 2, Backend::native, rng);
   AvgPool2D avg(Shape{6, 6, 3}, 2, 2);
@@ -147,6 +150,8 @@ BOOST_AUTO_TEST_CASE(residual_blocks) {
     body.push_back(std::make_unique<Conv2D>(Shape{5, 5, 4}, 4, 3, 1, 1, false));
     body.push_back(std::make_unique<GroupNorm>(Shape{5, 5, 4}, 2));
     Residual identity(LayerChain(Shape{5, 5, 4}, std::move(body)), LayerChain(Shape{5, 5, 4}, {}));
+    check_layer(identity, 2, b, rng);
+    identity.set_relu_output(true);  // the block's trailing ReLU fused into the sum
     check_layer(identity, 2, b, rng);
 
     std::vector<std::unique_ptr<Layer>> strided, projection;
