@@ -75,6 +75,7 @@ void Conv2D::reserve(int batch) {
   cols_.reserve(per_sample * samples_per_chunk(s, s.rows()));
   dcols_.reserve(per_sample * samples_per_chunk(s, kDxChunkRows));
   wt_.reserve(s.patch() * out_c_);
+  dwt_.reserve(s.patch() * out_c_);
 }
 
 // y[chunk] = im2col(x[chunk]) · W + b, chunk by chunk.
@@ -97,21 +98,35 @@ void Conv2D::forward(kernels::Backend backend, int batch, const float* x, float*
 }
 
 // dW = Σ over chunks of colsᵀ · dy, the patches recomputed from x rather than kept from the
-// forward pass (recomputing a cached chunk is cheaper than rereading it from memory).
+// forward pass (recomputing a cached chunk is cheaper than rereading it from memory). Where
+// the patch is longer than out_c (3×3 kernels), dWᵀ = Σ dyᵀ · cols is computed instead and
+// transposed once: the patch is then the GEMM's column side, which the wide micro-kernel
+// tiles fill, rather than a column side of out_c (16 at resnet8's first stage).
 void Conv2D::weight_gradient(kernels::Backend backend, int batch, const float* x, const float* dy) {
   const auto s = shape(batch);
   const int step = samples_per_chunk(s, s.rows());
+  const int patch = static_cast<int>(s.patch());
+  const bool transposed = patch > out_c_;
   for (int n0 = 0; n0 < batch; n0 += step) {
     const auto c = shape(std::min(step, batch - n0));
     kernels::im2col(c, x + n0 * in_.size(), cols_.data());
+    const float* dy_chunk = dy + n0 * output_shape().size();
     kernels::GemmArgs g;
-    g.m = static_cast<int>(c.patch()), g.n = out_c_, g.k = static_cast<int>(c.rows());
-    g.a = cols_.data(), g.lda = g.m, g.trans_a = true;
-    g.b = dy + n0 * output_shape().size(), g.ldb = out_c_;
-    g.c = dw_, g.ldc = out_c_;
-    g.accumulate = n0 > 0;
+    g.k = static_cast<int>(c.rows()), g.trans_a = true, g.accumulate = n0 > 0;
+    if (transposed) {
+      g.m = out_c_, g.n = patch;
+      g.a = dy_chunk, g.lda = out_c_, g.b = cols_.data(), g.ldb = patch;
+      g.c = dwt_.data(), g.ldc = patch;
+    } else {
+      g.m = patch, g.n = out_c_;
+      g.a = cols_.data(), g.lda = patch, g.b = dy_chunk, g.ldb = out_c_;
+      g.c = dw_, g.ldc = out_c_;
+    }
     kernels::gemm(backend, g);
   }
+  if (transposed)
+    for (int o = 0; o < out_c_; ++o)
+      for (int q = 0; q < patch; ++q) dw_[static_cast<std::size_t>(q) * out_c_ + o] = dwt_[static_cast<std::size_t>(o) * patch + q];
 }
 
 // dx = col2im(dy · Wᵀ) chunk by chunk, Wᵀ transposed once so every chunk reads it in place.

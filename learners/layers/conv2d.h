@@ -40,6 +40,7 @@ class Conv2D final : public Layer {
   AlignedBuffer<float> cols_;   // im2col of one chunk of samples
   AlignedBuffer<float> dcols_;  // patch gradients of one chunk
   AlignedBuffer<float> wt_;     // Wᵀ (out_c × patch) for the input gradient
+  AlignedBuffer<float> dwt_;    // dWᵀ (out_c × patch), where the weight gradient is computed so
 };
 
 }  // namespace starling
