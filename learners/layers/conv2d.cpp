@@ -1,5 +1,9 @@
-// 2-D convolution layer: im2col + GEMM in chunks of samples whose patches stay in cache.
+// 2-D convolution layer: im2col + GEMM in chunks of samples whose patches stay in cache, or,
+// for stride-1 "same" convolutions on the native backend where the CPU has the kernel, the
+// direct convolution (kernels/direct_conv.h) for the forward pass and the input gradient.
 #include "learners/layers/conv2d.h"
+
+#include "kernels/direct_conv.h"
 
 #include <algorithm>
 #include <cmath>
@@ -76,12 +80,24 @@ void Conv2D::reserve(int batch) {
   dcols_.reserve(per_sample * samples_per_chunk(s, kDxChunkRows));
   wt_.reserve(s.patch() * out_c_);
   dwt_.reserve(s.patch() * out_c_);
+  if (kernels::direct_conv_supported(s)) {
+    const long widest = std::max(kernels::padded_size(s), kernels::padded_size(kernels::transposed(s)));
+    padded_.reserve(static_cast<std::size_t>(widest));
+  }
+}
+
+bool Conv2D::direct(kernels::Backend backend, int batch) const {
+  return backend == kernels::Backend::native && kernels::direct_conv_supported(shape(batch));
 }
 
 // y[chunk] = im2col(x[chunk]) · W + b, chunk by chunk.
 void Conv2D::forward(kernels::Backend backend, int batch, const float* x, float* y) {
   reserve(batch);
   const auto s = shape(batch);
+  if (direct(backend, batch)) {
+    kernels::pad_input(s, x, padded_.data());
+    return kernels::direct_conv(s, padded_.data(), w_, b_, relu_output_, y);
+  }
   const int step = samples_per_chunk(s, s.rows());
   for (int n0 = 0; n0 < batch; n0 += step) {
     const auto c = shape(std::min(step, batch - n0));
@@ -134,6 +150,14 @@ void Conv2D::weight_gradient(kernels::Backend backend, int batch, const float* x
 // lands on one input pixel carries that pixel's mask, so masking the sum is the same.
 void Conv2D::input_gradient(kernels::Backend backend, int batch, const float* x, const float* dy, float* dx) {
   const auto s = shape(batch);
+  if (direct(backend, batch)) {  // dx is the convolution of dy with the flipped window
+    const auto t = kernels::transposed(s);
+    kernels::flip_weights(s, w_, wt_.data());
+    kernels::pad_input(t, dy, padded_.data());
+    kernels::direct_conv(t, padded_.data(), wt_.data(), nullptr, false, dx);
+    if (relu_input_) kernels::relu_backward(static_cast<long>(batch) * in_.size(), x, dx, dx);
+    return;
+  }
   const int patch = static_cast<int>(s.patch());
   for (int q = 0; q < patch; ++q)
     for (int o = 0; o < out_c_; ++o) wt_[static_cast<std::size_t>(o) * patch + q] = w_[static_cast<std::size_t>(q) * out_c_ + o];

@@ -1,7 +1,9 @@
 #pragma once
 // 2-D convolution on NHWC, as im2col into the GEMM: y[rows×out_c] = cols[rows×patch] · W[patch×out_c]
 // + bias, where rows = batch·out_h·out_w and patch = k·k·in_c. Optionally ReLU-fused, and
-// without a bias where a normalisation follows (it would cancel the bias).
+// without a bias where a normalisation follows (it would cancel the bias). Stride-1 "same"
+// convolutions on the native backend run the forward pass and the input gradient as a direct
+// convolution instead, where the CPU has one (kernels/direct_conv.h).
 #include "kernels/ops.h"
 #include "learners/aligned_buffer.h"
 #include "learners/layer.h"
@@ -27,6 +29,7 @@ class Conv2D final : public Layer {
 
  private:
   kernels::ConvShape shape(int batch) const;
+  bool direct(kernels::Backend backend, int batch) const;
   void weight_gradient(kernels::Backend backend, int batch, const float* x, const float* dy);
   void input_gradient(kernels::Backend backend, int batch, const float* x, const float* dy, float* dx);
 
@@ -41,6 +44,7 @@ class Conv2D final : public Layer {
   AlignedBuffer<float> dcols_;  // patch gradients of one chunk
   AlignedBuffer<float> wt_;     // Wᵀ (out_c × patch) for the input gradient
   AlignedBuffer<float> dwt_;    // dWᵀ (out_c × patch), where the weight gradient is computed so
+  AlignedBuffer<float> padded_; // x or dy with a zero border, for the direct convolution
 };
 
 }  // namespace starling

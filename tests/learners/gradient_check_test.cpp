@@ -106,7 +106,43 @@ BOOST_AUTO_TEST_CASE(conv2d_layer_with_stride_and_padding) {
     check_layer(plain, 2, b, rng);
     Conv2D strided(Shape{7, 7, 2}, 5, 3, 2, 1);
     check_layer(strided, 3, b, rng);
+    // Stride 1, "same" padding, channels in 16s: the direct convolution on the native
+    // backend where the CPU has it (im2col on oneDNN).
+    Conv2D same(Shape{5, 9, 16}, 32, 3, 1, 1);
+    check_layer(same, 2, b, rng);
   }
+}
+
+// The direct convolution (native backend, where the CPU has it) and im2col + GEMM (oneDNN)
+// give the same output and gradients, with the input's ReLU mask.
+BOOST_AUTO_TEST_CASE(conv2d_direct_and_im2col_paths_agree) {
+  std::mt19937_64 rng(12);
+  Conv2D conv(Shape{6, 17, 32}, 16, 3, 1, 1, false);
+  conv.set_relu_input(true);
+  std::vector<float> params = random_vector(conv.param_count(), rng, 0.5f), grads(conv.param_count());
+  conv.bind(params.data(), grads.data());
+  const int batch = 3;
+  const std::size_t in = batch * conv.input_shape().size(), out = batch * conv.output_shape().size();
+  const std::vector<float> x = random_vector(in, rng), dy = random_vector(out, rng);
+  std::vector<float> y[2], dx[2], dw[2];
+  for (int i = 0; i < 2; ++i) {
+    const Backend b = kBackends[i];
+    y[i].resize(out), dx[i].resize(in);
+    conv.forward(b, batch, x.data(), y[i].data());
+    conv.backward(b, batch, x.data(), y[i].data(), dy.data(), dx[i].data());
+    dw[i] = grads;
+  }
+  auto close = [](const std::vector<float>& a, const std::vector<float>& b) {
+    for (std::size_t i = 0; i < a.size(); ++i)
+      if (!(std::fabs(a[i] - b[i]) <= 1e-4f * (1.f + std::fabs(b[i])))) return false;
+    return true;
+  };
+  BOOST_TEST(close(y[1], y[0]));
+  BOOST_TEST(close(dx[1], dx[0]));
+  BOOST_TEST(close(dw[1], dw[0]));
+  long masked = 0;
+  for (std::size_t i = 0; i < in; ++i) masked += x[i] <= 0.f && dx[1][i] == 0.f;
+  BOOST_TEST(masked > static_cast<long>(in) / 4);
 }
 
 BOOST_AUTO_TEST_CASE(maxpool_relu_flatten_layers) {

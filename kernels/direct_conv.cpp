@@ -1,0 +1,51 @@
+#include "kernels/direct_conv.h"
+
+#include "kernels/cpu_features.h"
+#include "kernels/native/direct_conv_isa.h"
+
+#include <cstring>
+
+namespace starling::kernels {
+
+bool direct_conv_supported(const ConvShape& s) {
+  return active_isa() == Isa::avx512 && s.stride == 1 && s.kernel % 2 == 1 && s.pad == (s.kernel - 1) / 2 &&
+         s.in_c % 16 == 0 && s.out_c % 16 == 0 && s.batch > 0;
+}
+
+long padded_size(const ConvShape& s) {
+  return static_cast<long>(s.batch) * (s.in_h + 2 * s.pad) * (s.in_w + 2 * s.pad) * s.in_c;
+}
+
+void pad_input(const ConvShape& s, const float* x, float* xp) {
+  const long row = static_cast<long>(s.in_w) * s.in_c, padded_row = static_cast<long>(s.in_w + 2 * s.pad) * s.in_c;
+  const long border = static_cast<long>(s.pad) * s.in_c;
+  std::memset(xp, 0, sizeof(float) * static_cast<std::size_t>(padded_size(s)));
+  for (int n = 0; n < s.batch; ++n)
+    for (int h = 0; h < s.in_h; ++h) {
+      float* dst = xp + (static_cast<long>(n) * (s.in_h + 2 * s.pad) + h + s.pad) * padded_row + border;
+      std::memcpy(dst, x + (static_cast<long>(n) * s.in_h + h) * row, sizeof(float) * static_cast<std::size_t>(row));
+    }
+}
+
+void direct_conv(const ConvShape& s, const float* xp, const float* w, const float* bias, bool relu, float* y) {
+  native::direct_conv_avx512(s, xp, w, bias, relu, y);
+}
+
+void flip_weights(const ConvShape& s, const float* w, float* wf) {
+  const int k = s.kernel;
+  for (int kh = 0; kh < k; ++kh)
+    for (int kw = 0; kw < k; ++kw)
+      for (int o = 0; o < s.out_c; ++o)
+        for (int c = 0; c < s.in_c; ++c) {
+          const long from = ((static_cast<long>(k - 1 - kh) * k + (k - 1 - kw)) * s.in_c + c) * s.out_c + o;
+          wf[((static_cast<long>(kh) * k + kw) * s.out_c + o) * s.in_c + c] = w[from];
+        }
+}
+
+ConvShape transposed(const ConvShape& s) {
+  ConvShape t = s;
+  t.in_c = s.out_c, t.out_c = s.in_c;
+  return t;
+}
+
+}  // namespace starling::kernels

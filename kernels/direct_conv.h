@@ -1,0 +1,30 @@
+#pragma once
+// Direct convolution for stride 1 and "same" padding on NHWC, without im2col: the
+// micro-kernel reads each output pixel's window straight from a zero-bordered copy of the
+// input, one window row (kernel·in_c contiguous floats) at a time, and keeps a tile of
+// outputs in registers across the window's rows. im2col would write kernel² copies of the
+// input to cache and read them back; here the input is copied once, with its border.
+// The input gradient of such a convolution is the same operation on the output gradient
+// with the window flipped (flip_weights).
+#include "kernels/ops.h"
+
+namespace starling::kernels {
+
+/// Whether direct_conv runs this shape on this CPU: AVX-512, stride 1, an odd kernel with
+/// pad (kernel − 1)/2, and in_c and out_c multiples of 16.
+bool direct_conv_supported(const ConvShape& s);
+/// Floats of the zero-bordered input: batch·(in_h + 2·pad)·(in_w + 2·pad)·in_c.
+long padded_size(const ConvShape& s);
+/// xp = x inside a zero border s.pad wide on every side (overwrites all of xp).
+void pad_input(const ConvShape& s, const float* x, float* xp);
+/// y[batch, out_h, out_w, out_c] = conv(xp, w) + bias per channel (when not null), then ReLU
+/// when relu; w is (kernel, kernel, in_c) × out_c, the im2col GEMM's layout. Needs
+/// direct_conv_supported(s).
+void direct_conv(const ConvShape& s, const float* xp, const float* w, const float* bias, bool relu, float* y);
+/// The weights of the input gradient: wf[(kh, kw, o), c] = w[(k−1−kh, k−1−kw, c), o], so
+/// that dx = direct_conv(transposed(s), pad_input(dy), wf).
+void flip_weights(const ConvShape& s, const float* w, float* wf);
+/// The shape of the input-gradient convolution: in and out channels swapped.
+ConvShape transposed(const ConvShape& s);
+
+}  // namespace starling::kernels

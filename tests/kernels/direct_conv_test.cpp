@@ -1,0 +1,136 @@
+// The direct convolution against a double-precision reference on shapes with ragged row
+// widths (tiles of 14, 12 and 6 pixels cut short), every supported channel blocking, odd
+// kernels of 1, 3 and 5, with and without bias and ReLU; and the input gradient it gives
+// with flipped weights against the reference's transpose. On ISA paths without the kernel,
+// direct_conv_supported must say no.
+#define BOOST_TEST_MODULE kernels_direct_conv
+#include <boost/test/unit_test.hpp>
+
+#include "kernels/cpu_features.h"
+#include "kernels/direct_conv.h"
+
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace sk = starling::kernels;
+
+namespace {
+
+std::vector<float> random_vector(std::size_t n, std::mt19937& rng) {
+  std::uniform_real_distribution<float> u(-1.f, 1.f);
+  std::vector<float> v(n);
+  for (float& x : v) x = u(rng);
+  return v;
+}
+
+// y[n, h, w, o] = Σ x[n, h + kh − pad, w + kw − pad, c] · w[(kh, kw, c), o], zero outside.
+std::vector<double> reference(const sk::ConvShape& s, const std::vector<float>& x, const std::vector<float>& w) {
+  std::vector<double> y(static_cast<std::size_t>(s.batch) * s.out_h() * s.out_w() * s.out_c);
+  for (int n = 0; n < s.batch; ++n)
+    for (int h = 0; h < s.out_h(); ++h)
+      for (int q = 0; q < s.out_w(); ++q)
+        for (int o = 0; o < s.out_c; ++o) {
+          double sum = 0.0;
+          for (int kh = 0; kh < s.kernel; ++kh)
+            for (int kw = 0; kw < s.kernel; ++kw) {
+              const int ih = h + kh - s.pad, iw = q + kw - s.pad;
+              if (ih < 0 || ih >= s.in_h || iw < 0 || iw >= s.in_w) continue;
+              for (int c = 0; c < s.in_c; ++c)
+                sum += static_cast<double>(x[((static_cast<long>(n) * s.in_h + ih) * s.in_w + iw) * s.in_c + c]) *
+                       w[((static_cast<long>(kh) * s.kernel + kw) * s.in_c + c) * s.out_c + o];
+            }
+          y[((static_cast<long>(n) * s.out_h() + h) * s.out_w() + q) * s.out_c + o] = sum;
+        }
+  return y;
+}
+
+void expect_close(const std::vector<float>& got, const std::vector<double>& want, const std::string& who) {
+  BOOST_REQUIRE_EQUAL(got.size(), want.size());
+  int bad = 0;
+  for (std::size_t i = 0; i < got.size() && bad < 5; ++i)
+    if (!(std::fabs(got[i] - want[i]) <= 1e-4 * (1.0 + std::fabs(want[i])))) {
+      ++bad;
+      BOOST_ERROR(who << " [" << i << "] = " << got[i] << ", want " << want[i]);
+    }
+}
+
+sk::ConvShape shape(int batch, int h, int w, int in_c, int kernel, int out_c) {
+  sk::ConvShape s;
+  s.batch = batch, s.in_h = h, s.in_w = w, s.in_c = in_c, s.kernel = kernel, s.stride = 1;
+  s.pad = (kernel - 1) / 2, s.out_c = out_c;
+  return s;
+}
+
+void check_forward(const sk::ConvShape& s, std::mt19937& rng) {
+  const std::string who = "b" + std::to_string(s.batch) + " " + std::to_string(s.in_h) + "x" + std::to_string(s.in_w) +
+                          "x" + std::to_string(s.in_c) + " k" + std::to_string(s.kernel) + " →" + std::to_string(s.out_c);
+  const std::vector<float> x = random_vector(static_cast<std::size_t>(s.batch) * s.in_h * s.in_w * s.in_c, rng);
+  const std::vector<float> w = random_vector(static_cast<std::size_t>(s.patch()) * s.out_c, rng);
+  const std::vector<float> bias = random_vector(s.out_c, rng);
+  std::vector<double> want = reference(s, x, w);
+  std::vector<float> xp(sk::padded_size(s), 7.f), y(want.size());
+  sk::pad_input(s, x.data(), xp.data());
+  sk::direct_conv(s, xp.data(), w.data(), nullptr, false, y.data());
+  expect_close(y, want, who);
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    want[i] += bias[i % s.out_c];
+    want[i] = want[i] > 0.0 ? want[i] : 0.0;
+  }
+  sk::direct_conv(s, xp.data(), w.data(), bias.data(), true, y.data());
+  expect_close(y, want, who + " bias relu");
+}
+
+// dx[n, h, w, c] = Σ over the outputs whose window covers (h, w) of dy · w: the reference
+// as a sum over outputs, against the direct convolution of dy with the flipped weights.
+void check_input_gradient(const sk::ConvShape& s, std::mt19937& rng) {
+  const std::vector<float> w = random_vector(static_cast<std::size_t>(s.patch()) * s.out_c, rng);
+  const std::vector<float> dy = random_vector(static_cast<std::size_t>(s.batch) * s.out_h() * s.out_w() * s.out_c, rng);
+  std::vector<double> want(static_cast<std::size_t>(s.batch) * s.in_h * s.in_w * s.in_c);
+  for (int n = 0; n < s.batch; ++n)
+    for (int h = 0; h < s.out_h(); ++h)
+      for (int q = 0; q < s.out_w(); ++q)
+        for (int kh = 0; kh < s.kernel; ++kh)
+          for (int kw = 0; kw < s.kernel; ++kw) {
+            const int ih = h + kh - s.pad, iw = q + kw - s.pad;
+            if (ih < 0 || ih >= s.in_h || iw < 0 || iw >= s.in_w) continue;
+            for (int c = 0; c < s.in_c; ++c)
+              for (int o = 0; o < s.out_c; ++o)
+                want[((static_cast<long>(n) * s.in_h + ih) * s.in_w + iw) * s.in_c + c] +=
+                    static_cast<double>(dy[((static_cast<long>(n) * s.out_h() + h) * s.out_w() + q) * s.out_c + o]) *
+                    w[((static_cast<long>(kh) * s.kernel + kw) * s.in_c + c) * s.out_c + o];
+          }
+  const sk::ConvShape t = sk::transposed(s);
+  std::vector<float> wf(w.size()), dyp(sk::padded_size(t)), dx(want.size());
+  sk::flip_weights(s, w.data(), wf.data());
+  sk::pad_input(t, dy.data(), dyp.data());
+  sk::direct_conv(t, dyp.data(), wf.data(), nullptr, false, dx.data());
+  expect_close(dx, want, "input gradient " + std::to_string(s.in_c) + "→" + std::to_string(s.out_c));
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(direct_conv_matches_double_reference) {
+  std::mt19937 rng(31);
+  for (sk::Isa isa : {sk::Isa::scalar, sk::Isa::avx2, sk::Isa::avx512}) {
+    if (static_cast<int>(isa) > static_cast<int>(sk::detected_isa())) continue;
+    sk::force_isa(isa);
+    const sk::ConvShape s = shape(2, 5, 29, 16, 3, 16);
+    if (isa != sk::Isa::avx512) {
+      BOOST_TEST(!sk::direct_conv_supported(s));
+      continue;
+    }
+    BOOST_TEST(sk::direct_conv_supported(s));
+    BOOST_TEST(!sk::direct_conv_supported(shape(2, 5, 29, 8, 3, 16)));  // channels not in 16s
+    sk::ConvShape strided = s;
+    strided.stride = 2;
+    BOOST_TEST(!sk::direct_conv_supported(strided));
+    for (const sk::ConvShape& c : {s, shape(1, 3, 13, 32, 3, 32), shape(2, 4, 7, 64, 3, 64), shape(1, 6, 25, 16, 5, 48),
+                                   shape(1, 2, 15, 48, 1, 128), shape(3, 1, 1, 16, 3, 32)})
+      check_forward(c, rng);
+    check_input_gradient(shape(2, 5, 11, 16, 3, 32), rng);
+    check_input_gradient(shape(1, 4, 13, 32, 3, 16), rng);
+  }
+  sk::force_isa(sk::detected_isa());
+}
