@@ -4,6 +4,7 @@
 
 #include <toml++/toml.h>
 
+#include <iomanip>
 #include <limits>
 #include <sstream>
 
@@ -25,9 +26,10 @@ const char* type_name(KeyKind kind) {
   return "?";
 }
 
+// Enough digits that a bound such as 0.99999999 does not print as 1.
 std::string number_text(double value) {
   std::ostringstream out;
-  out << value;
+  out << std::setprecision(10) << value;
   return out.str();
 }
 

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iomanip>
 #include <limits>
 #include <set>
 #include <sstream>
@@ -158,7 +159,7 @@ class SectionReader {
 
   static std::string range_text(double min, double max, bool exclusive_min) {
     std::ostringstream out;
-    out << "a number in " << (exclusive_min ? "(" : "[") << min << ", ";
+    out << std::setprecision(10) << "a number in " << (exclusive_min ? "(" : "[") << min << ", ";
     if (max == std::numeric_limits<double>::max()) out << "inf)";
     else out << max << "]";
     return out.str();

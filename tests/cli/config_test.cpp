@@ -83,6 +83,8 @@ BOOST_AUTO_TEST_CASE(out_of_range_and_non_finite) {
   BOOST_TEST(contains(error_of("[optimizer]\nlr = nan\n"), "optimizer.lr"));
   BOOST_TEST(contains(error_of("[run]\nepochs = inf\n"), "run.epochs"));
   BOOST_TEST(contains(error_of("[run]\ntarget_accuracy = 1.5\n"), "run.target_accuracy"));
+  const std::string e = error_of("[optimizer]\nbeta2 = 1.0\n");  // a bound just below 1 is not shown as 1
+  BOOST_TEST(contains(e, "optimizer.beta2: expected a number in [0, 0.99999999]"), e);
 }
 
 BOOST_AUTO_TEST_CASE(unknown_model_and_dataset) {
