@@ -16,22 +16,15 @@
 namespace starling::actors {
 
 bool parse_intra_sync(const std::string& text, IntraSync& out) {
-  for (IntraSync mode : {IntraSync::sma, IntraSync::average, IntraSync::none})
-    if (text == intra_sync_name(mode)) {
-      out = mode;
+  for (std::size_t i = 0; i < std::size(kIntraSyncNames); ++i)
+    if (text == kIntraSyncNames[i]) {
+      out = static_cast<IntraSync>(i);
       return true;
     }
   return false;
 }
 
-const char* intra_sync_name(IntraSync mode) {
-  switch (mode) {
-    case IntraSync::average: return "average";
-    case IntraSync::none: return "none";
-    case IntraSync::sma: break;
-  }
-  return "sma";
-}
+const char* intra_sync_name(IntraSync mode) { return kIntraSyncNames[static_cast<int>(mode)]; }
 
 namespace {
 

@@ -5,6 +5,7 @@
 #include "gossip/peer_exchange.h"
 #include "learners/trainer.h"
 
+#include <iterator>
 #include <map>
 #include <optional>
 #include <string>
@@ -18,7 +19,11 @@ enum class IntraSync {
   none,     // independent replicas; z is their average, taken only when evaluating
 };
 
-/// Parses "sma", "average" or "none"; returns false on anything else.
+/// The config's name of each mode, indexed by IntraSync.
+inline constexpr const char* kIntraSyncNames[] = {"sma", "average", "none"};
+static_assert(std::size(kIntraSyncNames) == static_cast<std::size_t>(IntraSync::none) + 1, "one name per IntraSync");
+
+/// Parses a name of kIntraSyncNames; returns false on anything else.
 bool parse_intra_sync(const std::string& text, IntraSync& out);
 const char* intra_sync_name(IntraSync mode);
 

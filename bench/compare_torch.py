@@ -21,7 +21,8 @@ Two scopes:
            one learner per core (SMA, node.threads = cores), each learner at the same batch.
 
 Models: the shipped configs' (configs/fmnist-mlp.toml, configs/fmnist-cnn.toml), PyTorch's
-built from `starling model --json` (bench/starling_model.py).
+built from `starling model --json` (bench/starling_model.py) and its SGD settings read from
+`starling config --json` (bench/starling_config.py).
 
 Usage:
   /usr/bin/python3 bench/compare_torch.py [--starling build/cli/starling] [--scope core|machine]
@@ -36,7 +37,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import tomllib
 
 # OpenBLAS reads its thread count at load time, before torch.set_num_threads can apply; PyTorch's
 # own intra-op pool is set per run below.
@@ -45,18 +45,17 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-from starling_model import describe, torch_model  # noqa: E402  (bench/ is on sys.path as a script)
+from starling_config import resolved_config  # noqa: E402  (bench/ is on sys.path as a script)
+from starling_model import describe, torch_model  # noqa: E402
 from torch_ddp import read_idx  # noqa: E402
 
 DATA_DIR = "/usr/share/datasets/fashion-mnist"
 CONFIGS = {"mlp": "configs/fmnist-mlp.toml", "cnn": "configs/fmnist-cnn.toml", "resnet8": "configs/fmnist-resnet8.toml"}
 
 
-def optimizer_settings(kind):
-    """The config's SGD settings (lr, momentum, nesterov, weight decay), for PyTorch's SGD. The
-    shipped configs set all four, so no default of Starling's is repeated here."""
-    with open(CONFIGS[kind], "rb") as f:
-        o = tomllib.load(f)["optimizer"]
+def optimizer_settings(starling, kind):
+    """The config's SGD settings (lr, momentum, nesterov, weight decay), for PyTorch's SGD."""
+    o = resolved_config(starling, CONFIGS[kind])["optimizer"]
     return {key: o[key] for key in ("lr", "momentum", "nesterov", "weight_decay")}
 
 
@@ -72,13 +71,13 @@ def load_train():
     return torch.from_numpy(x).unsqueeze(1).contiguous(), torch.from_numpy(y)
 
 
-def torch_rate(kind, description, batch, samples, data, threads):
+def torch_rate(settings, description, batch, samples, data, threads):
     """Samples per second of PyTorch training `samples` samples on `threads` threads (after warm-up)."""
     x, y = data
     torch.set_num_threads(threads)
     torch.manual_seed(1)
     model = torch_model(description)
-    opt = torch.optim.SGD(model.parameters(), foreach=True, **optimizer_settings(kind))
+    opt = torch.optim.SGD(model.parameters(), foreach=True, **settings)
     loss_fn = torch.nn.CrossEntropyLoss()
     steps = max(1, samples // batch)
     order = torch.randperm(TRAIN_SIZE)
@@ -135,11 +134,12 @@ def measure(args, kind, batch, data, workdir):
     cores = os.cpu_count() if args.scope == "machine" else 1
     samples = (args.samples or (32000 if kind == "mlp" else 4000)) * (2 if args.scope == "machine" else 1)
     description = describe(args.starling, CONFIGS[kind])
+    settings = optimizer_settings(args.starling, kind)
     torch_rates = {t: [] for t in range(1, cores + 1)}
     rates = {"native": [], "onednn": []}
     for _ in range(args.repeats):
         for t in torch_rates:
-            torch_rates[t].append(torch_rate(kind, description, batch, samples, data, t))
+            torch_rates[t].append(torch_rate(settings, description, batch, samples, data, t))
         for backend in rates:
             rates[backend].append(starling_rate(args.starling, kind, batch, samples, backend, cores, workdir))
     best = max(torch_rates, key=lambda t: statistics.median(torch_rates[t]))

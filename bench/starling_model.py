@@ -7,25 +7,14 @@ layers are the same, only a flatten orders its features differently, which does 
 for a model trained from its own initialisation.
 """
 import json
-import subprocess
 
-
-class ModelExportError(RuntimeError):
-    """`starling model --json` failed; the message has its stderr."""
+from starling_config import run_starling
 
 
 def describe(starling, config, overrides=()):
-    """The model description of `config` (a TOML path) with `overrides` (section.key=value)."""
-    cmd = [starling, "model", "--config", config, "--json"]
-    for o in overrides:
-        cmd += ["--set", o]
-    try:
-        done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    except OSError as e:
-        raise ModelExportError("%s: %s (pass --starling, or build with `make`)" % (starling, e))
-    if done.returncode != 0:
-        raise ModelExportError("%s failed (%d): %s" % (" ".join(cmd), done.returncode, done.stderr.strip()))
-    return json.loads(done.stdout)
+    """The model description of `config` (a TOML path) with `overrides` (section.key=value);
+    starling_config.StarlingError when `starling model` fails."""
+    return json.loads(run_starling(starling, ["model", "--json"], config, overrides))
 
 
 def torch_model(description):

@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """torch_ddp.py: the PyTorch reference for a Starling config, DistributedDataParallel on CPU.
 
-Reads a Starling TOML config (with the same --set overrides as `starling`) and trains the
-same model on the same data with the same per-process batch, optimizer, learning-rate
+Reads a Starling config as `starling config --json` resolves it (every key, its default
+filled in, the same --set overrides and checks as `starling`; bench/starling_config.py) and
+trains the same model on the same data with the same per-process batch, optimizer, learning-rate
 schedule, epochs, evaluation cadence, seed and target accuracy as N processes of PyTorch
 DistributedDataParallel over Gloo, one process per Starling peer. It writes the files
 `starling launch` writes, so `starling experiment` can put it next to Starling's variants.
@@ -12,6 +13,8 @@ What is mirrored from Starling, and how:
              written to DIR/NAME.model.json for the ranks), so no architecture is copied here.
              PyTorch's default initialisation, torch.manual_seed(run.seed) (DDP broadcasts
              rank 0's parameters, so every rank starts from the same model).
+  config     resolved once by the launcher and written to DIR/NAME.config.json for the ranks;
+             a config `starling` refuses exits 2 here, with its error.
   data       Fashion-MNIST from the IDX .gz files in data.path (default Debian's
              /usr/share/datasets/fashion-mnist), x/255 normalised with each set's own mean and
              standard deviation, as Starling's packed datasets. data.dataset = "synthetic" is
@@ -42,7 +45,7 @@ What is mirrored from Starling, and how:
   clock      starts on every rank after data loading, process-group set-up and a barrier.
   threads    torch.set_num_threads([node] threads, or 1 when absent or 0); OMP and OpenBLAS
              threads are 1. [kernels], [exchange], [compression], [security] and the
-             [[peer]] list are checked but do not apply (one DDP process per peer; with
+             [[peer]] list are checked (by `starling config`) but do not apply (one DDP process per peer; with
              --procs 1 the model is plain PyTorch, no DDP wrapper).
 
 Outputs (DIR = --out-dir, NAME = --name):
@@ -86,9 +89,8 @@ os.environ["OMP_NUM_THREADS"] = "1"
 os.environ["OPENBLAS_NUM_THREADS"] = "1"
 os.environ["MKL_NUM_THREADS"] = "1"
 
-import tomllib  # noqa: E402
-
-from starling_model import ModelExportError, describe, torch_model  # noqa: E402  (imports no torch)
+from starling_config import StarlingError, resolved_config, run_starling  # noqa: E402
+from starling_model import describe, torch_model  # noqa: E402  (imports no torch)
 
 SYSTEM = "torch-ddp"
 DEFAULT_DATA = "/usr/share/datasets/fashion-mnist"
@@ -98,171 +100,11 @@ CSV_HEADER = ("step,epoch,wall_seconds,samples,train_loss,test_accuracy,test_los
               "bytes_sent,bytes_received,compute_seconds,exchange_seconds,wait_seconds,staleness,"
               "consensus_distance")
 INT_MAX = 2 ** 63 - 1
-INF = float("inf")
-
-
-class ConfigError(Exception):
-    pass
 
 
 def fail(message, code):
     print("torch_ddp.py: error: %s" % message, file=sys.stderr, flush=True)
     sys.exit(code)
-
-
-# ---------------------------------------------------------------------------------------------
-# Config: the keys and ranges of cli/config.cpp, defaults included.
-
-def num(default, lo, hi, open_lo=False):
-    return ("number", default, lo, hi, open_lo)
-
-
-def integer(default, lo, hi):
-    return ("integer", default, lo, hi)
-
-
-def choice(default, *options):
-    return ("choice", default, options)
-
-
-BOOL = lambda default: ("bool", default)  # noqa: E731
-TEXT = lambda default: ("text", default)  # noqa: E731
-
-SCHEMA = {
-    "run": {"name": TEXT("run"), "seed": integer(1, 0, INT_MAX), "epochs": num(1.0, 0.0, 1e6, True),
-            "target_accuracy": num(0.0, 0.0, 1.0), "eval_every": num(1.0, 0.0, 1e6, True),
-            "data_dir": TEXT(""), "out_dir": TEXT("results")},
-    "data": {"dataset": choice("fashion-mnist", "fashion-mnist", "synthetic"), "path": TEXT(""),
-             "synthetic_train": integer(6000, 10, 10000000), "synthetic_test": integer(1000, 10, 10000000),
-             "partition": choice("iid", "iid", "dirichlet", "shards", "by-class"), "alpha": num(0.5, 0.0, INF, True),
-             "classes_per_peer": integer(2, 1, 256)},
-    "model": {"kind": choice("mlp", "mlp", "cnn"), "hidden": ("ints", [256, 128])},
-    "optimizer": {"kind": choice("sgd", "sgd", "adam"), "lr": num(0.05, 0.0, 1e3, True),
-                  "momentum": num(0.9, 0.0, 0.999999), "nesterov": BOOL(False),
-                  "weight_decay": num(0.0, 0.0, 1.0), "beta1": num(0.9, 0.0, 0.999999),
-                  "beta2": num(0.999, 0.0, 0.99999999), "batch": integer(32, 1, 65536),
-                  "schedule": choice("constant", "constant", "step", "cosine"),
-                  "warmup_steps": integer(0, 0, 2 ** 31 - 1), "step_epochs": num(1.0, 0.0, INF, True),
-                  "gamma": num(0.1, 0.0, 1.0, True)},
-    "kernels": {"backend": choice("native", "native", "onednn"), "threads": integer(1, 1, 1024)},
-    "node": {"learners": ("learners", 1), "intra_sync": choice("sma", "sma", "average", "none"),
-             "alpha": num(0.0, 0.0, 1.0), "momentum": num(0.0, 0.0, 0.999),
-             "sync_every": integer(1, 1, 1000000), "threads": integer(0, 0, 1024),
-             "autotune_threshold": num(0.1, 0.0, 10.0), "max_learners": integer(16, 1, 256)},
-    "exchange": {"mode": choice("none", "none", "allreduce", "gossip", "local-sgd", "async-gossip"),
-                 "topology": choice("ring", "ring", "torus", "exponential", "one-peer-exponential",
-                                    "complete", "random"),
-                 "random_degree": integer(3, 1, 1024), "period": integer(1, 1, 1000000),
-                 "timeout_seconds": num(60.0, 0.0, 86400.0, True), "gamma": num(0.5, 0.0, 1.0, True),
-                 "max_staleness": integer(4, 0, 1000000), "staleness_scaling": BOOL(False)},
-    "compression": {"codec": choice("none", "none", "fp16", "bf16", "threshold", "topk", "qsgd", "sign",
-                                    "powersgd"),
-                    "density": num(0.01, 0.0, 1.0, True), "bits": integer(8, 2, 8), "rank": integer(1, 1, 64),
-                    "adaptive": BOOL(False), "min_density": num(1e-4, 0.0, 1.0, True),
-                    "max_density": num(1.0, 0.0, 1.0, True)},
-    "security": {"curve": BOOL(False), "keys_dir": TEXT("keys")},
-}
-
-
-def apply_overrides(root, overrides):
-    """`section.key=value`, the value read as TOML and otherwise as a bare string (as starling)."""
-    keys = set()
-    for item in overrides:
-        eq, dot = item.find("="), item.find(".")
-        if eq < 0 or dot < 0 or dot > eq or dot == 0 or dot + 1 == eq:
-            raise ConfigError("--set %s: expected section.key=value" % item)
-        section, key, text = item[:dot], item[dot + 1:eq], item[eq + 1:]
-        try:
-            value = tomllib.loads("v = " + text)["v"]
-        except tomllib.TOMLDecodeError:
-            value = text
-        table = root.get(section)
-        if not isinstance(table, dict):
-            table = root[section] = {}
-        table[key] = value
-        keys.add(section + "." + key)
-    return keys
-
-
-def check(spec, value, where):
-    kind = spec[0]
-    is_int = isinstance(value, int) and not isinstance(value, bool)
-    if kind == "number":
-        _, _, lo, hi, open_lo = spec
-        if not (is_int or isinstance(value, float)):
-            raise ConfigError("%s: expected a number" % where)
-        if not math.isfinite(value) or value < lo or (open_lo and value == lo) or value > hi:
-            raise ConfigError("%s: expected a number in %s%g, %s, got %r" % (
-                where, "(" if open_lo else "[", lo, "inf)" if hi == INF else "%g]" % hi, value))
-        return float(value)
-    if kind == "integer":
-        _, _, lo, hi = spec
-        if not is_int:
-            raise ConfigError("%s: expected an integer" % where)
-        if value < lo or value > hi:
-            raise ConfigError("%s: expected an integer in [%d, %d], got %d" % (where, lo, hi, value))
-        return value
-    if kind == "choice":
-        options = spec[2]
-        if not isinstance(value, str) or value not in options:
-            raise ConfigError("%s: expected one of %s%s" % (where, ", ".join('"%s"' % o for o in options),
-                                                             ', got "%s"' % value if isinstance(value, str) else ""))
-        return value
-    if kind == "bool":
-        if not isinstance(value, bool):
-            raise ConfigError("%s: expected true or false" % where)
-        return value
-    if kind == "text":
-        if not isinstance(value, str):
-            raise ConfigError("%s: expected a string" % where)
-        return value
-    if kind == "ints":
-        if not isinstance(value, list) or not value or not all(
-                isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 1 << 20 for v in value):
-            raise ConfigError("%s: expected an array of positive integers" % where)
-        return list(value)
-    if kind == "learners":
-        if value == "auto":
-            return 0
-        if isinstance(value, str):
-            raise ConfigError('%s: expected one of "auto"' % where)
-        return check(integer(1, 1, 256), value, where)
-    raise AssertionError(kind)
-
-
-def load_config(path, overrides):
-    """The config as {section: {key: value}} with every default filled in; ConfigError if bad."""
-    try:
-        with open(path, "rb") as f:
-            root = tomllib.load(f)
-    except OSError as e:
-        raise ConfigError("%s: cannot read the file (%s)" % (path, e.strerror))
-    except tomllib.TOMLDecodeError as e:
-        raise ConfigError("%s: %s" % (path, e))
-    overridden = apply_overrides(root, overrides)
-    config = {}
-    for section, value in root.items():
-        if section not in SCHEMA and section != "peer":
-            raise ConfigError("%s: [%s]: unknown section (expected one of %s, peer)" % (
-                path, section, ", ".join(SCHEMA)))
-    for section, keys in SCHEMA.items():
-        table = root.get(section, {})
-        if not isinstance(table, dict):
-            raise ConfigError("%s: %s: expected a table [%s]" % (path, section, section))
-        for key in table:
-            if key not in keys:
-                where = "--set " if section + "." + key in overridden else path + ": "
-                raise ConfigError("%s%s.%s: no such key in [%s]" % (where, section, key, section))
-        out = config[section] = {}
-        for key, spec in keys.items():
-            full = section + "." + key
-            where = ("--set " if full in overridden else path + ": ") + full
-            out[key] = check(spec, table[key], where) if key in table else spec[1]
-    peers = root.get("peer", [])
-    if not isinstance(peers, list) or not all(isinstance(p, dict) for p in peers):
-        raise ConfigError("%s: peer: expected [[peer]] tables" % path)
-    config["peers"] = peers
-    return config
 
 
 # ---------------------------------------------------------------------------------------------
@@ -320,17 +162,10 @@ def export_partition(args, config):
     two cannot drift); nothing for iid. Exits 2 on a config error it reports, 1 otherwise."""
     if config["data"]["partition"] == "iid":
         return
-    command = [starling_binary(args), "partition", "--config", args.config, "--out", partition_path(args)]
-    for item in args.set:
-        command += ["--set", item]
     try:
-        done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    except OSError as e:
-        fail("cannot run %s (set --starling or $STARLING): %s" % (command[0], e.strerror), 1)
-    if done.returncode != 0:
-        # Its log lines less their "[time] error " prefix.
-        why = "; ".join(line.split("] error ", 1)[-1] for line in done.stderr.strip().splitlines())
-        fail("starling partition: %s" % why, 2 if done.returncode == 2 else 1)
+        run_starling(args.starling, ["partition", "--out", partition_path(args)], args.config, args.set)
+    except StarlingError as e:
+        fail(str(e), 2 if e.code == 2 else 1)
     with open(partition_path(args)) as f:
         peers = len(json.load(f)["peers"])
     if peers != args.procs:
@@ -643,7 +478,8 @@ def aggregate(args, config, files):
 def launch(args, config):
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
     base = [sys.executable, os.path.abspath(__file__), "--config", args.config, "--procs", str(args.procs),
-            "--out-dir", args.out_dir, "--name", args.name, "--port", str(args.port), "--model-json", args.model_json]
+            "--out-dir", args.out_dir, "--name", args.name, "--port", str(args.port), "--model-json", args.model_json,
+            "--config-json", args.config_json]
     for item in args.set:
         base += ["--set", item]
     if args.max_seconds is not None:
@@ -705,10 +541,11 @@ def parse_args():
     p.add_argument("--max-seconds", type=float, default=None,
                    help="stop training at the next step after this many seconds of wall clock")
     p.add_argument("--starling", default=None,
-                   help="the starling binary that exports the config's model and a non-iid partition "
+                   help="the starling binary that resolves the config and exports its model and a non-iid partition "
                         "(default: $STARLING, PATH, build/cli/starling)")
     p.add_argument("--rank", type=int, default=None, help=argparse.SUPPRESS)  # set by the launcher
     p.add_argument("--model-json", default=None, help=argparse.SUPPRESS)  # written by the launcher
+    p.add_argument("--config-json", default=None, help=argparse.SUPPRESS)  # written by the launcher
     args = p.parse_args()
     if args.procs < 0 or args.procs > 256:
         p.error("--procs: expected 1..256")
@@ -721,32 +558,35 @@ def parse_args():
 
 def main():
     args = parse_args()
+    if args.rank is not None:
+        if not 0 <= args.rank < args.procs or not args.port or not args.model_json or not args.config_json:
+            fail("--rank is set by the launcher", 2)
+        with open(args.config_json) as f:
+            run_rank(args, json.load(f), args.rank)
+        return
+    args.starling = starling_binary(args)
     try:
-        config = load_config(args.config, args.set)
-    except ConfigError as e:
-        fail(str(e), 2)
-    args.procs = args.procs or max(1, len(config["peers"]))
+        config = resolved_config(args.starling, args.config, args.set)
+    except StarlingError as e:
+        fail(str(e), 2 if e.code == 2 else 1)
+    args.procs = args.procs or max(1, len(config.get("peer", [])))
     args.out_dir = args.out_dir or config["run"]["out_dir"]
     args.name = args.name or config["run"]["name"]
-    if args.rank is not None:
-        if not 0 <= args.rank < args.procs or not args.port or not args.model_json:
-            fail("--rank is set by the launcher", 2)
-        run_rank(args, config, args.rank)
-        return
     if config["node"]["learners"] != 1:
         print("[%s] warning: node.learners = %s: the DDP reference runs one replica per process" % (
-            SYSTEM, config["node"]["learners"] or '"auto"'), file=sys.stderr, flush=True)
+            SYSTEM, json.dumps(config["node"]["learners"])), file=sys.stderr, flush=True)
     why = missing_data(config)
     if why:
         fail(why, 1 if config["data"]["dataset"] == "fashion-mnist" else 2)
     os.makedirs(args.out_dir, exist_ok=True)
-    args.starling = starling_binary(args)
     try:
         description = describe(args.starling, args.config, args.set)
-    except ModelExportError as e:
-        fail(str(e), 1)
+    except StarlingError as e:
+        fail(str(e), 2 if e.code == 2 else 1)
     args.model_json = os.path.join(args.out_dir, args.name + ".model.json")
     write_json(args.model_json, description)
+    args.config_json = os.path.join(args.out_dir, args.name + ".config.json")
+    write_json(args.config_json, config)
     export_partition(args, config)
     args.port = args.port or free_port()
     launch(args, config)

@@ -1,19 +1,18 @@
 #include "cli/config.h"
+
+#include "cli/config_schema.h"
 #include "cli/model_config.h"
 #include "cli/section_reader.h"
 
 #include <toml++/toml.h>
 
-#include <cmath>
+#include <algorithm>
 #include <filesystem>
-#include <limits>
 #include <set>
 #include <sstream>
 
 namespace starling::cli {
 namespace {
-
-constexpr double kInf = std::numeric_limits<double>::max();
 
 // A folder named in the config is relative to the config file, so a job folder carries its
 // keys and checkpoints wherever it is run from; empty stays empty.
@@ -21,7 +20,6 @@ std::string relative_to_config(const std::string& dir, const std::string& file) 
   if (dir.empty() || std::filesystem::path(dir).is_absolute() || file.find('/') == std::string::npos) return dir;
   return (std::filesystem::path(file).parent_path() / dir).string();
 }
-const std::vector<std::string> kSections{"run", "data", "model", "optimizer", "kernels", "node", "exchange", "compression", "security", "peer"};
 
 // The [[peer]] entry that "--set peer.<index>.<key>=value" names (an index into the list).
 toml::table* peer_table(toml::table& root, const std::string& item, const std::string& key) {
@@ -63,220 +61,152 @@ std::set<std::string> apply_overrides(toml::table& root, const std::vector<std::
   return keys;
 }
 
-// [node] learners is a count or "auto" (Crossbow's auto-tuning).
-void read_node(SectionReader&& node, actors::NodeSpec& spec) {
-  if (node.is_text("learners")) {
-    node.choice("learners", "auto", {"auto"});
-    spec.learners = 0;
-  } else {
-    spec.learners = static_cast<int>(node.integer("learners", 1, 1, 256));
+// The sections the schema names, or a ConfigError at the first one it does not.
+void check_sections(const toml::table& root, const std::string& file) {
+  const std::vector<std::string> sections = config_sections();
+  for (const auto& [key, node] : root) {
+    if (std::find(sections.begin(), sections.end(), std::string(key.str())) != sections.end()) continue;
+    std::string list;
+    for (const auto& s : sections) list += (list.empty() ? "" : ", ") + s;
+    const std::string where = file + (node.source().begin.line > 0 ? ":" + std::to_string(node.source().begin.line) : "");
+    throw ConfigError(where + ": [" + std::string(key.str()) + "]: unknown section (expected one of " + list + ")");
   }
-  actors::parse_intra_sync(node.choice("intra_sync", "sma", {"sma", "average", "none"}), spec.intra_sync);
-  spec.alpha = node.number("alpha", 0.0, 0.0, 1.0);
-  spec.momentum = node.number("momentum", 0.0, 0.0, 0.999);
-  spec.sync_every = static_cast<int>(node.integer("sync_every", 1, 1, 1000000));
-  spec.threads = static_cast<int>(node.integer("threads", 0, 0, 1024));
-  spec.autotune_threshold = node.number("autotune_threshold", 0.1, 0.0, 10.0);
-  spec.max_learners = static_cast<int>(node.integer("max_learners", 16, 1, 256));
-  node.finish();
 }
 
-// [data] partition, alpha, classes_per_peer. classes_per_peer's upper bound (the dataset's
-// classes) and whether every peer gets data are checked once the labels are loaded.
-void read_partition(SectionReader& data, Config& c) {
-  auto& spec = c.data.partition;
-  spec.kind = parse_partition(data.choice("partition", "iid", {"iid", "dirichlet", "shards", "by-class"}));
-  spec.alpha = data.number("alpha", spec.alpha, 0.0, kInf, true);
-  spec.classes_per_peer = static_cast<int>(data.integer("classes_per_peer", spec.classes_per_peer, 1, 256));
-  spec.seed = partition_seed(c.run.seed);
-  c.data.partition_at = data.where("partition");
-  c.data.alpha_at = data.where("alpha");
-  c.data.classes_per_peer_at = data.where("classes_per_peer");
+bool in_peer(const KeySpec& spec) { return split_key(spec.name).first == "peer"; }
+
+// One key's value from its section, checked against its row; the row's default when unset.
+KeyValue read_key(SectionReader& r, const KeySpec& spec, const std::string& file) {
+  const std::string key = split_key(spec.name).second;
+  const KeyType& t = spec.type;
+  KeyValue v = t.fallback;
+  v.given = r.has(key);
+  v.at = r.where(key);
+  if (t.required && !v.given) throw ConfigError(v.at + ": missing");
+  switch (t.kind) {
+    case KeyKind::flag: v.flag = r.boolean(key, v.flag); break;
+    case KeyKind::integer_or_auto:
+      if (r.is_text(key)) {
+        r.choice(key, "auto", {"auto"});
+        v.integer = 0;
+        break;
+      }
+      [[fallthrough]];
+    case KeyKind::integer: v.integer = r.integer(key, v.integer, t.int_min, t.int_max); break;
+    case KeyKind::number: v.number = r.number(key, v.number, t.min, t.max, t.open_min); break;
+    case KeyKind::text: v.text = r.text(key, v.text); break;
+    case KeyKind::path: v.text = relative_to_config(r.text(key, v.text), file); break;
+    case KeyKind::choice: v.text = r.choice(key, v.text, t.choices); break;
+    case KeyKind::integers: v.integers = r.positive_ints(key, v.integers); break;
+    case KeyKind::layers: r.take_external(key); break;
+  }
+  return v;
 }
 
-std::chrono::milliseconds millis(double seconds) {
-  return std::chrono::milliseconds(static_cast<int64_t>(std::llround(seconds * 1000)));
+// Every key of the sections ([[peer]] aside), in schema order; a key no row names is an error.
+std::vector<KeyValue> read_sections(const toml::table& root, const std::string& file, const std::set<std::string>& overridden) {
+  const auto& schema = config_schema();
+  std::vector<KeyValue> values(schema.size());
+  for (const std::string& section : config_sections()) {
+    if (section == "peer") continue;
+    SectionReader r(root, section, file, overridden);
+    for (std::size_t i = 0; i < schema.size(); ++i)
+      if (split_key(schema[i].name).first == section) values[i] = read_key(r, schema[i], file);
+    r.finish();
+  }
+  return values;
 }
 
-// [exchange]'s keys for peers that die, join, stall or flood: failure detection, the start,
-// the floor on live peers and the caps on what one peer may send.
-void read_faults(SectionReader& ex, Config& c) {
-  auto& spec = c.node.exchange;
-  spec.heartbeat = millis(ex.number("heartbeat_seconds", 0.5, 0.0, 60.0, true));
-  spec.failure_timeout = millis(ex.number("failure_timeout_seconds", 5.0, 0.0, 3600.0, true));
-  spec.start_timeout = millis(ex.number("start_timeout_seconds", 30.0, 0.0, 86400.0, true));
-  spec.min_peers = static_cast<int>(ex.integer("min_peers", 0, 0, 100000));
-  spec.max_message_bytes = static_cast<uint32_t>(std::llround(ex.number("max_message_mb", 16.0, 0.0, 2048.0, true) * 1048576.0));
-  spec.max_messages_per_second = static_cast<uint32_t>(ex.integer("max_receive_rate", 50000, 0, 100000000));
-  if (spec.failure_timeout <= spec.heartbeat)
-    throw ConfigError(c.source + ": exchange.failure_timeout_seconds: must be longer than exchange.heartbeat_seconds");
+// A value as the resolved config shows it (node.learners' 0 as "auto").
+void put(toml::table& table, const KeySpec& spec, const KeyValue& v) {
+  const std::string key = split_key(spec.name).second;
+  switch (spec.type.kind) {
+    case KeyKind::flag: table.insert(key, v.flag); break;
+    case KeyKind::integer_or_auto:
+      if (v.integer == 0) table.insert(key, "auto");
+      else table.insert(key, v.integer);
+      break;
+    case KeyKind::integer: table.insert(key, v.integer); break;
+    case KeyKind::number: table.insert(key, v.number); break;
+    case KeyKind::text:
+    case KeyKind::path:
+    case KeyKind::choice: table.insert(key, v.text); break;
+    case KeyKind::integers: {
+      toml::array list;
+      for (int i : v.integers) list.push_back(i);
+      table.insert(key, std::move(list));
+      break;
+    }
+    case KeyKind::layers: break;  // copied as written, by resolved_table
+  }
 }
 
-// [exchange]: how peers mix their models; needs the [[peer]] list.
-void read_exchange(SectionReader&& ex, Config& c) {
-  auto& spec = c.node.exchange;
-  gossip::parse_exchange_mode(ex.choice("mode", "none", {"none", "allreduce", "gossip", "local-sgd", "async-gossip"}), spec.mode);
-  spec.topology = ex.choice("topology", "ring", {"ring", "torus", "exponential", "one-peer-exponential", "complete", "random"});
-  spec.random_degree = static_cast<int>(ex.integer("random_degree", 3, 1, 1024));
-  c.node.period = static_cast<int>(ex.integer("period", spec.mode == gossip::ExchangeMode::local_sgd ? 10 : 1, 1, 1000000));
-  spec.timeout = std::chrono::milliseconds(static_cast<int64_t>(ex.number("timeout_seconds", 60.0, 0.0, 86400.0, true) * 1000));
-  spec.gamma = ex.number("gamma", 0.5, 0.0, 1.0, true);
-  spec.max_staleness = static_cast<uint64_t>(ex.integer("max_staleness", 4, 0, 1000000));
-  spec.staleness_scaling = ex.boolean("staleness_scaling", false);
-  // Opt-in: a mix one exchange late can cost local SGD accuracy (and, at long periods with
-  // heavy momentum, stability) for little wall time on a host whose cores the compute
-  // already fills (README, Failure behaviour).
-  // Async gossip has no barrier to hide.
-  c.node.overlap = ex.boolean("overlap", false);
-  if (c.node.overlap && spec.mode == gossip::ExchangeMode::async_gossip)
-    ex.reject("overlap", "false with exchange.mode = \"async-gossip\", which is asynchronous already");
-  read_faults(ex, c);
-  ex.finish();
-}
-
-// [compression]: the codec of compressed gossip (CHOCO-SGD) or the compressed all-reduce.
-void read_compression(SectionReader&& cz, Config& c) {
-  auto& spec = c.node.exchange;
-  spec.codec = cz.choice("codec", "none", {"none", "fp16", "bf16", "threshold", "topk", "qsgd", "sign", "powersgd"});
-  spec.codec_options.density = cz.number("density", 0.01, 0.0, 1.0, true);
-  spec.codec_options.bits = static_cast<int>(cz.integer("bits", 8, 2, 8));
-  spec.codec_options.rank = static_cast<int>(cz.integer("rank", 1, 1, 64));
-  spec.codec_options.tau = static_cast<float>(cz.number("tau", 1e-4, 1e-12, 1e6));
-  spec.codec_options.clip = static_cast<float>(cz.number("clip", 0.0, 0.0, 1e6));
-  spec.adaptive = cz.boolean("adaptive", false);
-  spec.adaptive_options.min_density = cz.number("min_density", 1e-4, 0.0, 1.0, true);
-  spec.adaptive_options.max_density = cz.number("max_density", 1.0, 0.0, 1.0, true);
-  cz.finish();
-  if (spec.adaptive && spec.codec != "topk" && spec.codec != "threshold")
-    throw ConfigError(c.source + ": compression.adaptive: needs a codec with a density (\"topk\" or \"threshold\")");
-  if (spec.adaptive_options.min_density > spec.adaptive_options.max_density)
-    throw ConfigError(c.source + ": compression.min_density: above compression.max_density");
-  if (spec.codec != "none" && (spec.mode == gossip::ExchangeMode::none || spec.mode == gossip::ExchangeMode::async_gossip))
-    throw ConfigError(c.source + ": compression.codec: \"" + spec.codec + "\" works with exchange.mode = \"gossip\" (CHOCO-SGD), \"allreduce\" or \"local-sgd\" (compressed all-reduce); codecs in async gossip are not built yet");
-}
-
-// [[peer]] id, endpoint, learners: every peer of the job, in ring order.
-void read_peers(const toml::table& root, const std::string& file, Config& c) {
+// [[peer]] id, endpoint, learners: every peer of the job, in ring order; each entry's values
+// also go to `resolved`.
+void read_peers(const toml::table& root, const std::string& file, Config& c, toml::array& resolved) {
   const toml::node* node = root.get("peer");
   if (!node) return;
   const toml::array* list = node->as_array();
-  auto where = [&](const toml::node& n) {
-    return file + (n.source().begin.line > 0 ? ":" + std::to_string(n.source().begin.line) : "");
-  };
-  if (!list || !list->is_array_of_tables()) throw ConfigError(where(*node) + ": peer: expected [[peer]] tables");
+  if (!list || !list->is_array_of_tables())
+    throw ConfigError(file + (node->source().begin.line > 0 ? ":" + std::to_string(node->source().begin.line) : "") +
+                      ": peer: expected [[peer]] tables");
   std::set<uint32_t> ids;
   for (const auto& item : *list) {
-    const toml::table& t = *item.as_table();
-    PeerEntry peer;
-    for (const auto& [key, value] : t) {
-      const std::string k(key.str());
-      if (k == "id" && value.is_integer() && *value.value<int64_t>() >= 0 && *value.value<int64_t>() < (int64_t{1} << 31))
-        peer.id = static_cast<uint32_t>(*value.value<int64_t>());
-      else if (k == "endpoint" && value.is_string() && value.value<std::string>()->rfind("tcp://", 0) == 0)
-        peer.endpoint = *value.value<std::string>();
-      else if (k == "learners" && value.is_integer() && *value.value<int64_t>() >= 1 && *value.value<int64_t>() <= 256)
-        peer.learners = static_cast<int>(*value.value<int64_t>());
-      else if (k == "id" || k == "endpoint" || k == "learners")
-        throw ConfigError(where(value) + ": peer." + k + ": expected " +
-                          (k == "id" ? "an integer in [0, 2^31)" : k == "endpoint" ? "a tcp://host:port string" : "an integer in [1, 256]"));
-      else
-        throw ConfigError(where(value) + ": peer." + k + ": no such key in [[peer]] (expected id, endpoint, learners)");
-    }
-    if (peer.endpoint.empty()) throw ConfigError(where(item) + ": peer.endpoint: expected a tcp://host:port string");
-    if (!t.contains("id")) throw ConfigError(where(item) + ": peer.id: missing");
-    if (!ids.insert(peer.id).second) throw ConfigError(where(item) + ": peer.id: " + std::to_string(peer.id) + " appears twice");
-    c.peers.push_back(peer);
+    SectionReader r(*item.as_table(), "peer", file);
+    c.peers.emplace_back();
+    toml::table entry;
+    for (const KeySpec& spec : config_schema())
+      if (in_peer(spec)) {
+        const KeyValue v = read_key(r, spec, file);
+        spec.apply(v, c);
+        put(entry, spec, v);
+      }
+    r.finish();
+    const PeerEntry& peer = c.peers.back();
+    if (peer.endpoint.rfind("tcp://", 0) != 0) r.reject("endpoint", "a tcp://host:port string");
+    if (!ids.insert(peer.id).second) throw ConfigError(r.where("id") + ": " + std::to_string(peer.id) + " appears twice");
+    resolved.push_back(std::move(entry));
   }
-  for (const auto& peer : c.peers) c.node.exchange.peers.push_back({peer.id, peer.endpoint});
+  for (const auto& peer : c.peers) {
+    if (peer.learners != c.peers.front().learners)
+      throw ConfigError(file + ": peer.learners: every peer needs the same learner count (they run the same number of iterations)");
+    c.node.exchange.peers.push_back({peer.id, peer.endpoint});
+  }
 }
 
-Config read(toml::table& root, const std::string& file, const std::vector<std::string>& overrides) {
-  const auto overridden = apply_overrides(root, overrides);
-  for (const auto& [key, node] : root)
-    if (std::find(kSections.begin(), kSections.end(), std::string(key.str())) == kSections.end()) {
-      std::string where = file + (node.source().begin.line > 0 ? ":" + std::to_string(node.source().begin.line) : "");
-      throw ConfigError(where + ": [" + std::string(key.str()) + "]: unknown section (expected one of run, data, model, optimizer, kernels, node, exchange, compression, security, peer)");
-    }
+// Every key with its value, {section: {key: value}}, and the [[peer]] entries as "peer".
+toml::table resolved_table(const std::vector<KeyValue>& values, const toml::table& root, toml::array peers) {
+  const auto& schema = config_schema();
+  toml::table out;
+  for (std::size_t i = 0; i < schema.size(); ++i) {
+    if (in_peer(schema[i])) continue;
+    const auto [section, key] = split_key(schema[i].name);
+    if (!out.contains(section)) out.insert(section, toml::table{});
+    toml::table& table = *out[section].as_table();
+    if (schema[i].type.kind != KeyKind::layers) put(table, schema[i], values[i]);
+    else if (values[i].given) table.insert(key, *root[section][key].node());
+  }
+  if (!peers.empty()) out.insert("peer", std::move(peers));
+  return out;
+}
 
+// The config of `root`; with `resolved`, also every key's value.
+Config read(toml::table& root, const std::string& file, const std::vector<std::string>& overrides,
+            toml::table* resolved = nullptr) {
+  const auto overridden = apply_overrides(root, overrides);
+  check_sections(root, file);
+  std::vector<KeyValue> values = read_sections(root, file, overridden);
+  resolve_dependent_defaults(values);
   Config c;
   c.source = file;
-  SectionReader run(root, "run", file, overridden);
-  c.run.name = run.text("name", c.run.name);
-  c.run.seed = static_cast<uint64_t>(run.integer("seed", 1, 0, std::numeric_limits<int64_t>::max()));
-  c.run.epochs = run.number("epochs", 1.0, 0.0, 1e6, true);
-  c.run.target_accuracy = run.number("target_accuracy", 0.0, 0.0, 1.0);
-  c.run.eval_every = run.number("eval_every", 1.0, 0.0, 1e6, true);
-  c.run.data_dir = run.text("data_dir", "");
-  c.run.out_dir = run.text("out_dir", c.run.out_dir);
-  c.node.checkpoint_dir = relative_to_config(run.text("checkpoint_dir", ""), file);
-  c.node.checkpoint_every = run.integer("checkpoint_every", 0, 0, std::numeric_limits<int64_t>::max());
-  c.node.checkpoint_keep = static_cast<int>(run.integer("checkpoint_keep", 3, 1, 1000));
-  run.finish();
-  if (c.node.checkpoint_every > 0 && c.node.checkpoint_dir.empty())
-    throw ConfigError(file + ": run.checkpoint_every: needs run.checkpoint_dir");
-
-  SectionReader data(root, "data", file, overridden);
-  c.data.dataset = data.choice("dataset", c.data.dataset, {"fashion-mnist", "idx", "cifar10", "synthetic"});
-  c.data.path = relative_to_config(data.text("path", ""), file);
-  if (c.data.path.empty() && (c.data.dataset == "idx" || c.data.dataset == "cifar10"))
-    data.reject("path", "the folder of the data.dataset = \"" + c.data.dataset + "\" files");
-  c.data.synthetic_train = static_cast<int>(data.integer("synthetic_train", c.data.synthetic_train, 10, 10000000));
-  c.data.synthetic_test = static_cast<int>(data.integer("synthetic_test", c.data.synthetic_test, 10, 10000000));
-  read_partition(data, c);
-  data.finish();
-
-  TrainSpec& t = c.node.train;
-  read_model(root, file, overridden, c.data, t.learner.model);
-
-  SectionReader opt(root, "optimizer", file, overridden);
-  t.learner.optimizer.kind = opt.choice("kind", "sgd", {"sgd", "adam"});
-  t.schedule.lr = opt.number("lr", 0.05, 0.0, 1e3, true);
-  t.learner.optimizer.momentum = opt.number("momentum", 0.9, 0.0, 0.999999);
-  t.learner.optimizer.nesterov = opt.boolean("nesterov", false);
-  t.learner.optimizer.weight_decay = opt.number("weight_decay", 0.0, 0.0, 1.0);
-  t.learner.optimizer.beta1 = opt.number("beta1", 0.9, 0.0, 0.999999);
-  t.learner.optimizer.beta2 = opt.number("beta2", 0.999, 0.0, 0.99999999);
-  t.learner.batch = static_cast<int>(opt.integer("batch", 32, 1, 65536));
-  t.schedule.kind = opt.choice("schedule", "constant", {"constant", "step", "cosine"});
-  t.schedule.warmup_steps = opt.integer("warmup_steps", 0, 0, std::numeric_limits<int32_t>::max());
-  t.schedule.step_epochs = opt.number("step_epochs", 1.0, 0.0, kInf, true);
-  t.schedule.gamma = opt.number("gamma", 0.1, 0.0, 1.0, true);
-  opt.finish();
-
-  SectionReader kern(root, "kernels", file, overridden);
-  const std::string backend = kern.choice("backend", "native", {"native", "onednn"});
-  kernels::parse_backend(backend, t.learner.backend);
-  c.kernel_threads = static_cast<int>(kern.integer("threads", 1, 1, 1024));
-  kern.finish();
-
-  read_node(SectionReader(root, "node", file, overridden), c.node);
-  read_exchange(SectionReader(root, "exchange", file, overridden), c);
-  c.source = file;
-  read_compression(SectionReader(root, "compression", file, overridden), c);
-  read_peers(root, file, c);
-  SectionReader security(root, "security", file, overridden);
-  if (security.boolean("curve", false)) {
-    c.node.exchange.keys_dir = relative_to_config(security.text("keys_dir", "keys"), file);
-  } else {
-    security.text("keys_dir", "");
-  }
-  security.finish();
-  if (c.node.exchange.min_peers > static_cast<int>(c.peers.size()))
-    throw ConfigError(file + ": exchange.min_peers: " + std::to_string(c.node.exchange.min_peers) + " is more than the " +
-                      std::to_string(c.peers.size()) + " [[peer]] entries");
-  if (c.node.exchange.mode != gossip::ExchangeMode::none) {
-    if (c.peers.size() < 2) throw ConfigError(file + ": exchange.mode: \"" + std::string(gossip::exchange_mode_name(c.node.exchange.mode)) + "\" needs at least two [[peer]] entries");
-    if (c.node.learners == 0) throw ConfigError(file + ": node.learners: \"auto\" is not available with an exchange between peers (every peer must run the same number of iterations)");
-  }
-  for (const auto& peer : c.peers)
-    if (peer.learners != 0 && peer.learners != c.peers.front().learners)
-      throw ConfigError(file + ": peer.learners: every peer needs the same learner count (they run the same number of iterations)");
-  c.node.exchange.seed = c.run.seed;
-
-  t.learner.seed = c.run.seed;
-  t.epochs = c.run.epochs;
-  t.eval_every = c.run.eval_every;
-  t.target_accuracy = c.run.target_accuracy;
+  const auto& schema = config_schema();
+  for (std::size_t i = 0; i < schema.size(); ++i)
+    if (schema[i].apply && !in_peer(schema[i])) schema[i].apply(values[i], c);
+  read_model(root, file, overridden, c.data, c.node.train.learner.model);
+  toml::array peers;
+  read_peers(root, file, c, peers);
+  check_across_keys(values, c);
+  if (resolved) *resolved = resolved_table(values, root, std::move(peers));
   return c;
 }
 
@@ -295,6 +225,16 @@ Config parse_config(const std::string& text, const std::string& name, const std:
 Config load_config(const std::string& path, const std::vector<std::string>& overrides) {
   toml::table root = parse_toml_file(path);
   return read(root, path, overrides);
+}
+
+std::string resolved_config(const std::string& path, const std::vector<std::string>& overrides, bool json) {
+  toml::table root = parse_toml_file(path);
+  toml::table resolved;
+  read(root, path, overrides, &resolved);
+  std::ostringstream out;
+  if (json) out << toml::json_formatter{resolved};
+  else out << toml::toml_formatter{resolved};
+  return out.str();
 }
 
 }  // namespace starling::cli

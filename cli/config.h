@@ -1,6 +1,6 @@
 #pragma once
 // The run configuration: a TOML file plus `--set section.key=value` overrides, validated
-// whole before anything runs. Every problem is a ConfigError naming the file, the line (when
+// whole before anything runs, against the schema of cli/config_schema.h. Every problem is a ConfigError naming the file, the line (when
 // the TOML gives one), the key and what was expected; the CLI turns it into exit code 2.
 #include "actors/node.h"
 #include "learners/partition.h"
@@ -58,5 +58,11 @@ Config load_config(const std::string& path, const std::vector<std::string>& over
 
 /// The same from TOML text (tests); `name` stands in for the file name in errors.
 Config parse_config(const std::string& text, const std::string& name, const std::vector<std::string>& overrides = {});
+
+/// Every key of the config at `path` with its value after defaults and overrides, as TOML
+/// or, with `json`, as a JSON object {section: {key: value}} with the [[peer]] entries as
+/// "peer": what `starling config` prints and the PyTorch references read. Validated as
+/// load_config validates; throws ConfigError.
+std::string resolved_config(const std::string& path, const std::vector<std::string>& overrides, bool json);
 
 }  // namespace starling::cli

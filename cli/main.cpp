@@ -1,5 +1,6 @@
 // The `starling` executable: subcommands over the library. Exit codes: 0 success,
 // 1 failure while running, 2 bad command line or configuration.
+#include "cli/config_command.h"
 #include "cli/experiment_command.h"
 #include "cli/keygen_command.h"
 #include "cli/launch_command.h"
@@ -72,6 +73,15 @@ int main(int argc, char** argv) {
   model_cmd->add_option("--set", model.overrides, "Override a config key: section.key=value (repeatable)");
   model_cmd->add_flag("--json", model.json, "Print the description the PyTorch references build their model from");
 
+  starling::cli::ConfigOptions config;
+  auto* config_cmd = app.add_subcommand(
+      "config", "Print a config with every key resolved (defaults, --set), or the schema of every key");
+  auto* config_file = config_cmd->add_option("-c,--config", config.config, "Configuration (TOML)");
+  config_cmd->add_option("--set", config.overrides, "Override a config key: section.key=value (repeatable)");
+  config_cmd->add_flag("--schema", config.schema, "Print every key's type, default, allowed values and meaning instead")
+      ->excludes(config_file);
+  config_cmd->add_flag("--json", config.json, "As JSON (the resolved config is what the PyTorch references read)");
+
   starling::cli::SimulateOptions simulate;
   auto* simulate_cmd = app.add_subcommand(
       "simulate", "Predict samples/s, epoch time, speedup and bytes of a config's exchange at N peers");
@@ -109,6 +119,7 @@ int main(int argc, char** argv) {
   if (keygen_cmd->parsed()) return starling::cli::run_keygen(keygen);
   if (simulate_cmd->parsed()) return starling::cli::run_simulate(simulate);
   if (model_cmd->parsed()) return starling::cli::run_model(model);
+  if (config_cmd->parsed()) return starling::cli::run_config(config);
   if (partition_cmd->parsed()) return starling::cli::run_partition(partition);
   char self[PATH_MAX];
   const ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);

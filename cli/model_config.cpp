@@ -100,19 +100,14 @@ bool known_shape(const DataOptions& data, ModelSpec& model) {
 
 void read_model(const toml::table& root, const std::string& file, const std::set<std::string>& overridden,
                 const DataOptions& data, ModelSpec& model) {
-  SectionReader r(root, "model", file, overridden);
   const toml::node* layers = root["model"]["layers"].node();
   if (layers) {
-    r.take_external("layers");
+    const SectionReader r(root, "model", file, overridden);
     if (root["model"]["kind"] || root["model"]["hidden"])
       r.reject(root["model"]["kind"] ? "kind" : "hidden", "nothing beside model.layers (a layer list is the whole model)");
     model.kind = "layers";
     model.layers = read_layers(*layers, "model.layers", file, false);
-  } else {
-    model.kind = r.choice("kind", "mlp", {"mlp", "cnn", "resnet8"});
-    model.hidden = r.positive_ints("hidden", model.hidden);
   }
-  r.finish();
   ModelSpec fitted = model;
   if (!known_shape(data, fitted)) return;
   try {

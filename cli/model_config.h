@@ -1,7 +1,8 @@
 #pragma once
-// The [model] section: a preset (`kind`, `hidden`) or a layer list written in the config
-// (`layers = [{ kind = "conv2d", size = 32, kernel = 5 }, { kind = "relu" }, ...]`), checked
-// against the data set's shape and class count where the config names a set of known shape.
+// The [model] section's layer list (`layers = [{ kind = "conv2d", size = 32, kernel = 5 },
+// { kind = "relu" }, ...]`), which stands instead of a preset (`kind`, `hidden`: schema rows),
+// and the model checked against the data set's shape and class count where the config names
+// a set of known shape.
 #include "cli/config.h"
 
 #include <toml++/toml.h>
@@ -11,7 +12,8 @@
 
 namespace starling::cli {
 
-/// Fills `model`; a bad key, an unknown layer kind, a non-positive size, a window larger than
+/// Fills `model`'s layer list when the config gives one (its preset keys are read already);
+/// a bad key, an unknown layer kind, a non-positive size, a window larger than
 /// its input or a last layer that does not give one value per class is a ConfigError naming
 /// the file, the line and the key (model.layers[i].key).
 void read_model(const toml::table& root, const std::string& file, const std::set<std::string>& overridden,

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iomanip>
 #include <limits>
 #include <set>
 #include <sstream>
@@ -39,7 +40,7 @@ class SectionReader {
   }
   /// One table of an array of tables ([[section]]); its keys are named section.key.
   SectionReader(const toml::table& table, std::string section, std::string file)
-      : section_(std::move(section)), file_(std::move(file)), overridden_(no_overrides()), table_(&table) {}
+      : section_(std::move(section)), file_(std::move(file)), overridden_(no_overrides()), table_(&table), in_array_(true) {}
 
   double number(const std::string& key, double fallback, double min, double max, bool exclusive_min = false) {
     const toml::node* node = take(key);
@@ -108,19 +109,20 @@ class SectionReader {
   /// Refuses a key this section set to a value the rest of the config rules out: a
   /// ConfigError naming where it was set and what it must be.
   [[noreturn]] void reject(const std::string& key, const std::string& expected) const {
-    const toml::node* node = table_ ? table_->get(key) : nullptr;
-    if (!node) throw ConfigError(file_ + ": " + section_ + "." + key + ": expected " + expected);
-    fail(*node, key, expected);
+    throw ConfigError(where(key) + ": expected " + expected);
   }
 
   /// Where `key` was set, as errors name it ("file:line: section.key", or "--set
-  /// section.key: section.key" for an override); "file: section.key" when it was not set.
-  /// For checks made once more than the config is known.
+  /// section.key: section.key" for an override). An unset key of one table of an array is
+  /// named at that table's line; of a section, "file: section.key".
   std::string where(const std::string& key) const {
-    const toml::node* node = table_ ? table_->get(key) : nullptr;
-    if (!node) return file_ + ": " + section_ + "." + key;
-    return where(*node, key);
+    if (const toml::node* node = table_ ? table_->get(key) : nullptr) return where(*node, key);
+    if (in_array_) return where(*table_, key);
+    return file_ + ": " + section_ + "." + key;
   }
+
+  /// Whether the section sets `key`.
+  bool has(const std::string& key) const { return table_ && table_->contains(key); }
 
   /// Marks a key the caller reads itself, so finish() does not report it.
   void take_external(const std::string& key) { taken_.insert(key); }
@@ -157,7 +159,7 @@ class SectionReader {
 
   static std::string range_text(double min, double max, bool exclusive_min) {
     std::ostringstream out;
-    out << "a number in " << (exclusive_min ? "(" : "[") << min << ", ";
+    out << std::setprecision(10) << "a number in " << (exclusive_min ? "(" : "[") << min << ", ";
     if (max == std::numeric_limits<double>::max()) out << "inf)";
     else out << max << "]";
     return out.str();
@@ -171,6 +173,7 @@ class SectionReader {
   std::string section_, file_;
   const std::set<std::string>& overridden_;
   const toml::table* table_ = nullptr;
+  bool in_array_ = false;
   std::set<std::string> taken_;
 };
 

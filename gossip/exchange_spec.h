@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -16,11 +17,14 @@
 namespace starling::gossip {
 
 enum class ExchangeMode { none, allreduce, gossip, local_sgd, async_gossip };
+/// The config's name of each mode, indexed by ExchangeMode (a new mode adds its name here).
+inline constexpr const char* kExchangeModeNames[] = {"none", "allreduce", "gossip", "local-sgd", "async-gossip"};
+static_assert(std::size(kExchangeModeNames) == static_cast<std::size_t>(ExchangeMode::async_gossip) + 1,
+              "one name per ExchangeMode");
 
-/// Parses "none", "allreduce", "gossip", "local-sgd" or "async-gossip"; false on anything else.
+/// Parses a name of kExchangeModeNames; false on anything else.
 bool parse_exchange_mode(const std::string& text, ExchangeMode& out);
 const char* exchange_mode_name(ExchangeMode mode);
-
 
 struct PeerAddress {
   PeerId id = 0;

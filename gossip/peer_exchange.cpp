@@ -9,8 +9,6 @@
 namespace starling::gossip {
 namespace {
 
-const char* const kModeNames[] = {"none", "allreduce", "gossip", "local-sgd", "async-gossip"};
-
 // Drop counts go to the log at most this often.
 constexpr std::chrono::seconds kDropReportEvery{10};
 
@@ -71,15 +69,15 @@ std::vector<PeerId> neighbours(const ExchangeSpec& s) {
 std::string peer_key_name(PeerId id) { return "peer" + std::to_string(id); }
 
 bool parse_exchange_mode(const std::string& text, ExchangeMode& out) {
-  for (int i = 0; i < 5; ++i)
-    if (text == kModeNames[i]) {
+  for (std::size_t i = 0; i < std::size(kExchangeModeNames); ++i)
+    if (text == kExchangeModeNames[i]) {
       out = static_cast<ExchangeMode>(i);
       return true;
     }
   return false;
 }
 
-const char* exchange_mode_name(ExchangeMode mode) { return kModeNames[static_cast<int>(mode)]; }
+const char* exchange_mode_name(ExchangeMode mode) { return kExchangeModeNames[static_cast<int>(mode)]; }
 
 PeerExchange::PeerExchange(const ExchangeSpec& spec, protocols::Span<float> model)
     : spec_(spec), model_(model), context_(1), last_report_(std::chrono::steady_clock::now()) {

@@ -10,15 +10,15 @@ namespace {
 std::atomic<int> g_threads{1};
 }
 
-std::string_view backend_name(Backend backend) {
-  return backend == Backend::onednn ? "onednn" : "native";
-}
+std::string_view backend_name(Backend backend) { return kBackendNames[static_cast<int>(backend)]; }
 
 bool parse_backend(std::string_view text, Backend& out) {
-  if (text == "native") out = Backend::native;
-  else if (text == "onednn") out = Backend::onednn;
-  else return false;
-  return true;
+  for (std::size_t i = 0; i < std::size(kBackendNames); ++i)
+    if (text == kBackendNames[i]) {
+      out = static_cast<Backend>(i);
+      return true;
+    }
+  return false;
 }
 
 void gemm(Backend backend, const GemmArgs& args) {

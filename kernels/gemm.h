@@ -4,14 +4,18 @@
 //   then × (relu_mask[i,j] > 0)  (the ReLU-gradient mask of the layer below).
 // Forward X·W, input gradient dY·Wᵀ (trans_b) and weight gradient Xᵀ·dY (trans_a) are all
 // one call. Every backend honours the whole contract, epilogue included.
+#include <iterator>
 #include <string_view>
 
 namespace starling::kernels {
 
 enum class Backend { native, onednn };
+/// The config's name of each backend, indexed by Backend.
+inline constexpr const char* kBackendNames[] = {"native", "onednn"};
+static_assert(std::size(kBackendNames) == static_cast<std::size_t>(Backend::onednn) + 1, "one name per Backend");
 
 std::string_view backend_name(Backend backend);
-/// Parses "native" or "onednn"; returns false on anything else.
+/// Parses a name of kBackendNames; returns false on anything else.
 bool parse_backend(std::string_view text, Backend& out);
 
 struct GemmArgs {

@@ -171,20 +171,12 @@ Parts by_class_parts(const std::vector<uint8_t>& labels, int classes, int peers)
 }  // namespace
 
 PartitionKind parse_partition(const std::string& name) {
-  for (PartitionKind k : {PartitionKind::iid, PartitionKind::dirichlet, PartitionKind::shards, PartitionKind::by_class})
-    if (name == partition_name(k)) return k;
+  for (std::size_t i = 0; i < std::size(kPartitionNames); ++i)
+    if (name == kPartitionNames[i]) return static_cast<PartitionKind>(i);
   throw PartitionError("partition: unknown kind \"" + name + "\" (expected iid, dirichlet, shards or by-class)");
 }
 
-const char* partition_name(PartitionKind kind) {
-  switch (kind) {
-    case PartitionKind::iid: return "iid";
-    case PartitionKind::dirichlet: return "dirichlet";
-    case PartitionKind::shards: return "shards";
-    case PartitionKind::by_class: return "by-class";
-  }
-  return "?";
-}
+const char* partition_name(PartitionKind kind) { return kPartitionNames[static_cast<int>(kind)]; }
 
 uint64_t partition_seed(uint64_t run_seed) { return mix_seed(run_seed, 0x9a27171e0ull); }
 

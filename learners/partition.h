@@ -17,6 +17,7 @@
 //   by-class   the indices sorted by (label, index) and cut into peers contiguous parts, the
 //              first labels.size() mod peers one larger; no randomness.
 #include <cstdint>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -31,8 +32,12 @@ class PartitionError : public std::invalid_argument {
 };
 
 enum class PartitionKind { iid, dirichlet, shards, by_class };
+/// The config's name of each kind, indexed by PartitionKind.
+inline constexpr const char* kPartitionNames[] = {"iid", "dirichlet", "shards", "by-class"};
+static_assert(std::size(kPartitionNames) == static_cast<std::size_t>(PartitionKind::by_class) + 1,
+              "one name per PartitionKind");
 
-/// "iid", "dirichlet", "shards" or "by-class"; throws PartitionError on anything else.
+/// A name of kPartitionNames; throws PartitionError on anything else.
 PartitionKind parse_partition(const std::string& name);
 const char* partition_name(PartitionKind kind);
 

@@ -2,19 +2,14 @@
 #include "protocols/codec_id.h"
 
 namespace starling::protocols {
-namespace {
-constexpr std::string_view kNames[kCodecCount] = {"none", "fp16", "bf16", "threshold",
-                                                  "topk", "qsgd", "sign", "powersgd"};
-}
-
 std::string_view codec_name(CodecId id) {
   auto i = static_cast<std::uint8_t>(id);
-  return i < kCodecCount ? kNames[i] : std::string_view("unknown");
+  return i < kCodecCount ? kCodecNames[i] : std::string_view("unknown");
 }
 
 bool parse_codec_name(std::string_view name, CodecId& out) {
   for (int i = 0; i < kCodecCount; ++i) {
-    if (name == kNames[i]) {
+    if (name == kCodecNames[i]) {
       out = static_cast<CodecId>(i);
       return true;
     }

@@ -2,6 +2,7 @@
 // Codec identifiers as they appear on the wire (frame header byte 6 and the first byte of
 // every codec payload), and their names as used in configs.
 #include <cstdint>
+#include <iterator>
 #include <string_view>
 
 namespace starling::protocols {
@@ -18,8 +19,12 @@ enum class CodecId : std::uint8_t {
 };
 
 inline constexpr int kCodecCount = 8;
+/// The config's name of each codec, indexed by CodecId.
+inline constexpr std::string_view kCodecNames[] = {"none", "fp16", "bf16", "threshold", "topk", "qsgd", "sign", "powersgd"};
+static_assert(std::size(kCodecNames) == kCodecCount && static_cast<int>(CodecId::powersgd) + 1 == kCodecCount,
+              "one name per CodecId");
 
-/// "none", "fp16", ... ; "unknown" for values outside the enum.
+/// A name of kCodecNames; "unknown" for values outside the enum.
 std::string_view codec_name(CodecId id);
 
 /// Parses a codec name; false for anything else.

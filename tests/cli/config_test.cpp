@@ -3,12 +3,14 @@
 #include <boost/test/unit_test.hpp>
 
 #include "cli/config.h"
+#include "cli/config_schema.h"
 #include "cli/data_partition.h"
 #include "learners/model.h"
 
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <set>
 
 using namespace starling::cli;
 
@@ -81,6 +83,8 @@ BOOST_AUTO_TEST_CASE(out_of_range_and_non_finite) {
   BOOST_TEST(contains(error_of("[optimizer]\nlr = nan\n"), "optimizer.lr"));
   BOOST_TEST(contains(error_of("[run]\nepochs = inf\n"), "run.epochs"));
   BOOST_TEST(contains(error_of("[run]\ntarget_accuracy = 1.5\n"), "run.target_accuracy"));
+  const std::string e = error_of("[optimizer]\nbeta2 = 1.0\n");  // a bound just below 1 is not shown as 1
+  BOOST_TEST(contains(e, "optimizer.beta2: expected a number in [0, 0.99999999]"), e);
 }
 
 BOOST_AUTO_TEST_CASE(unknown_model_and_dataset) {
@@ -232,6 +236,50 @@ BOOST_AUTO_TEST_CASE(exchange_overlap_defaults_per_mode) {
   BOOST_TEST((contains(e, "test.toml:3: exchange.overlap: expected false") && contains(e, "async-gossip")), e);
   e = error_of("[exchange]\nmode = \"async-gossip\"\n" + peers, {"exchange.overlap=true"});
   BOOST_TEST((contains(e, "--set exchange.overlap") && contains(e, "expected false")), e);
+}
+
+// Each key is one row: named once, documented, and its default among its own allowed values.
+BOOST_AUTO_TEST_CASE(schema_rows_agree_with_themselves) {
+  std::set<std::string> names;
+  const std::vector<std::string> sections = config_sections();
+  for (const KeySpec& k : config_schema()) {
+    BOOST_TEST_CONTEXT(k.name) {
+      BOOST_TEST(names.insert(k.name).second);
+      BOOST_TEST(std::count(sections.begin(), sections.end(), split_key(k.name).first) == 1);
+      BOOST_TEST(!k.doc.empty());
+      const KeyType& t = k.type;
+      const KeyValue& v = t.fallback;
+      if (t.kind == KeyKind::integer || t.kind == KeyKind::integer_or_auto)
+        BOOST_TEST((t.int_min <= v.integer && v.integer <= t.int_max));
+      if (t.kind == KeyKind::number)
+        BOOST_TEST((t.min <= v.number && v.number <= t.max && !(t.open_min && v.number == t.min)));
+      if (t.kind == KeyKind::choice) BOOST_TEST(std::count(t.choices.begin(), t.choices.end(), v.text) == 1);
+      BOOST_TEST((k.apply != nullptr || k.name == "model.layers" || k.name == "security.curve"));
+    }
+  }
+}
+
+// Defaults that follow another key.
+BOOST_AUTO_TEST_CASE(dependent_defaults) {
+  const std::string peers = "[[peer]]\nid = 0\nendpoint = \"tcp://127.0.0.1:5600\"\n"
+                            "[[peer]]\nid = 1\nendpoint = \"tcp://127.0.0.1:5601\"\n";
+  BOOST_TEST(parse_config("[exchange]\nmode = \"local-sgd\"\n" + peers, "t").node.period == 10);
+  BOOST_TEST(parse_config("[exchange]\nmode = \"local-sgd\"\nperiod = 3\n" + peers, "t").node.period == 3);
+  BOOST_TEST(parse_config("[exchange]\nmode = \"allreduce\"\n" + peers, "t").node.period == 1);
+  BOOST_TEST(parse_config("[security]\nkeys_dir = \"k\"\n", "jobs/a.toml").node.exchange.keys_dir.empty());
+  BOOST_TEST(parse_config("[security]\ncurve = true\n", "jobs/a.toml").node.exchange.keys_dir == "jobs/keys");
+}
+
+BOOST_AUTO_TEST_CASE(peer_entries_name_their_line_and_key) {
+  const std::string first = "[[peer]]\nid = 0\nendpoint = \"tcp://127.0.0.1:5600\"\n";
+  std::string e = error_of(first + "[[peer]]\nid = 0\nendpoint = \"tcp://127.0.0.1:5601\"\n");
+  BOOST_TEST((contains(e, "test.toml:5: peer.id") && contains(e, "appears twice")), e);
+  e = error_of(first + "[[peer]]\nendpoint = \"tcp://127.0.0.1:5601\"\n");
+  BOOST_TEST((contains(e, "test.toml:4: peer.id") && contains(e, "missing")), e);
+  e = error_of(first + "[[peer]]\nid = 1\nendpoint = \"tcp://127.0.0.1:5601\"\nlearner = 2\n");
+  BOOST_TEST((contains(e, "test.toml:7: peer.learner") && contains(e, "no such key")), e);
+  e = error_of(first + "[[peer]]\nid = -1\nendpoint = \"tcp://127.0.0.1:5601\"\n");
+  BOOST_TEST((contains(e, "test.toml:5: peer.id") && contains(e, "an integer in [0, 2147483647]")), e);
 }
 
 BOOST_AUTO_TEST_CASE(shipped_configs_load) {

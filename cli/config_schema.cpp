@@ -1,0 +1,418 @@
+// The config schema: one row per key (cli/config_schema.h), then the rules across keys.
+#include "cli/config_schema.h"
+
+#include "learners/partition.h"
+
+#include <cmath>
+#include <limits>
+
+namespace starling::cli {
+namespace {
+
+using V = const KeyValue&;
+
+constexpr double kInf = std::numeric_limits<double>::max();
+constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
+constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
+constexpr bool kOpen = true;  // number(): the minimum itself is not allowed
+
+KeyType of_kind(KeyKind kind) {
+  KeyType t;
+  t.kind = kind;
+  return t;
+}
+
+KeyType flag(bool fallback) {
+  KeyType t = of_kind(KeyKind::flag);
+  t.fallback.flag = fallback;
+  return t;
+}
+
+KeyType integer(int64_t fallback, int64_t min, int64_t max, KeyKind kind = KeyKind::integer) {
+  KeyType t = of_kind(kind);
+  t.fallback.integer = fallback;
+  t.int_min = min, t.int_max = max;
+  return t;
+}
+
+KeyType number(double fallback, double min, double max, bool open_min = false) {
+  KeyType t = of_kind(KeyKind::number);
+  t.fallback.number = fallback;
+  t.min = min, t.max = max, t.open_min = open_min;
+  return t;
+}
+
+KeyType text(std::string fallback, KeyKind kind = KeyKind::text) {
+  KeyType t = of_kind(kind);
+  t.fallback.text = std::move(fallback);
+  return t;
+}
+
+KeyType choice(std::string fallback, std::vector<std::string> choices) {
+  KeyType t = text(std::move(fallback), KeyKind::choice);
+  t.choices = std::move(choices);
+  return t;
+}
+
+// A choice among an enum's names, as its header lists them.
+template <typename Name, std::size_t N>
+KeyType choice_of(const Name (&names)[N], std::size_t fallback = 0) {
+  return choice(std::string(names[fallback]), std::vector<std::string>(std::begin(names), std::end(names)));
+}
+
+KeyType integers(std::vector<int> fallback) {
+  KeyType t = of_kind(KeyKind::integers);
+  t.fallback.integers = std::move(fallback);
+  return t;
+}
+
+KeyType required(KeyType t) {
+  t.required = true;
+  return t;
+}
+
+std::chrono::milliseconds millis(double seconds) {
+  return std::chrono::milliseconds(static_cast<int64_t>(std::llround(seconds * 1000)));
+}
+
+// [run]: the run's name, seed, length and checkpoints.
+std::vector<KeySpec> run_keys() {
+  return {
+    {"run.name", text("run"), "names the output files", [](V v, Config& c) { c.run.name = v.text; }},
+    {"run.seed", integer(1, 0, kInt64Max), "model initialisation, data order and partition; same seed, same model",
+     [](V v, Config& c) {
+       c.run.seed = c.node.train.learner.seed = c.node.exchange.seed = static_cast<uint64_t>(v.integer);
+       c.data.partition.seed = partition_seed(c.run.seed);
+     }},
+    {"run.epochs", number(1.0, 0.0, 1e6, kOpen), "may be fractional",
+     [](V v, Config& c) { c.run.epochs = c.node.train.epochs = v.number; }},
+    {"run.target_accuracy", number(0.0, 0.0, 1.0), "for `time_to_target_seconds`; 0 for none",
+     [](V v, Config& c) { c.run.target_accuracy = c.node.train.target_accuracy = v.number; }},
+    {"run.eval_every", number(1.0, 0.0, 1e6, kOpen), "epochs between test-set evaluations",
+     [](V v, Config& c) { c.run.eval_every = c.node.train.eval_every = v.number; }},
+    {"run.data_dir", text(""), "cache of packed datasets; empty: `$STARLING_DATA_DIR` or `~/.cache/starling`",
+     [](V v, Config& c) { c.run.data_dir = v.text; }},
+    {"run.out_dir", text("results"), "metrics CSV and default summary", [](V v, Config& c) { c.run.out_dir = v.text; }},
+    {"run.checkpoint_dir", text("", KeyKind::path),
+     "folder of checkpoints (a peer uses `peer<ID>/` inside it); empty: no checkpoints",
+     [](V v, Config& c) { c.node.checkpoint_dir = v.text; }},
+    {"run.checkpoint_every", integer(0, 0, kInt64Max), "iterations between checkpoints; 0: off; needs `checkpoint_dir`",
+     [](V v, Config& c) { c.node.checkpoint_every = v.integer; }},
+    {"run.checkpoint_keep", integer(3, 1, 1000), "newest checkpoints kept",
+     [](V v, Config& c) { c.node.checkpoint_keep = static_cast<int>(v.integer); }},
+  };
+}
+
+// [data]: the data set and its partition across peers.
+std::vector<KeySpec> data_keys() {
+  return {
+    {"data.dataset", choice("fashion-mnist", {"fashion-mnist", "idx", "cifar10", "synthetic"}),
+     "`\"idx\"`: any IDX image set (MNIST, KMNIST, EMNIST…; image size and class count read from the files); "
+     "`\"cifar10\"`: CIFAR-10's binary batches; `\"synthetic\"`: seeded, learnable (for tests). "
+     "The model's input and class count follow the data",
+     [](V v, Config& c) { c.data.dataset = v.text; }},
+    {"data.path", text("", KeyKind::path),
+     "the set's folder; empty: Debian's `/usr/share/datasets/fashion-mnist`; needed for `\"idx\"` "
+     "(`train-images-idx3-ubyte`, `train-labels-idx1-ubyte`, `t10k-…`, each `.gz` or plain) and `\"cifar10\"` "
+     "(`data_batch_1.bin` … `data_batch_5.bin`, `test_batch.bin`). Nothing is downloaded; each set is converted "
+     "once into the packed cache (`run.data_dir`), again when its files change",
+     [](V v, Config& c) { c.data.path = v.text; }},
+    {"data.synthetic_train", integer(6000, 10, 10000000), "size of the synthetic training set",
+     [](V v, Config& c) { c.data.synthetic_train = static_cast<int>(v.integer); }},
+    {"data.synthetic_test", integer(1000, 10, 10000000), "size of the synthetic test set",
+     [](V v, Config& c) { c.data.synthetic_test = static_cast<int>(v.integer); }},
+    {"data.partition", choice_of(kPartitionNames),
+     "how the training set is split across peers (see [Several peers](#several-peers))",
+     [](V v, Config& c) {
+       c.data.partition.kind = parse_partition(v.text);
+       c.data.partition_at = v.at;
+     }},
+    {"data.alpha", number(0.5, 0.0, kInf, kOpen), "`\"dirichlet\"`: the concentration α; small α, few peers per class",
+     [](V v, Config& c) {
+       c.data.partition.alpha = v.number;
+       c.data.alpha_at = v.at;
+     }},
+    {"data.classes_per_peer", integer(2, 1, 256),
+     "`\"shards\"`: classes per peer, at most the dataset's classes; peers × this must reach the classes",
+     [](V v, Config& c) {
+       c.data.partition.classes_per_peer = static_cast<int>(v.integer);
+       c.data.classes_per_peer_at = v.at;
+     }},
+  };
+}
+
+// [model]: a preset or a layer list.
+std::vector<KeySpec> model_keys() {
+  return {
+    {"model.kind", choice("mlp", {"mlp", "cnn", "resnet8"}),
+     "a preset layer list: `\"mlp\"` (dense layers of `hidden`), `\"cnn\"` (conv5×5×32–pool–conv5×5×64–pool–"
+     "dense128–dense10) or `\"resnet8\"` (conv3×3×16 + GroupNorm(8) stem, basic blocks 16, 32/2, 64/2 with "
+     "projection shortcuts, global average pool, dense); `\"layers\"` when `layers` is given",
+     [](V v, Config& c) { c.node.train.learner.model.kind = v.text; }},
+    {"model.hidden", integers({256, 128}), "MLP hidden layer sizes",
+     [](V v, Config& c) { c.node.train.learner.model.hidden = v.integers; }},
+    {"model.layers", of_kind(KeyKind::layers),
+     "the model as a layer list instead of a preset: tables `{ kind = \"dense\", size = N }`, "
+     "`{ kind = \"conv2d\", size = CHANNELS, kernel = K, stride = 1, padding = 0 }`, "
+     "`{ kind = \"maxpool2d\", kernel = K, stride = K }`, `{ kind = \"avgpool2d\", kernel = K, stride = K }`, "
+     "`{ kind = \"relu\" }`, `{ kind = \"flatten\" }`, `{ kind = \"groupnorm\", groups = G }`, "
+     "`{ kind = \"global_avgpool\" }`, `{ kind = \"dropout\", rate = P }` (training only; its masks are keyed by "
+     "the learner's seed, shard and step, so a resumed run draws the same ones), "
+     "`{ kind = \"residual\", body = [...], shortcut = [...] }` (y = body(x) + shortcut(x); no shortcut: the "
+     "identity), and `bias = false` on a convolution; the last layer gives one value per class. "
+     "`configs/fmnist-cnn-layers.toml` spells out the CNN preset (same seed, same bits)",
+     nullptr},
+  };
+}
+
+// [optimizer]: the update rule and the learning-rate schedule.
+std::vector<KeySpec> optimizer_keys() {
+  return {
+    {"optimizer.kind", choice("sgd", {"sgd", "adam"}), "the update rule",
+     [](V v, Config& c) { c.node.train.learner.optimizer.kind = v.text; }},
+    {"optimizer.lr", number(0.05, 0.0, 1e3, kOpen), "peak learning rate",
+     [](V v, Config& c) { c.node.train.schedule.lr = v.number; }},
+    {"optimizer.momentum", number(0.9, 0.0, 0.999999), "SGD momentum",
+     [](V v, Config& c) { c.node.train.learner.optimizer.momentum = v.number; }},
+    {"optimizer.nesterov", flag(false), "SGD: Nesterov momentum",
+     [](V v, Config& c) { c.node.train.learner.optimizer.nesterov = v.flag; }},
+    {"optimizer.weight_decay", number(0.0, 0.0, 1.0), "L2, folded into the gradient",
+     [](V v, Config& c) { c.node.train.learner.optimizer.weight_decay = v.number; }},
+    {"optimizer.beta1", number(0.9, 0.0, 0.999999), "Adam: first-moment decay",
+     [](V v, Config& c) { c.node.train.learner.optimizer.beta1 = v.number; }},
+    {"optimizer.beta2", number(0.999, 0.0, 0.99999999), "Adam: second-moment decay",
+     [](V v, Config& c) { c.node.train.learner.optimizer.beta2 = v.number; }},
+    {"optimizer.batch", integer(32, 1, 65536), "samples per step, per learner",
+     [](V v, Config& c) { c.node.train.learner.batch = static_cast<int>(v.integer); }},
+    {"optimizer.schedule", choice("constant", {"constant", "step", "cosine"}),
+     "learning rate over time: `\"step\"` × `gamma` every `step_epochs`, `\"cosine\"` to 0 at the last step",
+     [](V v, Config& c) { c.node.train.schedule.kind = v.text; }},
+    {"optimizer.warmup_steps", integer(0, 0, kInt32Max), "steps of linear warm-up",
+     [](V v, Config& c) { c.node.train.schedule.warmup_steps = v.integer; }},
+    {"optimizer.step_epochs", number(1.0, 0.0, kInf, kOpen), "step schedule: epochs between drops",
+     [](V v, Config& c) { c.node.train.schedule.step_epochs = v.number; }},
+    {"optimizer.gamma", number(0.1, 0.0, 1.0, kOpen), "step schedule: the factor of each drop",
+     [](V v, Config& c) { c.node.train.schedule.gamma = v.number; }},
+  };
+}
+
+// [kernels] and [node]: a peer's compute and its learners.
+std::vector<KeySpec> node_keys() {
+  return {
+    {"kernels.backend", choice_of(kernels::kBackendNames), "`\"native\"`: Starling's kernels; `\"onednn\"`: oneDNN's",
+     [](V v, Config& c) { kernels::parse_backend(v.text, c.node.train.learner.backend); }},
+    {"kernels.threads", integer(1, 1, 1024), "threads per kernel call (parallelism normally comes from learners)",
+     [](V v, Config& c) { c.kernel_threads = static_cast<int>(v.integer); }},
+
+    {"node.learners", integer(1, 1, 256, KeyKind::integer_or_auto),
+     "learner actors in the node, or `\"auto\"` (Crossbow's auto-tuning)",
+     [](V v, Config& c) { c.node.learners = static_cast<int>(v.integer); }},
+    {"node.intra_sync", choice_of(actors::kIntraSyncNames),
+     "`\"sma\"`: synchronous model averaging; `\"average\"`: synchronous SGD; `\"none\"`: independent replicas",
+     [](V v, Config& c) { actors::parse_intra_sync(v.text, c.node.intra_sync); }},
+    {"node.alpha", number(0.0, 0.0, 1.0), "SMA elasticity α; 0: 1/learners",
+     [](V v, Config& c) { c.node.alpha = v.number; }},
+    {"node.momentum", number(0.0, 0.0, 0.999), "momentum μ of the central model",
+     [](V v, Config& c) { c.node.momentum = v.number; }},
+    {"node.sync_every", integer(1, 1, 1000000), "iterations between SMA corrections",
+     [](V v, Config& c) { c.node.sync_every = static_cast<int>(v.integer); }},
+    {"node.threads", integer(0, 0, 1024), "CAF scheduler threads; 0: all cores",
+     [](V v, Config& c) { c.node.threads = static_cast<int>(v.integer); }},
+    {"node.autotune_threshold", number(0.1, 0.0, 10.0), "add learners while throughput rises by more than this",
+     [](V v, Config& c) { c.node.autotune_threshold = v.number; }},
+    {"node.max_learners", integer(16, 1, 256), "ceiling for auto-tuning",
+     [](V v, Config& c) { c.node.max_learners = static_cast<int>(v.integer); }},
+  };
+}
+
+// [exchange]: how peers mix their models, and how they cope with peers that die, join, stall or flood.
+std::vector<KeySpec> exchange_keys() {
+  return {
+    {"exchange.mode", choice_of(gossip::kExchangeModeNames), "how peers mix their models; `\"none\"` for one node",
+     [](V v, Config& c) { gossip::parse_exchange_mode(v.text, c.node.exchange.mode); }},
+    {"exchange.topology", choice("ring", {"ring", "torus", "exponential", "one-peer-exponential", "complete", "random"}),
+     "for gossip: the graph of neighbours", [](V v, Config& c) { c.node.exchange.topology = v.text; }},
+    {"exchange.random_degree", integer(3, 1, 1024), "degree of the `\"random\"` regular graph",
+     [](V v, Config& c) { c.node.exchange.random_degree = static_cast<int>(v.integer); }},
+    {"exchange.period", integer(1, 1, 1000000), "iterations between exchanges; 10 when unset under `\"local-sgd\"`",
+     [](V v, Config& c) { c.node.period = static_cast<int>(v.integer); }},
+    {"exchange.overlap", flag(false),
+     "mix a snapshot of z beside the learners' compute and apply it one exchange late, strict after the last "
+     "iteration and at checkpoints (see above); `allreduce`, `local-sgd`, `gossip`; with `async-gossip` a config "
+     "error (exit 2)",
+     [](V v, Config& c) { c.node.overlap = v.flag; }},
+    {"exchange.timeout_seconds", number(60.0, 0.0, 86400.0, kOpen),
+     "a round, a view change, a join or a model hand-over that waits longer fails the run (a round that times out "
+     "is first retried in a new view)",
+     [](V v, Config& c) { c.node.exchange.timeout = millis(v.number); }},
+    {"exchange.gamma", number(0.5, 0.0, 1.0, kOpen), "CHOCO-SGD consensus step",
+     [](V v, Config& c) { c.node.exchange.gamma = v.number; }},
+    {"exchange.max_staleness", integer(4, 0, 1000000), "async gossip: steps ahead of a neighbour",
+     [](V v, Config& c) { c.node.exchange.max_staleness = static_cast<uint64_t>(v.integer); }},
+    {"exchange.staleness_scaling", flag(false), "async gossip: divide the mixed-in change by the gap",
+     [](V v, Config& c) { c.node.exchange.staleness_scaling = v.flag; }},
+    {"exchange.heartbeat_seconds", number(0.5, 0.0, 60.0, kOpen),
+     "every peer's I/O thread heartbeats every other peer this often",
+     [](V v, Config& c) { c.node.exchange.heartbeat = millis(v.number); }},
+    {"exchange.failure_timeout_seconds", number(5.0, 0.0, 3600.0, kOpen),
+     "a peer silent this long is dead; must exceed the heartbeat",
+     [](V v, Config& c) { c.node.exchange.failure_timeout = millis(v.number); }},
+    {"exchange.start_timeout_seconds", number(30.0, 0.0, 86400.0, kOpen),
+     "how long peers wait at the start after the last new peer was heard; then they go on if `min_peers` are "
+     "there (else wait as long again), and one never heard from is dead",
+     [](V v, Config& c) { c.node.exchange.start_timeout = millis(v.number); }},
+    {"exchange.min_peers", integer(0, 0, 100000),
+     "with fewer live peers the survivors stop (checkpoint, message, exit 1); 0: a majority of the `[[peer]]` entries",
+     [](V v, Config& c) { c.node.exchange.min_peers = static_cast<int>(v.integer); }},
+    {"exchange.max_message_mb", number(16.0, 0.0, 2048.0, kOpen),
+     "larger frames from a peer are dropped (`oversized`); beyond twice that ZeroMQ cuts the connection",
+     [](V v, Config& c) { c.node.exchange.max_message_bytes = static_cast<uint32_t>(std::llround(v.number * 1048576.0)); }},
+    {"exchange.max_receive_rate", integer(50000, 0, 100000000),
+     "messages per second accepted from one peer (a one-second burst); more are dropped (`rate_limited`); 0 for no cap",
+     [](V v, Config& c) { c.node.exchange.max_messages_per_second = static_cast<uint32_t>(v.integer); }},
+  };
+}
+
+// [compression]: the codec of compressed gossip or all-reduce.
+std::vector<KeySpec> compression_keys() {
+  return {
+    {"compression.codec", choice_of(protocols::kCodecNames),
+     "with gossip CHOCO-SGD; with allreduce/local-sgd fp16/bf16 in the ring, PowerSGD as a low-rank reduce, the "
+     "others as an all-gather of compressed changes with error feedback",
+     [](V v, Config& c) { c.node.exchange.codec = v.text; }},
+    {"compression.density", number(0.01, 0.0, 1.0, kOpen), "top-k/threshold: the fraction of values sent",
+     [](V v, Config& c) { c.node.exchange.codec_options.density = v.number; }},
+    {"compression.bits", integer(8, 2, 8), "QSGD bits",
+     [](V v, Config& c) { c.node.exchange.codec_options.bits = static_cast<int>(v.integer); }},
+    {"compression.rank", integer(1, 1, 64), "PowerSGD rank",
+     [](V v, Config& c) { c.node.exchange.codec_options.rank = static_cast<int>(v.integer); }},
+    {"compression.tau", number(1e-4, 1e-12, 1e6), "threshold: the starting τ (it then steers toward `density`)",
+     [](V v, Config& c) { c.node.exchange.codec_options.tau = static_cast<float>(v.number); }},
+    {"compression.clip", number(0.0, 0.0, 1e6), "threshold: the residual clip at ±clip·τ; 0: off",
+     [](V v, Config& c) { c.node.exchange.codec_options.clip = static_cast<float>(v.number); }},
+    {"compression.adaptive", flag(false),
+     "steer the density so communication hides behind compute (topk/threshold); each change is logged; a "
+     "tightening that does not cut communication time is undone",
+     [](V v, Config& c) { c.node.exchange.adaptive = v.flag; }},
+    {"compression.min_density", number(1e-4, 0.0, 1.0, kOpen), "adaptive compression: the lowest density",
+     [](V v, Config& c) { c.node.exchange.adaptive_options.min_density = v.number; }},
+    {"compression.max_density", number(1.0, 0.0, 1.0, kOpen), "adaptive compression: the highest density",
+     [](V v, Config& c) { c.node.exchange.adaptive_options.max_density = v.number; }},
+  };
+}
+
+// [security] and [[peer]]: who the peers are and how they authenticate.
+std::vector<KeySpec> peer_keys() {
+  return {
+    {"security.curve", flag(false), "CURVE encryption and authentication between peers", nullptr},
+    {"security.keys_dir", text("keys", KeyKind::path), "with `curve`: the folder of the key pairs (`starling keygen`)",
+     [](V v, Config& c) { c.node.exchange.keys_dir = v.text; }},
+
+    {"peer.id", required(integer(0, 0, kInt32Max)), "every peer of the job, in ring order: its id",
+     [](V v, Config& c) { c.peers.back().id = static_cast<uint32_t>(v.integer); }},
+    {"peer.endpoint", required(text("")), "`tcp://host:port`", [](V v, Config& c) { c.peers.back().endpoint = v.text; }},
+    {"peer.learners", integer(0, 0, 256), "its learners; 0: `node.learners`; the same on every peer",
+     [](V v, Config& c) { c.peers.back().learners = static_cast<int>(v.integer); }},
+  };
+}
+
+
+}  // namespace
+
+const std::vector<KeySpec>& config_schema() {
+  static const std::vector<KeySpec> schema = [] {
+    // The sections in the order the README lists them; a new key is one row in its section.
+    std::vector<KeySpec> all;
+    for (auto keys : {run_keys, data_keys, model_keys, optimizer_keys, node_keys, exchange_keys, compression_keys, peer_keys})
+      for (KeySpec& k : keys()) all.push_back(std::move(k));
+    return all;
+  }();
+  return schema;
+}
+
+std::vector<std::string> config_sections() {
+  std::vector<std::string> sections;
+  for (const KeySpec& k : config_schema()) {
+    std::string section = split_key(k.name).first;
+    if (sections.empty() || sections.back() != section) sections.push_back(std::move(section));
+  }
+  return sections;
+}
+
+std::pair<std::string, std::string> split_key(const std::string& name) {
+  const auto dot = name.find('.');
+  return {name.substr(0, dot), name.substr(dot + 1)};
+}
+
+namespace {
+
+const KeyValue& value_of(const std::vector<KeyValue>& values, const std::string& name) {
+  const auto& schema = config_schema();
+  for (std::size_t i = 0; i < schema.size(); ++i)
+    if (schema[i].name == name) return values[i];
+  throw std::logic_error("config schema: no key " + name);
+}
+
+KeyValue& value_of(std::vector<KeyValue>& values, const std::string& name) {
+  return const_cast<KeyValue&>(value_of(static_cast<const std::vector<KeyValue>&>(values), name));
+}
+
+[[noreturn]] void fail(const KeyValue& value, const std::string& what) { throw ConfigError(value.at + ": " + what); }
+
+// [run] and [data]: checkpoints need a folder, and sets of unknown layout a path.
+void check_run_and_data(const std::vector<KeyValue>& values, const Config& c) {
+  if (c.node.checkpoint_every > 0 && c.node.checkpoint_dir.empty())
+    fail(value_of(values, "run.checkpoint_every"), "needs run.checkpoint_dir");
+  if (c.data.path.empty() && (c.data.dataset == "idx" || c.data.dataset == "cifar10"))
+    fail(value_of(values, "data.path"), "expected the folder of the data.dataset = \"" + c.data.dataset + "\" files");
+}
+
+// [exchange] and [compression]: what a mode, a codec and the fault timers allow together.
+void check_exchange(const std::vector<KeyValue>& values, const Config& c) {
+  const auto& x = c.node.exchange;
+  if (x.failure_timeout <= x.heartbeat)
+    fail(value_of(values, "exchange.failure_timeout_seconds"), "must be longer than exchange.heartbeat_seconds");
+  // Async gossip has no barrier to hide.
+  if (c.node.overlap && x.mode == gossip::ExchangeMode::async_gossip)
+    fail(value_of(values, "exchange.overlap"), "expected false with exchange.mode = \"async-gossip\", which is asynchronous already");
+  if (x.adaptive && x.codec != "topk" && x.codec != "threshold")
+    fail(value_of(values, "compression.adaptive"), "needs a codec with a density (\"topk\" or \"threshold\")");
+  if (x.adaptive_options.min_density > x.adaptive_options.max_density)
+    fail(value_of(values, "compression.min_density"), "above compression.max_density");
+  if (x.codec != "none" && (x.mode == gossip::ExchangeMode::none || x.mode == gossip::ExchangeMode::async_gossip))
+    fail(value_of(values, "compression.codec"),
+         "\"" + x.codec + "\" works with exchange.mode = \"gossip\" (CHOCO-SGD), \"allreduce\" or \"local-sgd\" "
+         "(compressed all-reduce); codecs in async gossip are not built yet");
+}
+
+// The [[peer]] list against [exchange] and [node].
+void check_peers(const std::vector<KeyValue>& values, const Config& c) {
+  const auto& x = c.node.exchange;
+  if (x.min_peers > static_cast<int>(c.peers.size()))
+    fail(value_of(values, "exchange.min_peers"), std::to_string(x.min_peers) + " is more than the " +
+                                                     std::to_string(c.peers.size()) + " [[peer]] entries");
+  if (x.mode == gossip::ExchangeMode::none) return;
+  if (c.peers.size() < 2)
+    fail(value_of(values, "exchange.mode"),
+         "\"" + std::string(gossip::exchange_mode_name(x.mode)) + "\" needs at least two [[peer]] entries");
+  if (c.node.learners == 0)
+    fail(value_of(values, "node.learners"),
+         "\"auto\" is not available with an exchange between peers (every peer must run the same number of iterations)");
+}
+
+}  // namespace
+
+void resolve_dependent_defaults(std::vector<KeyValue>& values) {
+  KeyValue& period = value_of(values, "exchange.period");
+  if (!period.given && value_of(values, "exchange.mode").text == "local-sgd") period.integer = 10;
+  if (value_of(values, "model.layers").given) value_of(values, "model.kind").text = "layers";
+  if (!value_of(values, "security.curve").flag) value_of(values, "security.keys_dir").text.clear();
+}
+
+void check_across_keys(const std::vector<KeyValue>& values, const Config& c) {
+  check_run_and_data(values, c);
+  check_exchange(values, c);
+  check_peers(values, c);
+}
+
+}  // namespace starling::cli
