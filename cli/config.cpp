@@ -115,7 +115,7 @@ void read_faults(SectionReader& ex, Config& c) {
 // [exchange]: how peers mix their models; needs the [[peer]] list.
 void read_exchange(SectionReader&& ex, Config& c) {
   auto& spec = c.node.exchange;
-  gossip::parse_exchange_mode(ex.choice("mode", "none", {"none", "allreduce", "gossip", "local-sgd", "async-gossip"}), spec.mode);
+  gossip::parse_exchange_mode(ex.choice("mode", "none", {"none", "allreduce", "gossip", "local-sgd", "async-gossip", "gradient-tracking"}), spec.mode);
   spec.topology = ex.choice("topology", "ring", {"ring", "torus", "exponential", "one-peer-exponential", "complete", "random"});
   spec.random_degree = static_cast<int>(ex.integer("random_degree", 3, 1, 1024));
   c.node.period = static_cast<int>(ex.integer("period", spec.mode == gossip::ExchangeMode::local_sgd ? 10 : 1, 1, 1000000));
@@ -130,6 +130,9 @@ void read_exchange(SectionReader&& ex, Config& c) {
   c.node.overlap = ex.boolean("overlap", false);
   if (c.node.overlap && spec.mode == gossip::ExchangeMode::async_gossip)
     ex.reject("overlap", "false with exchange.mode = \"async-gossip\", which is asynchronous already");
+  // Its local change is measured from the model the last round returned, which the overlap moves.
+  if (c.node.overlap && spec.mode == gossip::ExchangeMode::gradient_tracking)
+    ex.reject("overlap", "false with exchange.mode = \"gradient-tracking\", whose tracker needs the mixed model");
   read_faults(ex, c);
   ex.finish();
 }
@@ -146,6 +149,9 @@ void read_compression(SectionReader&& cz, Config& c) {
   spec.adaptive = cz.boolean("adaptive", false);
   spec.adaptive_options.min_density = cz.number("min_density", 1e-4, 0.0, 1.0, true);
   spec.adaptive_options.max_density = cz.number("max_density", 1.0, 0.0, 1.0, true);
+  // The tracker's mean must stay the mean local change exactly: no lossy codec on it.
+  if (spec.codec != "none" && spec.mode == gossip::ExchangeMode::gradient_tracking)
+    cz.reject("codec", "\"none\" with exchange.mode = \"gradient-tracking\" (model and tracker travel uncompressed)");
   cz.finish();
   if (spec.adaptive && spec.codec != "topk" && spec.codec != "threshold")
     throw ConfigError(c.source + ": compression.adaptive: needs a codec with a density (\"topk\" or \"threshold\")");

@@ -18,7 +18,7 @@
 //     the source's model and position, which exchange() returns for the node to continue from.
 // The algorithm (sync_algorithm.h: the mode's and codec's, from one table) is built anew for
 // each view, its rounds tagged with the view (view.h): CHOCO's public copies, the compressed
-// all-reduce's base and residuals start over. A round it
+// all-reduce's base and residuals and gradient tracking's tracker start over. A round it
 // cannot complete comes back as a value; only the hand-over of a model during a view change
 // still catches the control plane's MembershipChanged itself.
 //

@@ -15,9 +15,10 @@
 
 namespace starling::gossip {
 
-enum class ExchangeMode { none, allreduce, gossip, local_sgd, async_gossip };
+enum class ExchangeMode { none, allreduce, gossip, local_sgd, async_gossip, gradient_tracking };
 
-/// Parses "none", "allreduce", "gossip", "local-sgd" or "async-gossip"; false on anything else.
+/// Parses "none", "allreduce", "gossip", "local-sgd", "async-gossip" or "gradient-tracking";
+/// false on anything else.
 bool parse_exchange_mode(const std::string& text, ExchangeMode& out);
 const char* exchange_mode_name(ExchangeMode mode);
 

@@ -2,6 +2,8 @@
 // (gossip/peer_exchange.h).
 #include "gossip/peer_exchange.h"
 
+#include <iterator>
+
 #include "gossip/curve_keys.h"
 #include "gossip/error.h"
 #include "gossip/topology.h"
@@ -9,7 +11,7 @@
 namespace starling::gossip {
 namespace {
 
-const char* const kModeNames[] = {"none", "allreduce", "gossip", "local-sgd", "async-gossip"};
+const char* const kModeNames[] = {"none", "allreduce", "gossip", "local-sgd", "async-gossip", "gradient-tracking"};
 
 // Drop counts go to the log at most this often.
 constexpr std::chrono::seconds kDropReportEvery{10};
@@ -71,7 +73,7 @@ std::vector<PeerId> neighbours(const ExchangeSpec& s) {
 std::string peer_key_name(PeerId id) { return "peer" + std::to_string(id); }
 
 bool parse_exchange_mode(const std::string& text, ExchangeMode& out) {
-  for (int i = 0; i < 5; ++i)
+  for (int i = 0; i < static_cast<int>(std::size(kModeNames)); ++i)
     if (text == kModeNames[i]) {
       out = static_cast<ExchangeMode>(i);
       return true;

@@ -8,6 +8,7 @@
 // changes (gossip/compressed_allreduce.h);
 // `gossip` does one D-PSGD round with Metropolis–Hastings weights over the topology, or with
 // a codec other than "none" one CHOCO-SGD round (compressed differences to public copies);
+// `gradient-tracking` one DIGing round over the topology (gradient_tracking_sync.h);
 // `async-gossip` averages with one random neighbour, no barrier, within a staleness bound.
 // Peers may die, pause, join and rejoin while the job runs: the synchronous modes agree on
 // membership views (elastic_sync.h), asynchronous gossip skips whom it cannot count on

@@ -7,6 +7,7 @@
 #include "gossip/compressed_allreduce_sync.h"
 #include "gossip/error.h"
 #include "gossip/gossip_sync.h"
+#include "gossip/gradient_tracking_sync.h"
 
 namespace starling::gossip {
 namespace {
@@ -36,6 +37,7 @@ const Row kAlgorithms[] = {
     {ExchangeMode::gossip, Compression::none, false, make<GossipSync>},
     {ExchangeMode::gossip, Compression::fixed, false, make<ChocoSync>},
     {ExchangeMode::gossip, Compression::adaptive, false, make<AdaptiveCompressionSync>},
+    {ExchangeMode::gradient_tracking, Compression::none, false, make<GradientTrackingSync>},
 };
 
 Compression compression_of(const ExchangeSpec& spec) {

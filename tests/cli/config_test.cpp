@@ -234,6 +234,20 @@ BOOST_AUTO_TEST_CASE(exchange_overlap_defaults_per_mode) {
   BOOST_TEST((contains(e, "--set exchange.overlap") && contains(e, "expected false")), e);
 }
 
+// gradient-tracking: the tracker travels uncompressed and needs the mixed model back.
+BOOST_AUTO_TEST_CASE(gradient_tracking_refuses_codecs_and_overlap) {
+  const std::string tracking = "[exchange]\nmode = \"gradient-tracking\"\n"
+                               "[[peer]]\nid = 0\nendpoint = \"tcp://127.0.0.1:5600\"\n"
+                               "[[peer]]\nid = 1\nendpoint = \"tcp://127.0.0.1:5601\"\n";
+  const Config c = parse_config(tracking, "test.toml");
+  BOOST_TEST((c.node.exchange.mode == starling::gossip::ExchangeMode::gradient_tracking));
+  BOOST_TEST(c.node.period == 1);
+  std::string e = error_of(tracking + "[compression]\ncodec = \"topk\"\n");
+  BOOST_TEST((contains(e, "test.toml:10: compression.codec: expected \"none\"") && contains(e, "gradient-tracking")), e);
+  e = error_of(tracking, {"exchange.overlap=true"});
+  BOOST_TEST((contains(e, "--set exchange.overlap") && contains(e, "gradient-tracking")), e);
+}
+
 BOOST_AUTO_TEST_CASE(shipped_configs_load) {
   const char* root = std::getenv("STARLING_SOURCE_DIR");
   BOOST_REQUIRE(root);
