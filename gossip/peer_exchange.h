@@ -60,6 +60,13 @@ class PeerExchange {
   /// algorithms'.
   std::map<std::string, std::uint64_t> drops() const;
   std::uint64_t view_changes() const { return sync_ ? sync_->view_changes() : 0; }
+  /// The synchronous algorithm's state beyond the model, for a checkpoint; empty values for
+  /// an algorithm without one and for async-gossip.
+  AlgorithmState algorithm_state() const { return sync_ ? sync_->algorithm_state() : AlgorithmState{}; }
+  /// Before start(): a checkpoint's algorithm state (ElasticSync::resume).
+  void resume(AlgorithmState state) {
+    if (sync_) sync_->resume(std::move(state));
+  }
   /// The last view's members (the synchronous modes); empty for async-gossip.
   std::vector<PeerId> members() const;
   const ExchangeSpec& spec() const { return spec_; }
