@@ -121,6 +121,13 @@ void read_exchange(SectionReader&& ex, Config& c) {
   c.node.period = static_cast<int>(ex.integer("period", spec.mode == gossip::ExchangeMode::local_sgd ? 10 : 1, 1, 1000000));
   spec.timeout = std::chrono::milliseconds(static_cast<int64_t>(ex.number("timeout_seconds", 60.0, 0.0, 86400.0, true) * 1000));
   spec.gamma = ex.number("gamma", 0.5, 0.0, 1.0, true);
+  // QG-DSGDm replaces the local momentum, which non-IID data would make each peer's own.
+  spec.quasi_global_momentum = ex.number("quasi_global_momentum", 0.0, 0.0, 0.999999);
+  if (spec.quasi_global_momentum > 0.0 && spec.mode != gossip::ExchangeMode::gossip)
+    ex.reject("quasi_global_momentum", "0 unless exchange.mode = \"gossip\" (D-PSGD's momentum)");
+  const auto& optimizer = c.node.train.learner.optimizer;
+  if (spec.quasi_global_momentum > 0.0 && optimizer.kind == "sgd" && optimizer.momentum > 0.0)
+    ex.reject("quasi_global_momentum", "0 while optimizer.momentum > 0 (it replaces the local momentum: set that to 0)");
   spec.max_staleness = static_cast<uint64_t>(ex.integer("max_staleness", 4, 0, 1000000));
   spec.staleness_scaling = ex.boolean("staleness_scaling", false);
   // Opt-in: a mix one exchange late can cost local SGD accuracy (and, at long periods with
@@ -130,9 +137,9 @@ void read_exchange(SectionReader&& ex, Config& c) {
   c.node.overlap = ex.boolean("overlap", false);
   if (c.node.overlap && spec.mode == gossip::ExchangeMode::async_gossip)
     ex.reject("overlap", "false with exchange.mode = \"async-gossip\", which is asynchronous already");
-  // Its local change is measured from the model the last round returned, which the overlap moves.
-  if (c.node.overlap && spec.mode == gossip::ExchangeMode::gradient_tracking)
-    ex.reject("overlap", "false with exchange.mode = \"gradient-tracking\", whose tracker needs the mixed model");
+  // Their local change is measured from the model the last round returned, which the overlap moves.
+  if (c.node.overlap && (spec.mode == gossip::ExchangeMode::gradient_tracking || spec.quasi_global_momentum > 0.0))
+    ex.reject("overlap", "false with exchange.mode = \"gradient-tracking\" or exchange.quasi_global_momentum > 0, which need the mixed model back");
   read_faults(ex, c);
   ex.finish();
 }
@@ -152,6 +159,8 @@ void read_compression(SectionReader&& cz, Config& c) {
   // The tracker's mean must stay the mean local change exactly: no lossy codec on it.
   if (spec.codec != "none" && spec.mode == gossip::ExchangeMode::gradient_tracking)
     cz.reject("codec", "\"none\" with exchange.mode = \"gradient-tracking\" (model and tracker travel uncompressed)");
+  if (spec.codec != "none" && spec.quasi_global_momentum > 0.0)
+    cz.reject("codec", "\"none\" with exchange.quasi_global_momentum > 0 (CHOCO-SGD has no quasi-global momentum)");
   cz.finish();
   if (spec.adaptive && spec.codec != "topk" && spec.codec != "threshold")
     throw ConfigError(c.source + ": compression.adaptive: needs a codec with a density (\"topk\" or \"threshold\")");

@@ -46,6 +46,7 @@ struct ExchangeSpec {
   std::string codec = "none";  // gossip: CHOCO-SGD; allreduce, local-sgd: compressed all-reduce
   protocols::CodecOptions codec_options;
   double gamma = 0.5;              // CHOCO consensus step size
+  double quasi_global_momentum = 0.0;  // gossip without a codec: QG-DSGDm's μ (0: plain D-PSGD)
   uint64_t max_staleness = 4;      // async-gossip: steps a peer may run ahead of a neighbour
   bool staleness_scaling = false;  // async-gossip: divide the mixed-in change by the step gap
   /// Compressed gossip or all-reduce: steer the codec's density so that communication

@@ -7,7 +7,8 @@
 // with a codec other than "none" with the common model plus the mean of the compressed
 // changes (gossip/compressed_allreduce.h);
 // `gossip` does one D-PSGD round with Metropolis–Hastings weights over the topology, or with
-// a codec other than "none" one CHOCO-SGD round (compressed differences to public copies);
+// a codec other than "none" one CHOCO-SGD round (compressed differences to public copies),
+// with quasi_global_momentum > 0 a D-PSGD round with quasi-global momentum;
 // `gradient-tracking` one DIGing round over the topology (gradient_tracking_sync.h);
 // `async-gossip` averages with one random neighbour, no barrier, within a staleness bound.
 // Peers may die, pause, join and rejoin while the job runs: the synchronous modes agree on

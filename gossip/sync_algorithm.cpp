@@ -8,11 +8,14 @@
 #include "gossip/error.h"
 #include "gossip/gossip_sync.h"
 #include "gossip/gradient_tracking_sync.h"
+#include "gossip/quasi_global_momentum_sync.h"
 
 namespace starling::gossip {
 namespace {
 
-enum class Compression { none, fixed, adaptive };
+// What the mode runs with: nothing more, a codec (with its density steered or not), or
+// quasi-global momentum.
+enum class Variant { plain, codec, adaptive_codec, quasi_global_momentum };
 
 template <class Algorithm>
 std::unique_ptr<SyncAlgorithm> make(const SyncSetup& setup) {
@@ -21,28 +24,29 @@ std::unique_ptr<SyncAlgorithm> make(const SyncSetup& setup) {
 
 struct Row {
   ExchangeMode mode;
-  Compression compression;
+  Variant variant;
   bool common_model;  // every member ends a round with the same model
   std::unique_ptr<SyncAlgorithm> (*make)(const SyncSetup&);
 };
 
 // One row per algorithm: a new one is a file and a row here.
 const Row kAlgorithms[] = {
-    {ExchangeMode::allreduce, Compression::none, true, make<AllreduceSync>},
-    {ExchangeMode::allreduce, Compression::fixed, true, make<CompressedAllreduceSync>},
-    {ExchangeMode::allreduce, Compression::adaptive, true, make<AdaptiveCompressionSync>},
-    {ExchangeMode::local_sgd, Compression::none, true, make<AllreduceSync>},
-    {ExchangeMode::local_sgd, Compression::fixed, true, make<CompressedAllreduceSync>},
-    {ExchangeMode::local_sgd, Compression::adaptive, true, make<AdaptiveCompressionSync>},
-    {ExchangeMode::gossip, Compression::none, false, make<GossipSync>},
-    {ExchangeMode::gossip, Compression::fixed, false, make<ChocoSync>},
-    {ExchangeMode::gossip, Compression::adaptive, false, make<AdaptiveCompressionSync>},
-    {ExchangeMode::gradient_tracking, Compression::none, false, make<GradientTrackingSync>},
+    {ExchangeMode::allreduce, Variant::plain, true, make<AllreduceSync>},
+    {ExchangeMode::allreduce, Variant::codec, true, make<CompressedAllreduceSync>},
+    {ExchangeMode::allreduce, Variant::adaptive_codec, true, make<AdaptiveCompressionSync>},
+    {ExchangeMode::local_sgd, Variant::plain, true, make<AllreduceSync>},
+    {ExchangeMode::local_sgd, Variant::codec, true, make<CompressedAllreduceSync>},
+    {ExchangeMode::local_sgd, Variant::adaptive_codec, true, make<AdaptiveCompressionSync>},
+    {ExchangeMode::gossip, Variant::plain, false, make<GossipSync>},
+    {ExchangeMode::gossip, Variant::codec, false, make<ChocoSync>},
+    {ExchangeMode::gossip, Variant::adaptive_codec, false, make<AdaptiveCompressionSync>},
+    {ExchangeMode::gossip, Variant::quasi_global_momentum, false, make<QuasiGlobalMomentumSync>},
+    {ExchangeMode::gradient_tracking, Variant::plain, false, make<GradientTrackingSync>},
 };
 
-Compression compression_of(const ExchangeSpec& spec) {
-  if (spec.codec == "none") return Compression::none;
-  return spec.adaptive ? Compression::adaptive : Compression::fixed;
+Variant variant_of(const ExchangeSpec& spec) {
+  if (spec.codec != "none") return spec.adaptive ? Variant::adaptive_codec : Variant::codec;
+  return spec.quasi_global_momentum > 0.0 ? Variant::quasi_global_momentum : Variant::plain;
 }
 
 }  // namespace
@@ -61,9 +65,9 @@ RoundResult SyncAlgorithm::run(double compute_seconds) {
 bool SyncAlgorithm::restore(const std::vector<float>& values) { return values.empty(); }
 
 std::unique_ptr<SyncAlgorithm> make_sync_algorithm(const SyncSetup& setup) {
-  const Compression compression = compression_of(setup.spec);
+  const Variant variant = variant_of(setup.spec);
   for (const Row& row : kAlgorithms)
-    if (row.mode == setup.spec.mode && row.compression == compression) return row.make(setup);
+    if (row.mode == setup.spec.mode && row.variant == variant) return row.make(setup);
   STARLING_GOSSIP_THROW(InvalidArgument, std::string("no synchronous algorithm for exchange mode ") +
                                              exchange_mode_name(setup.spec.mode) + " with codec " + setup.spec.codec);
 }

@@ -3,8 +3,9 @@
 // constructor takes the view (its members, this peer's place among them), the spec, the
 // transport and the model, and lays everything out; run() is one round on the model. The
 // elastic layer (elastic_sync.h) builds a new one for every view through
-// make_sync_algorithm(), whose table (sync_algorithm.cpp) maps the exchange mode and the
-// codec to the implementation: a new algorithm is one file and one row there.
+// make_sync_algorithm(), whose table (sync_algorithm.cpp) maps the exchange mode and its
+// variant (a codec, with its density steered or not, or quasi-global momentum) to the
+// implementation: a new algorithm is one file and one row there.
 //
 // A round that cannot complete comes back as a value: membership_changed when the control
 // plane aborted it (a member died, a peer asks to join, a view change began), timed_out
@@ -92,7 +93,8 @@ class DensitySync : public SyncAlgorithm {
   virtual bool last_round_compressed() const { return true; }
 };
 
-/// The algorithm of spec.mode with spec.codec (and compression.adaptive); InvalidArgument
+/// The algorithm of spec.mode with spec.codec (and compression.adaptive) or spec's
+/// quasi-global momentum; InvalidArgument
 /// for a mode without one (none, async-gossip) or a codec the mode cannot take.
 std::unique_ptr<SyncAlgorithm> make_sync_algorithm(const SyncSetup& setup);
 
