@@ -94,8 +94,8 @@ class DensitySync : public SyncAlgorithm {
 };
 
 /// The algorithm of spec.mode with spec.codec (and compression.adaptive) or spec's
-/// quasi-global momentum; InvalidArgument
-/// for a mode without one (none, async-gossip) or a codec the mode cannot take.
+/// quasi-global momentum; InvalidArgument for a mode without one (none, async-gossip) or a
+/// variant the mode cannot take.
 std::unique_ptr<SyncAlgorithm> make_sync_algorithm(const SyncSetup& setup);
 
 /// Whether the mode's rounds leave every member with the same model (all-reduce) rather
