@@ -562,6 +562,7 @@ caf::behavior node_actor(caf::stateful_actor<NodeState>* self, NodeSpec spec, Da
         s.exchange = s.strict_exchange.get();
         s.z_before.resize(n);
       }
+      if (s.resumed_exchange) s.exchange->resume(std::move(*s.resumed_exchange));
     } catch (const std::exception& e) {
       s.startup_error = std::string("cannot join the peers: ") + e.what();  // reported to `run`
     }

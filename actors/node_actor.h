@@ -74,6 +74,7 @@ struct NodeState {
   uint64_t exchanges = 0;               // rounds completed so far: the peers' round counter
   uint64_t bytes_sent_before = 0, bytes_received_before = 0;  // by the run a checkpoint continues
   std::shared_ptr<const Checkpoint> resume;  // put back into the learners when `run` arrives
+  std::optional<gossip::AlgorithmState> resumed_exchange;  // the checkpoint's, for the exchange to take up
   std::string resumed_from;  // its file
   int64_t resumed_from_step = 0;
   std::vector<Learner*> loans;  // learners lent for a checkpoint, see LearnerLoan
