@@ -38,6 +38,10 @@ void direct_conv(const ConvShape& s, const float* xp, const float* w, const floa
   native::direct_conv_avx512(s, xp, w, bias, relu, y);
 }
 
+void direct_conv_weight_gradient(const ConvShape& s, const float* xp, const float* dy, float* dwt) {
+  native::direct_conv_weight_gradient_avx512(s, xp, dy, dwt);
+}
+
 void flip_weights(const ConvShape& s, const float* w, float* wf) {
   const int k = s.kernel;
   for (int kh = 0; kh < k; ++kh)
