@@ -1,5 +1,5 @@
 // The direct convolution against a double-precision reference on shapes with ragged row
-// widths (tiles of 14, 12 and 6 pixels cut short), every supported channel blocking, odd
+// widths (tiles of 14 and 7 pixels cut short), every supported channel blocking, odd
 // kernels of 1, 3 and 5, with and without bias and ReLU; and the input gradient it gives
 // with flipped weights, and the weight gradient from the bordered input, against the
 // reference's sums over outputs. On ISA paths without the kernel,
