@@ -199,7 +199,7 @@ std::vector<KeySpec> optimizer_keys() {
 // [kernels] and [node]: a peer's compute and its learners.
 std::vector<KeySpec> node_keys() {
   return {
-    {"kernels.backend", choice_of(kernels::kBackendNames), "`\"native\"`: Starling's kernels; `\"onednn\"`: oneDNN's",
+    {"kernels.backend", choice_of(kernels::kBackendNames), "`\"native\"`: Starling's kernels; `\"onednn\"`: oneDNN's (not in a build configured with `-DSTARLING_ONEDNN=OFF`)",
      [](V v, Config& c) { kernels::parse_backend(v.text, c.node.train.learner.backend); }},
     {"kernels.threads", integer(1, 1, 1024), "threads per kernel call (parallelism normally comes from learners)",
      [](V v, Config& c) { c.kernel_threads = static_cast<int>(v.integer); }},
@@ -365,8 +365,11 @@ KeyValue& value_of(std::vector<KeyValue>& values, const std::string& name) {
 
 [[noreturn]] void fail(const KeyValue& value, const std::string& what) { throw ConfigError(value.at + ": " + what); }
 
-// [run] and [data]: checkpoints need a folder, and sets of unknown layout a path.
+// [run], [data] and [kernels]: checkpoints need a folder, sets of unknown layout a path, and
+// the backend must be one this build has.
 void check_run_and_data(const std::vector<KeyValue>& values, const Config& c) {
+  if (!kernels::backend_available(c.node.train.learner.backend))
+    fail(value_of(values, "kernels.backend"), "\"onednn\": this build has no oneDNN backend (configured with -DSTARLING_ONEDNN=OFF)");
   if (c.node.checkpoint_every > 0 && c.node.checkpoint_dir.empty())
     fail(value_of(values, "run.checkpoint_every"), "needs run.checkpoint_dir");
   if (c.data.path.empty() && (c.data.dataset == "idx" || c.data.dataset == "cifar10"))

@@ -1,9 +1,12 @@
 #include "kernels/gemm.h"
 
 #include "kernels/native/gemm_native.h"
+#ifdef STARLING_HAVE_ONEDNN
 #include "kernels/onednn/gemm_onednn.h"
+#endif
 
 #include <atomic>
+#include <stdexcept>
 
 namespace starling::kernels {
 namespace {
@@ -21,6 +24,9 @@ bool parse_backend(std::string_view text, Backend& out) {
   return false;
 }
 
+#ifdef STARLING_HAVE_ONEDNN
+bool backend_available(Backend) { return true; }
+
 void gemm(Backend backend, const GemmArgs& args) {
   if (args.m <= 0 || args.n <= 0) return;
   if (backend == Backend::onednn) onednn::gemm(args);
@@ -31,6 +37,17 @@ void set_threads(int threads) {
   g_threads = threads < 1 ? 1 : threads;
   onednn::set_threads(g_threads);
 }
+#else
+bool backend_available(Backend backend) { return backend == Backend::native; }
+
+void gemm(Backend backend, const GemmArgs& args) {
+  if (backend != Backend::native)
+    throw std::invalid_argument("kernels: this build has no oneDNN backend (configured with -DSTARLING_ONEDNN=OFF)");
+  if (args.m > 0 && args.n > 0) native::gemm(args);
+}
+
+void set_threads(int threads) { g_threads = threads < 1 ? 1 : threads; }
+#endif
 
 int threads() { return g_threads; }
 

@@ -35,7 +35,11 @@ struct GemmArgs {
   int ldmask = 0;
 };
 
-/// Runs the GEMM on the given backend. Sizes of 0 are valid and do nothing to C beyond
+/// Whether this build has the backend: oneDNN is optional at configure time
+/// (-DSTARLING_ONEDNN=OFF builds the native kernels alone).
+bool backend_available(Backend backend);
+
+/// Runs the GEMM on the given backend (std::invalid_argument for one this build lacks). Sizes of 0 are valid and do nothing to C beyond
 /// what the contract says (k == 0 writes the epilogue of a zero product).
 void gemm(Backend backend, const GemmArgs& args);
 

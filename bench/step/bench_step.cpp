@@ -53,8 +53,12 @@ Options parse(int argc, char** argv) {
     else if (key == "--batches") {
       o.batches.clear();
       for (const auto& b : split(value)) o.batches.push_back(std::atoi(b.c_str()));
-    } else if (key == "--backend") o.backend = value == "onednn" ? kernels::Backend::onednn : kernels::Backend::native;
-    else {
+    } else if (key == "--backend") {
+      if (!kernels::parse_backend(value, o.backend) || !kernels::backend_available(o.backend)) {
+        std::fprintf(stderr, "bench_step: --backend %s: not a backend of this build\n", value.c_str());
+        std::exit(2);
+      }
+    } else {
       std::fprintf(stderr, "usage: bench_step [--steps N] [--models mlp,cnn,resnet8] [--batches 8,16,32] [--backend native|onednn]\n");
       std::exit(2);
     }
