@@ -4,18 +4,12 @@
 // one exchange late, z ← z + (mixed − snapshot), and the next begins beside the learners).
 // Plain functions on the node's state; the node actor decides when, and what follows.
 #include "actors/node_actor.h"
+#include "actors/node_schedule.h"  // Then
 
 #include <cstdint>
 #include <optional>
 
 namespace starling::actors {
-
-/// What an overlapped exchange point does once the mix in flight has arrived.
-enum class Then {
-  overlap,  // begins the next mix beside the learners' steps
-  strict,   // mixes z now, waited for: after the last iteration and at a checkpoint
-  rest,     // nothing: a checkpoint between exchange points
-};
 
 /// Overlapped (NodeSpec::overlap). A mix that moved this peer brought the job's model and
 /// position, returned: nothing begins, and the next exchange point begins that round, in
