@@ -20,11 +20,6 @@ double seconds_since(Clock::time_point t) { return std::chrono::duration<double>
 
 int learner_count(Self self) { return static_cast<int>(self->state.learners.size()); }
 
-// Samples one node iteration takes: every learner's batch.
-int64_t samples_per_iteration(Self self) {
-  return static_cast<int64_t>(learner_count(self)) * self->state.spec.train.learner.batch;
-}
-
 int peer_count(const NodeSpec& spec) {
   return spec.exchange.mode == gossip::ExchangeMode::none ? 1 : std::max<int>(1, static_cast<int>(spec.exchange.peers.size()));
 }
@@ -46,15 +41,6 @@ LearnerSpec learner_spec(const NodeState& s, int index) {
   return spec;
 }
 
-// The schedule runs on node iterations; it is rebuilt when the learner count changes so
-// that an epoch is still an epoch.
-void rebuild_schedule(Self self) {
-  auto& s = self->state;
-  const int64_t per_iteration = samples_per_iteration(self);
-  const int64_t per_epoch = std::max<int64_t>(1, s.epoch_samples / per_iteration);
-  s.schedule.emplace(s.spec.train.schedule, per_epoch, std::max<int64_t>(1, s.target_samples / per_iteration));
-}
-
 void add_learner(Self self) {
   auto& s = self->state;
   const int index = learner_count(self);
@@ -65,7 +51,7 @@ void add_learner(Self self) {
   s.learners.push_back(learner);
   s.group.reset();
   s.load_next = true;
-  rebuild_schedule(self);
+  s.schedule.set_learners(learner_count(self));
 }
 
 void remove_last_learner(Self self) {
@@ -74,7 +60,7 @@ void remove_last_learner(Self self) {
   self->send_exit(s.learners.back(), caf::exit_reason::user_shutdown);
   s.learners.pop_back();
   s.group.reset();
-  rebuild_schedule(self);
+  s.schedule.set_learners(learner_count(self));
 }
 
 float alpha(const NodeState& s, int k) {
@@ -93,6 +79,7 @@ void finish(Self self) {
       spdlog::warn("leaving the peers: {}", e.what());
     }
   }
+  s.result.steps = s.schedule.iteration(), s.result.samples = s.schedule.samples();
   s.result.wall_seconds = seconds_since(s.start);
   s.result.train_seconds = s.result.wall_seconds - s.eval_seconds;
   s.result.model_checksum = checksum_hex(s.central->params(), s.central->param_count());
@@ -144,9 +131,9 @@ void combine(Self self) {
     if (r.vector) vectors.push_back(r.vector);
   if (vectors.empty()) return;
   float* z = s.central->params();
-  if (s.mode == IntraSync::average) {
+  if (s.schedule.current().mode == IntraSync::average) {
     sma::mean(vectors.data(), k, s.scratch.data(), n);
-    s.optimizer->step(z, s.scratch.data(), n, static_cast<float>(s.lr));
+    s.optimizer->step(z, s.scratch.data(), n, static_cast<float>(s.schedule.lr()));
     s.load_next = true;
   } else {
     sma::mean(vectors.data(), k, z, n);
@@ -156,70 +143,63 @@ void combine(Self self) {
 void borrow_learners(Self self, std::function<void()> next);
 
 // The node goes on from where the running job is (it joined it, or was left behind): its
-// counters jump to `at`, less the `pending` iterations of the order being finished, which
-// the caller still adds. The model is already in z.
-void reposition(Self self, const gossip::Position& at, int64_t pending) {
+// schedule jumps to `at` (NodeSchedule::reposition). The model is already in z.
+void reposition(Self self, const gossip::Position& at) {
   auto& s = self->state;
-  const int64_t per_iteration = samples_per_iteration(self);
   const int64_t iteration = static_cast<int64_t>(at.iteration);
-  s.iteration = iteration - pending;
-  s.samples = s.iteration * per_iteration;
-  s.result.steps = s.iteration, s.result.samples = s.samples;
+  s.schedule.reposition(iteration);
   s.exchanges = at.round;
-  const auto every = std::max<int64_t>(1, static_cast<int64_t>(s.spec.train.eval_every * s.epoch_samples));
-  s.next_eval_samples = (iteration * per_iteration / every + 1) * every;
   s.loss_sum = 0.0, s.loss_count = 0;
   const std::size_t n = s.central->param_count();
   std::copy(s.central->params(), s.central->params() + n, s.z_prev.data());
   s.load_next = true, s.z_stale = false;
   if (!s.joined_at_step) s.joined_at_step = iteration;
   spdlog::info("continuing from the running job at step {} (epoch {:.2f}, round {})", iteration,
-               static_cast<double>(iteration * per_iteration) / s.epoch_samples, at.round);
+               static_cast<double>(iteration * s.schedule.samples_per_iteration()) / s.schedule.epoch_samples(), at.round);
 }
 
 // Too few peers are left to go on: the node stops with a checkpoint of where it is (the
 // order just done counted, z as before the exchange that could not happen), when it has a
 // checkpoint folder, and says why.
-void stop_with_too_few_peers(Self self, const std::string& why, int64_t pending) {
+void stop_with_too_few_peers(Self self, const std::string& why) {
   auto& s = self->state;
-  const int64_t per_iteration = samples_per_iteration(self);
-  s.iteration += pending, s.samples += pending * per_iteration;
+  s.schedule.complete_order();
   const std::string message = "the peers cannot go on: " + why;
   if (s.spec.checkpoint_dir.empty()) return fail(self, message);
   borrow_learners(self, [=] {
     auto& st = self->state;
     try {
       const std::string path = write_checkpoint(st.spec.checkpoint_dir, capture_node(st, st.loans), st.spec.checkpoint_keep);
-      fail(self, message + "; checkpoint at step " + std::to_string(st.iteration) + ": " + path);
+      fail(self, message + "; checkpoint at step " + std::to_string(st.schedule.iteration()) + ": " + path);
     } catch (const std::exception& e) {
       fail(self, message + "; no checkpoint written: " + e.what());
     }
   });
 }
 
-// One exchange point (`then` for an overlapped exchange, see Then); replicas take the mixed
-// z at their next order. Only the time the node spends here counts as exchange time
-// (overlapped: the wait for the mix, not the part hidden behind the learners' steps).
-// `pending` is the number of iterations of the order just done, not yet counted.
-bool exchange_with_peers(Self self, bool measure, Then then, int64_t pending) {
+// The exchange point after the order just done, not yet counted (`then` for an overlapped
+// exchange, see Then); replicas take the mixed z at their next order. Only the time the node
+// spends here counts as exchange time (overlapped: the wait for the mix, not the part hidden
+// behind the learners' steps).
+bool exchange_with_peers(Self self, bool measure, Then then) {
   auto& s = self->state;
   if (s.z_stale) combine(self);
   const auto start = Clock::now();
-  const auto iteration = static_cast<uint64_t>(s.iteration + pending);
+  const auto iteration = static_cast<uint64_t>(s.schedule.iteration() + s.schedule.current().steps);
   std::optional<gossip::Position> moved;
   try {
     moved = s.overlap ? mix_overlapped(s, measure, then, iteration) : mix_strictly(s, measure, iteration);
     if (then != Then::rest) s.compute_since_exchange = 0.0;
   } catch (const gossip::TooFewPeers& e) {
-    stop_with_too_few_peers(self, e.what(), pending);
+    stop_with_too_few_peers(self, e.what());
     return false;
   } catch (const std::exception& e) {
     fail(self, std::string("exchange with peers failed: ") + e.what());
     return false;
   }
   s.exchange_seconds += seconds_since(start);
-  s.load_next = s.mode != IntraSync::sma;
-  if (moved) reposition(self, *moved, pending);
+  s.load_next = s.schedule.current().mode != IntraSync::sma;
+  if (moved) reposition(self, *moved);
   return true;
 }
 
@@ -231,13 +211,13 @@ void evaluate_central(Self self) {
   s.eval_seconds += seconds_since(eval_start);
   const double train_seconds = seconds_since(s.start) - s.eval_seconds;
   EvalPoint point;
-  point.step = s.iteration;
-  point.epoch = static_cast<double>(s.samples) / s.epoch_samples;
+  point.step = s.schedule.iteration();
+  point.epoch = s.schedule.epoch();
   point.wall_seconds = seconds_since(s.start);
   point.train_loss = s.loss_sum / std::max<int64_t>(1, s.loss_count);
   point.test_accuracy = eval.accuracy, point.test_loss = eval.loss;
-  point.samples_per_second = s.samples / std::max(train_seconds, 1e-9);
-  point.samples = s.samples;
+  point.samples_per_second = s.schedule.samples() / std::max(train_seconds, 1e-9);
+  point.samples = s.schedule.samples();
   point.compute_seconds = s.compute_seconds;
   point.exchange_seconds = s.exchange_seconds;
   point.wait_seconds = std::max(0.0, s.wait_seconds - s.exchange_seconds);
@@ -291,18 +271,14 @@ void begin_training(Self self) {
   auto& s = self->state;
   if (s.exchange) {
     try {
-      const auto iteration = static_cast<uint64_t>(s.iteration);
+      const auto iteration = static_cast<uint64_t>(s.schedule.iteration());
       const auto at = s.overlap ? s.overlap->start(s.central->params(), iteration) : s.exchange->start(iteration);
-      if (at) reposition(self, *at, 0);
+      if (at) reposition(self, *at);
     } catch (const std::exception& e) {
       return fail(self, std::string("cannot join the peers: ") + e.what());
     }
   }
   start_iteration(self);
-}
-
-bool checkpoint_due(const NodeState& s) {
-  return s.spec.checkpoint_every > 0 && s.iteration % s.spec.checkpoint_every == 0;
 }
 
 // Asks every learner to lend itself (they are between orders, so nothing else touches
@@ -330,9 +306,9 @@ void checkpoint(Self self) {
   auto& s = self->state;
   try {
     const std::string path = write_checkpoint(s.spec.checkpoint_dir, capture_node(s, s.loans), s.spec.checkpoint_keep);
-    spdlog::info("checkpoint at step {}: {}", s.iteration, path);
+    spdlog::info("checkpoint at step {}: {}", s.schedule.iteration(), path);
   } catch (const std::exception& e) {
-    spdlog::warn("checkpoint at step {} not written: {}", s.iteration, e.what());
+    spdlog::warn("checkpoint at step {} not written: {}", s.schedule.iteration(), e.what());
   }
   s.loans.clear();
   start_iteration(self);
@@ -348,10 +324,10 @@ void resume_learners(Self self) {
   }
   s.loans.clear();
   s.resume.reset();
-  const int64_t per_iteration = samples_per_iteration(self);
-  spdlog::info("continuing at step {} (epoch {:.2f}, {} learner(s)); {} steps to go", s.iteration,
-               static_cast<double>(s.samples) / s.epoch_samples, learner_count(self),
-               (s.target_samples - s.samples + per_iteration - 1) / per_iteration);
+  const NodeSchedule& at = s.schedule;
+  spdlog::info("continuing at step {} (epoch {:.2f}, {} learner(s)); {} steps to go", at.iteration(), at.epoch(),
+               learner_count(self),
+               (at.target_samples() - at.samples() + at.samples_per_iteration() - 1) / at.samples_per_iteration());
   self->send(s.metrics, s.result);
   begin_training(self);
 }
@@ -380,49 +356,32 @@ void average_in_slices(Self self) {
 
 void iteration_done(Self self) {
   auto& s = self->state;
-  if (s.mode == IntraSync::sma && s.sync_now) return average_in_slices(self);
-  if (s.mode == IntraSync::average) combine(self);
+  const OrderPlan& plan = s.schedule.current();
+  if (plan.sma == SmaRounds::by_node) return average_in_slices(self);
+  if (plan.mode == IntraSync::average) combine(self);
   iteration_finish(self);
 }
 
-void iteration_finish(Self self) {
+// The order's figures for the metrics: its loss, and how its time split into the mean
+// learner's compute, the wait for the slowest learner and the node's own part.
+void account_order(Self self) {
   auto& s = self->state;
   const int k = learner_count(self);
-  s.z_stale = s.mode == IntraSync::none;
-  const int64_t m = s.order_steps;
-  double slowest = 0.0;
-  for (const auto& r : s.reports) slowest = std::max(slowest, r.compute_seconds);
-  s.compute_since_exchange += slowest;
-  const int64_t iteration_samples = samples_per_iteration(self);
-  const bool last = s.samples + m * iteration_samples >= s.target_samples;
-  const bool eval_next = last || s.samples + m * iteration_samples >= s.next_eval_samples;
-  // A checkpoint holds no mix in flight: the exchange at it is strict, and at one between
-  // exchange points the mix in flight arrives first.
-  const bool exchange_next = s.exchange && ((s.iteration + m) % s.spec.period == 0 || last);
-  const bool checkpoint_next = s.spec.checkpoint_every > 0 && (s.iteration + m) % s.spec.checkpoint_every == 0;
-  const bool drain_next = checkpoint_next && !exchange_next && s.overlap && s.overlap->pending();
-  if (exchange_next || drain_next) {
-    const Then then = drain_next ? Then::rest : last || checkpoint_next ? Then::strict : Then::overlap;
-    if (!exchange_with_peers(self, eval_next, then, m)) return;
-  }
+  const int64_t m = s.schedule.current().steps;
   double max_compute = 0.0, mean_compute = 0.0, loss = 0.0;
   for (const auto& r : s.reports) {
     max_compute = std::max(max_compute, r.compute_seconds);
     mean_compute += r.compute_seconds / k;
     loss += r.loss / k;
   }
-  s.samples += m * iteration_samples;
-  s.iteration += m;
-  s.result.samples = s.samples;
-  s.result.steps = s.iteration;
   s.loss_sum += loss * m, s.loss_count += m;  // a mean over steps, however orders group them
   const double wall = seconds_since(s.iteration_start);
   IterationStats stats;
-  stats.iteration = s.samples / iteration_samples;
-  stats.total_iterations = s.target_samples / iteration_samples;
-  stats.epoch = static_cast<double>(s.samples) / s.epoch_samples;
+  stats.iteration = s.schedule.step();
+  stats.total_iterations = s.schedule.total_steps();
+  stats.epoch = s.schedule.epoch();
   stats.loss = loss;
-  stats.samples_per_second = s.samples / std::max(seconds_since(s.start) - s.eval_seconds, 1e-9);
+  stats.samples_per_second = s.schedule.samples() / std::max(seconds_since(s.start) - s.eval_seconds, 1e-9);
   stats.compute_seconds = mean_compute;
   stats.imbalance_seconds = max_compute - mean_compute;
   stats.sync_seconds = std::max(0.0, wall - max_compute);
@@ -430,69 +389,48 @@ void iteration_finish(Self self) {
   s.mean_compute_seconds += mean_compute;
   s.wait_seconds += stats.sync_seconds;
   self->send(s.metrics, stats);
-  if (s.samples >= s.next_eval_samples || s.samples >= s.target_samples) {
-    evaluate_central(self);
-    while (s.next_eval_samples <= s.samples) s.next_eval_samples += static_cast<int64_t>(s.spec.train.eval_every * s.epoch_samples);
-  }
-  if (s.autotune.active) tune(self, m * iteration_samples);
-  if (s.samples >= s.target_samples) return finish(self);
-  if (checkpoint_due(s)) return borrow_learners(self, [=] { checkpoint(self); });
-  start_iteration(self);
 }
 
-// SMA rounds run by the learners need them all running at once: threads of their own.
-bool learners_average_themselves(const NodeState& s) {
-  return s.mode == IntraSync::sma && s.spec.detached_learners;
-}
-
-// How many iterations the next order may cover: up to the next event the node must act on
-// (an SMA round, an evaluation, an exchange, a learning-rate drop, the end), at most 64.
-int64_t steps_in_order(Self self, int64_t step, int64_t per_iteration) {
+// The order is done: what its plan says follows it, then the next order.
+void iteration_finish(Self self) {
   auto& s = self->state;
-  if (s.mode == IntraSync::average || s.autotune.active) return 1;
-  auto until = [&](int64_t samples) { return std::max<int64_t>(1, (samples - s.samples + per_iteration - 1) / per_iteration); };
-  int64_t m = std::min<int64_t>({64, until(s.target_samples), until(s.next_eval_samples)});
-  if (s.mode == IntraSync::sma && !learners_average_themselves(s))
-    m = std::min<int64_t>(m, s.spec.sync_every - s.iteration % s.spec.sync_every);
-  if (s.exchange) m = std::min<int64_t>(m, s.spec.period - s.iteration % s.spec.period);
-  if (s.spec.checkpoint_every > 0) m = std::min<int64_t>(m, s.spec.checkpoint_every - s.iteration % s.spec.checkpoint_every);
-  for (int64_t i = 1; i < m; ++i)
-    if (s.schedule->lr(step + i) < s.schedule->lr(step + i - 1) && s.spec.train.schedule.kind == "step") return i;
-  return m;
+  const OrderPlan& plan = s.schedule.current();
+  s.z_stale = plan.mode == IntraSync::none;
+  double slowest = 0.0;
+  for (const auto& r : s.reports) slowest = std::max(slowest, r.compute_seconds);
+  s.compute_since_exchange += slowest;
+  if (plan.exchange && !exchange_with_peers(self, plan.evaluate, *plan.exchange)) return;
+  s.schedule.complete_order();
+  account_order(self);
+  if (plan.evaluate) {
+    evaluate_central(self);
+    s.schedule.evaluated();
+  }
+  if (s.autotune.active) tune(self, plan.steps * s.schedule.samples_per_iteration());
+  if (plan.last) return finish(self);
+  if (plan.checkpoint) return borrow_learners(self, [=] { checkpoint(self); });
+  start_iteration(self);
 }
 
 void start_iteration(Self self) {
   auto& s = self->state;
   const int k = learner_count(self);
-  const int64_t per_iteration = samples_per_iteration(self);
-  const int64_t step = s.samples / per_iteration;
-  const double previous_lr = s.lr;
-  s.lr = s.schedule->lr(step);
-  const bool drop = s.spec.train.schedule.kind == "step" && s.iteration > 0 && s.lr < previous_lr &&
-                    step >= s.spec.train.schedule.warmup_steps;
-  if (drop) spdlog::info("learning rate drops to {:g}: replicas reset to the central model", s.lr);
-  // A single replica has nobody to be averaged with: it is the central model.
-  s.mode = k == 1 && s.spec.intra_sync == IntraSync::sma ? IntraSync::none : s.spec.intra_sync;
-  s.order_steps = steps_in_order(self, step, per_iteration);
+  const OrderPlan& plan = s.schedule.plan(s.autotune.active, s.overlap && s.overlap->pending());
+  if (plan.lr_drop) spdlog::info("learning rate drops to {:g}: replicas reset to the central model", s.schedule.lr());
   StepOrder order;
-  order.mode = s.mode;
-  order.lrs.clear();
-  for (int64_t i = 0; i < s.order_steps; ++i) order.lrs.push_back(static_cast<float>(s.schedule->lr(step + i)));
-  s.lr = s.schedule->lr(step + s.order_steps - 1);
-  if (learners_average_themselves(s)) {
+  order.mode = plan.mode;
+  order.lrs = s.schedule.learning_rates();
+  if (plan.sma == SmaRounds::among_learners) {
     if (!s.group)
       s.group = std::make_shared<sma::SmaGroup>(s.central->params(), s.z_prev.data(), k, s.central->param_count(),
                                                 alpha(s, k), static_cast<float>(s.spec.momentum));
     order.group = s.group;
-    order.iteration = s.iteration;
+    order.iteration = s.schedule.iteration();
     order.sync_every = s.spec.sync_every;
-    order.sync = false;
-  } else {
-    order.sync = (s.iteration + s.order_steps) % s.spec.sync_every == 0;
   }
-  s.sync_now = order.sync;
-  order.load = s.load_next || drop;
-  order.reset_optimizer = drop;
+  order.sync = plan.sma == SmaRounds::by_node;
+  order.load = s.load_next || plan.lr_drop;
+  order.reset_optimizer = plan.lr_drop;
   order.z = s.central->params();
   s.load_next = false;
   s.reports.assign(static_cast<std::size_t>(k), StepReport{});
@@ -532,9 +470,7 @@ caf::behavior node_actor(caf::stateful_actor<NodeState>* self, NodeSpec spec, Da
   s.scratch.resize(n);
   s.optimizer = make_optimizer(n, spec.train.learner.optimizer);
   // Each peer trains on its shard, so an epoch of the whole set is train.size() / peers per peer.
-  s.epoch_samples = std::max<int64_t>(1, s.train.size() / peer_count(spec));
-  s.target_samples = std::max<int64_t>(1, static_cast<int64_t>(std::ceil(spec.train.epochs * s.epoch_samples)));
-  s.next_eval_samples = std::max<int64_t>(1, static_cast<int64_t>(spec.train.eval_every * s.epoch_samples));
+  s.schedule = NodeSchedule(spec, static_cast<int64_t>(s.train.size()) / peer_count(spec));
   s.autotune.active = spec.learners == 0;
   int learners = std::max(1, spec.learners);
   if (resume) {
@@ -542,7 +478,7 @@ caf::behavior node_actor(caf::stateful_actor<NodeState>* self, NodeSpec spec, Da
       learners = restore_node(s, *resume);
       s.resume = std::move(resume);
       s.resumed_from = std::move(resumed_from);
-      s.resumed_from_step = s.iteration;
+      s.resumed_from_step = s.schedule.iteration();
     } catch (const std::exception& e) {
       s.startup_error = "cannot resume from " + resumed_from + ": " + e.what();  // reported to `run`
     }

@@ -3,12 +3,12 @@
 // iteration at a time (orders out, reports in, combine), evaluates z, tunes the number of
 // learners when asked to, and answers `run` with the NodeResult when training ends.
 #include "actors/messages.h"
+#include "actors/node_schedule.h"
 #include "gossip/overlapped_exchange.h"
 #include "gossip/peer_exchange.h"
 #include "learners/checkpoint.h"
 #include "learners/model.h"
 #include "learners/optimizer.h"
-#include "learners/schedule.h"
 
 #include <caf/response_promise.hpp>
 #include <caf/stateful_actor.hpp>
@@ -39,20 +39,14 @@ struct NodeState {
   std::unique_ptr<Model> central;  // z is central->params()
   AlignedBuffer<float> z_prev, scratch;
   std::unique_ptr<Optimizer> optimizer;  // the shared model's, in `average` mode
-  std::optional<Schedule> schedule;
+  NodeSchedule schedule;  // the counters, and what the next order is
   std::vector<StepReport> reports;
   int pending = 0;
   bool load_next = true;  // replicas take z at the next order
   bool z_stale = false;   // independent replicas have moved since z was last their mean
-  double lr = 0.0;
-  IntraSync mode = IntraSync::sma;  // this iteration's, see start_iteration()
-  bool sync_now = false;            // this order ends with an SMA round
-  int64_t order_steps = 1;          // iterations the current order covers
   /// The learners' own SMA rounds (learners on threads of their own); null: the node runs them.
   std::shared_ptr<sma::SmaGroup> group;
 
-  int64_t epoch_samples = 1;  // this peer's shard of the training set
-  int64_t iteration = 0, samples = 0, target_samples = 0, next_eval_samples = 0;
   double loss_sum = 0.0;
   int64_t loss_count = 0;
   Clock::time_point start, iteration_start;

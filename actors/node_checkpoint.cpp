@@ -58,12 +58,14 @@ Fingerprint node_fingerprint(const NodeSpec& spec, const Model& model, uint32_t 
 
 Checkpoint capture_node(NodeState& s, const std::vector<Learner*>& learners) {
   Checkpoint c;
-  c.step = static_cast<uint64_t>(s.iteration);
+  c.step = static_cast<uint64_t>(s.schedule.iteration());
   c.fingerprint = node_fingerprint(s.spec, *s.central, s.train.size());
   const std::size_t n = s.central->param_count();
 
   SectionWriter node;
-  node.put(s.iteration).put(s.samples).put(s.next_eval_samples).put(s.loss_count).put(s.loss_sum).put(s.lr);
+  const ScheduleCounters counters = s.schedule.counters();
+  node.put(counters.iteration).put(counters.samples).put(counters.next_eval_samples);
+  node.put(s.loss_count).put(s.loss_sum).put(counters.lr);
   node.put<uint8_t>(s.load_next).put<uint8_t>(s.z_stale);
   node.put(std::chrono::duration<double>(Clock::now() - s.start).count()).put(s.eval_seconds);
   node.put(s.exchange_seconds).put(s.compute_seconds).put(s.mean_compute_seconds).put(s.wait_seconds);
@@ -99,8 +101,10 @@ Checkpoint capture_node(NodeState& s, const std::vector<Learner*>& learners) {
 int restore_node(NodeState& s, const Checkpoint& in) {
   const std::size_t n = s.central->param_count();
   SectionReader node = in.reader("node");
-  s.iteration = node.get<int64_t>(), s.samples = node.get<int64_t>(), s.next_eval_samples = node.get<int64_t>();
-  s.loss_count = node.get<int64_t>(), s.loss_sum = node.get<double>(), s.lr = node.get<double>();
+  ScheduleCounters counters;
+  counters.iteration = node.get<int64_t>(), counters.samples = node.get<int64_t>();
+  counters.next_eval_samples = node.get<int64_t>();
+  s.loss_count = node.get<int64_t>(), s.loss_sum = node.get<double>(), counters.lr = node.get<double>();
   s.load_next = node.get<uint8_t>() != 0, s.z_stale = node.get<uint8_t>() != 0;
   // Reported times continue from the checkpoint's; the time the run was down is not counted.
   s.start = Clock::now() - std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(node.get<double>()));
@@ -116,10 +120,11 @@ int restore_node(NodeState& s, const Checkpoint& in) {
   for (auto& line : s.autotune_log) line = node.text();
   s.result.time_to_target_seconds = get_optional(node);
   node.finish();
-  if (s.iteration < 0 || s.samples < 0 || s.samples > s.target_samples)
-    throw CheckpointError("section 'node': counters outside this run (iteration " + std::to_string(s.iteration) +
-                          ", " + std::to_string(s.samples) + " samples)");
-  s.result.steps = s.iteration, s.result.samples = s.samples;
+  if (counters.iteration < 0 || counters.samples < 0 || counters.samples > s.schedule.target_samples())
+    throw CheckpointError("section 'node': counters outside this run (iteration " +
+                          std::to_string(counters.iteration) + ", " + std::to_string(counters.samples) + " samples)");
+  s.schedule.restore(counters);
+  s.result.steps = counters.iteration, s.result.samples = counters.samples;
 
   SectionReader history = in.reader("history");
   s.result.history.resize(history.get<uint64_t>());

@@ -36,6 +36,7 @@ const OrderPlan& NodeSchedule::plan(bool tuning, bool mix_in_flight) {
   lr_ = rates_->lr(plan_.step + plan_.steps - 1);
   decide_what_follows();
   plan_.exchange = exchange_point(mix_in_flight);
+  in_progress_ = true;
   return plan_;
 }
 
@@ -85,6 +86,8 @@ std::vector<float> NodeSchedule::learning_rates() const {
 }
 
 void NodeSchedule::complete_order() {
+  if (!in_progress_) return;
+  in_progress_ = false;
   iteration_ += plan_.steps;
   samples_ += plan_.steps * per_iteration_;
 }
@@ -94,10 +97,10 @@ void NodeSchedule::evaluated() {
 }
 
 void NodeSchedule::reposition(int64_t at) {
-  iteration_ = at - plan_.steps;
+  iteration_ = in_progress_ ? at - plan_.steps : at;
   samples_ = iteration_ * per_iteration_;
   next_eval_samples_ = (at * per_iteration_ / eval_interval_ + 1) * eval_interval_;
-  decide_what_follows();
+  if (in_progress_) decide_what_follows();
 }
 
 void NodeSchedule::restore(const ScheduleCounters& c) {

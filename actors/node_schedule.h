@@ -72,13 +72,15 @@ class NodeSchedule {
   /// The current order's learning rates, one per iteration.
   std::vector<float> learning_rates() const;
 
-  /// The current order is done: its iterations and samples count.
+  /// The current order is done: its iterations and samples count (once; a repeated call
+  /// changes nothing).
   void complete_order();
   /// z was evaluated: the next evaluation point moves past the samples done.
   void evaluated();
   /// The node goes on from the running job's iteration `at` (it joined the job, or fell
-  /// behind and was moved): the current order, not yet completed, completes at `at`, and
-  /// what follows it is decided again from there (no evaluation until the next point).
+  /// behind and was moved): an order not yet completed completes at `at`, and what follows
+  /// it is decided again from there (no evaluation until the next point); between orders
+  /// the counters are at `at`.
   void reposition(int64_t at);
   /// Counters from a checkpoint, checked by the caller against target_samples().
   void restore(const ScheduleCounters& counters);
@@ -91,6 +93,7 @@ class NodeSchedule {
   /// The learning-rate schedule's step: iterations of the current learner count so far.
   int64_t step() const { return samples_ / per_iteration_; }
   int64_t total_steps() const { return target_samples_ / per_iteration_; }
+  int64_t epoch_samples() const { return epoch_samples_; }
   double epoch() const { return static_cast<double>(samples_) / epoch_samples_; }
   /// The rate of the last iteration ordered (with synchronous SGD, the order's only one).
   double lr() const { return lr_; }
@@ -116,6 +119,7 @@ class NodeSchedule {
   int64_t iteration_ = 0, samples_ = 0, next_eval_samples_ = 1;
   double lr_ = 0.0;
   OrderPlan plan_;
+  bool in_progress_ = false;  // plan_ is planned and not yet completed
 };
 
 }  // namespace starling::actors

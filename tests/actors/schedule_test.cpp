@@ -221,6 +221,7 @@ BOOST_AUTO_TEST_CASE(a_repositioned_schedule_goes_on_from_the_job) {
   s.reposition(7);
   BOOST_TEST(describe(s.current()) == "0+3 checkpoint");  // iteration 7 is a checkpoint's
   s.complete_order();
+  s.complete_order();  // counted once
   BOOST_TEST(s.iteration() == 7);
   BOOST_TEST(s.samples() == 140);
   BOOST_TEST(trace(s) == Orders({"7+1 evaluate", "8+2 evaluate last"}), each);
@@ -234,4 +235,8 @@ BOOST_AUTO_TEST_CASE(a_repositioned_schedule_goes_on_from_the_job) {
   joining.reposition(4);
   BOOST_TEST(joining.iteration() == 4);
   BOOST_TEST(describe(joining.plan(false, false)) == "4+1 evaluate");
+  joining.complete_order();
+  joining.reposition(2);  // between orders
+  BOOST_TEST(joining.iteration() == 2);
+  BOOST_TEST(joining.samples() == 40);
 }
