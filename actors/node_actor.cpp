@@ -2,7 +2,6 @@
 
 #include "actors/learner_actor.h"
 #include "actors/node_checkpoint.h"
-#include "actors/node_exchange.h"
 #include "learners/sampler.h"
 #include "learners/sma.h"
 
@@ -67,45 +66,48 @@ float alpha(const NodeState& s, int k) {
   return static_cast<float>(s.spec.alpha > 0 ? s.spec.alpha : 1.0 / k);
 }
 
-void finish(Self self) {
+NodeResult result_of(Self self) {
   auto& s = self->state;
-  if (s.overlap)
-    spdlog::info("exchange beside the compute: the mixes took {:.2f} s, the node waited {:.2f} s in the exchange",
-                 s.overlap->overlapped_seconds(), s.exchange_seconds);
-  if (s.exchange) {
-    try {
-      s.exchange->finish();
-    } catch (const std::exception& e) {
-      spdlog::warn("leaving the peers: {}", e.what());
-    }
-  }
   s.result.steps = s.schedule.iteration(), s.result.samples = s.schedule.samples();
-  s.result.wall_seconds = seconds_since(s.start);
-  s.result.train_seconds = s.result.wall_seconds - s.eval_seconds;
+  s.result.wall_seconds = seconds_since(s.totals.start);
+  s.result.train_seconds = s.result.wall_seconds - s.totals.eval_seconds;
   s.result.model_checksum = checksum_hex(s.central->params(), s.central->param_count());
   NodeResult out;
   out.train = s.result;
   out.learners = learner_count(self);
-  out.autotune_log = s.autotune_log;
-  out.exchange_seconds = s.exchange_seconds;
-  out.compute_seconds = s.mean_compute_seconds;
-  out.imbalance_seconds = std::max(0.0, s.compute_seconds - s.mean_compute_seconds);
-  out.sync_seconds = s.wait_seconds;
-  if (s.exchange)
-    out.bytes_sent = s.exchange->bytes_sent() + s.bytes_sent_before,
-    out.bytes_received = s.exchange->bytes_received() + s.bytes_received_before;
-  out.resumed_from = s.resumed_from;
-  out.resumed_from_step = s.resumed_from_step;
-  out.joined_at_step = s.joined_at_step;
+  out.autotune_log = s.autotune.log;
+  out.exchange_seconds = s.totals.exchange_seconds;
+  out.compute_seconds = s.totals.mean_compute_seconds;
+  out.imbalance_seconds = std::max(0.0, s.totals.compute_seconds - s.totals.mean_compute_seconds);
+  out.sync_seconds = s.totals.wait_seconds;
+  out.bytes_sent = s.peers.bytes_sent(), out.bytes_received = s.peers.bytes_received();
+  out.resumed_from = s.resume.file;
+  out.resumed_from_step = s.resume.step;
+  out.joined_at_step = s.peers.joined_at_step;
   std::vector<LearnerSpec> specs;
   for (int i = 0; i < learner_count(self); ++i) specs.push_back(learner_spec(s, i));
   out.label_counts = epoch_label_counts(specs, s.train);
-  if (s.exchange) {
-    out.drops = s.exchange->drops();
-    out.view_changes = s.exchange->view_changes();
-    out.members = s.exchange->members();
+  if (s.peers.exchange) {
+    out.drops = s.peers.exchange->drops();
+    out.view_changes = s.peers.exchange->view_changes();
+    out.members = s.peers.exchange->members();
   }
-  s.done.deliver(out);
+  return out;
+}
+
+void finish(Self self) {
+  auto& s = self->state;
+  if (s.peers.overlap)
+    spdlog::info("exchange beside the compute: the mixes took {:.2f} s, the node waited {:.2f} s in the exchange",
+                 s.peers.overlap->overlapped_seconds(), s.totals.exchange_seconds);
+  if (s.peers.exchange) {
+    try {
+      s.peers.exchange->finish();
+    } catch (const std::exception& e) {
+      spdlog::warn("leaving the peers: {}", e.what());
+    }
+  }
+  s.done.deliver(result_of(self));
   if (s.group) s.group->abort();
   for (auto& l : s.learners) self->send_exit(l, caf::exit_reason::user_shutdown);
   self->quit();
@@ -117,6 +119,34 @@ void fail(Self self, const std::string& why) {
   if (s.group) s.group->abort();  // learners waiting for a failed one
   for (auto& l : s.learners) self->send_exit(l, caf::exit_reason::user_shutdown);
   self->quit(caf::make_error(caf::sec::runtime_error, why));
+}
+
+// Sends every learner j the message `message_to(j)` and hands its reply to `take(j, reply)`;
+// once all have answered, `next()`. A learner's error fails the node with `why(j, error)`.
+template <class Reply, class MessageTo, class Take, class Next, class Why>
+void ask_learners(Self self, MessageTo message_to, Take take, Next next, Why why) {
+  auto& s = self->state;
+  s.replies_due = learner_count(self);
+  for (int j = 0; j < learner_count(self); ++j)
+    self->request(s.learners[static_cast<std::size_t>(j)], caf::infinite, message_to(j))
+        .then(
+            [=](const Reply& reply) {
+              take(j, reply);
+              if (--self->state.replies_due == 0) next();
+            },
+            [=](caf::error& err) { fail(self, why(j, err)); });
+}
+
+// Asks every learner to lend itself (they are between orders, so nothing else touches
+// them), then runs `next` with s.loans filled.
+void borrow_learners(Self self, std::function<void()> next) {
+  self->state.loans.assign(self->state.learners.size(), nullptr);
+  ask_learners<LearnerLoan>(
+      self, [](int) { return lend_atom::value; },
+      [=](int j, const LearnerLoan& loan) { self->state.loans[static_cast<std::size_t>(j)] = loan.learner; }, next,
+      [=](int j, const caf::error& err) {
+        return "learner " + std::to_string(j) + " was not lent: " + self->system().render(err);
+      });
 }
 
 // Folds the reports of one iteration into z: the mean gradient's step (synchronous SGD) or
@@ -140,22 +170,20 @@ void combine(Self self) {
   }
 }
 
-void borrow_learners(Self self, std::function<void()> next);
-
 // The node goes on from where the running job is (it joined it, or was left behind): its
 // schedule jumps to `at` (NodeSchedule::reposition). The model is already in z.
 void reposition(Self self, const gossip::Position& at) {
   auto& s = self->state;
   const int64_t iteration = static_cast<int64_t>(at.iteration);
   s.schedule.reposition(iteration);
-  s.exchanges = at.round;
-  s.loss_sum = 0.0, s.loss_count = 0;
+  s.peers.exchanges = at.round;
+  s.totals.loss_sum = 0.0, s.totals.loss_count = 0;
   const std::size_t n = s.central->param_count();
   std::copy(s.central->params(), s.central->params() + n, s.z_prev.data());
   s.load_next = true, s.z_stale = false;
-  if (!s.joined_at_step) s.joined_at_step = iteration;
-  spdlog::info("continuing from the running job at step {} (epoch {:.2f}, round {})", iteration,
-               static_cast<double>(iteration * s.schedule.samples_per_iteration()) / s.schedule.epoch_samples(), at.round);
+  if (!s.peers.joined_at_step) s.peers.joined_at_step = iteration;
+  const double epoch = static_cast<double>(iteration * s.schedule.samples_per_iteration()) / s.schedule.epoch_samples();
+  spdlog::info("continuing from the running job at step {} (epoch {:.2f}, round {})", iteration, epoch, at.round);
 }
 
 // Too few peers are left to go on: the node stops with a checkpoint of where it is (the
@@ -188,8 +216,8 @@ bool exchange_with_peers(Self self, bool measure, Then then) {
   const auto iteration = static_cast<uint64_t>(s.schedule.iteration() + s.schedule.current().steps);
   std::optional<gossip::Position> moved;
   try {
-    moved = s.overlap ? mix_overlapped(s, measure, then, iteration) : mix_strictly(s, measure, iteration);
-    if (then != Then::rest) s.compute_since_exchange = 0.0;
+    moved = s.peers.overlap ? mix_overlapped(s, measure, then, iteration) : mix_strictly(s, measure, iteration);
+    if (then != Then::rest) s.peers.compute_since_exchange = 0.0;
   } catch (const gossip::TooFewPeers& e) {
     stop_with_too_few_peers(self, e.what());
     return false;
@@ -197,7 +225,7 @@ bool exchange_with_peers(Self self, bool measure, Then then) {
     fail(self, std::string("exchange with peers failed: ") + e.what());
     return false;
   }
-  s.exchange_seconds += seconds_since(start);
+  s.totals.exchange_seconds += seconds_since(start);
   s.load_next = s.schedule.current().mode != IntraSync::sma;
   if (moved) reposition(self, *moved);
   return true;
@@ -208,26 +236,26 @@ void evaluate_central(Self self) {
   if (s.z_stale) combine(self);  // independent replicas are averaged only to be judged or mixed
   const auto eval_start = Clock::now();
   const Evaluation eval = evaluate(*s.central, s.spec.train.learner.backend, s.test);
-  s.eval_seconds += seconds_since(eval_start);
-  const double train_seconds = seconds_since(s.start) - s.eval_seconds;
+  RunTotals& t = s.totals;
+  t.eval_seconds += seconds_since(eval_start);
+  const double train_seconds = seconds_since(t.start) - t.eval_seconds;
   EvalPoint point;
   point.step = s.schedule.iteration();
   point.epoch = s.schedule.epoch();
-  point.wall_seconds = seconds_since(s.start);
-  point.train_loss = s.loss_sum / std::max<int64_t>(1, s.loss_count);
+  point.wall_seconds = seconds_since(t.start);
+  point.train_loss = t.loss_sum / std::max<int64_t>(1, t.loss_count);
   point.test_accuracy = eval.accuracy, point.test_loss = eval.loss;
   point.samples_per_second = s.schedule.samples() / std::max(train_seconds, 1e-9);
   point.samples = s.schedule.samples();
-  point.compute_seconds = s.compute_seconds;
-  point.exchange_seconds = s.exchange_seconds;
-  point.wait_seconds = std::max(0.0, s.wait_seconds - s.exchange_seconds);
-  if (s.exchange) {
-    point.bytes_sent = s.exchange->bytes_sent() + s.bytes_sent_before;
-    point.bytes_received = s.exchange->bytes_received() + s.bytes_received_before;
-    point.consensus_distance = std::exchange(s.consensus_distance, std::nullopt);
-    point.staleness = s.exchange->mean_staleness();
+  point.compute_seconds = t.compute_seconds;
+  point.exchange_seconds = t.exchange_seconds;
+  point.wait_seconds = std::max(0.0, t.wait_seconds - t.exchange_seconds);
+  point.bytes_sent = s.peers.bytes_sent(), point.bytes_received = s.peers.bytes_received();
+  if (s.peers.exchange) {
+    point.consensus_distance = std::exchange(s.peers.consensus_distance, std::nullopt);
+    point.staleness = s.peers.exchange->mean_staleness();
   }
-  s.loss_sum = 0.0, s.loss_count = 0;
+  t.loss_sum = 0.0, t.loss_count = 0;
   if (!s.result.time_to_target_seconds && s.spec.train.target_accuracy > 0 &&
       eval.accuracy >= s.spec.train.target_accuracy)
     s.result.time_to_target_seconds = point.wall_seconds;
@@ -244,60 +272,39 @@ void tune(Self self, int64_t iteration_samples) {
   const double rate = t.window_samples / elapsed;
   const int k = learner_count(self);
   const double threshold = self->state.spec.autotune_threshold;
-  auto& log = self->state.autotune_log;
   if (t.best_rate == 0.0 || rate > t.best_rate * (1.0 + threshold)) {
-    log.push_back(fmt::format("{} learner(s) give {:.0f} samples/s{}", k, rate,
-                              k < self->state.spec.max_learners ? "; adding one" : "; at the maximum"));
+    t.log.push_back(fmt::format("{} learner(s) give {:.0f} samples/s{}", k, rate,
+                                k < self->state.spec.max_learners ? "; adding one" : "; at the maximum"));
     t.best_rate = rate;
     if (k < self->state.spec.max_learners) add_learner(self);
     else t.active = false;
   } else {
-    log.push_back(fmt::format("{} learners give {:.0f} samples/s, not {:.0f}% above {:.0f}; settling on {}", k,
-                              rate, threshold * 100, t.best_rate, k - 1));
+    t.log.push_back(fmt::format("{} learners give {:.0f} samples/s, not {:.0f}% above {:.0f}; settling on {}", k,
+                                rate, threshold * 100, t.best_rate, k - 1));
     remove_last_learner(self);
     t.active = false;
   }
-  spdlog::info("autotune: {}", log.back());
+  spdlog::info("autotune: {}", t.log.back());
   t.window_start = Clock::now(), t.window_samples = 0, t.window_iterations = 0;
 }
 
-void start_iteration(Self self);
-
-void iteration_finish(Self self);
+void start_order(Self self);
 
 // Before the first order: a peer starts with the others, or joins the running job and goes
 // on from its position.
 void begin_training(Self self) {
   auto& s = self->state;
-  if (s.exchange) {
+  if (s.peers.exchange) {
     try {
       const auto iteration = static_cast<uint64_t>(s.schedule.iteration());
-      const auto at = s.overlap ? s.overlap->start(s.central->params(), iteration) : s.exchange->start(iteration);
+      const auto at = s.peers.overlap ? s.peers.overlap->start(s.central->params(), iteration)
+                                      : s.peers.exchange->start(iteration);
       if (at) reposition(self, *at);
     } catch (const std::exception& e) {
       return fail(self, std::string("cannot join the peers: ") + e.what());
     }
   }
-  start_iteration(self);
-}
-
-// Asks every learner to lend itself (they are between orders, so nothing else touches
-// them), then runs `next` with s.loans filled.
-void borrow_learners(Self self, std::function<void()> next) {
-  auto& s = self->state;
-  const int k = learner_count(self);
-  s.loans.assign(static_cast<std::size_t>(k), nullptr);
-  s.pending = k;
-  for (int j = 0; j < k; ++j) {
-    self->request(s.learners[static_cast<std::size_t>(j)], caf::infinite, lend_atom::value)
-        .then(
-            [=](const LearnerLoan& loan) {
-              auto& st = self->state;
-              st.loans[static_cast<std::size_t>(j)] = loan.learner;
-              if (--st.pending == 0) next();
-            },
-            [=](caf::error& err) { fail(self, "learner " + std::to_string(j) + " was not lent: " + self->system().render(err)); });
-  }
+  start_order(self);
 }
 
 // Writes the checkpoint of this quiescent point and goes on. A checkpoint that cannot be
@@ -311,55 +318,26 @@ void checkpoint(Self self) {
     spdlog::warn("checkpoint at step {} not written: {}", s.schedule.iteration(), e.what());
   }
   s.loans.clear();
-  start_iteration(self);
+  start_order(self);
 }
 
 // Puts the checkpoint's replicas back into the lent learners, then trains on.
 void resume_learners(Self self) {
   auto& s = self->state;
   try {
-    for (std::size_t j = 0; j < s.loans.size(); ++j) restore_learner(*s.loans[j], static_cast<int>(j), *s.resume);
+    for (std::size_t j = 0; j < s.loans.size(); ++j)
+      restore_learner(*s.loans[j], static_cast<int>(j), *s.resume.checkpoint);
   } catch (const std::exception& e) {
-    return fail(self, "cannot resume from " + s.resumed_from + ": " + e.what());
+    return fail(self, "cannot resume from " + s.resume.file + ": " + e.what());
   }
   s.loans.clear();
-  s.resume.reset();
+  s.resume.checkpoint.reset();
   const NodeSchedule& at = s.schedule;
   spdlog::info("continuing at step {} (epoch {:.2f}, {} learner(s)); {} steps to go", at.iteration(), at.epoch(),
                learner_count(self),
                (at.target_samples() - at.samples() + at.samples_per_iteration() - 1) / at.samples_per_iteration());
   self->send(s.metrics, s.result);
   begin_training(self);
-}
-
-// The SMA round, sliced: learner j averages slice j of z and of every replica, in parallel.
-void average_in_slices(Self self) {
-  auto& s = self->state;
-  const int k = learner_count(self);
-  const std::size_t n = s.central->param_count();
-  SmaSlice slice;
-  slice.z = s.central->params();
-  slice.z_prev = s.z_prev.data();
-  for (const auto& r : s.reports) slice.replicas.push_back(r.vector);
-  slice.alpha = alpha(s, k);
-  slice.momentum = static_cast<float>(s.spec.momentum);
-  s.pending = k;
-  for (int j = 0; j < k; ++j) {
-    slice.lo = sma::slice_bound(n, k, j), slice.hi = sma::slice_bound(n, k, j + 1);
-    self->request(s.learners[static_cast<std::size_t>(j)], caf::infinite, slice)
-        .then([=](int) {
-                if (--self->state.pending == 0) iteration_finish(self);
-              },
-              [=](caf::error& err) { fail(self, "SMA round failed: " + self->system().render(err)); });
-  }
-}
-
-void iteration_done(Self self) {
-  auto& s = self->state;
-  const OrderPlan& plan = s.schedule.current();
-  if (plan.sma == SmaRounds::by_node) return average_in_slices(self);
-  if (plan.mode == IntraSync::average) combine(self);
-  iteration_finish(self);
 }
 
 // The order's figures for the metrics: its loss, and how its time split into the mean
@@ -374,31 +352,32 @@ void account_order(Self self) {
     mean_compute += r.compute_seconds / k;
     loss += r.loss / k;
   }
-  s.loss_sum += loss * m, s.loss_count += m;  // a mean over steps, however orders group them
-  const double wall = seconds_since(s.iteration_start);
+  RunTotals& t = s.totals;
+  t.loss_sum += loss * m, t.loss_count += m;  // a mean over steps, however orders group them
+  const double wall = seconds_since(t.order_start);
   IterationStats stats;
   stats.iteration = s.schedule.step();
   stats.total_iterations = s.schedule.total_steps();
   stats.epoch = s.schedule.epoch();
   stats.loss = loss;
-  stats.samples_per_second = s.schedule.samples() / std::max(seconds_since(s.start) - s.eval_seconds, 1e-9);
+  stats.samples_per_second = s.schedule.samples() / std::max(seconds_since(t.start) - t.eval_seconds, 1e-9);
   stats.compute_seconds = mean_compute;
   stats.imbalance_seconds = max_compute - mean_compute;
   stats.sync_seconds = std::max(0.0, wall - max_compute);
-  s.compute_seconds += max_compute;
-  s.mean_compute_seconds += mean_compute;
-  s.wait_seconds += stats.sync_seconds;
+  t.compute_seconds += max_compute;
+  t.mean_compute_seconds += mean_compute;
+  t.wait_seconds += stats.sync_seconds;
   self->send(s.metrics, stats);
 }
 
-// The order is done: what its plan says follows it, then the next order.
-void iteration_finish(Self self) {
+// The order and its SMA round are done: what its plan says follows it, then the next order.
+void finish_order(Self self) {
   auto& s = self->state;
   const OrderPlan& plan = s.schedule.current();
   s.z_stale = plan.mode == IntraSync::none;
   double slowest = 0.0;
   for (const auto& r : s.reports) slowest = std::max(slowest, r.compute_seconds);
-  s.compute_since_exchange += slowest;
+  s.peers.compute_since_exchange += slowest;
   if (plan.exchange && !exchange_with_peers(self, plan.evaluate, *plan.exchange)) return;
   s.schedule.complete_order();
   account_order(self);
@@ -409,13 +388,50 @@ void iteration_finish(Self self) {
   if (s.autotune.active) tune(self, plan.steps * s.schedule.samples_per_iteration());
   if (plan.last) return finish(self);
   if (plan.checkpoint) return borrow_learners(self, [=] { checkpoint(self); });
-  start_iteration(self);
+  start_order(self);
 }
 
-void start_iteration(Self self) {
+// The SMA round, sliced: learner j averages slice j of z and of every replica, in parallel.
+void average_in_slices(Self self) {
   auto& s = self->state;
   const int k = learner_count(self);
-  const OrderPlan& plan = s.schedule.plan(s.autotune.active, s.overlap && s.overlap->pending());
+  const std::size_t n = s.central->param_count();
+  SmaSlice slice;
+  slice.z = s.central->params();
+  slice.z_prev = s.z_prev.data();
+  for (const auto& r : s.reports) slice.replicas.push_back(r.vector);
+  slice.alpha = alpha(s, k);
+  slice.momentum = static_cast<float>(s.spec.momentum);
+  ask_learners<int>(
+      self,
+      [=](int j) {
+        SmaSlice mine = slice;
+        mine.lo = sma::slice_bound(n, k, j), mine.hi = sma::slice_bound(n, k, j + 1);
+        return mine;
+      },
+      [](int, int) {}, [=] { finish_order(self); },
+      [=](int, const caf::error& err) { return "SMA round failed: " + self->system().render(err); });
+}
+
+// Every learner has reported: the node's SMA round or synchronous SGD's step, if any.
+void order_reported(Self self) {
+  const OrderPlan& plan = self->state.schedule.current();
+  if (plan.sma == SmaRounds::by_node) return average_in_slices(self);
+  if (plan.mode == IntraSync::average) combine(self);
+  finish_order(self);
+}
+
+// A learner's failure comes back as its own message when it has one (learner_actor).
+std::string why_the_order_failed(Self self, int j, const caf::error& err) {
+  const auto& context = err.context();
+  if (context.match_elements<std::string>()) return context.get_as<std::string>(0);
+  return "learner " + std::to_string(j) + " failed: " + self->system().render(err);
+}
+
+void start_order(Self self) {
+  auto& s = self->state;
+  const int k = learner_count(self);
+  const OrderPlan& plan = s.schedule.plan(s.autotune.active, s.peers.mix_in_flight());
   if (plan.lr_drop) spdlog::info("learning rate drops to {:g}: replicas reset to the central model", s.schedule.lr());
   StepOrder order;
   order.mode = plan.mode;
@@ -434,22 +450,63 @@ void start_iteration(Self self) {
   order.z = s.central->params();
   s.load_next = false;
   s.reports.assign(static_cast<std::size_t>(k), StepReport{});
-  s.pending = k;
-  s.iteration_start = Clock::now();
-  for (int j = 0; j < k; ++j) {
-    self->request(s.learners[static_cast<std::size_t>(j)], caf::infinite, order)
-        .then(
-            [=](const StepReport& report) {
-              auto& st = self->state;
-              st.reports[static_cast<std::size_t>(j)] = report;
-              if (--st.pending == 0) iteration_done(self);
-            },
-            [=](caf::error& err) {
-              const auto& ctx = err.context();
-              fail(self, ctx.match_elements<std::string>() ? ctx.get_as<std::string>(0)
-                                                            : "learner " + std::to_string(j) + " failed: " +
-                                                                  self->system().render(err));
-            });
+  s.totals.order_start = Clock::now();
+  ask_learners<StepReport>(
+      self, [&](int) { return order; },
+      [=](int j, const StepReport& report) { self->state.reports[static_cast<std::size_t>(j)] = report; },
+      [=] { order_reported(self); }, [=](int j, const caf::error& err) { return why_the_order_failed(self, j, err); });
+}
+
+// The central model z (and z_prev, its value before the last SMA round) starts where every
+// learner's replica does.
+void set_up_central(NodeState& s) {
+  s.central = std::make_unique<Model>(s.spec.train.learner.model);
+  s.central->init(s.spec.train.learner.seed);
+  const std::size_t n = s.central->param_count();
+  s.z_prev.resize(n);
+  std::copy(s.central->params(), s.central->params() + n, s.z_prev.data());
+  s.scratch.resize(n);
+  s.optimizer = make_optimizer(n, s.spec.train.learner.optimizer);
+}
+
+// Connects to the peers (a resumed peer's rounds go on where they were). A failure is
+// kept for `run` to report.
+void connect_peers(NodeState& s) {
+  const NodeSpec& spec = s.spec;
+  if (spec.overlap && spec.exchange.mode == gossip::ExchangeMode::async_gossip) {
+    s.startup_error = "exchange.overlap: async-gossip is asynchronous already";
+    return;
+  }
+  if (spec.exchange.mode == gossip::ExchangeMode::none) return;
+  const std::size_t n = s.central->param_count();
+  NodePeers& p = s.peers;
+  try {
+    gossip::ExchangeSpec exchange = spec.exchange;
+    exchange.first_round = p.exchanges;
+    exchange.tensor_sizes = s.central->tensor_sizes();
+    if (spec.overlap) {
+      p.overlap = std::make_unique<gossip::OverlappedExchange>(exchange, n);
+      p.exchange = &p.overlap->peers();
+    } else {
+      p.strict_exchange = std::make_unique<gossip::PeerExchange>(exchange, protocols::Span<float>{s.central->params(), n});
+      p.exchange = p.strict_exchange.get();
+      p.z_before.resize(n);
+    }
+  } catch (const std::exception& e) {
+    s.startup_error = std::string("cannot join the peers: ") + e.what();
+  }
+}
+
+// Puts the checkpoint's node part back; returns the learner count it was taken with. A
+// failure is kept for `run` to report.
+int restore_from(NodeState& s, std::shared_ptr<const Checkpoint> checkpoint, std::string file) {
+  try {
+    const int learners = restore_node(s, *checkpoint);
+    s.resume = {std::move(checkpoint), file, s.schedule.iteration()};
+    return learners;
+  } catch (const std::exception& e) {
+    s.startup_error = "cannot resume from " + file + ": " + e.what();
+    return std::max(1, s.spec.learners);
   }
 }
 
@@ -462,46 +519,13 @@ caf::behavior node_actor(caf::stateful_actor<NodeState>* self, NodeSpec spec, Da
   s.train = std::move(train);
   s.test = std::move(test);
   s.metrics = std::move(metrics);
-  s.central = std::make_unique<Model>(spec.train.learner.model);
-  s.central->init(spec.train.learner.seed);
-  const std::size_t n = s.central->param_count();
-  s.z_prev.resize(n);
-  std::copy(s.central->params(), s.central->params() + n, s.z_prev.data());
-  s.scratch.resize(n);
-  s.optimizer = make_optimizer(n, spec.train.learner.optimizer);
+  set_up_central(s);
   // Each peer trains on its shard, so an epoch of the whole set is train.size() / peers per peer.
   s.schedule = NodeSchedule(spec, static_cast<int64_t>(s.train.size()) / peer_count(spec));
   s.autotune.active = spec.learners == 0;
-  int learners = std::max(1, spec.learners);
-  if (resume) {
-    try {
-      learners = restore_node(s, *resume);
-      s.resume = std::move(resume);
-      s.resumed_from = std::move(resumed_from);
-      s.resumed_from_step = s.schedule.iteration();
-    } catch (const std::exception& e) {
-      s.startup_error = "cannot resume from " + resumed_from + ": " + e.what();  // reported to `run`
-    }
-  }
-  if (spec.overlap && spec.exchange.mode == gossip::ExchangeMode::async_gossip)
-    s.startup_error = "exchange.overlap: async-gossip is asynchronous already";  // reported to `run`
-  else if (spec.exchange.mode != gossip::ExchangeMode::none) {
-    try {
-      gossip::ExchangeSpec exchange = spec.exchange;
-      exchange.first_round = s.exchanges;  // a resumed peer's rounds go on where they were
-      exchange.tensor_sizes = s.central->tensor_sizes();
-      if (spec.overlap) {
-        s.overlap = std::make_unique<gossip::OverlappedExchange>(exchange, n);
-        s.exchange = &s.overlap->peers();
-      } else {
-        s.strict_exchange = std::make_unique<gossip::PeerExchange>(exchange, protocols::Span<float>{s.central->params(), n});
-        s.exchange = s.strict_exchange.get();
-        s.z_before.resize(n);
-      }
-    } catch (const std::exception& e) {
-      s.startup_error = std::string("cannot join the peers: ") + e.what();  // reported to `run`
-    }
-  }
+  const int learners =
+      resume ? restore_from(s, std::move(resume), std::move(resumed_from)) : std::max(1, spec.learners);
+  connect_peers(s);
   const bool load_next = s.load_next;  // a resumed node's replicas may be off z on purpose (SMA)
   for (int j = 0; j < learners; ++j) add_learner(self);
   s.load_next = load_next;
@@ -510,16 +534,17 @@ caf::behavior node_actor(caf::stateful_actor<NodeState>* self, NodeSpec spec, Da
   });
   return {
       [=](run_atom) {
-        self->state.done = self->make_response_promise();
-        if (!self->state.startup_error.empty()) {
-          fail(self, self->state.startup_error);
-          return self->state.done;
+        auto& st = self->state;
+        st.done = self->make_response_promise();
+        if (!st.startup_error.empty()) {
+          fail(self, st.startup_error);
+          return st.done;
         }
-        if (!self->state.resume) self->state.start = Clock::now();  // else it continues the checkpoint's
-        self->state.autotune.window_start = Clock::now();
-        if (self->state.resume) borrow_learners(self, [=] { resume_learners(self); });
+        if (!st.resume.checkpoint) st.totals.start = Clock::now();  // else it continues the checkpoint's
+        st.autotune.window_start = Clock::now();
+        if (st.resume.checkpoint) borrow_learners(self, [=] { resume_learners(self); });
         else begin_training(self);
-        return self->state.done;
+        return st.done;
       },
   };
 }

@@ -64,18 +64,18 @@ Checkpoint capture_node(NodeState& s, const std::vector<Learner*>& learners) {
 
   SectionWriter node;
   const ScheduleCounters counters = s.schedule.counters();
+  const RunTotals& t = s.totals;
   node.put(counters.iteration).put(counters.samples).put(counters.next_eval_samples);
-  node.put(s.loss_count).put(s.loss_sum).put(counters.lr);
+  node.put(t.loss_count).put(t.loss_sum).put(counters.lr);
   node.put<uint8_t>(s.load_next).put<uint8_t>(s.z_stale);
-  node.put(std::chrono::duration<double>(Clock::now() - s.start).count()).put(s.eval_seconds);
-  node.put(s.exchange_seconds).put(s.compute_seconds).put(s.mean_compute_seconds).put(s.wait_seconds);
-  node.put(s.compute_since_exchange).put(s.exchanges);
-  node.put<uint64_t>(s.exchange ? s.exchange->bytes_sent() + s.bytes_sent_before : 0);
-  node.put<uint64_t>(s.exchange ? s.exchange->bytes_received() + s.bytes_received_before : 0);
+  node.put(std::chrono::duration<double>(Clock::now() - t.start).count()).put(t.eval_seconds);
+  node.put(t.exchange_seconds).put(t.compute_seconds).put(t.mean_compute_seconds).put(t.wait_seconds);
+  node.put(s.peers.compute_since_exchange).put(s.peers.exchanges);
+  node.put<uint64_t>(s.peers.bytes_sent()).put<uint64_t>(s.peers.bytes_received());
   node.put<int32_t>(static_cast<int32_t>(learners.size()));
   node.put<uint8_t>(s.autotune.active).put(s.autotune.best_rate);
-  node.put<uint64_t>(s.autotune_log.size());
-  for (const auto& line : s.autotune_log) node.text(line);
+  node.put<uint64_t>(s.autotune.log.size());
+  for (const auto& line : s.autotune.log) node.text(line);
   put_optional(node, s.result.time_to_target_seconds);
   c.add("node", node.take());
 
@@ -104,20 +104,21 @@ int restore_node(NodeState& s, const Checkpoint& in) {
   ScheduleCounters counters;
   counters.iteration = node.get<int64_t>(), counters.samples = node.get<int64_t>();
   counters.next_eval_samples = node.get<int64_t>();
-  s.loss_count = node.get<int64_t>(), s.loss_sum = node.get<double>(), counters.lr = node.get<double>();
+  RunTotals& t = s.totals;
+  t.loss_count = node.get<int64_t>(), t.loss_sum = node.get<double>(), counters.lr = node.get<double>();
   s.load_next = node.get<uint8_t>() != 0, s.z_stale = node.get<uint8_t>() != 0;
   // Reported times continue from the checkpoint's; the time the run was down is not counted.
-  s.start = Clock::now() - std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(node.get<double>()));
-  s.eval_seconds = node.get<double>();
-  s.exchange_seconds = node.get<double>(), s.compute_seconds = node.get<double>();
-  s.mean_compute_seconds = node.get<double>(), s.wait_seconds = node.get<double>();
-  s.compute_since_exchange = node.get<double>(), s.exchanges = node.get<uint64_t>();
-  s.bytes_sent_before = node.get<uint64_t>(), s.bytes_received_before = node.get<uint64_t>();
+  t.start = Clock::now() - std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(node.get<double>()));
+  t.eval_seconds = node.get<double>();
+  t.exchange_seconds = node.get<double>(), t.compute_seconds = node.get<double>();
+  t.mean_compute_seconds = node.get<double>(), t.wait_seconds = node.get<double>();
+  s.peers.compute_since_exchange = node.get<double>(), s.peers.exchanges = node.get<uint64_t>();
+  s.peers.bytes_sent_before = node.get<uint64_t>(), s.peers.bytes_received_before = node.get<uint64_t>();
   const int learners = node.get<int32_t>();
   if (learners < 1 || learners > 4096) throw CheckpointError("section 'node': " + std::to_string(learners) + " learners");
   s.autotune.active = node.get<uint8_t>() != 0, s.autotune.best_rate = node.get<double>();
-  s.autotune_log.resize(node.get<uint64_t>());
-  for (auto& line : s.autotune_log) line = node.text();
+  s.autotune.log.resize(node.get<uint64_t>());
+  for (auto& line : s.autotune.log) line = node.text();
   s.result.time_to_target_seconds = get_optional(node);
   node.finish();
   if (counters.iteration < 0 || counters.samples < 0 || counters.samples > s.schedule.target_samples())
