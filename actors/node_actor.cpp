@@ -62,10 +62,6 @@ void remove_last_learner(Self self) {
   s.schedule.set_learners(learner_count(self));
 }
 
-float alpha(const NodeState& s, int k) {
-  return static_cast<float>(s.spec.alpha > 0 ? s.spec.alpha : 1.0 / k);
-}
-
 NodeResult result_of(Self self) {
   auto& s = self->state;
   s.result.steps = s.schedule.iteration(), s.result.samples = s.schedule.samples();
@@ -394,22 +390,12 @@ void finish_order(Self self) {
 // The SMA round, sliced: learner j averages slice j of z and of every replica, in parallel.
 void average_in_slices(Self self) {
   auto& s = self->state;
-  const int k = learner_count(self);
-  const std::size_t n = s.central->param_count();
-  SmaSlice slice;
-  slice.z = s.central->params();
-  slice.z_prev = s.z_prev.data();
-  for (const auto& r : s.reports) slice.replicas.push_back(r.vector);
-  slice.alpha = alpha(s, k);
-  slice.momentum = static_cast<float>(s.spec.momentum);
+  std::vector<float*> replicas;
+  for (const auto& r : s.reports) replicas.push_back(r.vector);
+  const auto shares = sma::slices(s.central->params(), s.z_prev.data(), replicas, s.central->param_count(),
+                                  sma::alpha_for(s.spec.alpha, learner_count(self)), static_cast<float>(s.spec.momentum));
   ask_learners<int>(
-      self,
-      [=](int j) {
-        SmaSlice mine = slice;
-        mine.lo = sma::slice_bound(n, k, j), mine.hi = sma::slice_bound(n, k, j + 1);
-        return mine;
-      },
-      [](int, int) {}, [=] { finish_order(self); },
+      self, [&](int j) { return shares[static_cast<std::size_t>(j)]; }, [](int, int) {}, [=] { finish_order(self); },
       [=](int, const caf::error& err) { return "SMA round failed: " + self->system().render(err); });
 }
 
@@ -439,7 +425,7 @@ void start_order(Self self) {
   if (plan.sma == SmaRounds::among_learners) {
     if (!s.group)
       s.group = std::make_shared<sma::SmaGroup>(s.central->params(), s.z_prev.data(), k, s.central->param_count(),
-                                                alpha(s, k), static_cast<float>(s.spec.momentum));
+                                                sma::alpha_for(s.spec.alpha, k), static_cast<float>(s.spec.momentum));
     order.group = s.group;
     order.iteration = s.schedule.iteration();
     order.sync_every = s.spec.sync_every;
