@@ -2,6 +2,7 @@
 
 #include "actors/learner_actor.h"
 #include "actors/node_checkpoint.h"
+#include "actors/node_report.h"
 #include "learners/sampler.h"
 #include "learners/sma.h"
 
@@ -14,8 +15,6 @@ namespace starling::actors {
 namespace {
 
 using Self = caf::stateful_actor<NodeState>*;
-
-double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 int learner_count(Self self) { return static_cast<int>(self->state.learners.size()); }
 
@@ -62,33 +61,10 @@ void remove_last_learner(Self self) {
   s.schedule.set_learners(learner_count(self));
 }
 
-NodeResult result_of(Self self) {
-  auto& s = self->state;
-  s.result.steps = s.schedule.iteration(), s.result.samples = s.schedule.samples();
-  s.result.wall_seconds = seconds_since(s.totals.start);
-  s.result.train_seconds = s.result.wall_seconds - s.totals.eval_seconds;
-  s.result.model_checksum = checksum_hex(s.central->params(), s.central->param_count());
-  NodeResult out;
-  out.train = s.result;
-  out.learners = learner_count(self);
-  out.autotune_log = s.autotune.log;
-  out.exchange_seconds = s.totals.exchange_seconds;
-  out.compute_seconds = s.totals.mean_compute_seconds;
-  out.imbalance_seconds = std::max(0.0, s.totals.compute_seconds - s.totals.mean_compute_seconds);
-  out.sync_seconds = s.totals.wait_seconds;
-  out.bytes_sent = s.peers.bytes_sent(), out.bytes_received = s.peers.bytes_received();
-  out.resumed_from = s.resume.file;
-  out.resumed_from_step = s.resume.step;
-  out.joined_at_step = s.peers.joined_at_step;
+std::vector<LearnerSpec> learner_specs(Self self) {
   std::vector<LearnerSpec> specs;
-  for (int i = 0; i < learner_count(self); ++i) specs.push_back(learner_spec(s, i));
-  out.label_counts = epoch_label_counts(specs, s.train);
-  if (s.peers.exchange) {
-    out.drops = s.peers.exchange->drops();
-    out.view_changes = s.peers.exchange->view_changes();
-    out.members = s.peers.exchange->members();
-  }
-  return out;
+  for (int i = 0; i < learner_count(self); ++i) specs.push_back(learner_spec(self->state, i));
+  return specs;
 }
 
 void finish(Self self) {
@@ -103,7 +79,7 @@ void finish(Self self) {
       spdlog::warn("leaving the peers: {}", e.what());
     }
   }
-  s.done.deliver(result_of(self));
+  s.done.deliver(node_result(s, learner_specs(self)));
   if (s.group) s.group->abort();
   for (auto& l : s.learners) self->send_exit(l, caf::exit_reason::user_shutdown);
   self->quit();
@@ -232,31 +208,8 @@ void evaluate_central(Self self) {
   if (s.z_stale) combine(self);  // independent replicas are averaged only to be judged or mixed
   const auto eval_start = Clock::now();
   const Evaluation eval = evaluate(*s.central, s.spec.train.learner.backend, s.test);
-  RunTotals& t = s.totals;
-  t.eval_seconds += seconds_since(eval_start);
-  const double train_seconds = seconds_since(t.start) - t.eval_seconds;
-  EvalPoint point;
-  point.step = s.schedule.iteration();
-  point.epoch = s.schedule.epoch();
-  point.wall_seconds = seconds_since(t.start);
-  point.train_loss = t.loss_sum / std::max<int64_t>(1, t.loss_count);
-  point.test_accuracy = eval.accuracy, point.test_loss = eval.loss;
-  point.samples_per_second = s.schedule.samples() / std::max(train_seconds, 1e-9);
-  point.samples = s.schedule.samples();
-  point.compute_seconds = t.compute_seconds;
-  point.exchange_seconds = t.exchange_seconds;
-  point.wait_seconds = std::max(0.0, t.wait_seconds - t.exchange_seconds);
-  point.bytes_sent = s.peers.bytes_sent(), point.bytes_received = s.peers.bytes_received();
-  if (s.peers.exchange) {
-    point.consensus_distance = std::exchange(s.peers.consensus_distance, std::nullopt);
-    point.staleness = s.peers.exchange->mean_staleness();
-  }
-  t.loss_sum = 0.0, t.loss_count = 0;
-  if (!s.result.time_to_target_seconds && s.spec.train.target_accuracy > 0 &&
-      eval.accuracy >= s.spec.train.target_accuracy)
-    s.result.time_to_target_seconds = point.wall_seconds;
-  s.result.history.push_back(point);
-  self->send(s.metrics, point);
+  s.totals.eval_seconds += seconds_since(eval_start);
+  self->send(s.metrics, record_evaluation(s, eval));
 }
 
 void tune(Self self, int64_t iteration_samples) {
@@ -336,36 +289,6 @@ void resume_learners(Self self) {
   begin_training(self);
 }
 
-// The order's figures for the metrics: its loss, and how its time split into the mean
-// learner's compute, the wait for the slowest learner and the node's own part.
-void account_order(Self self) {
-  auto& s = self->state;
-  const int k = learner_count(self);
-  const int64_t m = s.schedule.current().steps;
-  double max_compute = 0.0, mean_compute = 0.0, loss = 0.0;
-  for (const auto& r : s.reports) {
-    max_compute = std::max(max_compute, r.compute_seconds);
-    mean_compute += r.compute_seconds / k;
-    loss += r.loss / k;
-  }
-  RunTotals& t = s.totals;
-  t.loss_sum += loss * m, t.loss_count += m;  // a mean over steps, however orders group them
-  const double wall = seconds_since(t.order_start);
-  IterationStats stats;
-  stats.iteration = s.schedule.step();
-  stats.total_iterations = s.schedule.total_steps();
-  stats.epoch = s.schedule.epoch();
-  stats.loss = loss;
-  stats.samples_per_second = s.schedule.samples() / std::max(seconds_since(t.start) - t.eval_seconds, 1e-9);
-  stats.compute_seconds = mean_compute;
-  stats.imbalance_seconds = max_compute - mean_compute;
-  stats.sync_seconds = std::max(0.0, wall - max_compute);
-  t.compute_seconds += max_compute;
-  t.mean_compute_seconds += mean_compute;
-  t.wait_seconds += stats.sync_seconds;
-  self->send(s.metrics, stats);
-}
-
 // The order and its SMA round are done: what its plan says follows it, then the next order.
 void finish_order(Self self) {
   auto& s = self->state;
@@ -376,7 +299,7 @@ void finish_order(Self self) {
   s.peers.compute_since_exchange += slowest;
   if (plan.exchange && !exchange_with_peers(self, plan.evaluate, *plan.exchange)) return;
   s.schedule.complete_order();
-  account_order(self);
+  self->send(s.metrics, account_order(s));
   if (plan.evaluate) {
     evaluate_central(self);
     s.schedule.evaluated();
