@@ -281,10 +281,8 @@ void resume_learners(Self self) {
   }
   s.loans.clear();
   s.resume.checkpoint.reset();
-  const NodeSchedule& at = s.schedule;
-  spdlog::info("continuing at step {} (epoch {:.2f}, {} learner(s)); {} steps to go", at.iteration(), at.epoch(),
-               learner_count(self),
-               (at.target_samples() - at.samples() + at.samples_per_iteration() - 1) / at.samples_per_iteration());
+  spdlog::info("continuing at step {} (epoch {:.2f}, {} learner(s)); {} steps to go", s.schedule.iteration(),
+               s.schedule.epoch(), learner_count(self), s.schedule.iterations_left());
   self->send(s.metrics, s.result);
   begin_training(self);
 }

@@ -7,6 +7,7 @@
 #include "actors/node.h"
 #include "learners/schedule.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -31,13 +32,15 @@ enum class SmaRounds {
 /// One order to the learners and what follows it, in the order the node does it: the
 /// order, its SMA round, the exchange point, the evaluation, then the end or a checkpoint.
 struct OrderPlan {
-  int64_t step = 0;   // the learning-rate schedule's step of its first iteration
-  int64_t steps = 0;  // iterations it covers; 0: nothing planned yet
+  int64_t step = 0;                 // the learning-rate schedule's step of its first iteration
+  int64_t steps = 0;                // iterations it covers; 0: nothing planned yet
   IntraSync mode = IntraSync::sma;  // how the learners' work is combined (SMA of one learner is none)
-  bool lr_drop = false;             // the rate drops at its first step: replicas restart from z, momentum forgotten
+  bool lr_drop = false;             // the rate drops at its first step: replicas restart from z
+                                    // and forget their momentum
   SmaRounds sma = SmaRounds::none;
   std::optional<Then> exchange;  // an exchange point after it, and what that does
-  bool evaluate = false;         // z is evaluated after it; the exchange before measures its consensus distance
+  bool evaluate = false;         // z is evaluated after it (the exchange before measures its
+                                 // consensus distance)
   bool last = false;             // training ends after it
   bool checkpoint = false;       // a checkpoint follows it (none after the last)
 };
@@ -93,6 +96,10 @@ class NodeSchedule {
   /// The learning-rate schedule's step: iterations of the current learner count so far.
   int64_t step() const { return samples_ / per_iteration_; }
   int64_t total_steps() const { return target_samples_ / per_iteration_; }
+  /// Iterations of the current learner count until the target.
+  int64_t iterations_left() const {
+    return std::max<int64_t>(0, (target_samples_ - samples_ + per_iteration_ - 1) / per_iteration_);
+  }
   int64_t epoch_samples() const { return epoch_samples_; }
   double epoch() const { return static_cast<double>(samples_) / epoch_samples_; }
   /// The rate of the last iteration ordered (with synchronous SGD, the order's only one).

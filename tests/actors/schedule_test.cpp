@@ -186,6 +186,7 @@ BOOST_AUTO_TEST_CASE(a_learner_added) {
   BOOST_TEST(s.samples() == 50);
   s.set_learners(2);
   BOOST_TEST(s.step() == 2);
+  BOOST_TEST(s.iterations_left() == 8);  // 150 samples to go, 20 an iteration
   BOOST_TEST(trace(s, 2) == Orders({"2+3 evaluate", "5+2 drop evaluate"}), each);
 }
 
