@@ -376,8 +376,8 @@ void set_up_central(NodeState& s) {
   s.optimizer = make_optimizer(n, s.spec.train.learner.optimizer);
 }
 
-// Connects to the peers (a resumed peer's rounds go on where they were). A failure is
-// kept for `run` to report.
+// Connects to the peers; a resumed peer's rounds and exchange state go on where they were.
+// A failure is kept for `run` to report.
 void connect_peers(NodeState& s) {
   const NodeSpec& spec = s.spec;
   if (spec.overlap && spec.exchange.mode == gossip::ExchangeMode::async_gossip) {
@@ -399,6 +399,7 @@ void connect_peers(NodeState& s) {
       p.exchange = p.strict_exchange.get();
       p.z_before.resize(n);
     }
+    if (s.resume.exchange) p.exchange->resume(std::move(*s.resume.exchange));
   } catch (const std::exception& e) {
     s.startup_error = std::string("cannot join the peers: ") + e.what();
   }
@@ -409,7 +410,9 @@ void connect_peers(NodeState& s) {
 int restore_from(NodeState& s, std::shared_ptr<const Checkpoint> checkpoint, std::string file) {
   try {
     const int learners = restore_node(s, *checkpoint);
-    s.resume = {std::move(checkpoint), file, s.schedule.iteration()};
+    s.resume.checkpoint = std::move(checkpoint);
+    s.resume.file = file;
+    s.resume.step = s.schedule.iteration();
     return learners;
   } catch (const std::exception& e) {
     s.startup_error = "cannot resume from " + file + ": " + e.what();

@@ -52,6 +52,7 @@ struct ResumePoint {
   std::shared_ptr<const Checkpoint> checkpoint;  // null once the learners have theirs back
   std::string file;
   int64_t step = 0;
+  std::optional<gossip::AlgorithmState> exchange;  // the exchange algorithm's, for the exchange to take up
 };
 
 struct NodeState {

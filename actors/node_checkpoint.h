@@ -6,7 +6,10 @@
 // evaluation history and time to target, the elapsed wall/evaluation/compute/exchange
 // seconds, the auto-tuning decision, the number of exchanges done (the peers' round
 // counters continue from it) and bytes moved; and, in sections "learner.<j>", every
-// replica with its optimizer state and position in the data (Learner::save).
+// replica with its optimizer state and position in the data (Learner::save); and, in section
+// "exchange" when the exchange algorithm keeps state beyond the model (gradient tracking's
+// x̃, y, d̃; quasi-global momentum's x̃, M), that state with the members and round it belongs to, which the exchange takes
+// up if it resumes in a view of the same members at that round (gossip/elastic_sync.h).
 //
 // Not restored (a resumed peer restarts them, as every peer of a job resumed together
 // does, so the peers stay consistent with each other, but the run is no longer bit-exact

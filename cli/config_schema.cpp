@@ -228,10 +228,12 @@ std::vector<KeySpec> node_keys() {
 // [exchange]: how peers mix their models, and how they cope with peers that die, join, stall or flood.
 std::vector<KeySpec> exchange_keys() {
   return {
-    {"exchange.mode", choice_of(gossip::kExchangeModeNames), "how peers mix their models; `\"none\"` for one node",
+    {"exchange.mode", choice_of(gossip::kExchangeModeNames),
+     "how peers mix their models (`\"gradient-tracking\"`: gossip with a tracker of the average local change, "
+     "exact on heterogeneous data); `\"none\"` for one node",
      [](V v, Config& c) { gossip::parse_exchange_mode(v.text, c.node.exchange.mode); }},
     {"exchange.topology", choice("ring", {"ring", "torus", "exponential", "one-peer-exponential", "complete", "random"}),
-     "for gossip: the graph of neighbours", [](V v, Config& c) { c.node.exchange.topology = v.text; }},
+     "for gossip and gradient tracking: the graph of neighbours", [](V v, Config& c) { c.node.exchange.topology = v.text; }},
     {"exchange.random_degree", integer(3, 1, 1024), "degree of the `\"random\"` regular graph",
      [](V v, Config& c) { c.node.exchange.random_degree = static_cast<int>(v.integer); }},
     {"exchange.period", integer(1, 1, 1000000), "iterations between exchanges; 10 when unset under `\"local-sgd\"`",
@@ -247,6 +249,10 @@ std::vector<KeySpec> exchange_keys() {
      [](V v, Config& c) { c.node.exchange.timeout = millis(v.number); }},
     {"exchange.gamma", number(0.5, 0.0, 1.0, kOpen), "CHOCO-SGD consensus step",
      [](V v, Config& c) { c.node.exchange.gamma = v.number; }},
+    {"exchange.quasi_global_momentum", number(0.0, 0.0, 0.999999),
+     "with `\"gossip\"` (D-PSGD): quasi-global momentum μ (Lin et al. 2021), a momentum of the mixed model's "
+     "change that replaces the local one (`optimizer.momentum` must be 0); 0: off",
+     [](V v, Config& c) { c.node.exchange.quasi_global_momentum = v.number; }},
     {"exchange.max_staleness", integer(4, 0, 1000000), "async gossip: steps ahead of a neighbour",
      [](V v, Config& c) { c.node.exchange.max_staleness = static_cast<uint64_t>(v.integer); }},
     {"exchange.staleness_scaling", flag(false), "async gossip: divide the mixed-in change by the gap",
@@ -385,6 +391,32 @@ void check_exchange(const std::vector<KeyValue>& values, const Config& c) {
          "(compressed all-reduce); codecs in async gossip are not built yet");
 }
 
+// Gradient tracking and quasi-global momentum: what they need of the mode, the optimizer,
+// the overlap and the codec.
+void check_exchange_algorithms(const std::vector<KeyValue>& values, const Config& c) {
+  const auto& x = c.node.exchange;
+  const bool tracking = x.mode == gossip::ExchangeMode::gradient_tracking, qgm = x.quasi_global_momentum > 0.0;
+  const KeyValue& momentum = value_of(values, "exchange.quasi_global_momentum");
+  if (qgm && x.mode != gossip::ExchangeMode::gossip)
+    fail(momentum, "expected 0 unless exchange.mode = \"gossip\" (D-PSGD's momentum)");
+  // QG-DSGDm replaces the local momentum, which non-IID data would make each peer's own.
+  const auto& optimizer = c.node.train.learner.optimizer;
+  if (qgm && optimizer.kind == "sgd" && optimizer.momentum > 0.0)
+    fail(momentum, "expected 0 while optimizer.momentum > 0 (it replaces the local momentum: set that to 0)");
+  // Their local change is measured from the model the last round returned, which the overlap moves.
+  if (c.node.overlap && (tracking || qgm))
+    fail(value_of(values, "exchange.overlap"),
+         "expected false with exchange.mode = \"gradient-tracking\" or exchange.quasi_global_momentum > 0, which "
+         "need the mixed model back");
+  // The tracker's mean must stay the mean local change exactly: no lossy codec on it.
+  if (x.codec != "none" && tracking)
+    fail(value_of(values, "compression.codec"),
+         "expected \"none\" with exchange.mode = \"gradient-tracking\" (model and tracker travel uncompressed)");
+  if (x.codec != "none" && qgm)
+    fail(value_of(values, "compression.codec"),
+         "expected \"none\" with exchange.quasi_global_momentum > 0 (CHOCO-SGD has no quasi-global momentum)");
+}
+
 // The [[peer]] list against [exchange] and [node].
 void check_peers(const std::vector<KeyValue>& values, const Config& c) {
   const auto& x = c.node.exchange;
@@ -412,6 +444,7 @@ void resolve_dependent_defaults(std::vector<KeyValue>& values) {
 void check_across_keys(const std::vector<KeyValue>& values, const Config& c) {
   check_run_and_data(values, c);
   check_exchange(values, c);
+  check_exchange_algorithms(values, c);
   check_peers(values, c);
 }
 

@@ -6,7 +6,6 @@
 #include "gossip/error.h"
 #include "gossip/job_start.h"
 #include "gossip/join.h"
-#include "gossip/mixing_schedule.h"
 #include "gossip/model_transfer.h"
 
 namespace starling::gossip {
@@ -42,8 +41,7 @@ ElasticSync::ElasticSync(Transport& transport, ControlPlane& control, const Exch
       view_(control.view()),
       round_(spec.first_round),
       input_(model.size()),
-      common_(model.begin(), model.end()),
-      codec_options_(spec.codec_options) {
+      common_(model.begin(), model.end()) {
   if (spec_.adaptive && spec_.codec != "none") {
     AdaptiveCompressionOptions a = spec_.adaptive_options;
     a.initial_density = spec_.codec_options.density;
@@ -125,16 +123,15 @@ std::optional<Position> ElasticSync::exchange(std::uint64_t iteration, double co
         return std::nullopt;
       }
     }
-    try {
+    RoundResult result;
+    {
       Armed armed(control_);
-      run_round(compute_seconds);
-      break;
-    } catch (const MembershipChanged&) {
-      restore();
-    } catch (const TimeoutError& e) {
-      restore();
-      control_.raise("round " + std::to_string(round_) + " timed out (" + e.what() + ")");
+      result = algorithm_->run(compute_seconds);
     }
+    if (result.status == RoundResult::done) break;
+    restore();
+    if (result.status == RoundResult::timed_out)
+      control_.raise("round " + std::to_string(round_) + " timed out (" + result.why + ")");
   }
   complete_round(iteration);
   return std::nullopt;
@@ -155,25 +152,6 @@ void ElasticSync::complete_round(std::uint64_t iteration) {
   transport_.announce(view_.number, round_);
 }
 
-// One round of the view's algorithm; with adaptive compression, timed, and the density for
-// the next round decided (the compressed all-reduce's first run is uncompressed: it says
-// nothing about the density).
-void ElasticSync::run_round(double compute_seconds) {
-  const auto start = Clock::now();
-  if (gossip_) return gossip_->run(model_);
-  if (ring_) return ring_->run();
-  if (choco_) choco_->run(model_);
-  else compressed_->run();
-  if (!adaptive_ || (compressed_ && compressed_->runs() == 1)) return;
-  const double comm = std::chrono::duration<double>(Clock::now() - start).count();
-  const DensityDecision decision = adaptive_->observe(compute_seconds, comm);
-  if (!decision.changed) return;
-  codec_options_.density = decision.density;
-  if (choco_) choco_->set_density(decision.density);
-  else compressed_->set_density(decision.density);
-  if (spec_.on_adjust) spec_.on_adjust(decision.report);
-}
-
 ElasticSync::Outcome ElasticSync::change_view(std::uint64_t iteration) {
   restore();
   const std::string why = control_.take_event();
@@ -192,8 +170,7 @@ ElasticSync::Outcome ElasticSync::change_view(std::uint64_t iteration) {
   if (round_ >= d.start_round) return Outcome::rerun;
   // The round this peer works on is complete elsewhere: take it over.
   const bool moved = round_ + 1 != d.start_round || iteration != d.iteration;
-  const bool common_model = spec_.mode != ExchangeMode::gossip;
-  if (common_model || moved) take_over(d, deadline);
+  if (common_model(spec_.mode) || moved) take_over(d, deadline);
   round_ = d.start_round;
   common_iteration_ = d.iteration;
   std::copy(model_.begin(), model_.end(), common_.begin());
@@ -267,49 +244,43 @@ Position ElasticSync::join(Clock::time_point deadline) {
   }
 }
 
-void ElasticSync::keep_drops() {
-  if (ring_) merge(drops_, ring_->drops());
-  if (compressed_) merge(drops_, compressed_->drops());
-  if (gossip_) merge(drops_, gossip_->drops());
-  if (choco_) merge(drops_, choco_->drops());
-}
-
 std::map<std::string, std::uint64_t> ElasticSync::drops() const {
   std::map<std::string, std::uint64_t> all = drops_;
-  if (ring_) merge(all, ring_->drops());
-  if (compressed_) merge(all, compressed_->drops());
-  if (gossip_) merge(all, gossip_->drops());
-  if (choco_) merge(all, choco_->drops());
+  if (algorithm_) merge(all, algorithm_->drops());
   return all;
 }
 
+AlgorithmState ElasticSync::algorithm_state() const {
+  AlgorithmState state{ring(), round_, {}};
+  if (algorithm_) state.values = algorithm_->state();
+  return state;
+}
+
+// The view's algorithm, its density where adaptive compression has changed it.
 void ElasticSync::build(std::uint64_t start_round) {
-  keep_drops();
-  ring_.reset(), compressed_.reset(), gossip_.reset(), choco_.reset();
+  if (algorithm_) merge(drops_, algorithm_->drops());
+  algorithm_.reset();
   const std::vector<PeerId> ids = ring();
   const auto self = std::find(ids.begin(), ids.end(), transport_.self());
-  const int p = static_cast<int>(ids.size()), rank = static_cast<int>(self - ids.begin());
-  const std::uint64_t first = tagged_round(view_.number, start_round);
-  if (spec_.mode == ExchangeMode::gossip) {
-    MixingSchedule schedule = schedule_by_name(spec_.topology, p, rank, spec_.random_degree, spec_.seed);
-    if (spec_.codec != "none") {
-      ChocoOptions c;
-      c.gamma = spec_.gamma, c.timeout = spec_.timeout, c.first_round = first;
-      choco_ = std::make_unique<ChocoGossip>(transport_, ids, std::move(schedule), spec_.codec, codec_options_, c);
-    } else {
-      GossipOptions g;
-      g.timeout = spec_.timeout, g.first_round = first;
-      gossip_ = std::make_unique<GossipAverage>(transport_, ids, std::move(schedule), g);
-    }
-  } else if (spec_.codec != "none") {
-    CompressedAllreduceOptions c;
-    c.timeout = spec_.timeout, c.first_round = first;
-    compressed_ = std::make_unique<CompressedAllreduce>(transport_, ids, model_, spec_.codec, codec_options_, c);
-  } else {
-    AllreduceOptions a;
-    a.timeout = spec_.timeout, a.first_round = first;
-    ring_ = std::make_unique<AllreduceRing>(transport_, ids, model_, a);
-  }
+  SyncSetup setup{transport_, spec_, ids, static_cast<int>(self - ids.begin()),
+                  tagged_round(view_.number, start_round), model_, spec_.codec_options, adaptive_.get()};
+  if (adaptive_ && adaptive_->adjustments() > 0) setup.codec_options.density = adaptive_->density();
+  algorithm_ = make_sync_algorithm(setup);
+  put_back_state(ids, start_round);
+}
+
+// A checkpoint's algorithm state fits only the view and round it was taken in: the same
+// members, each with its own part of it, continue together.
+void ElasticSync::put_back_state(const std::vector<PeerId>& members, std::uint64_t start_round) {
+  if (!resumed_) return;
+  const AlgorithmState state = std::move(*resumed_);
+  resumed_.reset();
+  if (state.values.empty()) return;
+  if (state.members == members && state.round == start_round && algorithm_->restore(state.values))
+    return log("the exchange algorithm goes on with the checkpoint's state (round " + std::to_string(start_round) + ")");
+  log("the checkpoint's exchange state (members " + describe(state.members) + ", round " + std::to_string(state.round) +
+      ") does not fit members " + describe(members) + " at round " + std::to_string(start_round) +
+      ": the algorithm starts afresh");
 }
 
 void ElasticSync::finish() {

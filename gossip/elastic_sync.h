@@ -16,8 +16,11 @@
 //     and returns; its next exchange() is the start round;
 //   - a peer the decision moves (left out and rejoined, or more than one round behind) takes
 //     the source's model and position, which exchange() returns for the node to continue from.
-// Every algorithm is built anew for each view, its rounds tagged with the view (view.h):
-// CHOCO's public copies and the compressed all-reduce's base and residuals start over.
+// The algorithm (sync_algorithm.h: the mode's and codec's, from one table) is built anew for
+// each view, its rounds tagged with the view (view.h): CHOCO's public copies, the compressed
+// all-reduce's base and residuals and gradient tracking's tracker start over. A round it
+// cannot complete comes back as a value; only the hand-over of a model during a view change
+// still catches the control plane's MembershipChanged itself.
 //
 // Start: every peer of the config is a member of view 0 and waits for the others
 // (job_start.h: all of them while they keep arriving; once none came for start_timeout, a
@@ -38,16 +41,14 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gossip/adaptive_compression.h"
-#include "gossip/allreduce_ring.h"
-#include "gossip/choco_gossip.h"
-#include "gossip/compressed_allreduce.h"
 #include "gossip/control_plane.h"
 #include "gossip/exchange_spec.h"
-#include "gossip/gossip_average.h"
 #include "gossip/job_start.h"
+#include "gossip/sync_algorithm.h"
 #include "gossip/transport.h"
 #include "gossip/view_agreement.h"
 #include "protocols/span.h"
@@ -71,6 +72,12 @@ class ElasticSync {
   std::uint64_t view_changes() const { return view_changes_; }
   std::map<std::string, std::uint64_t> drops() const;
 
+  /// The algorithm's state beyond the model, for a checkpoint (empty values: none).
+  AlgorithmState algorithm_state() const;
+  /// A checkpoint's state, put back into the first algorithm built if that one is for the
+  /// same members at the same round; otherwise the algorithm starts afresh.
+  void resume(AlgorithmState state) { resumed_ = std::move(state); }
+
  private:
   enum class Outcome { rerun, done, moved };
 
@@ -80,14 +87,13 @@ class ElasticSync {
   void adopt(const Decision& decision);
   void take_over(const Decision& decision, Clock::time_point deadline);
   void build(std::uint64_t start_round);
-  void run_round(double compute_seconds);
+  void put_back_state(const std::vector<PeerId>& members, std::uint64_t start_round);
   void complete_round(std::uint64_t iteration);
   void restore();
   /// Whether `after` (ascending) has a member `before` (ascending) lacks.
   static bool admits(const std::vector<PeerId>& before, const std::vector<PeerId>& after);
   std::vector<PeerId> ring() const;
   std::size_t min_peers() const;
-  void keep_drops();
   void log(const std::string& line) const { control_.log(line); }
 
   Transport& transport_;
@@ -102,12 +108,9 @@ class ElasticSync {
   std::uint64_t common_iteration_ = 0;
   std::optional<Position> moved_;
   std::uint64_t view_changes_ = 0;
-  protocols::CodecOptions codec_options_;  // the density follows adaptive compression
-  std::unique_ptr<AllreduceRing> ring_;
-  std::unique_ptr<CompressedAllreduce> compressed_;
-  std::unique_ptr<GossipAverage> gossip_;
-  std::unique_ptr<ChocoGossip> choco_;
-  std::unique_ptr<AdaptiveCompression> adaptive_;
+  std::unique_ptr<SyncAlgorithm> algorithm_;  // for view_
+  std::unique_ptr<AdaptiveCompression> adaptive_;  // the density controller, across views
+  std::optional<AlgorithmState> resumed_;
   std::map<std::string, std::uint64_t> drops_;  // of algorithms already replaced
 };
 

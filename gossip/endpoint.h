@@ -15,9 +15,10 @@ std::string bind_endpoint_for(const std::string& endpoint);
 
 /// `count` endpoints tcp://127.0.0.1:PORT on ports the kernel says are free now, for peers in
 /// one process or on one host whose endpoints must all be named before any binds (an
-/// ExchangeSpec). Each port is held until all are picked, so the list has no repeats; another
-/// process may still take one meanwhile, which the peer's bind then reports. Throws
-/// std::runtime_error when no port can be had.
+/// ExchangeSpec). The ports are drawn above the ephemeral range, so that no outgoing
+/// connection takes one before the peer binds it. Each is held until all are picked, so the
+/// list has no repeats; another process may still take one meanwhile, which the peer's bind
+/// then reports. Throws std::runtime_error when no port can be had.
 std::vector<std::string> free_loopback_endpoints(int count);
 
 }  // namespace starling::gossip

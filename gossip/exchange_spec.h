@@ -16,10 +16,11 @@
 
 namespace starling::gossip {
 
-enum class ExchangeMode { none, allreduce, gossip, local_sgd, async_gossip };
+enum class ExchangeMode { none, allreduce, gossip, local_sgd, async_gossip, gradient_tracking };
 /// The config's name of each mode, indexed by ExchangeMode (a new mode adds its name here).
-inline constexpr const char* kExchangeModeNames[] = {"none", "allreduce", "gossip", "local-sgd", "async-gossip"};
-static_assert(std::size(kExchangeModeNames) == static_cast<std::size_t>(ExchangeMode::async_gossip) + 1,
+inline constexpr const char* kExchangeModeNames[] = {"none",      "allreduce",    "gossip",
+                                                      "local-sgd", "async-gossip", "gradient-tracking"};
+static_assert(std::size(kExchangeModeNames) == static_cast<std::size_t>(ExchangeMode::gradient_tracking) + 1,
               "one name per ExchangeMode");
 
 /// Parses a name of kExchangeModeNames; false on anything else.
@@ -49,6 +50,7 @@ struct ExchangeSpec {
   std::string codec = "none";  // gossip: CHOCO-SGD; allreduce, local-sgd: compressed all-reduce
   protocols::CodecOptions codec_options;
   double gamma = 0.5;              // CHOCO consensus step size
+  double quasi_global_momentum = 0.0;  // gossip without a codec: QG-DSGDm's μ (0: plain D-PSGD)
   uint64_t max_staleness = 4;      // async-gossip: steps a peer may run ahead of a neighbour
   bool staleness_scaling = false;  // async-gossip: divide the mixed-in change by the step gap
   /// Compressed gossip or all-reduce: steer the codec's density so that communication

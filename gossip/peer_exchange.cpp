@@ -2,6 +2,8 @@
 // (gossip/peer_exchange.h).
 #include "gossip/peer_exchange.h"
 
+#include <iterator>
+
 #include "gossip/curve_keys.h"
 #include "gossip/error.h"
 #include "gossip/topology.h"

@@ -7,7 +7,9 @@
 // with a codec other than "none" with the common model plus the mean of the compressed
 // changes (gossip/compressed_allreduce.h);
 // `gossip` does one D-PSGD round with Metropolis–Hastings weights over the topology, or with
-// a codec other than "none" one CHOCO-SGD round (compressed differences to public copies);
+// a codec other than "none" one CHOCO-SGD round (compressed differences to public copies),
+// with quasi_global_momentum > 0 a D-PSGD round with quasi-global momentum;
+// `gradient-tracking` one DIGing round over the topology (gradient_tracking_sync.h);
 // `async-gossip` averages with one random neighbour, no barrier, within a staleness bound.
 // Peers may die, pause, join and rejoin while the job runs: the synchronous modes agree on
 // membership views (elastic_sync.h), asynchronous gossip skips whom it cannot count on
@@ -59,6 +61,13 @@ class PeerExchange {
   /// algorithms'.
   std::map<std::string, std::uint64_t> drops() const;
   std::uint64_t view_changes() const { return sync_ ? sync_->view_changes() : 0; }
+  /// The synchronous algorithm's state beyond the model, for a checkpoint; empty values for
+  /// an algorithm without one and for async-gossip.
+  AlgorithmState algorithm_state() const { return sync_ ? sync_->algorithm_state() : AlgorithmState{}; }
+  /// Before start(): a checkpoint's algorithm state (ElasticSync::resume).
+  void resume(AlgorithmState state) {
+    if (sync_) sync_->resume(std::move(state));
+  }
   /// The last view's members (the synchronous modes); empty for async-gossip.
   std::vector<PeerId> members() const;
   const ExchangeSpec& spec() const { return spec_; }

@@ -16,19 +16,30 @@ long padded_size(const ConvShape& s) {
   return static_cast<long>(s.batch) * (s.in_h + 2 * s.pad) * (s.in_w + 2 * s.pad) * s.in_c;
 }
 
+// Only the border is zeroed: the inside is overwritten row by row.
 void pad_input(const ConvShape& s, const float* x, float* xp) {
   const long row = static_cast<long>(s.in_w) * s.in_c, padded_row = static_cast<long>(s.in_w + 2 * s.pad) * s.in_c;
-  const long border = static_cast<long>(s.pad) * s.in_c;
-  std::memset(xp, 0, sizeof(float) * static_cast<std::size_t>(padded_size(s)));
-  for (int n = 0; n < s.batch; ++n)
+  const long border = static_cast<long>(s.pad) * s.in_c, band = s.pad * padded_row;
+  const std::size_t border_bytes = sizeof(float) * static_cast<std::size_t>(border);
+  for (int n = 0; n < s.batch; ++n) {
+    float* sample = xp + static_cast<long>(n) * (s.in_h + 2 * s.pad) * padded_row;
+    std::memset(sample, 0, sizeof(float) * static_cast<std::size_t>(band));
     for (int h = 0; h < s.in_h; ++h) {
-      float* dst = xp + (static_cast<long>(n) * (s.in_h + 2 * s.pad) + h + s.pad) * padded_row + border;
-      std::memcpy(dst, x + (static_cast<long>(n) * s.in_h + h) * row, sizeof(float) * static_cast<std::size_t>(row));
+      float* dst = sample + (h + s.pad) * padded_row;
+      std::memset(dst, 0, border_bytes);
+      std::memcpy(dst + border, x + (static_cast<long>(n) * s.in_h + h) * row, sizeof(float) * static_cast<std::size_t>(row));
+      std::memset(dst + border + row, 0, border_bytes);
     }
+    std::memset(sample + (s.in_h + s.pad) * padded_row, 0, sizeof(float) * static_cast<std::size_t>(band));
+  }
 }
 
 void direct_conv(const ConvShape& s, const float* xp, const float* w, const float* bias, bool relu, float* y) {
   native::direct_conv_avx512(s, xp, w, bias, relu, y);
+}
+
+void direct_conv_weight_gradient(const ConvShape& s, const float* xp, const float* dy, float* dwt) {
+  native::direct_conv_weight_gradient_avx512(s, xp, dy, dwt);
 }
 
 void flip_weights(const ConvShape& s, const float* w, float* wf) {

@@ -5,7 +5,7 @@
 // outputs in registers across the window's rows. im2col would write kernel² copies of the
 // input to cache and read them back; here the input is copied once, with its border.
 // The input gradient of such a convolution is the same operation on the output gradient
-// with the window flipped (flip_weights).
+// with the window flipped (flip_weights); the weight gradient reads the windows in place too.
 #include "kernels/ops.h"
 
 namespace starling::kernels {
@@ -21,6 +21,9 @@ void pad_input(const ConvShape& s, const float* x, float* xp);
 /// when relu; w is (kernel, kernel, in_c) × out_c, the im2col GEMM's layout. Needs
 /// direct_conv_supported(s).
 void direct_conv(const ConvShape& s, const float* xp, const float* w, const float* bias, bool relu, float* y);
+/// The weight gradient, transposed: dwt[o, (kh, kw, c)] = Σ over output pixels of dy[pixel, o]
+/// times the pixel's window of xp at (kh, kw, c); out_c × patch, overwritten.
+void direct_conv_weight_gradient(const ConvShape& s, const float* xp, const float* dy, float* dwt);
 /// The weights of the input gradient: wf[(kh, kw, o), c] = w[(k−1−kh, k−1−kw, c), o], so
 /// that dx = direct_conv(transposed(s), pad_input(dy), wf).
 void flip_weights(const ConvShape& s, const float* w, float* wf);

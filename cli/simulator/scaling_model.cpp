@@ -115,6 +115,13 @@ Cost exchange_cost(const Workload& work, const Measured& m, int p, const Wire& w
       c.seconds += n * enc + (d + 1) * n * dec + (d + 2) * n * add;
       return c;
     }
+    case ExchangeMode::gradient_tracking: {
+      // A D-PSGD round on the model and the tracker together (gossip/gradient_tracking_sync.h).
+      const int d = gossip_degree(work, p);
+      Cost c = neighbour_push(d, 2 * bytes, wire);
+      c.seconds += (d + 1) * 2 * n * add + 3 * n * add;
+      return c;
+    }
     case ExchangeMode::async_gossip: {
       Cost c = pairwise_exchange(bytes, wire);
       c.seconds += 2 * n * add;
@@ -148,7 +155,8 @@ std::vector<std::vector<int>> neighbour_lists(const Workload& work, int p) {
 double round_seconds(const Workload& work, const RoundModel& model) {
   if (model.peers < 2) return model.steps_per_round * model.step_seconds * model.stragglers.mean() + model.round_overhead_seconds;
   switch (work.mode) {
-    case ExchangeMode::gossip: return neighbour_round_seconds(model, in_neighbours(work, model.peers));
+    case ExchangeMode::gossip:
+    case ExchangeMode::gradient_tracking: return neighbour_round_seconds(model, in_neighbours(work, model.peers));
     case ExchangeMode::async_gossip: {
       RoundModel m = model;  // one event per round of `period` steps
       m.step_seconds *= m.steps_per_round, m.steps_per_round = 1;

@@ -72,11 +72,13 @@ void tile_rows(int mr, const Window& t) {
   conv_tile<MR, NV, PIX>(t);
 }
 
-// Pixels per tile for NV vectors of channels: 24–28 accumulators, and a load per pixel and
-// per vector of weights for each MR·NV multiply-adds.
+// Pixels per tile for NV vectors of channels: 14–28 accumulators, and a load per pixel and
+// per vector of weights for each MR·NV multiply-adds. 14 and 7 split rows of 28, 14 and 7
+// pixels (resnet8's stages) without a short last tile, whose few accumulators would leave
+// the FMA pipes waiting on each other.
 template <int NV>
 constexpr int rows_for() {
-  return NV == 1 ? 14 : NV == 2 ? 12 : 6;
+  return NV == 4 ? 7 : 14;
 }
 
 template <int NV, int PIX>

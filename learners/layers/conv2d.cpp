@@ -117,12 +117,24 @@ void Conv2D::forward(kernels::Backend backend, int batch, const float* x, float*
 // forward pass (recomputing a cached chunk is cheaper than rereading it from memory). Where
 // the patch is longer than out_c (3×3 kernels), dWᵀ = Σ dyᵀ · cols is computed instead and
 // transposed once: the patch is then the GEMM's column side, which the wide micro-kernel
-// tiles fill, rather than a column side of out_c (16 at resnet8's first stage).
+// tiles fill, rather than a column side of out_c (16 at resnet8's first stage). The direct
+// convolution computes dWᵀ from the forward pass's bordered input, without patches.
 void Conv2D::weight_gradient(kernels::Backend backend, int batch, const float* x, const float* dy) {
+  const auto s = shape(batch);
+  const int patch = static_cast<int>(s.patch());
+  const bool from_padded = direct(backend, batch), transposed = from_padded || patch > out_c_;
+  if (from_padded) kernels::direct_conv_weight_gradient(s, padded_.data(), dy, dwt_.data());
+  else patch_weight_gradient(backend, batch, x, dy, transposed);
+  if (transposed)
+    for (int o = 0; o < out_c_; ++o)
+      for (int q = 0; q < patch; ++q) dw_[static_cast<std::size_t>(q) * out_c_ + o] = dwt_[static_cast<std::size_t>(o) * patch + q];
+}
+
+void Conv2D::patch_weight_gradient(kernels::Backend backend, int batch, const float* x, const float* dy,
+                                   bool transposed) {
   const auto s = shape(batch);
   const int step = samples_per_chunk(s, s.rows());
   const int patch = static_cast<int>(s.patch());
-  const bool transposed = patch > out_c_;
   for (int n0 = 0; n0 < batch; n0 += step) {
     const auto c = shape(std::min(step, batch - n0));
     kernels::im2col(c, x + n0 * in_.size(), cols_.data());
@@ -140,9 +152,6 @@ void Conv2D::weight_gradient(kernels::Backend backend, int batch, const float* x
     }
     kernels::gemm(backend, g);
   }
-  if (transposed)
-    for (int o = 0; o < out_c_; ++o)
-      for (int q = 0; q < patch; ++q) dw_[static_cast<std::size_t>(q) * out_c_ + o] = dwt_[static_cast<std::size_t>(o) * patch + q];
 }
 
 // dx = col2im(dy · Wᵀ) chunk by chunk, Wᵀ transposed once so every chunk reads it in place.
@@ -178,7 +187,7 @@ void Conv2D::input_gradient(kernels::Backend backend, int batch, const float* x,
 void Conv2D::backward(kernels::Backend backend, int batch, const float* x, const float*, const float* dy,
                       float* dx) {
   reserve(batch);
-  weight_gradient(backend, batch, x, dy);
+  weight_gradient(backend, batch, x, dy);  // first: the input gradient reuses the bordered copy of x
   if (db_) kernels::column_sums(static_cast<int>(shape(batch).rows()), out_c_, dy, db_, false);
   if (dx) input_gradient(backend, batch, x, dy, dx);
 }

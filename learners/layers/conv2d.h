@@ -31,6 +31,7 @@ class Conv2D final : public Layer {
   kernels::ConvShape shape(int batch) const;
   bool direct(kernels::Backend backend, int batch) const;
   void weight_gradient(kernels::Backend backend, int batch, const float* x, const float* dy);
+  void patch_weight_gradient(kernels::Backend backend, int batch, const float* x, const float* dy, bool transposed);
   void input_gradient(kernels::Backend backend, int batch, const float* x, const float* dy, float* dx);
 
   Shape in_;
@@ -44,7 +45,9 @@ class Conv2D final : public Layer {
   AlignedBuffer<float> dcols_;  // patch gradients of one chunk
   AlignedBuffer<float> wt_;     // Wᵀ (out_c × patch) for the input gradient
   AlignedBuffer<float> dwt_;    // dWᵀ (out_c × patch), where the weight gradient is computed so
-  AlignedBuffer<float> padded_; // x or dy with a zero border, for the direct convolution
+  // x with a zero border from the forward pass (read again by the weight gradient), then dy
+  // with one for the input gradient, for the direct convolution.
+  AlignedBuffer<float> padded_;
 };
 
 }  // namespace starling

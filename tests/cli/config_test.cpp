@@ -282,6 +282,37 @@ BOOST_AUTO_TEST_CASE(peer_entries_name_their_line_and_key) {
   BOOST_TEST((contains(e, "test.toml:5: peer.id") && contains(e, "an integer in [0, 2147483647]")), e);
 }
 
+// gradient-tracking: the tracker travels uncompressed and needs the mixed model back.
+BOOST_AUTO_TEST_CASE(gradient_tracking_refuses_codecs_and_overlap) {
+  const std::string tracking = "[exchange]\nmode = \"gradient-tracking\"\n"
+                               "[[peer]]\nid = 0\nendpoint = \"tcp://127.0.0.1:5600\"\n"
+                               "[[peer]]\nid = 1\nendpoint = \"tcp://127.0.0.1:5601\"\n";
+  const Config c = parse_config(tracking, "test.toml");
+  BOOST_TEST((c.node.exchange.mode == starling::gossip::ExchangeMode::gradient_tracking));
+  BOOST_TEST(c.node.period == 1);
+  std::string e = error_of(tracking + "[compression]\ncodec = \"topk\"\n");
+  BOOST_TEST((contains(e, "test.toml:10: compression.codec: expected \"none\"") && contains(e, "gradient-tracking")), e);
+  e = error_of(tracking, {"exchange.overlap=true"});
+  BOOST_TEST((contains(e, "--set exchange.overlap") && contains(e, "gradient-tracking")), e);
+}
+
+// exchange.quasi_global_momentum: D-PSGD's, in place of the local momentum, uncompressed, strict.
+BOOST_AUTO_TEST_CASE(quasi_global_momentum_is_for_plain_dpsgd) {
+  const std::string peers = "[[peer]]\nid = 0\nendpoint = \"tcp://127.0.0.1:5600\"\n"
+                            "[[peer]]\nid = 1\nendpoint = \"tcp://127.0.0.1:5601\"\n";
+  const std::string qgm = "[optimizer]\nmomentum = 0\n[exchange]\nmode = \"gossip\"\nquasi_global_momentum = 0.9\n" + peers;
+  BOOST_TEST(parse_config(qgm, "test.toml").node.exchange.quasi_global_momentum == 0.9);
+  std::string e = error_of(qgm, {"optimizer.momentum=0.5"});
+  BOOST_TEST((contains(e, "test.toml:5: exchange.quasi_global_momentum: expected 0") && contains(e, "optimizer.momentum")), e);
+  e = error_of(qgm, {"exchange.mode=\"allreduce\""});
+  BOOST_TEST((contains(e, "exchange.quasi_global_momentum: expected 0 unless") && contains(e, "gossip")), e);
+  e = error_of(qgm, {"compression.codec=\"topk\""});
+  BOOST_TEST((contains(e, "--set compression.codec") && contains(e, "expected \"none\" with exchange.quasi_global_momentum")), e);
+  e = error_of(qgm, {"exchange.overlap=true"});
+  BOOST_TEST((contains(e, "--set exchange.overlap") && contains(e, "expected false") && contains(e, "quasi_global_momentum")), e);
+  BOOST_TEST(contains(error_of(qgm, {"exchange.quasi_global_momentum=1"}), "exchange.quasi_global_momentum"));
+}
+
 BOOST_AUTO_TEST_CASE(shipped_configs_load) {
   const char* root = std::getenv("STARLING_SOURCE_DIR");
   BOOST_REQUIRE(root);

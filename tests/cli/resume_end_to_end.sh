@@ -120,4 +120,17 @@ timeout 120 "$starling" launch --config "$tmp/ov.toml" "${ov[@]}" --resume --sum
   || { cat "$tmp/o2.log"; fail "resumed overlapped peer job failed"; }
 [ "$(sums "$tmp/o2.json")" = "$(sums "$tmp/o1.json")" ] || fail "overlapped, resumed: $(sums "$tmp/o2.json"), uninterrupted: $(sums "$tmp/o1.json")"
 grep -q '"identical_models": true' "$tmp/o2.json" || fail "overlapped local SGD peers differ"
+
+# Gradient tracking keeps a tracker beside the model (x̃, y, d̃): the checkpoint holds it, so
+# three peers resumed at 40 take it up and end with the uninterrupted job's models.
+peers_config "$tmp/gt.toml" gradient-tracking $((base + 4)) $((base + 5)) $((base + 6))
+gt=(--set run.checkpoint_dir=gtckpt --set run.checkpoint_every=20 --set run.checkpoint_keep=10)
+timeout 120 "$starling" launch --config "$tmp/gt.toml" "${gt[@]}" --summary "$tmp/g1.json" >"$tmp/g1.log" 2>&1 \
+  || { cat "$tmp/g1.log"; fail "gradient-tracking peer job failed"; }
+for peer in 0 1 2; do find "$tmp/gtckpt/peer$peer" -name 'ckpt-*' ! -name 'ckpt-000000040.starling' -delete; done
+timeout 120 "$starling" launch --config "$tmp/gt.toml" "${gt[@]}" --resume --summary "$tmp/g2.json" >"$tmp/g2.log" 2>&1 \
+  || { cat "$tmp/g2.log"; fail "resumed gradient-tracking peer job failed"; }
+[ "$(grep -c "goes on with the checkpoint's state" "$tmp/g2.log")" -eq 3 ] \
+  || { cat "$tmp/g2.log"; fail "not every peer took up its tracker"; }
+[ "$(sums "$tmp/g2.json")" = "$(sums "$tmp/g1.json")" ] || fail "gradient tracking, resumed: $(sums "$tmp/g2.json"), uninterrupted: $(sums "$tmp/g1.json")"
 echo "cli resume end-to-end: ok"

@@ -1,7 +1,8 @@
 // The direct convolution against a double-precision reference on shapes with ragged row
-// widths (tiles of 14, 12 and 6 pixels cut short), every supported channel blocking, odd
+// widths (tiles of 14 and 7 pixels cut short), every supported channel blocking, odd
 // kernels of 1, 3 and 5, with and without bias and ReLU; and the input gradient it gives
-// with flipped weights against the reference's transpose. On ISA paths without the kernel,
+// with flipped weights, and the weight gradient from the bordered input, against the
+// reference's sums over outputs. On ISA paths without the kernel,
 // direct_conv_supported must say no.
 #define BOOST_TEST_MODULE kernels_direct_conv
 #include <boost/test/unit_test.hpp>
@@ -109,6 +110,31 @@ void check_input_gradient(const sk::ConvShape& s, std::mt19937& rng) {
   expect_close(dx, want, "input gradient " + std::to_string(s.in_c) + "→" + std::to_string(s.out_c));
 }
 
+// dWᵀ[o, (kh, kw, c)] = Σ over outputs of dy · the input under that tap.
+void check_weight_gradient(const sk::ConvShape& s, std::mt19937& rng) {
+  const std::vector<float> x = random_vector(static_cast<std::size_t>(s.batch) * s.in_h * s.in_w * s.in_c, rng);
+  const std::vector<float> dy = random_vector(static_cast<std::size_t>(s.batch) * s.out_h() * s.out_w() * s.out_c, rng);
+  std::vector<double> want(static_cast<std::size_t>(s.out_c) * s.patch());
+  for (int n = 0; n < s.batch; ++n)
+    for (int h = 0; h < s.out_h(); ++h)
+      for (int q = 0; q < s.out_w(); ++q)
+        for (int kh = 0; kh < s.kernel; ++kh)
+          for (int kw = 0; kw < s.kernel; ++kw) {
+            const int ih = h + kh - s.pad, iw = q + kw - s.pad;
+            if (ih < 0 || ih >= s.in_h || iw < 0 || iw >= s.in_w) continue;
+            for (int c = 0; c < s.in_c; ++c)
+              for (int o = 0; o < s.out_c; ++o)
+                want[o * s.patch() + (static_cast<long>(kh) * s.kernel + kw) * s.in_c + c] +=
+                    static_cast<double>(dy[((static_cast<long>(n) * s.out_h() + h) * s.out_w() + q) * s.out_c + o]) *
+                    x[((static_cast<long>(n) * s.in_h + ih) * s.in_w + iw) * s.in_c + c];
+          }
+  std::vector<float> xp(sk::padded_size(s)), dwt(want.size(), 7.f);
+  sk::pad_input(s, x.data(), xp.data());
+  sk::direct_conv_weight_gradient(s, xp.data(), dy.data(), dwt.data());
+  expect_close(dwt, want, "weight gradient b" + std::to_string(s.batch) + " " + std::to_string(s.in_c) + "→" +
+                              std::to_string(s.out_c) + " k" + std::to_string(s.kernel));
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(direct_conv_matches_double_reference) {
@@ -131,6 +157,11 @@ BOOST_AUTO_TEST_CASE(direct_conv_matches_double_reference) {
       check_forward(c, rng);
     check_input_gradient(shape(2, 5, 11, 16, 3, 32), rng);
     check_input_gradient(shape(1, 4, 13, 32, 3, 16), rng);
+    // Tiles of 48, 32 and 16 window floats; chunks of samples (28×28×16 fills one at 4).
+    check_weight_gradient(shape(3, 5, 11, 16, 3, 32), rng);
+    check_weight_gradient(shape(2, 3, 7, 32, 1, 16), rng);
+    check_weight_gradient(shape(2, 4, 6, 16, 5, 16), rng);
+    check_weight_gradient(shape(9, 28, 28, 16, 3, 16), rng);
   }
   sk::force_isa(sk::detected_isa());
 }

@@ -1,0 +1,29 @@
+#pragma once
+// Mode gossip without a codec, D-PSGD (Lian et al. 2017): one mixing round
+// x_i ← Σ_j W_ij x_j over the configured topology laid over the view's members, with
+// Metropolis–Hastings weights (gossip_average.h, mixing_schedule.h).
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "gossip/gossip_average.h"
+#include "gossip/sync_algorithm.h"
+
+namespace starling::gossip {
+
+class GossipSync final : public SyncAlgorithm {
+ public:
+  explicit GossipSync(const SyncSetup& setup);
+  std::map<std::string, std::uint64_t> drops() const override { return gossip_.drops(); }
+
+ private:
+  void round(double) override { gossip_.run(model_); }
+
+  protocols::Span<float> model_;
+  GossipAverage gossip_;
+};
+
+/// The view's mixing schedule: the configured topology over the members, this peer at `rank`.
+MixingSchedule view_schedule(const SyncSetup& setup);
+
+}  // namespace starling::gossip
