@@ -1,7 +1,9 @@
 #pragma once
-// The node actor: owns the central model z, drives its learner actors one synchronous
-// iteration at a time (orders out, reports in, combine), evaluates z, tunes the number of
-// learners when asked to, and answers `run` with the NodeResult when training ends.
+// The node actor: owns the central model z and drives its learner actors one order at a
+// time as its schedule plans it (node_schedule.h): orders out, reports in, combine, then the
+// SMA round, exchange, evaluation or checkpoint that follows. It tunes the number of learners
+// when asked to and answers `run` with the NodeResult when training ends. Its state is in
+// parts: the schedule, the run's totals, the peers (node_exchange.h) and the resume point.
 #include "actors/messages.h"
 #include "actors/node_exchange.h"
 #include "actors/node_schedule.h"
