@@ -65,8 +65,7 @@ caf::behavior learner_actor(caf::stateful_actor<LearnerState>* self, int index, 
         }
       },
       [=](const SmaSlice& slice) {
-        sma::average_slice(slice.z, slice.z_prev, slice.replicas.data(), static_cast<int>(slice.replicas.size()),
-                           slice.alpha, slice.momentum, slice.lo, slice.hi);
+        sma::average(slice);
         return static_cast<int>(slice.lo);
       },
       [=](lend_atom) { return LearnerLoan{self->state.learner.get()}; },

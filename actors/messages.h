@@ -3,6 +3,7 @@
 // block. Buffers travel as views: the node guarantees z is not written while learners read
 // it, and a learner's reply points into buffers it owns until its next order.
 #include "actors/node.h"
+#include "learners/sma.h"
 #include "learners/sma_group.h"
 
 #include <caf/allowed_unsafe_message_type.hpp>
@@ -40,15 +41,8 @@ struct StepReport {
   double compute_seconds = 0.0;
 };
 
-/// One learner's share of an SMA round (learners/sma.h): the node hands every learner a
-/// disjoint slice of z and of all replicas, which nobody else touches until all have answered.
-struct SmaSlice {
-  float* z = nullptr;
-  float* z_prev = nullptr;
-  std::vector<float*> replicas;
-  float alpha = 0.f, momentum = 0.f;
-  std::size_t lo = 0, hi = 0;
-};
+/// One learner's share of an SMA round that the node runs (learners/sma.h).
+using SmaSlice = sma::Slice;
 
 /// Per-iteration figures for the metrics actor.
 struct IterationStats {

@@ -2,7 +2,7 @@
 
 #include "actors/learner_actor.h"
 #include "actors/node_checkpoint.h"
-#include "actors/node_exchange.h"
+#include "actors/node_report.h"
 #include "learners/sampler.h"
 #include "learners/sma.h"
 
@@ -16,14 +16,7 @@ namespace {
 
 using Self = caf::stateful_actor<NodeState>*;
 
-double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
-
 int learner_count(Self self) { return static_cast<int>(self->state.learners.size()); }
-
-// Samples one node iteration takes: every learner's batch.
-int64_t samples_per_iteration(Self self) {
-  return static_cast<int64_t>(learner_count(self)) * self->state.spec.train.learner.batch;
-}
 
 int peer_count(const NodeSpec& spec) {
   return spec.exchange.mode == gossip::ExchangeMode::none ? 1 : std::max<int>(1, static_cast<int>(spec.exchange.peers.size()));
@@ -46,15 +39,6 @@ LearnerSpec learner_spec(const NodeState& s, int index) {
   return spec;
 }
 
-// The schedule runs on node iterations; it is rebuilt when the learner count changes so
-// that an epoch is still an epoch.
-void rebuild_schedule(Self self) {
-  auto& s = self->state;
-  const int64_t per_iteration = samples_per_iteration(self);
-  const int64_t per_epoch = std::max<int64_t>(1, s.epoch_samples / per_iteration);
-  s.schedule.emplace(s.spec.train.schedule, per_epoch, std::max<int64_t>(1, s.target_samples / per_iteration));
-}
-
 void add_learner(Self self) {
   auto& s = self->state;
   const int index = learner_count(self);
@@ -65,7 +49,7 @@ void add_learner(Self self) {
   s.learners.push_back(learner);
   s.group.reset();
   s.load_next = true;
-  rebuild_schedule(self);
+  s.schedule.set_learners(learner_count(self));
 }
 
 void remove_last_learner(Self self) {
@@ -74,51 +58,28 @@ void remove_last_learner(Self self) {
   self->send_exit(s.learners.back(), caf::exit_reason::user_shutdown);
   s.learners.pop_back();
   s.group.reset();
-  rebuild_schedule(self);
+  s.schedule.set_learners(learner_count(self));
 }
 
-float alpha(const NodeState& s, int k) {
-  return static_cast<float>(s.spec.alpha > 0 ? s.spec.alpha : 1.0 / k);
+std::vector<LearnerSpec> learner_specs(Self self) {
+  std::vector<LearnerSpec> specs;
+  for (int i = 0; i < learner_count(self); ++i) specs.push_back(learner_spec(self->state, i));
+  return specs;
 }
 
 void finish(Self self) {
   auto& s = self->state;
-  if (s.overlap)
+  if (s.peers.overlap)
     spdlog::info("exchange beside the compute: the mixes took {:.2f} s, the node waited {:.2f} s in the exchange",
-                 s.overlap->overlapped_seconds(), s.exchange_seconds);
-  if (s.exchange) {
+                 s.peers.overlap->overlapped_seconds(), s.totals.exchange_seconds);
+  if (s.peers.exchange) {
     try {
-      s.exchange->finish();
+      s.peers.exchange->finish();
     } catch (const std::exception& e) {
       spdlog::warn("leaving the peers: {}", e.what());
     }
   }
-  s.result.wall_seconds = seconds_since(s.start);
-  s.result.train_seconds = s.result.wall_seconds - s.eval_seconds;
-  s.result.model_checksum = checksum_hex(s.central->params(), s.central->param_count());
-  NodeResult out;
-  out.train = s.result;
-  out.learners = learner_count(self);
-  out.autotune_log = s.autotune_log;
-  out.exchange_seconds = s.exchange_seconds;
-  out.compute_seconds = s.mean_compute_seconds;
-  out.imbalance_seconds = std::max(0.0, s.compute_seconds - s.mean_compute_seconds);
-  out.sync_seconds = s.wait_seconds;
-  if (s.exchange)
-    out.bytes_sent = s.exchange->bytes_sent() + s.bytes_sent_before,
-    out.bytes_received = s.exchange->bytes_received() + s.bytes_received_before;
-  out.resumed_from = s.resumed_from;
-  out.resumed_from_step = s.resumed_from_step;
-  out.joined_at_step = s.joined_at_step;
-  std::vector<LearnerSpec> specs;
-  for (int i = 0; i < learner_count(self); ++i) specs.push_back(learner_spec(s, i));
-  out.label_counts = epoch_label_counts(specs, s.train);
-  if (s.exchange) {
-    out.drops = s.exchange->drops();
-    out.view_changes = s.exchange->view_changes();
-    out.members = s.exchange->members();
-  }
-  s.done.deliver(out);
+  s.done.deliver(node_result(s, learner_specs(self)));
   if (s.group) s.group->abort();
   for (auto& l : s.learners) self->send_exit(l, caf::exit_reason::user_shutdown);
   self->quit();
@@ -130,6 +91,34 @@ void fail(Self self, const std::string& why) {
   if (s.group) s.group->abort();  // learners waiting for a failed one
   for (auto& l : s.learners) self->send_exit(l, caf::exit_reason::user_shutdown);
   self->quit(caf::make_error(caf::sec::runtime_error, why));
+}
+
+// Sends every learner j the message `message_to(j)` and hands its reply to `take(j, reply)`;
+// once all have answered, `next()`. A learner's error fails the node with `why(j, error)`.
+template <class Reply, class MessageTo, class Take, class Next, class Why>
+void ask_learners(Self self, MessageTo message_to, Take take, Next next, Why why) {
+  auto& s = self->state;
+  s.replies_due = learner_count(self);
+  for (int j = 0; j < learner_count(self); ++j)
+    self->request(s.learners[static_cast<std::size_t>(j)], caf::infinite, message_to(j))
+        .then(
+            [=](const Reply& reply) {
+              take(j, reply);
+              if (--self->state.replies_due == 0) next();
+            },
+            [=](caf::error& err) { fail(self, why(j, err)); });
+}
+
+// Asks every learner to lend itself (they are between orders, so nothing else touches
+// them), then runs `next` with s.loans filled.
+void borrow_learners(Self self, std::function<void()> next) {
+  self->state.loans.assign(self->state.learners.size(), nullptr);
+  ask_learners<LearnerLoan>(
+      self, [](int) { return lend_atom::value; },
+      [=](int j, const LearnerLoan& loan) { self->state.loans[static_cast<std::size_t>(j)] = loan.learner; }, next,
+      [=](int j, const caf::error& err) {
+        return "learner " + std::to_string(j) + " was not lent: " + self->system().render(err);
+      });
 }
 
 // Folds the reports of one iteration into z: the mean gradient's step (synchronous SGD) or
@@ -144,82 +133,73 @@ void combine(Self self) {
     if (r.vector) vectors.push_back(r.vector);
   if (vectors.empty()) return;
   float* z = s.central->params();
-  if (s.mode == IntraSync::average) {
+  if (s.schedule.current().mode == IntraSync::average) {
     sma::mean(vectors.data(), k, s.scratch.data(), n);
-    s.optimizer->step(z, s.scratch.data(), n, static_cast<float>(s.lr));
+    s.optimizer->step(z, s.scratch.data(), n, static_cast<float>(s.schedule.lr()));
     s.load_next = true;
   } else {
     sma::mean(vectors.data(), k, z, n);
   }
 }
 
-void borrow_learners(Self self, std::function<void()> next);
-
 // The node goes on from where the running job is (it joined it, or was left behind): its
-// counters jump to `at`, less the `pending` iterations of the order being finished, which
-// the caller still adds. The model is already in z.
-void reposition(Self self, const gossip::Position& at, int64_t pending) {
+// schedule jumps to `at` (NodeSchedule::reposition). The model is already in z.
+void reposition(Self self, const gossip::Position& at) {
   auto& s = self->state;
-  const int64_t per_iteration = samples_per_iteration(self);
   const int64_t iteration = static_cast<int64_t>(at.iteration);
-  s.iteration = iteration - pending;
-  s.samples = s.iteration * per_iteration;
-  s.result.steps = s.iteration, s.result.samples = s.samples;
-  s.exchanges = at.round;
-  const auto every = std::max<int64_t>(1, static_cast<int64_t>(s.spec.train.eval_every * s.epoch_samples));
-  s.next_eval_samples = (iteration * per_iteration / every + 1) * every;
-  s.loss_sum = 0.0, s.loss_count = 0;
+  s.schedule.reposition(iteration);
+  s.peers.exchanges = at.round;
+  s.totals.loss_sum = 0.0, s.totals.loss_count = 0;
   const std::size_t n = s.central->param_count();
   std::copy(s.central->params(), s.central->params() + n, s.z_prev.data());
   s.load_next = true, s.z_stale = false;
-  if (!s.joined_at_step) s.joined_at_step = iteration;
-  spdlog::info("continuing from the running job at step {} (epoch {:.2f}, round {})", iteration,
-               static_cast<double>(iteration * per_iteration) / s.epoch_samples, at.round);
+  if (!s.peers.joined_at_step) s.peers.joined_at_step = iteration;
+  const double epoch = static_cast<double>(iteration * s.schedule.samples_per_iteration()) / s.schedule.epoch_samples();
+  spdlog::info("continuing from the running job at step {} (epoch {:.2f}, round {})", iteration, epoch, at.round);
 }
 
 // Too few peers are left to go on: the node stops with a checkpoint of where it is (the
 // order just done counted, z as before the exchange that could not happen), when it has a
 // checkpoint folder, and says why.
-void stop_with_too_few_peers(Self self, const std::string& why, int64_t pending) {
+void stop_with_too_few_peers(Self self, const std::string& why) {
   auto& s = self->state;
-  const int64_t per_iteration = samples_per_iteration(self);
-  s.iteration += pending, s.samples += pending * per_iteration;
+  s.schedule.complete_order();
   const std::string message = "the peers cannot go on: " + why;
   if (s.spec.checkpoint_dir.empty()) return fail(self, message);
   borrow_learners(self, [=] {
     auto& st = self->state;
     try {
       const std::string path = write_checkpoint(st.spec.checkpoint_dir, capture_node(st, st.loans), st.spec.checkpoint_keep);
-      fail(self, message + "; checkpoint at step " + std::to_string(st.iteration) + ": " + path);
+      fail(self, message + "; checkpoint at step " + std::to_string(st.schedule.iteration()) + ": " + path);
     } catch (const std::exception& e) {
       fail(self, message + "; no checkpoint written: " + e.what());
     }
   });
 }
 
-// One exchange point (`then` for an overlapped exchange, see Then); replicas take the mixed
-// z at their next order. Only the time the node spends here counts as exchange time
-// (overlapped: the wait for the mix, not the part hidden behind the learners' steps).
-// `pending` is the number of iterations of the order just done, not yet counted.
-bool exchange_with_peers(Self self, bool measure, Then then, int64_t pending) {
+// The exchange point after the order just done, not yet counted (`then` for an overlapped
+// exchange, see Then); replicas take the mixed z at their next order. Only the time the node
+// spends here counts as exchange time (overlapped: the wait for the mix, not the part hidden
+// behind the learners' steps).
+bool exchange_with_peers(Self self, bool measure, Then then) {
   auto& s = self->state;
   if (s.z_stale) combine(self);
   const auto start = Clock::now();
-  const auto iteration = static_cast<uint64_t>(s.iteration + pending);
+  const auto iteration = static_cast<uint64_t>(s.schedule.iteration() + s.schedule.current().steps);
   std::optional<gossip::Position> moved;
   try {
-    moved = s.overlap ? mix_overlapped(s, measure, then, iteration) : mix_strictly(s, measure, iteration);
-    if (then != Then::rest) s.compute_since_exchange = 0.0;
+    moved = s.peers.overlap ? mix_overlapped(s, measure, then, iteration) : mix_strictly(s, measure, iteration);
+    if (then != Then::rest) s.peers.compute_since_exchange = 0.0;
   } catch (const gossip::TooFewPeers& e) {
-    stop_with_too_few_peers(self, e.what(), pending);
+    stop_with_too_few_peers(self, e.what());
     return false;
   } catch (const std::exception& e) {
     fail(self, std::string("exchange with peers failed: ") + e.what());
     return false;
   }
-  s.exchange_seconds += seconds_since(start);
-  s.load_next = s.mode != IntraSync::sma;
-  if (moved) reposition(self, *moved, pending);
+  s.totals.exchange_seconds += seconds_since(start);
+  s.load_next = s.schedule.current().mode != IntraSync::sma;
+  if (moved) reposition(self, *moved);
   return true;
 }
 
@@ -228,31 +208,8 @@ void evaluate_central(Self self) {
   if (s.z_stale) combine(self);  // independent replicas are averaged only to be judged or mixed
   const auto eval_start = Clock::now();
   const Evaluation eval = evaluate(*s.central, s.spec.train.learner.backend, s.test);
-  s.eval_seconds += seconds_since(eval_start);
-  const double train_seconds = seconds_since(s.start) - s.eval_seconds;
-  EvalPoint point;
-  point.step = s.iteration;
-  point.epoch = static_cast<double>(s.samples) / s.epoch_samples;
-  point.wall_seconds = seconds_since(s.start);
-  point.train_loss = s.loss_sum / std::max<int64_t>(1, s.loss_count);
-  point.test_accuracy = eval.accuracy, point.test_loss = eval.loss;
-  point.samples_per_second = s.samples / std::max(train_seconds, 1e-9);
-  point.samples = s.samples;
-  point.compute_seconds = s.compute_seconds;
-  point.exchange_seconds = s.exchange_seconds;
-  point.wait_seconds = std::max(0.0, s.wait_seconds - s.exchange_seconds);
-  if (s.exchange) {
-    point.bytes_sent = s.exchange->bytes_sent() + s.bytes_sent_before;
-    point.bytes_received = s.exchange->bytes_received() + s.bytes_received_before;
-    point.consensus_distance = std::exchange(s.consensus_distance, std::nullopt);
-    point.staleness = s.exchange->mean_staleness();
-  }
-  s.loss_sum = 0.0, s.loss_count = 0;
-  if (!s.result.time_to_target_seconds && s.spec.train.target_accuracy > 0 &&
-      eval.accuracy >= s.spec.train.target_accuracy)
-    s.result.time_to_target_seconds = point.wall_seconds;
-  s.result.history.push_back(point);
-  self->send(s.metrics, point);
+  s.totals.eval_seconds += seconds_since(eval_start);
+  self->send(s.metrics, record_evaluation(s, eval));
 }
 
 void tune(Self self, int64_t iteration_samples) {
@@ -264,64 +221,39 @@ void tune(Self self, int64_t iteration_samples) {
   const double rate = t.window_samples / elapsed;
   const int k = learner_count(self);
   const double threshold = self->state.spec.autotune_threshold;
-  auto& log = self->state.autotune_log;
   if (t.best_rate == 0.0 || rate > t.best_rate * (1.0 + threshold)) {
-    log.push_back(fmt::format("{} learner(s) give {:.0f} samples/s{}", k, rate,
-                              k < self->state.spec.max_learners ? "; adding one" : "; at the maximum"));
+    t.log.push_back(fmt::format("{} learner(s) give {:.0f} samples/s{}", k, rate,
+                                k < self->state.spec.max_learners ? "; adding one" : "; at the maximum"));
     t.best_rate = rate;
     if (k < self->state.spec.max_learners) add_learner(self);
     else t.active = false;
   } else {
-    log.push_back(fmt::format("{} learners give {:.0f} samples/s, not {:.0f}% above {:.0f}; settling on {}", k,
-                              rate, threshold * 100, t.best_rate, k - 1));
+    t.log.push_back(fmt::format("{} learners give {:.0f} samples/s, not {:.0f}% above {:.0f}; settling on {}", k,
+                                rate, threshold * 100, t.best_rate, k - 1));
     remove_last_learner(self);
     t.active = false;
   }
-  spdlog::info("autotune: {}", log.back());
+  spdlog::info("autotune: {}", t.log.back());
   t.window_start = Clock::now(), t.window_samples = 0, t.window_iterations = 0;
 }
 
-void start_iteration(Self self);
-
-void iteration_finish(Self self);
+void start_order(Self self);
 
 // Before the first order: a peer starts with the others, or joins the running job and goes
 // on from its position.
 void begin_training(Self self) {
   auto& s = self->state;
-  if (s.exchange) {
+  if (s.peers.exchange) {
     try {
-      const auto iteration = static_cast<uint64_t>(s.iteration);
-      const auto at = s.overlap ? s.overlap->start(s.central->params(), iteration) : s.exchange->start(iteration);
-      if (at) reposition(self, *at, 0);
+      const auto iteration = static_cast<uint64_t>(s.schedule.iteration());
+      const auto at = s.peers.overlap ? s.peers.overlap->start(s.central->params(), iteration)
+                                      : s.peers.exchange->start(iteration);
+      if (at) reposition(self, *at);
     } catch (const std::exception& e) {
       return fail(self, std::string("cannot join the peers: ") + e.what());
     }
   }
-  start_iteration(self);
-}
-
-bool checkpoint_due(const NodeState& s) {
-  return s.spec.checkpoint_every > 0 && s.iteration % s.spec.checkpoint_every == 0;
-}
-
-// Asks every learner to lend itself (they are between orders, so nothing else touches
-// them), then runs `next` with s.loans filled.
-void borrow_learners(Self self, std::function<void()> next) {
-  auto& s = self->state;
-  const int k = learner_count(self);
-  s.loans.assign(static_cast<std::size_t>(k), nullptr);
-  s.pending = k;
-  for (int j = 0; j < k; ++j) {
-    self->request(s.learners[static_cast<std::size_t>(j)], caf::infinite, lend_atom::value)
-        .then(
-            [=](const LearnerLoan& loan) {
-              auto& st = self->state;
-              st.loans[static_cast<std::size_t>(j)] = loan.learner;
-              if (--st.pending == 0) next();
-            },
-            [=](caf::error& err) { fail(self, "learner " + std::to_string(j) + " was not lent: " + self->system().render(err)); });
-  }
+  start_order(self);
 }
 
 // Writes the checkpoint of this quiescent point and goes on. A checkpoint that cannot be
@@ -330,188 +262,161 @@ void checkpoint(Self self) {
   auto& s = self->state;
   try {
     const std::string path = write_checkpoint(s.spec.checkpoint_dir, capture_node(s, s.loans), s.spec.checkpoint_keep);
-    spdlog::info("checkpoint at step {}: {}", s.iteration, path);
+    spdlog::info("checkpoint at step {}: {}", s.schedule.iteration(), path);
   } catch (const std::exception& e) {
-    spdlog::warn("checkpoint at step {} not written: {}", s.iteration, e.what());
+    spdlog::warn("checkpoint at step {} not written: {}", s.schedule.iteration(), e.what());
   }
   s.loans.clear();
-  start_iteration(self);
+  start_order(self);
 }
 
 // Puts the checkpoint's replicas back into the lent learners, then trains on.
 void resume_learners(Self self) {
   auto& s = self->state;
   try {
-    for (std::size_t j = 0; j < s.loans.size(); ++j) restore_learner(*s.loans[j], static_cast<int>(j), *s.resume);
+    for (std::size_t j = 0; j < s.loans.size(); ++j)
+      restore_learner(*s.loans[j], static_cast<int>(j), *s.resume.checkpoint);
   } catch (const std::exception& e) {
-    return fail(self, "cannot resume from " + s.resumed_from + ": " + e.what());
+    return fail(self, "cannot resume from " + s.resume.file + ": " + e.what());
   }
   s.loans.clear();
-  s.resume.reset();
-  const int64_t per_iteration = samples_per_iteration(self);
-  spdlog::info("continuing at step {} (epoch {:.2f}, {} learner(s)); {} steps to go", s.iteration,
-               static_cast<double>(s.samples) / s.epoch_samples, learner_count(self),
-               (s.target_samples - s.samples + per_iteration - 1) / per_iteration);
+  s.resume.checkpoint.reset();
+  spdlog::info("continuing at step {} (epoch {:.2f}, {} learner(s)); {} steps to go", s.schedule.iteration(),
+               s.schedule.epoch(), learner_count(self), s.schedule.iterations_left());
   self->send(s.metrics, s.result);
   begin_training(self);
+}
+
+// The order and its SMA round are done: what its plan says follows it, then the next order.
+void finish_order(Self self) {
+  auto& s = self->state;
+  const OrderPlan& plan = s.schedule.current();
+  s.z_stale = plan.mode == IntraSync::none;
+  double slowest = 0.0;
+  for (const auto& r : s.reports) slowest = std::max(slowest, r.compute_seconds);
+  s.peers.compute_since_exchange += slowest;
+  if (plan.exchange && !exchange_with_peers(self, plan.evaluate, *plan.exchange)) return;
+  s.schedule.complete_order();
+  self->send(s.metrics, account_order(s));
+  if (plan.evaluate) {
+    evaluate_central(self);
+    s.schedule.evaluated();
+  }
+  if (s.autotune.active) tune(self, plan.steps * s.schedule.samples_per_iteration());
+  if (plan.last) return finish(self);
+  if (plan.checkpoint) return borrow_learners(self, [=] { checkpoint(self); });
+  start_order(self);
 }
 
 // The SMA round, sliced: learner j averages slice j of z and of every replica, in parallel.
 void average_in_slices(Self self) {
   auto& s = self->state;
-  const int k = learner_count(self);
-  const std::size_t n = s.central->param_count();
-  SmaSlice slice;
-  slice.z = s.central->params();
-  slice.z_prev = s.z_prev.data();
-  for (const auto& r : s.reports) slice.replicas.push_back(r.vector);
-  slice.alpha = alpha(s, k);
-  slice.momentum = static_cast<float>(s.spec.momentum);
-  s.pending = k;
-  for (int j = 0; j < k; ++j) {
-    slice.lo = sma::slice_bound(n, k, j), slice.hi = sma::slice_bound(n, k, j + 1);
-    self->request(s.learners[static_cast<std::size_t>(j)], caf::infinite, slice)
-        .then([=](int) {
-                if (--self->state.pending == 0) iteration_finish(self);
-              },
-              [=](caf::error& err) { fail(self, "SMA round failed: " + self->system().render(err)); });
-  }
+  std::vector<float*> replicas;
+  for (const auto& r : s.reports) replicas.push_back(r.vector);
+  const auto shares = sma::slices(s.central->params(), s.z_prev.data(), replicas, s.central->param_count(),
+                                  sma::alpha_for(s.spec.alpha, learner_count(self)), static_cast<float>(s.spec.momentum));
+  ask_learners<int>(
+      self, [&](int j) { return shares[static_cast<std::size_t>(j)]; }, [](int, int) {}, [=] { finish_order(self); },
+      [=](int, const caf::error& err) { return "SMA round failed: " + self->system().render(err); });
 }
 
-void iteration_done(Self self) {
-  auto& s = self->state;
-  if (s.mode == IntraSync::sma && s.sync_now) return average_in_slices(self);
-  if (s.mode == IntraSync::average) combine(self);
-  iteration_finish(self);
+// Every learner has reported: the node's SMA round or synchronous SGD's step, if any.
+void order_reported(Self self) {
+  const OrderPlan& plan = self->state.schedule.current();
+  if (plan.sma == SmaRounds::by_node) return average_in_slices(self);
+  if (plan.mode == IntraSync::average) combine(self);
+  finish_order(self);
 }
 
-void iteration_finish(Self self) {
+// A learner's failure comes back as its own message when it has one (learner_actor).
+std::string why_the_order_failed(Self self, int j, const caf::error& err) {
+  const auto& context = err.context();
+  if (context.match_elements<std::string>()) return context.get_as<std::string>(0);
+  return "learner " + std::to_string(j) + " failed: " + self->system().render(err);
+}
+
+void start_order(Self self) {
   auto& s = self->state;
   const int k = learner_count(self);
-  s.z_stale = s.mode == IntraSync::none;
-  const int64_t m = s.order_steps;
-  double slowest = 0.0;
-  for (const auto& r : s.reports) slowest = std::max(slowest, r.compute_seconds);
-  s.compute_since_exchange += slowest;
-  const int64_t iteration_samples = samples_per_iteration(self);
-  const bool last = s.samples + m * iteration_samples >= s.target_samples;
-  const bool eval_next = last || s.samples + m * iteration_samples >= s.next_eval_samples;
-  // A checkpoint holds no mix in flight: the exchange at it is strict, and at one between
-  // exchange points the mix in flight arrives first.
-  const bool exchange_next = s.exchange && ((s.iteration + m) % s.spec.period == 0 || last);
-  const bool checkpoint_next = s.spec.checkpoint_every > 0 && (s.iteration + m) % s.spec.checkpoint_every == 0;
-  const bool drain_next = checkpoint_next && !exchange_next && s.overlap && s.overlap->pending();
-  if (exchange_next || drain_next) {
-    const Then then = drain_next ? Then::rest : last || checkpoint_next ? Then::strict : Then::overlap;
-    if (!exchange_with_peers(self, eval_next, then, m)) return;
-  }
-  double max_compute = 0.0, mean_compute = 0.0, loss = 0.0;
-  for (const auto& r : s.reports) {
-    max_compute = std::max(max_compute, r.compute_seconds);
-    mean_compute += r.compute_seconds / k;
-    loss += r.loss / k;
-  }
-  s.samples += m * iteration_samples;
-  s.iteration += m;
-  s.result.samples = s.samples;
-  s.result.steps = s.iteration;
-  s.loss_sum += loss * m, s.loss_count += m;  // a mean over steps, however orders group them
-  const double wall = seconds_since(s.iteration_start);
-  IterationStats stats;
-  stats.iteration = s.samples / iteration_samples;
-  stats.total_iterations = s.target_samples / iteration_samples;
-  stats.epoch = static_cast<double>(s.samples) / s.epoch_samples;
-  stats.loss = loss;
-  stats.samples_per_second = s.samples / std::max(seconds_since(s.start) - s.eval_seconds, 1e-9);
-  stats.compute_seconds = mean_compute;
-  stats.imbalance_seconds = max_compute - mean_compute;
-  stats.sync_seconds = std::max(0.0, wall - max_compute);
-  s.compute_seconds += max_compute;
-  s.mean_compute_seconds += mean_compute;
-  s.wait_seconds += stats.sync_seconds;
-  self->send(s.metrics, stats);
-  if (s.samples >= s.next_eval_samples || s.samples >= s.target_samples) {
-    evaluate_central(self);
-    while (s.next_eval_samples <= s.samples) s.next_eval_samples += static_cast<int64_t>(s.spec.train.eval_every * s.epoch_samples);
-  }
-  if (s.autotune.active) tune(self, m * iteration_samples);
-  if (s.samples >= s.target_samples) return finish(self);
-  if (checkpoint_due(s)) return borrow_learners(self, [=] { checkpoint(self); });
-  start_iteration(self);
-}
-
-// SMA rounds run by the learners need them all running at once: threads of their own.
-bool learners_average_themselves(const NodeState& s) {
-  return s.mode == IntraSync::sma && s.spec.detached_learners;
-}
-
-// How many iterations the next order may cover: up to the next event the node must act on
-// (an SMA round, an evaluation, an exchange, a learning-rate drop, the end), at most 64.
-int64_t steps_in_order(Self self, int64_t step, int64_t per_iteration) {
-  auto& s = self->state;
-  if (s.mode == IntraSync::average || s.autotune.active) return 1;
-  auto until = [&](int64_t samples) { return std::max<int64_t>(1, (samples - s.samples + per_iteration - 1) / per_iteration); };
-  int64_t m = std::min<int64_t>({64, until(s.target_samples), until(s.next_eval_samples)});
-  if (s.mode == IntraSync::sma && !learners_average_themselves(s))
-    m = std::min<int64_t>(m, s.spec.sync_every - s.iteration % s.spec.sync_every);
-  if (s.exchange) m = std::min<int64_t>(m, s.spec.period - s.iteration % s.spec.period);
-  if (s.spec.checkpoint_every > 0) m = std::min<int64_t>(m, s.spec.checkpoint_every - s.iteration % s.spec.checkpoint_every);
-  for (int64_t i = 1; i < m; ++i)
-    if (s.schedule->lr(step + i) < s.schedule->lr(step + i - 1) && s.spec.train.schedule.kind == "step") return i;
-  return m;
-}
-
-void start_iteration(Self self) {
-  auto& s = self->state;
-  const int k = learner_count(self);
-  const int64_t per_iteration = samples_per_iteration(self);
-  const int64_t step = s.samples / per_iteration;
-  const double previous_lr = s.lr;
-  s.lr = s.schedule->lr(step);
-  const bool drop = s.spec.train.schedule.kind == "step" && s.iteration > 0 && s.lr < previous_lr &&
-                    step >= s.spec.train.schedule.warmup_steps;
-  if (drop) spdlog::info("learning rate drops to {:g}: replicas reset to the central model", s.lr);
-  // A single replica has nobody to be averaged with: it is the central model.
-  s.mode = k == 1 && s.spec.intra_sync == IntraSync::sma ? IntraSync::none : s.spec.intra_sync;
-  s.order_steps = steps_in_order(self, step, per_iteration);
+  const OrderPlan& plan = s.schedule.plan(s.autotune.active, s.peers.mix_in_flight());
+  if (plan.lr_drop) spdlog::info("learning rate drops to {:g}: replicas reset to the central model", s.schedule.lr());
   StepOrder order;
-  order.mode = s.mode;
-  order.lrs.clear();
-  for (int64_t i = 0; i < s.order_steps; ++i) order.lrs.push_back(static_cast<float>(s.schedule->lr(step + i)));
-  s.lr = s.schedule->lr(step + s.order_steps - 1);
-  if (learners_average_themselves(s)) {
+  order.mode = plan.mode;
+  order.lrs = s.schedule.learning_rates();
+  if (plan.sma == SmaRounds::among_learners) {
     if (!s.group)
       s.group = std::make_shared<sma::SmaGroup>(s.central->params(), s.z_prev.data(), k, s.central->param_count(),
-                                                alpha(s, k), static_cast<float>(s.spec.momentum));
+                                                sma::alpha_for(s.spec.alpha, k), static_cast<float>(s.spec.momentum));
     order.group = s.group;
-    order.iteration = s.iteration;
+    order.iteration = s.schedule.iteration();
     order.sync_every = s.spec.sync_every;
-    order.sync = false;
-  } else {
-    order.sync = (s.iteration + s.order_steps) % s.spec.sync_every == 0;
   }
-  s.sync_now = order.sync;
-  order.load = s.load_next || drop;
-  order.reset_optimizer = drop;
+  order.sync = plan.sma == SmaRounds::by_node;
+  order.load = s.load_next || plan.lr_drop;
+  order.reset_optimizer = plan.lr_drop;
   order.z = s.central->params();
   s.load_next = false;
   s.reports.assign(static_cast<std::size_t>(k), StepReport{});
-  s.pending = k;
-  s.iteration_start = Clock::now();
-  for (int j = 0; j < k; ++j) {
-    self->request(s.learners[static_cast<std::size_t>(j)], caf::infinite, order)
-        .then(
-            [=](const StepReport& report) {
-              auto& st = self->state;
-              st.reports[static_cast<std::size_t>(j)] = report;
-              if (--st.pending == 0) iteration_done(self);
-            },
-            [=](caf::error& err) {
-              const auto& ctx = err.context();
-              fail(self, ctx.match_elements<std::string>() ? ctx.get_as<std::string>(0)
-                                                            : "learner " + std::to_string(j) + " failed: " +
-                                                                  self->system().render(err));
-            });
+  s.totals.order_start = Clock::now();
+  ask_learners<StepReport>(
+      self, [&](int) { return order; },
+      [=](int j, const StepReport& report) { self->state.reports[static_cast<std::size_t>(j)] = report; },
+      [=] { order_reported(self); }, [=](int j, const caf::error& err) { return why_the_order_failed(self, j, err); });
+}
+
+// The central model z (and z_prev, its value before the last SMA round) starts where every
+// learner's replica does.
+void set_up_central(NodeState& s) {
+  s.central = std::make_unique<Model>(s.spec.train.learner.model);
+  s.central->init(s.spec.train.learner.seed);
+  const std::size_t n = s.central->param_count();
+  s.z_prev.resize(n);
+  std::copy(s.central->params(), s.central->params() + n, s.z_prev.data());
+  s.scratch.resize(n);
+  s.optimizer = make_optimizer(n, s.spec.train.learner.optimizer);
+}
+
+// Connects to the peers; a resumed peer's rounds and exchange state go on where they were.
+// A failure is kept for `run` to report.
+void connect_peers(NodeState& s) {
+  const NodeSpec& spec = s.spec;
+  if (spec.overlap && spec.exchange.mode == gossip::ExchangeMode::async_gossip) {
+    s.startup_error = "exchange.overlap: async-gossip is asynchronous already";
+    return;
+  }
+  if (spec.exchange.mode == gossip::ExchangeMode::none) return;
+  const std::size_t n = s.central->param_count();
+  NodePeers& p = s.peers;
+  try {
+    gossip::ExchangeSpec exchange = spec.exchange;
+    exchange.first_round = p.exchanges;
+    exchange.tensor_sizes = s.central->tensor_sizes();
+    if (spec.overlap) {
+      p.overlap = std::make_unique<gossip::OverlappedExchange>(exchange, n);
+      p.exchange = &p.overlap->peers();
+    } else {
+      p.strict_exchange = std::make_unique<gossip::PeerExchange>(exchange, protocols::Span<float>{s.central->params(), n});
+      p.exchange = p.strict_exchange.get();
+      p.z_before.resize(n);
+    }
+    if (s.resume.exchange) p.exchange->resume(std::move(*s.resume.exchange));
+  } catch (const std::exception& e) {
+    s.startup_error = std::string("cannot join the peers: ") + e.what();
+  }
+}
+
+// Puts the checkpoint's node part back; returns the learner count it was taken with. A
+// failure is kept for `run` to report.
+int restore_from(NodeState& s, std::shared_ptr<const Checkpoint> checkpoint, std::string file) {
+  try {
+    const int learners = restore_node(s, *checkpoint);
+    s.resume.checkpoint = std::move(checkpoint);
+    s.resume.file = file;
+    s.resume.step = s.schedule.iteration();
+    return learners;
+  } catch (const std::exception& e) {
+    s.startup_error = "cannot resume from " + file + ": " + e.what();
+    return std::max(1, s.spec.learners);
   }
 }
 
@@ -524,49 +429,13 @@ caf::behavior node_actor(caf::stateful_actor<NodeState>* self, NodeSpec spec, Da
   s.train = std::move(train);
   s.test = std::move(test);
   s.metrics = std::move(metrics);
-  s.central = std::make_unique<Model>(spec.train.learner.model);
-  s.central->init(spec.train.learner.seed);
-  const std::size_t n = s.central->param_count();
-  s.z_prev.resize(n);
-  std::copy(s.central->params(), s.central->params() + n, s.z_prev.data());
-  s.scratch.resize(n);
-  s.optimizer = make_optimizer(n, spec.train.learner.optimizer);
+  set_up_central(s);
   // Each peer trains on its shard, so an epoch of the whole set is train.size() / peers per peer.
-  s.epoch_samples = std::max<int64_t>(1, s.train.size() / peer_count(spec));
-  s.target_samples = std::max<int64_t>(1, static_cast<int64_t>(std::ceil(spec.train.epochs * s.epoch_samples)));
-  s.next_eval_samples = std::max<int64_t>(1, static_cast<int64_t>(spec.train.eval_every * s.epoch_samples));
+  s.schedule = NodeSchedule(spec, static_cast<int64_t>(s.train.size()) / peer_count(spec));
   s.autotune.active = spec.learners == 0;
-  int learners = std::max(1, spec.learners);
-  if (resume) {
-    try {
-      learners = restore_node(s, *resume);
-      s.resume = std::move(resume);
-      s.resumed_from = std::move(resumed_from);
-      s.resumed_from_step = s.iteration;
-    } catch (const std::exception& e) {
-      s.startup_error = "cannot resume from " + resumed_from + ": " + e.what();  // reported to `run`
-    }
-  }
-  if (spec.overlap && spec.exchange.mode == gossip::ExchangeMode::async_gossip)
-    s.startup_error = "exchange.overlap: async-gossip is asynchronous already";  // reported to `run`
-  else if (spec.exchange.mode != gossip::ExchangeMode::none) {
-    try {
-      gossip::ExchangeSpec exchange = spec.exchange;
-      exchange.first_round = s.exchanges;  // a resumed peer's rounds go on where they were
-      exchange.tensor_sizes = s.central->tensor_sizes();
-      if (spec.overlap) {
-        s.overlap = std::make_unique<gossip::OverlappedExchange>(exchange, n);
-        s.exchange = &s.overlap->peers();
-      } else {
-        s.strict_exchange = std::make_unique<gossip::PeerExchange>(exchange, protocols::Span<float>{s.central->params(), n});
-        s.exchange = s.strict_exchange.get();
-        s.z_before.resize(n);
-      }
-      if (s.resumed_exchange) s.exchange->resume(std::move(*s.resumed_exchange));
-    } catch (const std::exception& e) {
-      s.startup_error = std::string("cannot join the peers: ") + e.what();  // reported to `run`
-    }
-  }
+  const int learners =
+      resume ? restore_from(s, std::move(resume), std::move(resumed_from)) : std::max(1, spec.learners);
+  connect_peers(s);
   const bool load_next = s.load_next;  // a resumed node's replicas may be off z on purpose (SMA)
   for (int j = 0; j < learners; ++j) add_learner(self);
   s.load_next = load_next;
@@ -575,16 +444,17 @@ caf::behavior node_actor(caf::stateful_actor<NodeState>* self, NodeSpec spec, Da
   });
   return {
       [=](run_atom) {
-        self->state.done = self->make_response_promise();
-        if (!self->state.startup_error.empty()) {
-          fail(self, self->state.startup_error);
-          return self->state.done;
+        auto& st = self->state;
+        st.done = self->make_response_promise();
+        if (!st.startup_error.empty()) {
+          fail(self, st.startup_error);
+          return st.done;
         }
-        if (!self->state.resume) self->state.start = Clock::now();  // else it continues the checkpoint's
-        self->state.autotune.window_start = Clock::now();
-        if (self->state.resume) borrow_learners(self, [=] { resume_learners(self); });
+        if (!st.resume.checkpoint) st.totals.start = Clock::now();  // else it continues the checkpoint's
+        st.autotune.window_start = Clock::now();
+        if (st.resume.checkpoint) borrow_learners(self, [=] { resume_learners(self); });
         else begin_training(self);
-        return self->state.done;
+        return st.done;
       },
   };
 }

@@ -1,14 +1,15 @@
 #pragma once
-// The node actor: owns the central model z, drives its learner actors one synchronous
-// iteration at a time (orders out, reports in, combine), evaluates z, tunes the number of
-// learners when asked to, and answers `run` with the NodeResult when training ends.
+// The node actor: owns the central model z and drives its learner actors one order at a
+// time as its schedule plans it (node_schedule.h): orders out, reports in, combine, then the
+// SMA round, exchange, evaluation or checkpoint that follows. It tunes the number of learners
+// when asked to and answers `run` with the NodeResult when training ends. Its state is in
+// parts: the schedule, the run's totals, the peers (node_exchange.h) and the resume point.
 #include "actors/messages.h"
-#include "gossip/overlapped_exchange.h"
-#include "gossip/peer_exchange.h"
+#include "actors/node_exchange.h"
+#include "actors/node_schedule.h"
 #include "learners/checkpoint.h"
 #include "learners/model.h"
 #include "learners/optimizer.h"
-#include "learners/schedule.h"
 
 #include <caf/response_promise.hpp>
 #include <caf/stateful_actor.hpp>
@@ -16,6 +17,7 @@
 #include <chrono>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace starling::actors {
@@ -29,56 +31,58 @@ struct Autotune {
   Clock::time_point window_start;
   int64_t window_samples = 0, window_iterations = 0;
   double best_rate = 0.0;
+  std::vector<std::string> log;  // one line per decision
+};
+
+/// The run's clock and the totals the metrics report (see EvalPoint): times, and the
+/// training loss since the last evaluation.
+struct RunTotals {
+  Clock::time_point start;        // of the run; a resumed run's lies back by the checkpoint's time
+  Clock::time_point order_start;  // of the order in flight
+  double eval_seconds = 0.0;
+  double exchange_seconds = 0.0;      // the node's time in the exchange (overlapped: only its wait)
+  double compute_seconds = 0.0;       // the slowest learner's, summed over orders
+  double mean_compute_seconds = 0.0;  // the mean learner's, summed over orders
+  double wait_seconds = 0.0;          // the node's own part of the orders
+  double loss_sum = 0.0;              // over the steps since the last evaluation
+  int64_t loss_count = 0;
+};
+
+/// The checkpoint a resumed node continues from: its node part goes back at set-up, its
+/// learners' parts when `run` arrives.
+struct ResumePoint {
+  std::shared_ptr<const Checkpoint> checkpoint;  // null once the learners have theirs back
+  std::string file;
+  int64_t step = 0;
+  std::optional<gossip::AlgorithmState> exchange;  // the exchange algorithm's, for the exchange to take up
 };
 
 struct NodeState {
   NodeSpec spec;
   Dataset train, test;
   caf::actor metrics;
-  std::vector<caf::actor> learners;
+
   std::unique_ptr<Model> central;  // z is central->params()
   AlignedBuffer<float> z_prev, scratch;
   std::unique_ptr<Optimizer> optimizer;  // the shared model's, in `average` mode
-  std::optional<Schedule> schedule;
-  std::vector<StepReport> reports;
-  int pending = 0;
-  bool load_next = true;  // replicas take z at the next order
-  bool z_stale = false;   // independent replicas have moved since z was last their mean
-  double lr = 0.0;
-  IntraSync mode = IntraSync::sma;  // this iteration's, see start_iteration()
-  bool sync_now = false;            // this order ends with an SMA round
-  int64_t order_steps = 1;          // iterations the current order covers
+
+  std::vector<caf::actor> learners;
+  int replies_due = 0;              // learners yet to answer an order, an SMA slice or a loan
+  std::vector<StepReport> reports;  // to the order in flight
+  std::vector<Learner*> loans;      // learners lent for a checkpoint, see LearnerLoan
+  bool load_next = true;            // replicas take z at the next order
+  bool z_stale = false;             // independent replicas have moved since z was last their mean
   /// The learners' own SMA rounds (learners on threads of their own); null: the node runs them.
   std::shared_ptr<sma::SmaGroup> group;
 
-  int64_t epoch_samples = 1;  // this peer's shard of the training set
-  int64_t iteration = 0, samples = 0, target_samples = 0, next_eval_samples = 0;
-  double loss_sum = 0.0;
-  int64_t loss_count = 0;
-  Clock::time_point start, iteration_start;
-  double eval_seconds = 0.0;
-  TrainResult result;
-  caf::response_promise done;
+  NodeSchedule schedule;  // the counters, and what the next order is
+  RunTotals totals;
+  NodePeers peers;
+  ResumePoint resume;
   Autotune autotune;
-  std::vector<std::string> autotune_log;
-  std::unique_ptr<gossip::PeerExchange> strict_exchange;  // mixes z itself while the learners wait
-  std::unique_ptr<gossip::OverlappedExchange> overlap;   // or snapshots of z beside their steps
-  gossip::PeerExchange* exchange = nullptr;  // the one of the two in use; null for a single node
+  TrainResult result;  // the evaluation history and time to target
+  caf::response_promise done;
   std::string startup_error;  // why the node cannot train, found while it was set up
-  double exchange_seconds = 0.0;  // the node's time in the exchange (overlapped: only its wait)
-  double compute_seconds = 0.0, wait_seconds = 0.0;  // totals for the metrics, see EvalPoint
-  std::optional<double> consensus_distance;         // of the last measured exchange
-  AlignedBuffer<float> z_before;                    // z before a measured exchange
-  double compute_since_exchange = 0.0;  // the slowest learner's compute since the last exchange
-  double mean_compute_seconds = 0.0;    // the mean learner's compute, summed over iterations
-  uint64_t exchanges = 0;               // rounds completed so far: the peers' round counter
-  uint64_t bytes_sent_before = 0, bytes_received_before = 0;  // by the run a checkpoint continues
-  std::shared_ptr<const Checkpoint> resume;  // put back into the learners when `run` arrives
-  std::optional<gossip::AlgorithmState> resumed_exchange;  // the checkpoint's, for the exchange to take up
-  std::string resumed_from;  // its file
-  int64_t resumed_from_step = 0;
-  std::vector<Learner*> loans;  // learners lent for a checkpoint, see LearnerLoan
-  std::optional<int64_t> joined_at_step;  // a peer that joined a running job: where
   static inline const char* name = "starling.node";
 };
 

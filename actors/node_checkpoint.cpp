@@ -85,22 +85,24 @@ Fingerprint node_fingerprint(const NodeSpec& spec, const Model& model, uint32_t 
 
 Checkpoint capture_node(NodeState& s, const std::vector<Learner*>& learners) {
   Checkpoint c;
-  c.step = static_cast<uint64_t>(s.iteration);
+  c.step = static_cast<uint64_t>(s.schedule.iteration());
   c.fingerprint = node_fingerprint(s.spec, *s.central, s.train.size());
   const std::size_t n = s.central->param_count();
 
   SectionWriter node;
-  node.put(s.iteration).put(s.samples).put(s.next_eval_samples).put(s.loss_count).put(s.loss_sum).put(s.lr);
+  const ScheduleCounters counters = s.schedule.counters();
+  const RunTotals& t = s.totals;
+  node.put(counters.iteration).put(counters.samples).put(counters.next_eval_samples);
+  node.put(t.loss_count).put(t.loss_sum).put(counters.lr);
   node.put<uint8_t>(s.load_next).put<uint8_t>(s.z_stale);
-  node.put(std::chrono::duration<double>(Clock::now() - s.start).count()).put(s.eval_seconds);
-  node.put(s.exchange_seconds).put(s.compute_seconds).put(s.mean_compute_seconds).put(s.wait_seconds);
-  node.put(s.compute_since_exchange).put(s.exchanges);
-  node.put<uint64_t>(s.exchange ? s.exchange->bytes_sent() + s.bytes_sent_before : 0);
-  node.put<uint64_t>(s.exchange ? s.exchange->bytes_received() + s.bytes_received_before : 0);
+  node.put(std::chrono::duration<double>(Clock::now() - t.start).count()).put(t.eval_seconds);
+  node.put(t.exchange_seconds).put(t.compute_seconds).put(t.mean_compute_seconds).put(t.wait_seconds);
+  node.put(s.peers.compute_since_exchange).put(s.peers.exchanges);
+  node.put<uint64_t>(s.peers.bytes_sent()).put<uint64_t>(s.peers.bytes_received());
   node.put<int32_t>(static_cast<int32_t>(learners.size()));
   node.put<uint8_t>(s.autotune.active).put(s.autotune.best_rate);
-  node.put<uint64_t>(s.autotune_log.size());
-  for (const auto& line : s.autotune_log) node.text(line);
+  node.put<uint64_t>(s.autotune.log.size());
+  for (const auto& line : s.autotune.log) node.text(line);
   put_optional(node, s.result.time_to_target_seconds);
   c.add("node", node.take());
 
@@ -115,7 +117,7 @@ Checkpoint capture_node(NodeState& s, const std::vector<Learner*>& learners) {
   s.optimizer->save(optimizer);
   c.add("shared_optimizer", optimizer.take());
 
-  if (s.exchange) put_exchange(c, s.exchange->algorithm_state());
+  if (s.peers.exchange) put_exchange(c, s.peers.exchange->algorithm_state());
   for (std::size_t j = 0; j < learners.size(); ++j) {
     SectionWriter out;
     learners[j]->save(out);
@@ -127,27 +129,31 @@ Checkpoint capture_node(NodeState& s, const std::vector<Learner*>& learners) {
 int restore_node(NodeState& s, const Checkpoint& in) {
   const std::size_t n = s.central->param_count();
   SectionReader node = in.reader("node");
-  s.iteration = node.get<int64_t>(), s.samples = node.get<int64_t>(), s.next_eval_samples = node.get<int64_t>();
-  s.loss_count = node.get<int64_t>(), s.loss_sum = node.get<double>(), s.lr = node.get<double>();
+  ScheduleCounters counters;
+  counters.iteration = node.get<int64_t>(), counters.samples = node.get<int64_t>();
+  counters.next_eval_samples = node.get<int64_t>();
+  RunTotals& t = s.totals;
+  t.loss_count = node.get<int64_t>(), t.loss_sum = node.get<double>(), counters.lr = node.get<double>();
   s.load_next = node.get<uint8_t>() != 0, s.z_stale = node.get<uint8_t>() != 0;
   // Reported times continue from the checkpoint's; the time the run was down is not counted.
-  s.start = Clock::now() - std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(node.get<double>()));
-  s.eval_seconds = node.get<double>();
-  s.exchange_seconds = node.get<double>(), s.compute_seconds = node.get<double>();
-  s.mean_compute_seconds = node.get<double>(), s.wait_seconds = node.get<double>();
-  s.compute_since_exchange = node.get<double>(), s.exchanges = node.get<uint64_t>();
-  s.bytes_sent_before = node.get<uint64_t>(), s.bytes_received_before = node.get<uint64_t>();
+  t.start = Clock::now() - std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(node.get<double>()));
+  t.eval_seconds = node.get<double>();
+  t.exchange_seconds = node.get<double>(), t.compute_seconds = node.get<double>();
+  t.mean_compute_seconds = node.get<double>(), t.wait_seconds = node.get<double>();
+  s.peers.compute_since_exchange = node.get<double>(), s.peers.exchanges = node.get<uint64_t>();
+  s.peers.bytes_sent_before = node.get<uint64_t>(), s.peers.bytes_received_before = node.get<uint64_t>();
   const int learners = node.get<int32_t>();
   if (learners < 1 || learners > 4096) throw CheckpointError("section 'node': " + std::to_string(learners) + " learners");
   s.autotune.active = node.get<uint8_t>() != 0, s.autotune.best_rate = node.get<double>();
-  s.autotune_log.resize(node.get<uint64_t>());
-  for (auto& line : s.autotune_log) line = node.text();
+  s.autotune.log.resize(node.get<uint64_t>());
+  for (auto& line : s.autotune.log) line = node.text();
   s.result.time_to_target_seconds = get_optional(node);
   node.finish();
-  if (s.iteration < 0 || s.samples < 0 || s.samples > s.target_samples)
-    throw CheckpointError("section 'node': counters outside this run (iteration " + std::to_string(s.iteration) +
-                          ", " + std::to_string(s.samples) + " samples)");
-  s.result.steps = s.iteration, s.result.samples = s.samples;
+  if (counters.iteration < 0 || counters.samples < 0 || counters.samples > s.schedule.target_samples())
+    throw CheckpointError("section 'node': counters outside this run (iteration " +
+                          std::to_string(counters.iteration) + ", " + std::to_string(counters.samples) + " samples)");
+  s.schedule.restore(counters);
+  s.result.steps = counters.iteration, s.result.samples = counters.samples;
 
   SectionReader history = in.reader("history");
   s.result.history.resize(history.get<uint64_t>());
@@ -163,7 +169,7 @@ int restore_node(NodeState& s, const Checkpoint& in) {
   SectionReader optimizer = in.reader("shared_optimizer");
   s.optimizer->restore(optimizer);
   optimizer.finish();
-  if (in.has("exchange")) s.resumed_exchange = get_exchange(in.reader("exchange"), n);
+  if (in.has("exchange")) s.resume.exchange = get_exchange(in.reader("exchange"), n);
   return learners;
 }
 

@@ -27,7 +27,7 @@ double Schedule::lr(int64_t step) const {
 }
 
 bool Schedule::is_drop(int64_t step) const {
-  return spec_.kind == "step" && step > spec_.warmup_steps && lr(step) < lr(step - 1);
+  return spec_.kind == "step" && step > 0 && step >= spec_.warmup_steps && lr(step) < lr(step - 1);
 }
 
 }  // namespace starling

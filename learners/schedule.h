@@ -19,8 +19,9 @@ class Schedule {
   /// Throws std::invalid_argument on an unknown kind.
   Schedule(const ScheduleSpec& spec, int64_t steps_per_epoch, int64_t total_steps);
   double lr(int64_t step) const;
-  /// True when the decayed rate at `step` is lower than at `step - 1` outside warm-up:
-  /// SMA resets replicas to the central model there.
+  /// True when the decayed rate at `step` is lower than at `step - 1` outside warm-up: SMA
+  /// resets replicas to the central model there. The first step after warm-up counts, as the
+  /// rate decayed meanwhile falls below warm-up's peak there; step 0 has no step before it.
   bool is_drop(int64_t step) const;
 
  private:

@@ -26,6 +26,21 @@ std::size_t slice_bound(std::size_t n, int parts, int i) {
   return std::min(n, step * static_cast<std::size_t>(i));
 }
 
+float alpha_for(double alpha, int learners) { return static_cast<float>(alpha > 0 ? alpha : 1.0 / learners); }
+
+std::vector<Slice> slices(float* z, float* z_prev, const std::vector<float*>& replicas, std::size_t n, float alpha,
+                          float momentum) {
+  const int k = static_cast<int>(replicas.size());
+  std::vector<Slice> out(replicas.size(), Slice{z, z_prev, replicas, alpha, momentum, 0, 0});
+  for (int j = 0; j < k; ++j) out[j].lo = slice_bound(n, k, j), out[j].hi = slice_bound(n, k, j + 1);
+  return out;
+}
+
+void average(const Slice& share) {
+  average_slice(share.z, share.z_prev, share.replicas.data(), static_cast<int>(share.replicas.size()), share.alpha,
+                share.momentum, share.lo, share.hi);
+}
+
 void mean(const float* const* vectors, int count, float* out, std::size_t n) {
   std::copy(vectors[0], vectors[0] + n, out);
   for (int j = 1; j < count; ++j)

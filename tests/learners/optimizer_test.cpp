@@ -73,6 +73,16 @@ BOOST_AUTO_TEST_CASE(schedules) {
   BOOST_TEST(step.lr(45) == 0.25, tt::tolerance(1e-12));
   BOOST_TEST(step.is_drop(20));
   BOOST_TEST(!step.is_drop(21));
+  BOOST_TEST(!step.is_drop(0));  // no step before it
+
+  // A decay boundary inside warm-up is no drop; the first step after it is, when the rate
+  // decayed meanwhile (warm-up's peak 1.0, then 0.25).
+  Schedule warm_step({"step", 1.0, 20, 1.0, 0.5}, 10, 100);
+  BOOST_TEST(!warm_step.is_drop(10));
+  BOOST_TEST(!warm_step.is_drop(19));
+  BOOST_TEST(warm_step.is_drop(20));
+  BOOST_TEST(!warm_step.is_drop(21));
+  BOOST_TEST(warm_step.is_drop(30));
 
   Schedule cosine({"cosine", 1.0, 0, 1.0, 0.1}, 10, 100);
   BOOST_TEST(cosine.lr(0) == 1.0, tt::tolerance(1e-12));

@@ -1,5 +1,6 @@
-// Synchronous model averaging arithmetic against values computed by hand; the learners' own
-// rounds (SmaGroup) on real threads against the same rounds run one slice after another.
+// Synchronous model averaging arithmetic against values computed by hand; a round in the
+// node's shares and the learners' own rounds (SmaGroup) on real threads against the same
+// round run in one pass or one slice after another.
 #define BOOST_TEST_MODULE learners_sma
 #include <boost/test/unit_test.hpp>
 
@@ -53,6 +54,35 @@ BOOST_AUTO_TEST_CASE(slices_in_any_order_equal_one_pass) {
   BOOST_TEST(sma::slice_bound(n, 4, 0) == 0u);
   BOOST_TEST(sma::slice_bound(n, 4, 1) % 16 == 0u);
   BOOST_TEST(sma::slice_bound(n, 4, 4) == n);
+}
+
+// The node's form of a round: one share per replica, covering [0, n) between them, run in
+// any order, equals one pass; α defaults to 1/k.
+BOOST_AUTO_TEST_CASE(a_round_in_shares_equals_one_pass) {
+  const std::size_t n = 1001;
+  const int k = 3;
+  std::vector<std::vector<float>> a(k, std::vector<float>(n));
+  std::vector<float> za(n), zpa(n, 0.5f);
+  for (std::size_t i = 0; i < n; ++i) {
+    za[i] = std::sin(0.01f * i);
+    for (int j = 0; j < k; ++j) a[j][i] = za[i] + 0.1f * static_cast<float>(j + 1) * std::cos(0.3f * i);
+  }
+  auto b = a;
+  auto zb = za, zpb = zpa;
+  std::vector<float*> ra, rb;
+  for (int j = 0; j < k; ++j) ra.push_back(a[j].data()), rb.push_back(b[j].data());
+  BOOST_TEST(sma::alpha_for(0.0, k) == 1.f / k);
+  BOOST_TEST(sma::alpha_for(0.25, k) == 0.25f);
+  sma::average_slice(za.data(), zpa.data(), ra.data(), k, sma::alpha_for(0.0, k), 0.5f, 0, n);
+  const auto shares = sma::slices(zb.data(), zpb.data(), rb, n, sma::alpha_for(0.0, k), 0.5f);
+  BOOST_REQUIRE(shares.size() == static_cast<std::size_t>(k));
+  BOOST_TEST(shares.front().lo == 0u);
+  BOOST_TEST(shares.back().hi == n);
+  for (int j = 1; j < k; ++j) BOOST_TEST(shares[j].lo == shares[j - 1].hi);
+  for (int j = k; j-- > 0;) sma::average(shares[j]);
+  BOOST_TEST(za == zb, tt::per_element());
+  BOOST_TEST(zpa == zpb, tt::per_element());
+  BOOST_TEST(a[1] == b[1], tt::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(alpha_one_over_k_moves_z_to_the_mean) {
