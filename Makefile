@@ -37,7 +37,7 @@ bench: bench-deps build
 
 # The shipped experiments into results/<name>/ (bandwidth needs root for its namespaces).
 experiments: build
-	for e in compare-sync compare-codecs crossbow bandwidth; do \
+	for e in compare-sync compare-codecs crossbow bandwidth noniid; do \
 	  $(STARLING) experiment --config configs/experiments/$$e.toml --out results/$$e || exit 1; done
 
 # Predicted speedup at 1-1024 peers for every exchange mode, 10 and 1 Gbit/s, MLP and CNN

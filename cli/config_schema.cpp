@@ -253,6 +253,15 @@ std::vector<KeySpec> exchange_keys() {
      "with `\"gossip\"` (D-PSGD): quasi-global momentum μ (Lin et al. 2021), a momentum of the mixed model's "
      "change that replaces the local one (`optimizer.momentum` must be 0); 0: off",
      [](V v, Config& c) { c.node.exchange.quasi_global_momentum = v.number; }},
+    {"exchange.outer_lr", number(1.0, 0.0, 100.0, kOpen),
+     "with `\"allreduce\"` or `\"local-sgd\"`: the outer learning rate α of SlowMo/DiLoCo's outer step on the "
+     "change since the last synchronisation (see above); 1 with `outer_momentum = 0`: plain all-reduce",
+     [](V v, Config& c) { c.node.exchange.outer_lr = v.number; }},
+    {"exchange.outer_momentum", number(0.0, 0.0, 0.999999),
+     "with `\"allreduce\"` or `\"local-sgd\"`: the outer momentum β; 0: none",
+     [](V v, Config& c) { c.node.exchange.outer_momentum = v.number; }},
+    {"exchange.outer_nesterov", flag(true), "the outer momentum as Nesterov's (DiLoCo) rather than heavy ball (SlowMo)",
+     [](V v, Config& c) { c.node.exchange.outer_nesterov = v.flag; }},
     {"exchange.max_staleness", integer(4, 0, 1000000), "async gossip: steps ahead of a neighbour",
      [](V v, Config& c) { c.node.exchange.max_staleness = static_cast<uint64_t>(v.integer); }},
     {"exchange.staleness_scaling", flag(false), "async gossip: divide the mixed-in change by the gap",
@@ -420,6 +429,28 @@ void check_exchange_algorithms(const std::vector<KeyValue>& values, const Config
          "expected \"none\" with exchange.quasi_global_momentum > 0 (CHOCO-SGD has no quasi-global momentum)");
 }
 
+// The outer optimizer: the mean of an all-reduce to step from, uncompressed, strict.
+void check_outer_optimizer(const std::vector<KeyValue>& values, const Config& c) {
+  const auto& x = c.node.exchange;
+  const bool outer = x.outer_lr != 1.0 || x.outer_momentum > 0.0;
+  const bool averaging = x.mode == gossip::ExchangeMode::allreduce || x.mode == gossip::ExchangeMode::local_sgd;
+  for (const char* key : {"exchange.outer_lr", "exchange.outer_momentum", "exchange.outer_nesterov"})
+    if (!averaging && value_of(values, key).given)
+      fail(value_of(values, key), "expected only with exchange.mode = \"allreduce\" or \"local-sgd\" (the outer step "
+                                  "acts on the peers' all-reduced mean)");
+  if (!outer) return;
+  // The compressed all-reduce sends changes from its own base, the last round's mean, which
+  // the outer step moves the model away from.
+  if (x.codec != "none")
+    fail(value_of(values, "compression.codec"),
+         "expected \"none\" with an outer optimizer (exchange.outer_lr ≠ 1 or exchange.outer_momentum > 0)");
+  // The overlapped mix arrives one exchange late, as a correction on later local steps.
+  if (c.node.overlap)
+    fail(value_of(values, "exchange.overlap"),
+         "expected false with an outer optimizer (exchange.outer_lr ≠ 1 or exchange.outer_momentum > 0), which "
+         "steps from the mixed model");
+}
+
 // The [[peer]] list against [exchange] and [node].
 void check_peers(const std::vector<KeyValue>& values, const Config& c) {
   const auto& x = c.node.exchange;
@@ -448,6 +479,7 @@ void check_across_keys(const std::vector<KeyValue>& values, const Config& c) {
   check_run_and_data(values, c);
   check_exchange(values, c);
   check_exchange_algorithms(values, c);
+  check_outer_optimizer(values, c);
   check_peers(values, c);
 }
 

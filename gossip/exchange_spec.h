@@ -51,6 +51,10 @@ struct ExchangeSpec {
   protocols::CodecOptions codec_options;
   double gamma = 0.5;              // CHOCO consensus step size
   double quasi_global_momentum = 0.0;  // gossip without a codec: QG-DSGDm's μ (0: plain D-PSGD)
+  // allreduce, local-sgd without a codec: SlowMo / DiLoCo's outer step (α = 1, β = 0: none)
+  double outer_lr = 1.0;        // α
+  double outer_momentum = 0.0;  // β
+  bool outer_nesterov = true;
   uint64_t max_staleness = 4;      // async-gossip: steps a peer may run ahead of a neighbour
   bool staleness_scaling = false;  // async-gossip: divide the mixed-in change by the step gap
   /// Compressed gossip or all-reduce: steer the codec's density so that communication

@@ -5,7 +5,8 @@
 // once per exchange():
 // `allreduce` and `local-sgd` replace it with the mean over all peers (ring all-reduce), or
 // with a codec other than "none" with the common model plus the mean of the compressed
-// changes (gossip/compressed_allreduce.h);
+// changes (gossip/compressed_allreduce.h), or with an outer learning rate ≠ 1 or an outer
+// momentum with SlowMo/DiLoCo's outer step on that mean (gossip/outer_optimizer_sync.h);
 // `gossip` does one D-PSGD round with Metropolis–Hastings weights over the topology, or with
 // a codec other than "none" one CHOCO-SGD round (compressed differences to public copies),
 // with quasi_global_momentum > 0 a D-PSGD round with quasi-global momentum;

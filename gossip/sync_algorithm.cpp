@@ -8,14 +8,15 @@
 #include "gossip/error.h"
 #include "gossip/gossip_sync.h"
 #include "gossip/gradient_tracking_sync.h"
+#include "gossip/outer_optimizer_sync.h"
 #include "gossip/quasi_global_momentum_sync.h"
 
 namespace starling::gossip {
 namespace {
 
-// What the mode runs with: nothing more, a codec (with its density steered or not), or
-// quasi-global momentum.
-enum class Variant { plain, codec, adaptive_codec, quasi_global_momentum };
+// What the mode runs with: nothing more, a codec (with its density steered or not),
+// quasi-global momentum, or an outer optimizer.
+enum class Variant { plain, codec, adaptive_codec, quasi_global_momentum, outer_optimizer };
 
 template <class Algorithm>
 std::unique_ptr<SyncAlgorithm> make(const SyncSetup& setup) {
@@ -34,9 +35,11 @@ const Row kAlgorithms[] = {
     {ExchangeMode::allreduce, Variant::plain, true, make<AllreduceSync>},
     {ExchangeMode::allreduce, Variant::codec, true, make<CompressedAllreduceSync>},
     {ExchangeMode::allreduce, Variant::adaptive_codec, true, make<AdaptiveCompressionSync>},
+    {ExchangeMode::allreduce, Variant::outer_optimizer, true, make<OuterOptimizerSync>},
     {ExchangeMode::local_sgd, Variant::plain, true, make<AllreduceSync>},
     {ExchangeMode::local_sgd, Variant::codec, true, make<CompressedAllreduceSync>},
     {ExchangeMode::local_sgd, Variant::adaptive_codec, true, make<AdaptiveCompressionSync>},
+    {ExchangeMode::local_sgd, Variant::outer_optimizer, true, make<OuterOptimizerSync>},
     {ExchangeMode::gossip, Variant::plain, false, make<GossipSync>},
     {ExchangeMode::gossip, Variant::codec, false, make<ChocoSync>},
     {ExchangeMode::gossip, Variant::adaptive_codec, false, make<AdaptiveCompressionSync>},
@@ -46,7 +49,8 @@ const Row kAlgorithms[] = {
 
 Variant variant_of(const ExchangeSpec& spec) {
   if (spec.codec != "none") return spec.adaptive ? Variant::adaptive_codec : Variant::codec;
-  return spec.quasi_global_momentum > 0.0 ? Variant::quasi_global_momentum : Variant::plain;
+  if (spec.quasi_global_momentum > 0.0) return Variant::quasi_global_momentum;
+  return spec.outer_lr != 1.0 || spec.outer_momentum > 0.0 ? Variant::outer_optimizer : Variant::plain;
 }
 
 }  // namespace

@@ -4,8 +4,8 @@
 // transport and the model, and lays everything out; run() is one round on the model. The
 // elastic layer (elastic_sync.h) builds a new one for every view through
 // make_sync_algorithm(), whose table (sync_algorithm.cpp) maps the exchange mode and its
-// variant (a codec, with its density steered or not, or quasi-global momentum) to the
-// implementation: a new algorithm is one file and one row there.
+// variant (a codec, with its density steered or not, quasi-global momentum, or an outer
+// optimizer) to the implementation: a new algorithm is one file and one row there.
 //
 // A round that cannot complete comes back as a value: membership_changed when the control
 // plane aborted it (a member died, a peer asks to join, a view change began), timed_out
@@ -93,8 +93,8 @@ class DensitySync : public SyncAlgorithm {
   virtual bool last_round_compressed() const { return true; }
 };
 
-/// The algorithm of spec.mode with spec.codec (and compression.adaptive) or spec's
-/// quasi-global momentum; InvalidArgument for a mode without one (none, async-gossip) or a
+/// The algorithm of spec.mode with spec.codec (and compression.adaptive), spec's
+/// quasi-global momentum or its outer optimizer; InvalidArgument for a mode without one (none, async-gossip) or a
 /// variant the mode cannot take.
 std::unique_ptr<SyncAlgorithm> make_sync_algorithm(const SyncSetup& setup);
 

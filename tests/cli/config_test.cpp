@@ -313,6 +313,34 @@ BOOST_AUTO_TEST_CASE(quasi_global_momentum_is_for_plain_dpsgd) {
   BOOST_TEST(contains(error_of(qgm, {"exchange.quasi_global_momentum=1"}), "exchange.quasi_global_momentum"));
 }
 
+// exchange.outer_*: SlowMo/DiLoCo's outer step on an uncompressed, strict all-reduce.
+BOOST_AUTO_TEST_CASE(outer_optimizer_is_for_plain_allreduce_and_local_sgd) {
+  const std::string peers = "[[peer]]\nid = 0\nendpoint = \"tcp://127.0.0.1:5600\"\n"
+                            "[[peer]]\nid = 1\nendpoint = \"tcp://127.0.0.1:5601\"\n";
+  const std::string outer = "[exchange]\nmode = \"local-sgd\"\nouter_lr = 0.7\nouter_momentum = 0.9\n" + peers;
+  const Config c = parse_config(outer, "test.toml");
+  const auto& x = c.node.exchange;
+  BOOST_TEST(x.outer_lr == 0.7);
+  BOOST_TEST(x.outer_momentum == 0.9);
+  BOOST_TEST(x.outer_nesterov);
+  BOOST_TEST(!parse_config(outer, "test.toml", {"exchange.mode=\"allreduce\"", "exchange.outer_nesterov=false"})
+                  .node.exchange.outer_nesterov);
+  std::string e = error_of(outer, {"exchange.mode=\"gossip\""});
+  BOOST_TEST((contains(e, "test.toml:3: exchange.outer_lr: expected only with exchange.mode = \"allreduce\" or \"local-sgd\"")), e);
+  e = error_of("[exchange]\nmode = \"gradient-tracking\"\nouter_nesterov = false\n" + peers);
+  BOOST_TEST((contains(e, "test.toml:3: exchange.outer_nesterov: expected only with")), e);
+  e = error_of(outer, {"compression.codec=\"fp16\""});
+  BOOST_TEST((contains(e, "--set compression.codec") && contains(e, "expected \"none\" with an outer optimizer")), e);
+  e = error_of(outer, {"exchange.overlap=true"});
+  BOOST_TEST((contains(e, "--set exchange.overlap") && contains(e, "expected false with an outer optimizer")), e);
+  // Without an outer step (α = 1, β = 0) codecs and overlap stay as they were.
+  BOOST_TEST(parse_config(outer, "test.toml", {"exchange.outer_lr=1", "exchange.outer_momentum=0", "compression.codec=\"fp16\""})
+                 .node.exchange.codec == "fp16");
+  BOOST_TEST(contains(error_of(outer, {"exchange.outer_lr=0"}), "exchange.outer_lr"));
+  BOOST_TEST(contains(error_of(outer, {"exchange.outer_momentum=1"}), "exchange.outer_momentum"));
+  BOOST_TEST(contains(error_of(outer, {"exchange.outer_lr=nan"}), "exchange.outer_lr"));
+}
+
 BOOST_AUTO_TEST_CASE(shipped_configs_load) {
   const char* root = std::getenv("STARLING_SOURCE_DIR");
   BOOST_REQUIRE(root);

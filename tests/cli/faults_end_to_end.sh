@@ -9,6 +9,9 @@
 #   overlap            local SGD with the exchange beside the compute: a peer joins, then
 #                      one is killed while the others' mix is in flight; the survivors end
 #                      identical
+#   outer              local SGD with an outer step (SlowMo/DiLoCo): a peer joins, then one
+#                      is killed; every new view starts a fresh outer optimizer on every
+#                      member, and the survivors end identical
 #   rejoin             a killed peer restarted with --resume rejoins; all four identical
 #   flood              a live peer flooded with malformed frames of every class finishes
 #                      and reports the drops by reason
@@ -128,6 +131,21 @@ case $scenario in
     grep -q "joined view .* taking the model of iteration" "$tmp/p3.log" || fail "peer 3 did not join"
     grep -q "peer 1 is dead: no message for" "$tmp/p0.log" || fail "the death is not logged"
     grep -q "exchange beside the compute" "$tmp/p0.log" || fail "the exchange was not overlapped"
+    identical 0 2 3
+    accurate 0 2 3
+    ;;
+  outer)
+    job local-sgd
+    outer=(--set exchange.outer_lr=0.8 --set exchange.outer_momentum=0.5 --set exchange.period=4)
+    for id in 0 1 2; do start $id "${outer[@]}"; done
+    await 'grep -q "view 0 -> 1" "$tmp/p0.log"'
+    await '[ "$(rows 0)" -ge 4 ]'
+    start 3 "${outer[@]}" --join
+    await '[ "$(rows 3)" -ge 2 ]'
+    kill -9 "$pid1"
+    finish 0 2 3
+    grep -q "joined view .* taking the model of iteration" "$tmp/p3.log" || fail "peer 3 did not join"
+    grep -q "peer 1 is dead: no message for" "$tmp/p0.log" || fail "the death is not logged"
     identical 0 2 3
     accurate 0 2 3
     ;;

@@ -6,7 +6,8 @@
 # one; another model's checkpoint is refused with exit 2; --resume with nothing to resume
 # from starts afresh. Then `starling launch --resume` continues every peer of an all-reduce
 # job from its checkpoint to the same models as an uninterrupted job, and an overlapped
-# local-SGD job from a checkpoint between exchange points.
+# local-SGD job from a checkpoint between exchange points; gradient tracking and the outer
+# optimizer take up their exchange state from the checkpoint.
 set -euo pipefail
 starling=$1
 src=$2
@@ -133,4 +134,18 @@ timeout 120 "$starling" launch --config "$tmp/gt.toml" "${gt[@]}" --resume --sum
 [ "$(grep -c "goes on with the checkpoint's state" "$tmp/g2.log")" -eq 3 ] \
   || { cat "$tmp/g2.log"; fail "not every peer took up its tracker"; }
 [ "$(sums "$tmp/g2.json")" = "$(sums "$tmp/g1.json")" ] || fail "gradient tracking, resumed: $(sums "$tmp/g2.json"), uninterrupted: $(sums "$tmp/g1.json")"
+
+# The outer optimizer keeps x₀ and u beside the model: local SGD with an outer step, resumed
+# at 40 (an exchange point) from them, ends with the uninterrupted job's model.
+peers_config "$tmp/outer.toml" local-sgd $((base + 7)) $((base + 8)) $((base + 9))
+outer=(--set exchange.outer_lr=0.8 --set exchange.outer_momentum=0.5 --set run.checkpoint_dir=outerckpt
+       --set run.checkpoint_every=20 --set run.checkpoint_keep=10)
+timeout 120 "$starling" launch --config "$tmp/outer.toml" "${outer[@]}" --summary "$tmp/o1.json" >"$tmp/o1.log" 2>&1 \
+  || { cat "$tmp/o1.log"; fail "outer-optimizer peer job failed"; }
+for peer in 0 1 2; do find "$tmp/outerckpt/peer$peer" -name 'ckpt-*' ! -name 'ckpt-000000040.starling' -delete; done
+timeout 120 "$starling" launch --config "$tmp/outer.toml" "${outer[@]}" --resume --summary "$tmp/o2.json" >"$tmp/o2.log" 2>&1 \
+  || { cat "$tmp/o2.log"; fail "resumed outer-optimizer peer job failed"; }
+[ "$(grep -c "goes on with the checkpoint's state" "$tmp/o2.log")" -eq 3 ] \
+  || { cat "$tmp/o2.log"; fail "not every peer took up its outer optimizer's state"; }
+[ "$(sums "$tmp/o2.json")" = "$(sums "$tmp/o1.json")" ] || fail "outer optimizer, resumed: $(sums "$tmp/o2.json"), uninterrupted: $(sums "$tmp/o1.json")"
 echo "cli resume end-to-end: ok"

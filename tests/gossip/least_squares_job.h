@@ -2,7 +2,8 @@
 // Test harness: six peers on a ring in one process (real ZeroMQ sockets on loopback), each
 // with its own least-squares problem, the local optima far apart (heterogeneous data). Every
 // round a peer takes one SGD step of a constant size on its own problem, then runs one round
-// of a synchronous exchange algorithm (sync_algorithm.h) built by a given maker.
+// of a synchronous exchange algorithm (sync_algorithm.h) built by a given maker (local SGD:
+// `local_steps` steps between rounds).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -111,6 +112,9 @@ class Barrier {
 struct Plan {
   ExchangeMode mode = ExchangeMode::gradient_tracking;
   double quasi_global_momentum = 0.0;
+  double outer_lr = 1.0, outer_momentum = 0.0;
+  bool outer_nesterov = true;
+  int local_steps = 1;
   std::function<std::unique_ptr<SyncAlgorithm>(const SyncSetup&)> make = make_sync_algorithm;
   int rounds = 600;
   int change_at = -1;
@@ -128,6 +132,9 @@ inline std::vector<float> run_peer(PeerGroup& group, const Problem& problem, Bar
   ExchangeSpec spec;
   spec.mode = plan.mode;
   spec.quasi_global_momentum = plan.quasi_global_momentum;
+  spec.outer_lr = plan.outer_lr;
+  spec.outer_momentum = plan.outer_momentum;
+  spec.outer_nesterov = plan.outer_nesterov;
   spec.topology = "ring";
   spec.timeout = std::chrono::seconds(20);
   std::vector<float> x(kDim, 0.0f);
@@ -145,8 +152,10 @@ inline std::vector<float> run_peer(PeerGroup& group, const Problem& problem, Bar
       algorithm = build(plan.leave ? kPeers - 1 : kPeers, k);
       if (plan.keep_state && !algorithm->restore(state)) throw std::runtime_error("the state was refused");
     }
-    const std::vector<double> g = problem.gradient(r, x);
-    for (int i = 0; i < kDim; ++i) x[i] = static_cast<float>(x[i] - kStep * g[i]);
+    for (int step = 0; step < plan.local_steps; ++step) {
+      const std::vector<double> g = problem.gradient(r, x);
+      for (int i = 0; i < kDim; ++i) x[i] = static_cast<float>(x[i] - kStep * g[i]);
+    }
     const RoundResult result = algorithm->run();
     if (result.status != RoundResult::done) throw std::runtime_error("round " + std::to_string(k) + ": " + result.why);
   }
