@@ -2,22 +2,19 @@
 #include "gossip/gossip_sync.h"
 
 namespace starling::gossip {
-namespace {
 
-GossipOptions options_of(const SyncSetup& s) {
+GossipOptions gossip_options(const SyncSetup& s) {
   GossipOptions g;
   g.timeout = s.spec.timeout;
   g.first_round = s.first_round;
   return g;
 }
 
-}  // namespace
-
 MixingSchedule view_schedule(const SyncSetup& s) {
   return schedule_by_name(s.spec.topology, static_cast<int>(s.members.size()), s.rank, s.spec.random_degree, s.spec.seed);
 }
 
 GossipSync::GossipSync(const SyncSetup& s)
-    : model_(s.model), gossip_(s.transport, s.members, view_schedule(s), options_of(s)) {}
+    : model_(s.model), gossip_(s.transport, s.members, view_schedule(s), gossip_options(s)) {}
 
 }  // namespace starling::gossip

@@ -25,5 +25,7 @@ class GossipSync final : public SyncAlgorithm {
 
 /// The view's mixing schedule: the configured topology over the members, this peer at `rank`.
 MixingSchedule view_schedule(const SyncSetup& setup);
+/// A gossip round's options for the view: the configured timeout, from its first round.
+GossipOptions gossip_options(const SyncSetup& setup);
 
 }  // namespace starling::gossip

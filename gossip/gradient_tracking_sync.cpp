@@ -6,20 +6,9 @@
 #include "gossip/gossip_sync.h"
 
 namespace starling::gossip {
-namespace {
-
-GossipOptions options_of(const SyncSetup& s) {
-  GossipOptions g;
-  g.timeout = s.spec.timeout;
-  g.first_round = s.first_round;
-  return g;
-}
-
-}  // namespace
-
 GradientTrackingSync::GradientTrackingSync(const SyncSetup& s)
     : model_(s.model),
-      gossip_(s.transport, s.members, view_schedule(s), options_of(s)),
+      gossip_(s.transport, s.members, view_schedule(s), gossip_options(s)),
       mixed_(2 * s.model.size()),
       change_(s.model.size()),
       new_change_(s.model.size()) {}

@@ -44,18 +44,10 @@ void OuterOptimizerSync::step() {
   }
 }
 
-std::vector<float> OuterOptimizerSync::state() const {
-  if (!started_) return {};
-  std::vector<float> values(start_);
-  values.insert(values.end(), velocity_.begin(), velocity_.end());
-  return values;
-}
+std::vector<float> OuterOptimizerSync::state() const { return pair_state(started_, start_, velocity_); }
 
 bool OuterOptimizerSync::restore(const std::vector<float>& values) {
-  const std::size_t n = model_.size();
-  if (values.size() != 2 * n) return false;
-  std::copy(values.begin(), values.begin() + n, start_.begin());
-  std::copy(values.begin() + n, values.end(), velocity_.begin());
+  if (!restore_pair(values, start_, velocity_)) return false;
   started_ = true;
   return true;
 }

@@ -7,20 +7,9 @@
 #include "gossip/gossip_sync.h"
 
 namespace starling::gossip {
-namespace {
-
-GossipOptions options_of(const SyncSetup& s) {
-  GossipOptions g;
-  g.timeout = s.spec.timeout;
-  g.first_round = s.first_round;
-  return g;
-}
-
-}  // namespace
-
 QuasiGlobalMomentumSync::QuasiGlobalMomentumSync(const SyncSetup& s)
     : model_(s.model),
-      gossip_(s.transport, s.members, view_schedule(s), options_of(s)),
+      gossip_(s.transport, s.members, view_schedule(s), gossip_options(s)),
       momentum_(static_cast<float>(s.spec.quasi_global_momentum)),
       start_(s.model.size()),
       velocity_(s.model.size()) {
@@ -43,18 +32,10 @@ void QuasiGlobalMomentumSync::round(double) {
   started_ = true;
 }
 
-std::vector<float> QuasiGlobalMomentumSync::state() const {
-  if (!started_) return {};
-  std::vector<float> values(start_);
-  values.insert(values.end(), velocity_.begin(), velocity_.end());
-  return values;
-}
+std::vector<float> QuasiGlobalMomentumSync::state() const { return pair_state(started_, start_, velocity_); }
 
 bool QuasiGlobalMomentumSync::restore(const std::vector<float>& values) {
-  const std::size_t n = model_.size();
-  if (values.size() != 2 * n) return false;
-  std::copy(values.begin(), values.begin() + n, start_.begin());
-  std::copy(values.begin() + n, values.end(), velocity_.begin());
+  if (!restore_pair(values, start_, velocity_)) return false;
   started_ = true;
   return true;
 }

@@ -1,6 +1,8 @@
 // The interface's boundary and the table of synchronous algorithms (gossip/sync_algorithm.h).
 #include "gossip/sync_algorithm.h"
 
+#include <algorithm>
+
 #include "gossip/adaptive_compression_sync.h"
 #include "gossip/allreduce_sync.h"
 #include "gossip/choco_sync.h"
@@ -67,6 +69,23 @@ RoundResult SyncAlgorithm::run(double compute_seconds) {
 }
 
 bool SyncAlgorithm::restore(const std::vector<float>& values) { return values.empty(); }
+
+std::vector<float> SyncAlgorithm::pair_state(bool started, const std::vector<float>& first,
+                                             const std::vector<float>& second) {
+  if (!started) return {};
+  std::vector<float> values(first);
+  values.insert(values.end(), second.begin(), second.end());
+  return values;
+}
+
+bool SyncAlgorithm::restore_pair(const std::vector<float>& values, std::vector<float>& first,
+                                 std::vector<float>& second) {
+  const std::size_t n = first.size();
+  if (values.size() != n + second.size()) return false;
+  std::copy(values.begin(), values.begin() + static_cast<long>(n), first.begin());
+  std::copy(values.begin() + static_cast<long>(n), values.end(), second.begin());
+  return true;
+}
 
 std::unique_ptr<SyncAlgorithm> make_sync_algorithm(const SyncSetup& setup) {
   const Variant variant = variant_of(setup.spec);

@@ -82,6 +82,10 @@ class SyncAlgorithm {
   virtual void round(double compute_seconds) = 0;
   /// Lets an algorithm that wraps another run the other's round inside its own.
   static void round_of(SyncAlgorithm& inner, double compute_seconds) { inner.round(compute_seconds); }
+  /// state() and restore() for a state of two model-sized vectors (a start point and a
+  /// velocity), once the algorithm has started: their concatenation, and back.
+  static std::vector<float> pair_state(bool started, const std::vector<float>& first, const std::vector<float>& second);
+  static bool restore_pair(const std::vector<float>& values, std::vector<float>& first, std::vector<float>& second);
 };
 
 /// An algorithm whose codec has a density (top-k fraction, threshold target) to steer.

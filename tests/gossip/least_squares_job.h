@@ -4,6 +4,8 @@
 // round a peer takes one SGD step of a constant size on its own problem, then runs one round
 // of a synchronous exchange algorithm (sync_algorithm.h) built by a given maker (local SGD:
 // `local_steps` steps between rounds).
+#include <boost/test/unit_test.hpp>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -177,5 +179,19 @@ inline double worst_error(const std::vector<std::vector<float>>& xs, const std::
   return worst;
 }
 
+// A job rebuilt at round `change_at` from its algorithms' state() ends with the same bits as
+// one never rebuilt, and one rebuilt without the state differs (the state matters).
+inline void expect_state_continues_bit_for_bit(const Problem& problem, const Plan& plain, int change_at) {
+  Plan rebuilt = plain;
+  rebuilt.change_at = change_at;
+  rebuilt.keep_state = true;
+  Plan fresh = rebuilt;
+  fresh.keep_state = false;
+  const auto a = run_job(problem, plain), b = run_job(problem, rebuilt), c = run_job(problem, fresh);
+  for (int r = 0; r < kPeers; ++r) {
+    BOOST_TEST(a[r] == b[r], boost::test_tools::per_element());
+    BOOST_TEST(a[r] != c[r]);
+  }
+}
 
 }  // namespace starling::gossip::testing

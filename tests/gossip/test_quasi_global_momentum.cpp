@@ -53,17 +53,7 @@ BOOST_AUTO_TEST_CASE(momentum_takes_another_path_to_dpsgds_fixed_point) {
 }
 
 BOOST_AUTO_TEST_CASE(momentum_put_back_from_its_state_continues_bit_for_bit) {
-  const Problem problem;
   Plan plain = dpsgd(100);
   plain.quasi_global_momentum = 0.5;
-  Plan rebuilt = plain;
-  rebuilt.change_at = 60;
-  rebuilt.keep_state = true;
-  Plan fresh = rebuilt;
-  fresh.keep_state = false;
-  const auto a = run_job(problem, plain), b = run_job(problem, rebuilt), c = run_job(problem, fresh);
-  for (int r = 0; r < kPeers; ++r) {
-    BOOST_TEST(a[r] == b[r], boost::test_tools::per_element());
-    BOOST_TEST(a[r] != c[r]);
-  }
+  expect_state_continues_bit_for_bit(Problem(), plain, 60);
 }
