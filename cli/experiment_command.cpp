@@ -32,8 +32,9 @@ using Clock = std::chrono::steady_clock;
 const char* const kPython = "/usr/bin/python3";
 const std::vector<std::string> kPlots{"accuracy_vs_time.png", "accuracy_vs_epoch.png", "accuracy_vs_bytes.png",
                                       "throughput.png"};
-// Drawn only when the peers' summaries carry label_counts.
-const char* const kLabelPlot = "label_distribution.png";
+// Drawn only when the peers exchange (consensus distance) and when their summaries carry
+// label_counts (label distribution).
+const std::vector<std::string> kOptionalPlots{"consensus_distance.png", "label_distribution.png"};
 
 volatile sig_atomic_t g_interrupted = 0;
 void on_interrupt(int) { g_interrupted = 1; }
@@ -274,9 +275,11 @@ int run_experiment(const ExperimentOptions& options) {
   std::string table = write_report(spec, outcomes, options.out, {});  // plot.py reads its summary.json
   const int log = ::open((options.out + "/plot.log").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   std::vector<std::string> plots = kPlots;
-  ::unlink((options.out + "/" + kLabelPlot).c_str());  // a stale one from an earlier run must not be linked
+  for (const std::string& p : kOptionalPlots)  // a stale one from an earlier run must not be linked
+    ::unlink((options.out + "/" + p).c_str());
   if (run_quietly({kPython, starling_home() + "/scripts/plot.py", options.out}, log)) {
-    if (::access((options.out + "/" + kLabelPlot).c_str(), R_OK) == 0) plots.push_back(kLabelPlot);
+    for (const std::string& p : kOptionalPlots)
+      if (::access((options.out + "/" + p).c_str(), R_OK) == 0) plots.push_back(p);
     table = write_report(spec, outcomes, options.out, plots);
   } else {
     spdlog::warn("scripts/plot.py failed (it needs Debian's python3-matplotlib); see {}/plot.log", options.out);

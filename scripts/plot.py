@@ -13,6 +13,9 @@ staleness,consensus_distance) and DIR/summary.json ({"experiment", "target_accur
   accuracy_vs_bytes.png  test accuracy against the bytes sent by all peers (log scale);
                          variants that sent nothing are left out and named in the title
   throughput.png         training samples/s of each variant, all peers together
+  consensus_distance.png when the metrics carry consensus_distance (peers that exchange):
+                         each variant's mean over peers and repeats against epochs (log
+                         scale), how far an exchange moves a peer's model relative to its norm
   label_distribution.png when the variants carry label_counts (summary.json's
                          variants[].label_counts: [{"peer", "counts"}], each peer's training
                          samples per class): a bar per peer stacked by class, one panel per
@@ -125,7 +128,7 @@ def curves(repeats):
     length = max((len(rows) for peers in repeats.values() for rows in peers.values()), default=0)
     points = []
     for i in range(length):
-        wall, epoch, acc, total_bytes = [], [], [], []
+        wall, epoch, acc, total_bytes, consensus = [], [], [], [], []
         for peers in repeats.values():
             repeat_bytes, complete = 0.0, True
             for rows in peers.values():
@@ -139,6 +142,8 @@ def curves(repeats):
                     epoch.append(r["epoch"])
                 if r["test_accuracy"] is not None:
                     acc.append(r["test_accuracy"])
+                if r["consensus_distance"] is not None:
+                    consensus.append(r["consensus_distance"])
                 if r["bytes_sent"] is None:
                     complete = False
                 else:
@@ -148,7 +153,7 @@ def curves(repeats):
         if not acc:
             continue
         points.append({"wall": mean(wall), "epoch": mean(epoch), "bytes": mean(total_bytes),
-                       "acc": mean(acc), "lo": min(acc), "hi": max(acc)})
+                       "acc": mean(acc), "lo": min(acc), "hi": max(acc), "consensus": mean(consensus)})
     return points
 
 
@@ -228,6 +233,34 @@ def accuracy_plot(folder, file_name, title, xlabel, key, variants, data, systems
         place_legend(ax, drawn + (1 if target else 0))
     fig.tight_layout()
     path = os.path.join(folder, file_name)
+    fig.savefig(path, dpi=DPI, bbox_inches="tight")
+    plt.close(fig)
+    return path
+
+
+def consensus_plot(folder, experiment, variants, data, systems, colour_index):
+    """None when no variant measured a consensus distance."""
+    fig, ax = plt.subplots(figsize=(WIDTH, HEIGHT), dpi=DPI)
+    drawn = 0
+    for name in variants:
+        pts = [p for p in data.get(name, []) if p["epoch"] is not None and p["consensus"]]
+        if not pts:
+            continue
+        ax.plot([p["epoch"] for p in pts], [p["consensus"] for p in pts], label=name,
+                **style(colour_index[name], systems.get(name, "")))
+        drawn += 1
+    if drawn == 0:
+        plt.close(fig)
+        return None
+    ax.set_yscale("log")
+    ax.set_xlim(left=0)
+    ax.set_xlabel("epoch")
+    ax.set_ylabel("consensus distance (relative, log scale)")
+    ax.set_title("%s: how far an exchange moves a peer's model" % experiment)
+    ax.grid(True, which="major", alpha=0.3)
+    place_legend(ax, drawn)
+    fig.tight_layout()
+    path = os.path.join(folder, "consensus_distance.png")
     fig.savefig(path, dpi=DPI, bbox_inches="tight")
     plt.close(fig)
     return path
@@ -352,9 +385,10 @@ def main():
                                  "bytes sent by all peers (log scale)", "bytes", with_bytes, data, systems,
                                  colour_index, target, ylim, log_x=True, left_out=silent))
     written.append(throughput_plot(folder, experiment, variants, summaries, systems))
-    labels = label_plot(folder, experiment, variants, summaries)
-    if labels:
-        written.append(labels)
+    for optional in (consensus_plot(folder, experiment, variants, data, systems, colour_index),
+                     label_plot(folder, experiment, variants, summaries)):
+        if optional:
+            written.append(optional)
     for path in written:
         print(path)
 

@@ -63,7 +63,7 @@ assert [v["partition"] for v in s["variants"]] == ["iid", "iid", "iid", "dirichl
 assert sum(map(sum, (p["counts"] for p in s["variants"][3]["label_counts"]))) == 1200
 assert "dirichlet" in s["variants"][3]["setup"], s["variants"][3]["setup"]
 PY
-for p in accuracy_vs_time accuracy_vs_epoch accuracy_vs_bytes throughput label_distribution; do
+for p in accuracy_vs_time accuracy_vs_epoch accuracy_vs_bytes throughput consensus_distance label_distribution; do
   [ -s "$tmp/out/$p.png" ] || fail "missing plot $p.png"
   grep -q "($p.png)" "$tmp/out/report.md" || fail "report.md does not link $p.png"
 done
