@@ -6,6 +6,8 @@
 // On SGP's one-peer exponential graph every round is a permutation, so the weight stays 1 and
 // both reach the average; push-sum does there too. The state (x, w) put back into a rebuilt
 // algorithm continues bit for bit, and a fresh one (w = 1 from the de-biased models) does not.
+// A local change of one peer's model moves the average by exactly its share (SGP's step on
+// the numerator; a step scaled by w would miss it by 4e-2).
 #define BOOST_TEST_MODULE push_sum
 #include <boost/test/unit_test.hpp>
 
@@ -100,7 +102,10 @@ struct Job {
   int rounds = 200;
   int rebuild_at = -1;      // every peer builds its algorithm anew before this round
   bool keep_state = false;  // and puts the old one's state back
+  int nudge_at = -1;        // peer 0 adds kNudge to its model before this round (a local step)
 };
+
+const std::vector<float> kNudge = {5.0f, -3.0f, 1.0f};
 
 std::vector<float> run_peer(PeerGroup& group, Barrier& barrier, const Job& job, int r, std::vector<float> x) {
   ExchangeSpec spec;
@@ -122,6 +127,8 @@ std::vector<float> run_peer(PeerGroup& group, Barrier& barrier, const Job& job, 
       runner = build(k);
       if (job.keep_state) BOOST_REQUIRE(runner.push_sum->restore(state));
     }
+    if (k == job.nudge_at && r == 0)
+      for (int i = 0; i < kLength; ++i) x[i] += kNudge[i];
     runner.round(x);
   }
   return x;
@@ -163,6 +170,31 @@ BOOST_AUTO_TEST_CASE(push_sum_reaches_the_exact_average_where_plain_pushes_do_no
   BOOST_TEST_MESSAGE("random directed graph, 5 peers, 200 rounds: push-sum " << exact << ", plain " << biased);
   BOOST_TEST(exact < 1e-5);
   BOOST_TEST(biased > 1e-3);
+}
+
+// A local change d of one peer's de-biased model goes to its numerator whole (SGP's step on
+// x), whatever its weight then: the average moves by d / n, exactly.
+BOOST_AUTO_TEST_CASE(a_local_change_moves_the_average_by_its_share) {
+  std::vector<double> mean = average(initial_vectors());
+  for (int k = 0; k < kLength; ++k) mean[k] += static_cast<double>(kNudge[k]) / kN;
+  Job job;
+  job.nudge_at = 10;  // the weights are far from 1 by then
+  const double error = worst_relative_error(run_job(job), mean);
+  BOOST_TEST_MESSAGE("after a local change at round 10: push-sum " << error);
+  BOOST_TEST(error < 1e-5);
+}
+
+// SGP's graph as push_schedule() builds it from the one-peer exponential out-neighbours:
+// the plans of one_peer_exponential_schedule(), halves everywhere.
+BOOST_AUTO_TEST_CASE(push_schedule_on_sgps_graph_is_the_one_peer_exponential_schedule) {
+  const OutNeighbours sgp = [](int rank, std::uint64_t k) { return std::vector<int>{one_peer_exponential_out(kN, rank, k)}; };
+  for (int r = 0; r < kN; ++r)
+    for (std::uint64_t k = 0; k < 6; ++k) {
+      const MixingPlan a = push_schedule(kN, r, sgp)(k), b = one_peer_exponential_schedule(kN, r)(k);
+      BOOST_TEST(a.self_weight == b.self_weight);
+      BOOST_TEST(a.send_to == b.send_to, boost::test_tools::per_element());
+      BOOST_TEST((a.receive_from == b.receive_from));
+    }
 }
 
 BOOST_AUTO_TEST_CASE(push_sum_on_the_one_peer_exponential_graph_reaches_the_average_with_w_1) {
