@@ -230,10 +230,11 @@ std::vector<KeySpec> exchange_keys() {
   return {
     {"exchange.mode", choice_of(gossip::kExchangeModeNames),
      "how peers mix their models (`\"gradient-tracking\"`: gossip with a tracker of the average local change, "
-     "exact on heterogeneous data); `\"none\"` for one node",
+     "exact on heterogeneous data; `\"push-sum\"`: SGP's push-sum gossip, a numerator and a weight per peer, "
+     "the model their quotient, on SGP's graph with `topology = \"one-peer-exponential\"`); `\"none\"` for one node",
      [](V v, Config& c) { gossip::parse_exchange_mode(v.text, c.node.exchange.mode); }},
     {"exchange.topology", choice("ring", {"ring", "torus", "exponential", "one-peer-exponential", "complete", "random"}),
-     "for gossip and gradient tracking: the graph of neighbours", [](V v, Config& c) { c.node.exchange.topology = v.text; }},
+     "for gossip, gradient tracking and push-sum: the graph of neighbours", [](V v, Config& c) { c.node.exchange.topology = v.text; }},
     {"exchange.random_degree", integer(3, 1, 1024), "degree of the `\"random\"` regular graph",
      [](V v, Config& c) { c.node.exchange.random_degree = static_cast<int>(v.integer); }},
     {"exchange.period", integer(1, 1, 1000000), "iterations between exchanges; 10 when unset under `\"local-sgd\"`",
@@ -403,6 +404,19 @@ void check_exchange(const std::vector<KeyValue>& values, const Config& c) {
          "(compressed all-reduce); codecs in async gossip are not built yet");
 }
 
+// Push-sum: its sums of numerators and weights must be conserved exactly (no lossy codec),
+// and its local change is measured from the de-biased model the last round returned, which
+// the overlap moves.
+void check_push_sum(const std::vector<KeyValue>& values, const Config& c) {
+  if (c.node.exchange.mode != gossip::ExchangeMode::push_sum) return;
+  if (c.node.overlap)
+    fail(value_of(values, "exchange.overlap"),
+         "expected false with exchange.mode = \"push-sum\", which needs the de-biased model back");
+  if (c.node.exchange.codec != "none")
+    fail(value_of(values, "compression.codec"),
+         "expected \"none\" with exchange.mode = \"push-sum\" (model and weight travel uncompressed)");
+}
+
 // Gradient tracking and quasi-global momentum: what they need of the mode, the optimizer,
 // the overlap and the codec.
 void check_exchange_algorithms(const std::vector<KeyValue>& values, const Config& c) {
@@ -427,6 +441,7 @@ void check_exchange_algorithms(const std::vector<KeyValue>& values, const Config
   if (x.codec != "none" && qgm)
     fail(value_of(values, "compression.codec"),
          "expected \"none\" with exchange.quasi_global_momentum > 0 (CHOCO-SGD has no quasi-global momentum)");
+  check_push_sum(values, c);
 }
 
 // The outer optimizer: the mean of an all-reduce to step from, uncompressed, strict.

@@ -10,7 +10,7 @@ namespace {
 std::string mode_text(const simulator::Workload& w) {
   std::string s = gossip::exchange_mode_name(w.mode);
   if (w.mode == gossip::ExchangeMode::gossip || w.mode == gossip::ExchangeMode::async_gossip ||
-      w.mode == gossip::ExchangeMode::gradient_tracking)
+      w.mode == gossip::ExchangeMode::gradient_tracking || w.mode == gossip::ExchangeMode::push_sum)
     s += " on " + w.topology;
   if (w.codec != "none") s += " with " + w.codec;
   if (w.period > 1) s += fmt::format(" every {} iterations", w.period);

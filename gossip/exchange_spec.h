@@ -16,11 +16,12 @@
 
 namespace starling::gossip {
 
-enum class ExchangeMode { none, allreduce, gossip, local_sgd, async_gossip, gradient_tracking };
+enum class ExchangeMode { none, allreduce, gossip, local_sgd, async_gossip, gradient_tracking, push_sum };
 /// The config's name of each mode, indexed by ExchangeMode (a new mode adds its name here).
 inline constexpr const char* kExchangeModeNames[] = {"none",      "allreduce",    "gossip",
-                                                      "local-sgd", "async-gossip", "gradient-tracking"};
-static_assert(std::size(kExchangeModeNames) == static_cast<std::size_t>(ExchangeMode::gradient_tracking) + 1,
+                                                      "local-sgd", "async-gossip", "gradient-tracking",
+                                                      "push-sum"};
+static_assert(std::size(kExchangeModeNames) == static_cast<std::size_t>(ExchangeMode::push_sum) + 1,
               "one name per ExchangeMode");
 
 /// Parses a name of kExchangeModeNames; false on anything else.

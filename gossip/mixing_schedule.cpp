@@ -1,6 +1,8 @@
 // Per-round mixing plans for gossip averaging (gossip/mixing_schedule.h).
 #include "gossip/mixing_schedule.h"
 
+#include <algorithm>
+
 namespace starling::gossip {
 
 MixingSchedule metropolis_schedule(const Topology& topology, int rank) {
@@ -24,6 +26,31 @@ MixingSchedule one_peer_exponential_schedule(int p, int rank) {
     plan.self_weight = 0.5;
     plan.send_to = {out};
     plan.receive_from = {{one_peer_exponential_in(p, rank, round), 0.5}};
+    return plan;
+  };
+}
+
+namespace {
+
+std::vector<int> proper_out(const OutNeighbours& out, int rank, std::uint64_t round) {
+  std::vector<int> to = out(rank, round);
+  to.erase(std::remove(to.begin(), to.end(), rank), to.end());
+  return to;
+}
+
+}  // namespace
+
+MixingSchedule push_schedule(int p, int rank, OutNeighbours out) {
+  return [p, rank, out = std::move(out)](std::uint64_t round) {
+    MixingPlan plan;
+    plan.send_to = proper_out(out, rank, round);
+    plan.self_weight = 1.0 / (1.0 + static_cast<double>(plan.send_to.size()));
+    for (int j = 0; j < p; ++j) {  // ascending: receive_from stays sorted by rank
+      if (j == rank) continue;
+      const std::vector<int> to = proper_out(out, j, round);
+      if (std::find(to.begin(), to.end(), rank) != to.end())
+        plan.receive_from.emplace_back(j, 1.0 / (1.0 + static_cast<double>(to.size())));
+    }
     return plan;
   };
 }

@@ -31,4 +31,15 @@ MixingSchedule schedule_by_name(const std::string& topology, int p, int rank, in
 /// x ← (x + x_in)/2, doubly stochastic since each round's graph is a permutation.
 MixingSchedule one_peer_exponential_schedule(int p, int rank);
 
+/// Out-neighbours of a rank in a round of a directed time-varying graph over p ranks.
+using OutNeighbours = std::function<std::vector<int>(int rank, std::uint64_t round)>;
+
+/// Push-sum's column-stochastic plans on a directed graph: rank keeps 1/(1 + out-degree)
+/// and pushes as much to each out-neighbour; it receives from every rank that names it,
+/// with that rank's share. Row sums differ where in-degrees do (push_sum_sync.h). `out`
+/// must give every rank's list the same way on every peer; self loops are ignored. A rank
+/// that hears from no one in a round does not wait in it and may run ahead of the others
+/// past GossipOptions::max_rounds_ahead: give every rank an in-neighbour every round.
+MixingSchedule push_schedule(int p, int rank, OutNeighbours out);
+
 }  // namespace starling::gossip

@@ -11,6 +11,7 @@
 #include "gossip/gossip_sync.h"
 #include "gossip/gradient_tracking_sync.h"
 #include "gossip/outer_optimizer_sync.h"
+#include "gossip/push_sum_sync.h"
 #include "gossip/quasi_global_momentum_sync.h"
 
 namespace starling::gossip {
@@ -47,6 +48,7 @@ const Row kAlgorithms[] = {
     {ExchangeMode::gossip, Variant::adaptive_codec, false, make<AdaptiveCompressionSync>},
     {ExchangeMode::gossip, Variant::quasi_global_momentum, false, make<QuasiGlobalMomentumSync>},
     {ExchangeMode::gradient_tracking, Variant::plain, false, make<GradientTrackingSync>},
+    {ExchangeMode::push_sum, Variant::plain, false, make<PushSumSync>},
 };
 
 Variant variant_of(const ExchangeSpec& spec) {

@@ -101,6 +101,7 @@ Cost exchange_cost(const Workload& work, const Measured& m, int p, const Wire& w
       c.seconds += 2.0 * (p - 1) * wire.alpha + n * (enc + dec);
       return c;
     }
+    case ExchangeMode::push_sum:  // D-PSGD's round with one more float, the push-sum weight
     case ExchangeMode::gossip: {
       const int d = gossip_degree(work, p);
       if (plain) {
@@ -156,6 +157,7 @@ double round_seconds(const Workload& work, const RoundModel& model) {
   if (model.peers < 2) return model.steps_per_round * model.step_seconds * model.stragglers.mean() + model.round_overhead_seconds;
   switch (work.mode) {
     case ExchangeMode::gossip:
+    case ExchangeMode::push_sum:
     case ExchangeMode::gradient_tracking: return neighbour_round_seconds(model, in_neighbours(work, model.peers));
     case ExchangeMode::async_gossip: {
       RoundModel m = model;  // one event per round of `period` steps

@@ -296,6 +296,20 @@ BOOST_AUTO_TEST_CASE(gradient_tracking_refuses_codecs_and_overlap) {
   BOOST_TEST((contains(e, "--set exchange.overlap") && contains(e, "gradient-tracking")), e);
 }
 
+// push-sum: its sums must be conserved exactly and it needs the de-biased model back.
+BOOST_AUTO_TEST_CASE(push_sum_refuses_codecs_and_overlap) {
+  const std::string push_sum = "[exchange]\nmode = \"push-sum\"\ntopology = \"one-peer-exponential\"\n"
+                               "[[peer]]\nid = 0\nendpoint = \"tcp://127.0.0.1:5600\"\n"
+                               "[[peer]]\nid = 1\nendpoint = \"tcp://127.0.0.1:5601\"\n";
+  const Config c = parse_config(push_sum, "test.toml");
+  BOOST_TEST((c.node.exchange.mode == starling::gossip::ExchangeMode::push_sum));
+  BOOST_TEST(c.node.exchange.topology == "one-peer-exponential");
+  std::string e = error_of(push_sum + "[compression]\ncodec = \"topk\"\n");
+  BOOST_TEST((contains(e, "test.toml:11: compression.codec: expected \"none\"") && contains(e, "push-sum")), e);
+  e = error_of(push_sum, {"exchange.overlap=true"});
+  BOOST_TEST((contains(e, "--set exchange.overlap") && contains(e, "push-sum")), e);
+}
+
 // exchange.quasi_global_momentum: D-PSGD's, in place of the local momentum, uncompressed, strict.
 BOOST_AUTO_TEST_CASE(quasi_global_momentum_is_for_plain_dpsgd) {
   const std::string peers = "[[peer]]\nid = 0\nendpoint = \"tcp://127.0.0.1:5600\"\n"
