@@ -67,7 +67,18 @@ void AllreduceRing::run(protocols::Span<float> residual) {
       if (step + 1 < steps) send_segment(step + 1, s, round, m, crc);
     }
   }
-  fence_.wait(deadline);
+  wait_for_sends(deadline);
+}
+
+// ZeroMQ keeps the segments queued for a neighbour that died: the transport's hook runs
+// between slices of the wait, so the death ends the round as a membership change instead of
+// holding it (and hiding the death) until the deadline.
+void AllreduceRing::wait_for_sends(Transport::Clock::time_point deadline) {
+  constexpr auto kSlice = std::chrono::milliseconds(50);
+  while (!fence_.wait_until(std::min(deadline, Transport::Clock::now() + kSlice))) {
+    if (Transport::Clock::now() >= deadline) fence_.wait(deadline);  // TimeoutError, with the count
+    transport_.idle();
+  }
 }
 
 void AllreduceRing::send_segment(int step, const Segment& s, std::uint64_t round, const Message& received,

@@ -71,6 +71,7 @@ class AllreduceRing {
   std::size_t chunk_begin(std::size_t chunk) const;
   int chunk_at(int step) const;
   void send_segment(int step, const Segment& s, std::uint64_t round, const Message& received, std::uint32_t crc);
+  void wait_for_sends(Transport::Clock::time_point deadline);
   protocols::ByteSpan round_to_wire(int step, const Segment& s);
   Message receive_segment(int step, const Segment& s, std::uint64_t round, Transport::Clock::time_point deadline,
                           std::uint32_t& crc);

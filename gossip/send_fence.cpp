@@ -39,9 +39,13 @@ void SendFence::release(void*, void* hint) {
 }
 
 void SendFence::wait(Clock::time_point deadline) {
+  if (!wait_until(deadline))
+    STARLING_GOSSIP_THROW(TimeoutError, std::to_string(pending()) + " zero-copy send(s) still held by ZeroMQ");
+}
+
+bool SendFence::wait_until(Clock::time_point until) {
   std::unique_lock<std::mutex> lock(state_->mutex);
-  if (!state_->released.wait_until(lock, deadline, [this] { return state_->pending == 0; }))
-    STARLING_GOSSIP_THROW(TimeoutError, std::to_string(state_->pending) + " zero-copy send(s) still held by ZeroMQ");
+  return state_->released.wait_until(lock, until, [this] { return state_->pending == 0; });
 }
 
 std::size_t SendFence::pending() const {

@@ -27,6 +27,8 @@ class SendFence {
   zmq::message_t lend(const void* data, std::size_t size);
   /// Waits until every lent message is released; TimeoutError at the deadline.
   void wait(Clock::time_point deadline);
+  /// Waits until every lent message is released or `until` passes; true when released.
+  bool wait_until(Clock::time_point until);
   /// Messages ZeroMQ still holds.
   std::size_t pending() const;
 

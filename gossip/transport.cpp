@@ -167,6 +167,10 @@ void Transport::set_hook(ReceiveHook* hook, std::chrono::milliseconds idle_every
   next_idle_ = Clock::time_point{};
 }
 
+void Transport::idle() {
+  if (hook_) hook_->idle();
+}
+
 void Transport::put_back(std::vector<Message> messages) { inbox_.push_front(std::move(messages)); }
 
 // The next message the hook leaves alone, or nullopt at the deadline or once stopped; the

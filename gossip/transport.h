@@ -147,6 +147,9 @@ class Transport {
   /// Routes every later receive through `hook` (nullptr: none), calling its idle() at
   /// least every `idle_every` while waiting. The hook must outlive its use here.
   void set_hook(ReceiveHook* hook, std::chrono::milliseconds idle_every = std::chrono::milliseconds(50));
+  /// Runs the hook's idle() now (failure detection, view changes), for waits that are not a
+  /// receive; throws what it throws.
+  void idle();
   /// Returns messages the owner set aside to the front of the queue, in their order.
   void put_back(std::vector<Message> messages);
 
