@@ -404,66 +404,58 @@ void check_exchange(const std::vector<KeyValue>& values, const Config& c) {
          "(compressed all-reduce); codecs in async gossip are not built yet");
 }
 
-// Push-sum: its sums of numerators and weights must be conserved exactly (no lossy codec),
-// and its local change is measured from the de-biased model the last round returned, which
-// the overlap moves.
-void check_push_sum(const std::vector<KeyValue>& values, const Config& c) {
-  if (c.node.exchange.mode != gossip::ExchangeMode::push_sum) return;
-  if (c.node.overlap)
-    fail(value_of(values, "exchange.overlap"),
-         "expected false with exchange.mode = \"push-sum\", which needs the de-biased model back");
-  if (c.node.exchange.codec != "none")
-    fail(value_of(values, "compression.codec"),
-         "expected \"none\" with exchange.mode = \"push-sum\" (model and weight travel uncompressed)");
-}
-
-// Gradient tracking and quasi-global momentum: what they need of the mode, the optimizer,
-// the overlap and the codec.
-void check_exchange_algorithms(const std::vector<KeyValue>& values, const Config& c) {
+// Quasi-global momentum: D-PSGD's, in place of the local momentum.
+void check_quasi_global_momentum(const std::vector<KeyValue>& values, const Config& c) {
   const auto& x = c.node.exchange;
-  const bool tracking = x.mode == gossip::ExchangeMode::gradient_tracking, qgm = x.quasi_global_momentum > 0.0;
+  if (x.quasi_global_momentum == 0.0) return;
   const KeyValue& momentum = value_of(values, "exchange.quasi_global_momentum");
-  if (qgm && x.mode != gossip::ExchangeMode::gossip)
+  if (x.mode != gossip::ExchangeMode::gossip)
     fail(momentum, "expected 0 unless exchange.mode = \"gossip\" (D-PSGD's momentum)");
   // QG-DSGDm replaces the local momentum, which non-IID data would make each peer's own.
   const auto& optimizer = c.node.train.learner.optimizer;
-  if (qgm && optimizer.kind == "sgd" && optimizer.momentum > 0.0)
+  if (optimizer.kind == "sgd" && optimizer.momentum > 0.0)
     fail(momentum, "expected 0 while optimizer.momentum > 0 (it replaces the local momentum: set that to 0)");
-  // Their local change is measured from the model the last round returned, which the overlap moves.
-  if (c.node.overlap && (tracking || qgm))
-    fail(value_of(values, "exchange.overlap"),
-         "expected false with exchange.mode = \"gradient-tracking\" or exchange.quasi_global_momentum > 0, which "
-         "need the mixed model back");
-  // The tracker's mean must stay the mean local change exactly: no lossy codec on it.
-  if (x.codec != "none" && tracking)
-    fail(value_of(values, "compression.codec"),
-         "expected \"none\" with exchange.mode = \"gradient-tracking\" (model and tracker travel uncompressed)");
-  if (x.codec != "none" && qgm)
-    fail(value_of(values, "compression.codec"),
-         "expected \"none\" with exchange.quasi_global_momentum > 0 (CHOCO-SGD has no quasi-global momentum)");
-  check_push_sum(values, c);
 }
 
-// The outer optimizer: the mean of an all-reduce to step from, uncompressed, strict.
+// The outer optimizer: the mean of an all-reduce to step from.
 void check_outer_optimizer(const std::vector<KeyValue>& values, const Config& c) {
   const auto& x = c.node.exchange;
-  const bool outer = x.outer_lr != 1.0 || x.outer_momentum > 0.0;
   const bool averaging = x.mode == gossip::ExchangeMode::allreduce || x.mode == gossip::ExchangeMode::local_sgd;
   for (const char* key : {"exchange.outer_lr", "exchange.outer_momentum", "exchange.outer_nesterov"})
     if (!averaging && value_of(values, key).given)
       fail(value_of(values, key), "expected only with exchange.mode = \"allreduce\" or \"local-sgd\" (the outer step "
                                   "acts on the peers' all-reduced mean)");
-  if (!outer) return;
-  // The compressed all-reduce sends changes from its own base, the last round's mean, which
-  // the outer step moves the model away from.
-  if (x.codec != "none")
-    fail(value_of(values, "compression.codec"),
-         "expected \"none\" with an outer optimizer (exchange.outer_lr ≠ 1 or exchange.outer_momentum > 0)");
-  // The overlapped mix arrives one exchange late, as a correction on later local steps.
-  if (c.node.overlap)
-    fail(value_of(values, "exchange.overlap"),
-         "expected false with an outer optimizer (exchange.outer_lr ≠ 1 or exchange.outer_momentum > 0), which "
-         "steps from the mixed model");
+}
+
+// The algorithms that step from the model the last round returned and carry exact state
+// between rounds. The overlap hands that model back one exchange late, as a correction on
+// later local steps, and a lossy codec would break what they keep: each refuses both.
+struct StatefulAlgorithm {
+  bool on;
+  std::string named;      // how the config turns it on
+  std::string codec_why;  // what a codec would break
+};
+
+void refuse_overlap_and_codecs(const std::vector<KeyValue>& values, const Config& c) {
+  const auto& x = c.node.exchange;
+  const StatefulAlgorithm algorithms[] = {
+      {x.mode == gossip::ExchangeMode::gradient_tracking, "exchange.mode = \"gradient-tracking\"",
+       "the tracker's mean must stay the mean local change: model and tracker travel uncompressed"},
+      {x.mode == gossip::ExchangeMode::push_sum, "exchange.mode = \"push-sum\"",
+       "its sums must be conserved: model and weight travel uncompressed"},
+      {x.quasi_global_momentum > 0.0, "exchange.quasi_global_momentum > 0", "CHOCO-SGD has no quasi-global momentum"},
+      {x.outer_lr != 1.0 || x.outer_momentum > 0.0,
+       "an outer optimizer (exchange.outer_lr ≠ 1 or exchange.outer_momentum > 0)",
+       "the compressed all-reduce sends changes from the last round's mean, which the outer step moves away from"},
+  };
+  for (const StatefulAlgorithm& a : algorithms) {
+    if (!a.on) continue;
+    if (c.node.overlap)
+      fail(value_of(values, "exchange.overlap"),
+           "expected false with " + a.named + ", which steps from the mixed model the last round returned");
+    if (x.codec != "none")
+      fail(value_of(values, "compression.codec"), "expected \"none\" with " + a.named + " (" + a.codec_why + ")");
+  }
 }
 
 // The [[peer]] list against [exchange] and [node].
@@ -493,8 +485,9 @@ void resolve_dependent_defaults(std::vector<KeyValue>& values) {
 void check_across_keys(const std::vector<KeyValue>& values, const Config& c) {
   check_run_and_data(values, c);
   check_exchange(values, c);
-  check_exchange_algorithms(values, c);
+  check_quasi_global_momentum(values, c);
   check_outer_optimizer(values, c);
+  refuse_overlap_and_codecs(values, c);
   check_peers(values, c);
 }
 

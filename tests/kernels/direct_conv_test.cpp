@@ -83,12 +83,10 @@ void check_forward(const sk::ConvShape& s, std::mt19937& rng) {
   expect_close(y, want, who + " bias relu");
 }
 
-// dx[n, h, w, c] = Σ over the outputs whose window covers (h, w) of dy · w: the reference
-// as a sum over outputs, against the direct convolution of dy with the flipped weights.
-void check_input_gradient(const sk::ConvShape& s, std::mt19937& rng) {
-  const std::vector<float> w = random_vector(static_cast<std::size_t>(s.patch()) * s.out_c, rng);
-  const std::vector<float> dy = random_vector(static_cast<std::size_t>(s.batch) * s.out_h() * s.out_w() * s.out_c, rng);
-  std::vector<double> want(static_cast<std::size_t>(s.batch) * s.in_h * s.in_w * s.in_c);
+// f(out, in, tap) for every output pixel, window tap and input pixel under it (stride 1):
+// the offsets of the output pixel's dy, of the input pixel's x and the tap's first weight row.
+template <typename F>
+void for_each_tap(const sk::ConvShape& s, F f) {
   for (int n = 0; n < s.batch; ++n)
     for (int h = 0; h < s.out_h(); ++h)
       for (int q = 0; q < s.out_w(); ++q)
@@ -96,12 +94,21 @@ void check_input_gradient(const sk::ConvShape& s, std::mt19937& rng) {
           for (int kw = 0; kw < s.kernel; ++kw) {
             const int ih = h + kh - s.pad, iw = q + kw - s.pad;
             if (ih < 0 || ih >= s.in_h || iw < 0 || iw >= s.in_w) continue;
-            for (int c = 0; c < s.in_c; ++c)
-              for (int o = 0; o < s.out_c; ++o)
-                want[((static_cast<long>(n) * s.in_h + ih) * s.in_w + iw) * s.in_c + c] +=
-                    static_cast<double>(dy[((static_cast<long>(n) * s.out_h() + h) * s.out_w() + q) * s.out_c + o]) *
-                    w[((static_cast<long>(kh) * s.kernel + kw) * s.in_c + c) * s.out_c + o];
+            f(((static_cast<long>(n) * s.out_h() + h) * s.out_w() + q) * s.out_c,
+              ((static_cast<long>(n) * s.in_h + ih) * s.in_w + iw) * s.in_c, (static_cast<long>(kh) * s.kernel + kw) * s.in_c);
           }
+}
+
+// dx[n, h, w, c] = Σ over the outputs whose window covers (h, w) of dy · w: the reference
+// as a sum over outputs, against the direct convolution of dy with the flipped weights.
+void check_input_gradient(const sk::ConvShape& s, std::mt19937& rng) {
+  const std::vector<float> w = random_vector(static_cast<std::size_t>(s.patch()) * s.out_c, rng);
+  const std::vector<float> dy = random_vector(static_cast<std::size_t>(s.batch) * s.out_h() * s.out_w() * s.out_c, rng);
+  std::vector<double> want(static_cast<std::size_t>(s.batch) * s.in_h * s.in_w * s.in_c);
+  for_each_tap(s, [&](long out, long in, long tap) {
+    for (int c = 0; c < s.in_c; ++c)
+      for (int o = 0; o < s.out_c; ++o) want[in + c] += static_cast<double>(dy[out + o]) * w[(tap + c) * s.out_c + o];
+  });
   const sk::ConvShape t = sk::transposed(s);
   std::vector<float> wf(w.size()), dyp(sk::padded_size(t)), dx(want.size());
   sk::flip_weights(s, w.data(), wf.data());
@@ -115,19 +122,10 @@ void check_weight_gradient(const sk::ConvShape& s, std::mt19937& rng) {
   const std::vector<float> x = random_vector(static_cast<std::size_t>(s.batch) * s.in_h * s.in_w * s.in_c, rng);
   const std::vector<float> dy = random_vector(static_cast<std::size_t>(s.batch) * s.out_h() * s.out_w() * s.out_c, rng);
   std::vector<double> want(static_cast<std::size_t>(s.out_c) * s.patch());
-  for (int n = 0; n < s.batch; ++n)
-    for (int h = 0; h < s.out_h(); ++h)
-      for (int q = 0; q < s.out_w(); ++q)
-        for (int kh = 0; kh < s.kernel; ++kh)
-          for (int kw = 0; kw < s.kernel; ++kw) {
-            const int ih = h + kh - s.pad, iw = q + kw - s.pad;
-            if (ih < 0 || ih >= s.in_h || iw < 0 || iw >= s.in_w) continue;
-            for (int c = 0; c < s.in_c; ++c)
-              for (int o = 0; o < s.out_c; ++o)
-                want[o * s.patch() + (static_cast<long>(kh) * s.kernel + kw) * s.in_c + c] +=
-                    static_cast<double>(dy[((static_cast<long>(n) * s.out_h() + h) * s.out_w() + q) * s.out_c + o]) *
-                    x[((static_cast<long>(n) * s.in_h + ih) * s.in_w + iw) * s.in_c + c];
-          }
+  for_each_tap(s, [&](long out, long in, long tap) {
+    for (int c = 0; c < s.in_c; ++c)
+      for (int o = 0; o < s.out_c; ++o) want[o * s.patch() + tap + c] += static_cast<double>(dy[out + o]) * x[in + c];
+  });
   std::vector<float> xp(sk::padded_size(s)), dwt(want.size(), 7.f);
   sk::pad_input(s, x.data(), xp.data());
   sk::direct_conv_weight_gradient(s, xp.data(), dy.data(), dwt.data());
