@@ -111,6 +111,33 @@ void GossipAverage::file(Message m, std::size_t length) {
 }
 
 void GossipAverage::mix(const MixingPlan& plan, protocols::Span<float> x) {
+  double weights = plan.self_weight;
+  for (const auto& from : plan.receive_from) weights += from.second;
+  if (std::abs(weights - 1.0) < 1e-9) mix_differences(plan, x);
+  else mix_weighted(plan, x);
+}
+
+// x_i ← x_i + Σ_j W_ij (x_j − x_i): with W symmetric, what i gains from j is bit for bit
+// what j loses to i, so the mean is kept up to unbiased rounding. The weighted sum would
+// scale it every round by Σ_j float(W_ij) ≠ 1, a drift that the exact algorithms
+// (gradient tracking, exact diffusion) carry as bias.
+void GossipAverage::mix_differences(const MixingPlan& plan, protocols::Span<float> x) {
+  own_.assign(x.begin(), x.end());
+  const RoundInflows& inflows = inflows_[round_];
+  for (const auto& [rank, weight] : plan.receive_from) {
+    const float w = static_cast<float>(weight);
+    for (const Message& seg : inflows.at(peers_[rank]).segments) {
+      const auto* src = static_cast<const unsigned char*>(seg.payload.data());
+      const std::size_t at = seg.header.tensor_offset;
+      float* dst = x.data() + at;
+      const float* own = own_.data() + at;
+      for (std::size_t i = 0; i < seg.header.tensor_length; ++i) dst[i] += w * (load_float(src, i) - own[i]);
+    }
+  }
+}
+
+// x_i ← W_ii x_i + Σ_j W_ij x_j, for plans that are not row-stochastic (push-sum's).
+void GossipAverage::mix_weighted(const MixingPlan& plan, protocols::Span<float> x) {
   const float self = static_cast<float>(plan.self_weight);
   for (float& v : x) v *= self;
   const RoundInflows& inflows = inflows_[round_];

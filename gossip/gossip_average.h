@@ -2,7 +2,8 @@
 // One synchronous D-PSGD mixing round over a Transport: send the own vector to this
 // round's out-neighbours, wait for the in-neighbours' vectors of the same round, then
 // x_i ← W_ii x_i + Σ_j W_ij x_j. Vectors travel as gossip_push segments tagged with the
-// round; a neighbour already in the next round is buffered, stale rounds are dropped and
+// round (for a row-stochastic plan as x_i + Σ_j W_ij (x_j − x_i), which keeps the mean); a
+// neighbour already in the next round is buffered, stale rounds are dropped and
 // counted, as are segments that do not fit the vector or carry non-finite values.
 //
 // Contract: `peers` maps ranks of the schedule to peer ids and contains the transport's
@@ -56,6 +57,8 @@ class GossipAverage {
   void file(Message m, std::size_t length);
   const char* reject_reason(const Message& m, std::size_t length) const;
   void mix(const MixingPlan& plan, protocols::Span<float> x);
+  void mix_differences(const MixingPlan& plan, protocols::Span<float> x);
+  void mix_weighted(const MixingPlan& plan, protocols::Span<float> x);
 
   Transport& transport_;
   std::vector<PeerId> peers_;
@@ -67,6 +70,7 @@ class GossipAverage {
   std::uint64_t round_ = 0;
   std::map<std::uint64_t, RoundInflows> inflows_;
   std::map<std::string, std::uint64_t> drops_;
+  std::vector<float> own_;  // x before this round's mixing
 };
 
 }  // namespace starling::gossip
