@@ -1,6 +1,7 @@
 // The config schema: one row per key (cli/config_schema.h), then the rules across keys.
 #include "cli/config_schema.h"
 
+#include "gossip/topology.h"
 #include "learners/partition.h"
 
 #include <cmath>
@@ -231,12 +232,19 @@ std::vector<KeySpec> exchange_keys() {
     {"exchange.mode", choice_of(gossip::kExchangeModeNames),
      "how peers mix their models (`\"gradient-tracking\"`: gossip with a tracker of the average local change, "
      "exact on heterogeneous data; `\"push-sum\"`: SGP's push-sum gossip, a numerator and a weight per peer, "
-     "the model their quotient, on SGP's graph with `topology = \"one-peer-exponential\"`); `\"none\"` for one node",
+     "the model their quotient, on SGP's graph with `topology = \"one-peer-exponential\"`; `\"exact-diffusion\"`: "
+     "D-PSGD corrected by the last round's local change, exact on heterogeneous data at D-PSGD's bytes); `\"none\"` "
+     "for one node",
      [](V v, Config& c) { gossip::parse_exchange_mode(v.text, c.node.exchange.mode); }},
-    {"exchange.topology", choice("ring", {"ring", "torus", "exponential", "one-peer-exponential", "complete", "random"}),
-     "for gossip, gradient tracking and push-sum: the graph of neighbours", [](V v, Config& c) { c.node.exchange.topology = v.text; }},
+    {"exchange.topology", choice_of(gossip::kTopologyNames),
+     "for gossip, gradient tracking and push-sum: the graph of neighbours (`\"d-cliques\"`: cliques whose pooled "
+     "label distributions are close to the global one, chosen from the data partition, joined by one edge per pair)",
+     [](V v, Config& c) { c.node.exchange.topology = v.text; }},
     {"exchange.random_degree", integer(3, 1, 1024), "degree of the `\"random\"` regular graph",
      [](V v, Config& c) { c.node.exchange.random_degree = static_cast<int>(v.integer); }},
+    {"exchange.clique_size", integer(0, 0, 1024),
+     "peers per clique of `\"d-cliques\"`; 0: the dataset's number of classes",
+     [](V v, Config& c) { c.node.exchange.clique_size = static_cast<int>(v.integer); }},
     {"exchange.period", integer(1, 1, 1000000), "iterations between exchanges; 10 when unset under `\"local-sgd\"`",
      [](V v, Config& c) { c.node.period = static_cast<int>(v.integer); }},
     {"exchange.overlap", flag(false),
@@ -398,6 +406,9 @@ void check_exchange(const std::vector<KeyValue>& values, const Config& c) {
     fail(value_of(values, "compression.adaptive"), "needs a codec with a density (\"topk\" or \"threshold\")");
   if (x.adaptive_options.min_density > x.adaptive_options.max_density)
     fail(value_of(values, "compression.min_density"), "above compression.max_density");
+  if (x.mode == gossip::ExchangeMode::exact_diffusion && x.topology == "one-peer-exponential")
+    fail(value_of(values, "exchange.topology"),
+         "expected a fixed graph with exchange.mode = \"exact-diffusion\", which needs a symmetric mixing matrix");
   if (x.codec != "none" && (x.mode == gossip::ExchangeMode::none || x.mode == gossip::ExchangeMode::async_gossip))
     fail(value_of(values, "compression.codec"),
          "\"" + x.codec + "\" works with exchange.mode = \"gossip\" (CHOCO-SGD), \"allreduce\" or \"local-sgd\" "
@@ -443,6 +454,8 @@ void refuse_overlap_and_codecs(const std::vector<KeyValue>& values, const Config
        "the tracker's mean must stay the mean local change: model and tracker travel uncompressed"},
       {x.mode == gossip::ExchangeMode::push_sum, "exchange.mode = \"push-sum\"",
        "its sums must be conserved: model and weight travel uncompressed"},
+      {x.mode == gossip::ExchangeMode::exact_diffusion, "exchange.mode = \"exact-diffusion\"",
+       "its correction by the last round's local change must be exact: the model travels uncompressed"},
       {x.quasi_global_momentum > 0.0, "exchange.quasi_global_momentum > 0", "CHOCO-SGD has no quasi-global momentum"},
       {x.outer_lr != 1.0 || x.outer_momentum > 0.0,
        "an outer optimizer (exchange.outer_lr ≠ 1 or exchange.outer_momentum > 0)",

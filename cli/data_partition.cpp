@@ -40,12 +40,29 @@ void check_every_peer_has_data(const Config& c, const std::vector<std::vector<ui
   }
 }
 
+std::vector<uint8_t> labels_of(const Dataset& train) {
+  std::vector<uint8_t> labels(train.size());
+  for (uint32_t i = 0; i < train.size(); ++i) labels[i] = train.label(i);
+  return labels;
+}
+
 }  // namespace
+
+void give_topology_histograms(Config& config, const Dataset& train, const std::vector<std::vector<uint32_t>>& parts) {
+  gossip::ExchangeSpec& e = config.node.exchange;
+  if (e.topology != "d-cliques") return;
+  if (e.clique_size == 0) e.clique_size = train.classes();
+  const std::vector<uint8_t> labels = labels_of(train);
+  e.label_counts.clear();
+  for (const auto& part : parts) {
+    const std::vector<int64_t> counts = label_counts(labels, train.classes(), part);
+    e.label_counts.emplace_back(counts.begin(), counts.end());
+  }
+}
 
 std::vector<std::vector<uint32_t>> partition_peers(const Config& config, const Dataset& train) {
   if (config.data.partition.kind == PartitionKind::iid) return {};
-  std::vector<uint8_t> labels(train.size());
-  for (uint32_t i = 0; i < train.size(); ++i) labels[i] = train.label(i);
+  const std::vector<uint8_t> labels = labels_of(train);
   std::vector<std::vector<uint32_t>> parts;
   try {
     parts = partition(labels, train.classes(), peer_count(config), config.data.partition);
@@ -59,6 +76,7 @@ std::vector<std::vector<uint32_t>> partition_peers(const Config& config, const D
 
 void assign_partition(Config& config, const Dataset& train) {
   auto parts = partition_peers(config, train);
+  give_topology_histograms(config, train, parts);
   if (parts.empty()) return;
   const int rank = parts.size() > 1 ? config.node.exchange.rank : 0;
   config.node.part = std::make_shared<const std::vector<uint32_t>>(std::move(parts[static_cast<std::size_t>(rank)]));

@@ -16,6 +16,12 @@ namespace starling::cli {
 /// data.partition = "iid", which deals every epoch afresh. Throws ConfigError.
 std::vector<std::vector<uint32_t>> partition_peers(const Config& config, const Dataset& train);
 
+/// exchange.topology = "d-cliques" chooses its cliques from every peer's label histogram,
+/// which every peer computes alike from the seed: gives the exchange spec the histograms of
+/// `parts` (none for iid) and resolves clique_size 0 to the dataset's classes. A no-op for
+/// other topologies.
+void give_topology_histograms(Config& config, const Dataset& train, const std::vector<std::vector<uint32_t>>& parts);
+
 /// Gives config.node.part this peer's (node.exchange.rank's) list; leaves it null for iid.
 /// Throws ConfigError.
 void assign_partition(Config& config, const Dataset& train);

@@ -150,9 +150,7 @@ std::string setup_of(const Variant& v) {
   if (x.mode == gossip::ExchangeMode::none) return "one node, " + learners_of(c) + batch + partition_of(c);
   std::ostringstream out;
   out << gossip::exchange_mode_name(x.mode);
-  if (x.mode == gossip::ExchangeMode::gossip || x.mode == gossip::ExchangeMode::async_gossip ||
-      x.mode == gossip::ExchangeMode::gradient_tracking || x.mode == gossip::ExchangeMode::push_sum)
-    out << " " << x.topology;
+  if (gossip::uses_topology(x.mode)) out << " " << x.topology;
   if (x.mode == gossip::ExchangeMode::local_sgd) out << " every " << c.node.period;
   if (x.codec != "none") out << ", " << codec_of(x);
   if (c.node.overlap) out << ", overlapped";

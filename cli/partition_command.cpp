@@ -5,6 +5,7 @@
 #include "cli/data_source.h"
 #include "cli/exit_codes.h"
 #include "cli/json.h"
+#include "gossip/d_cliques.h"
 
 #include <spdlog/spdlog.h>
 
@@ -15,6 +16,21 @@ namespace {
 
 std::vector<int64_t> as_json_ints(const std::vector<uint32_t>& indices) { return {indices.begin(), indices.end()}; }
 
+// Under exchange.topology = "d-cliques": the cliques (peer ids) and each one's skew.
+JsonObject describe_cliques(const Config& c) {
+  const gossip::ExchangeSpec& e = c.node.exchange;
+  JsonObject j;
+  if (e.topology != "d-cliques") return j;
+  std::vector<JsonObject> cliques;
+  for (const auto& clique : gossip::choose_cliques(e.label_counts, e.clique_size, e.seed)) {
+    std::vector<int64_t> ids;
+    for (int rank : clique) ids.push_back(c.peers.empty() ? 0 : static_cast<int64_t>(c.peers[rank].id));
+    cliques.push_back(JsonObject().add("peers", ids).add("skew", gossip::clique_skew(e.label_counts, clique)));
+  }
+  j.add("cliques", cliques);
+  return j;
+}
+
 JsonObject describe(const Config& c, const Dataset& train, const std::vector<std::vector<uint32_t>>& parts) {
   std::vector<uint8_t> labels(train.size());
   for (uint32_t i = 0; i < train.size(); ++i) labels[i] = train.label(i);
@@ -24,7 +40,7 @@ JsonObject describe(const Config& c, const Dataset& train, const std::vector<std
                         .add("id", c.peers.empty() ? 0LL : static_cast<long long>(c.peers[rank].id))
                         .add("label_counts", label_counts(labels, train.classes(), parts[rank]))
                         .add("indices", as_json_ints(parts[rank])));
-  JsonObject j;
+  JsonObject j = describe_cliques(c);
   j.add("partition", partition_name(c.data.partition.kind))
       .add("alpha", c.data.partition.alpha)
       .add("classes_per_peer", c.data.partition.classes_per_peer)
@@ -39,9 +55,11 @@ JsonObject describe(const Config& c, const Dataset& train, const std::vector<std
 
 int run_partition(const PartitionOptions& options) {
   return exit_code_of([&] {
-    const Config config = load_config(options.config, options.overrides);
+    Config config = load_config(options.config, options.overrides);
     const TrainTest data = load_data(config);
-    const std::string text = describe(config, data.train, partition_peers(config, data.train)).str() + "\n";
+    const auto parts = partition_peers(config, data.train);
+    give_topology_histograms(config, data.train, parts);
+    const std::string text = describe(config, data.train, parts).str() + "\n";
     if (options.out.empty()) {
       std::cout << text << std::flush;
       return std::cout ? 0 : 1;

@@ -9,9 +9,7 @@ namespace {
 
 std::string mode_text(const simulator::Workload& w) {
   std::string s = gossip::exchange_mode_name(w.mode);
-  if (w.mode == gossip::ExchangeMode::gossip || w.mode == gossip::ExchangeMode::async_gossip ||
-      w.mode == gossip::ExchangeMode::gradient_tracking || w.mode == gossip::ExchangeMode::push_sum)
-    s += " on " + w.topology;
+  if (gossip::uses_topology(w.mode)) s += " on " + w.topology;
   if (w.codec != "none") s += " with " + w.codec;
   if (w.period > 1) s += fmt::format(" every {} iterations", w.period);
   if (w.mode == gossip::ExchangeMode::async_gossip) s += fmt::format(", staleness <= {}", w.max_staleness);

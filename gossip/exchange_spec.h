@@ -16,17 +16,19 @@
 
 namespace starling::gossip {
 
-enum class ExchangeMode { none, allreduce, gossip, local_sgd, async_gossip, gradient_tracking, push_sum };
+enum class ExchangeMode { none, allreduce, gossip, local_sgd, async_gossip, gradient_tracking, push_sum, exact_diffusion };
 /// The config's name of each mode, indexed by ExchangeMode (a new mode adds its name here).
 inline constexpr const char* kExchangeModeNames[] = {"none",      "allreduce",    "gossip",
                                                       "local-sgd", "async-gossip", "gradient-tracking",
-                                                      "push-sum"};
-static_assert(std::size(kExchangeModeNames) == static_cast<std::size_t>(ExchangeMode::push_sum) + 1,
+                                                      "push-sum",  "exact-diffusion"};
+static_assert(std::size(kExchangeModeNames) == static_cast<std::size_t>(ExchangeMode::exact_diffusion) + 1,
               "one name per ExchangeMode");
 
 /// Parses a name of kExchangeModeNames; false on anything else.
 bool parse_exchange_mode(const std::string& text, ExchangeMode& out);
 const char* exchange_mode_name(ExchangeMode mode);
+/// Whether the mode mixes over exchange.topology (the neighbour-based modes).
+bool uses_topology(ExchangeMode mode);
 
 struct PeerAddress {
   PeerId id = 0;
@@ -45,6 +47,10 @@ struct ExchangeSpec {
   std::string topology = "ring";
   int random_degree = 3;
   uint64_t seed = 1;
+  int clique_size = 0;  // d-cliques: peers per clique
+  /// d-cliques: every peer's training samples per class, in `peers` order (empty: unknown,
+  /// the cliques are then drawn by seed alone).
+  std::vector<std::vector<double>> label_counts;
   int rank = 0;                    // this peer's index in `peers`
   std::vector<PeerAddress> peers;  // every peer, in ring order
   std::chrono::milliseconds timeout{60000};  // one round, one view change, one join

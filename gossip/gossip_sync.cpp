@@ -1,6 +1,8 @@
 // A D-PSGD round over the view (gossip/gossip_sync.h).
 #include "gossip/gossip_sync.h"
 
+#include "gossip/view_topology.h"
+
 namespace starling::gossip {
 
 GossipOptions gossip_options(const SyncSetup& s) {
@@ -11,7 +13,8 @@ GossipOptions gossip_options(const SyncSetup& s) {
 }
 
 MixingSchedule view_schedule(const SyncSetup& s) {
-  return schedule_by_name(s.spec.topology, static_cast<int>(s.members.size()), s.rank, s.spec.random_degree, s.spec.seed);
+  return schedule_by_name(s.spec.topology, static_cast<int>(s.members.size()), s.rank,
+                          view_topology_options(s.spec, s.members));
 }
 
 GossipSync::GossipSync(const SyncSetup& s)

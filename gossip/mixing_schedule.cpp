@@ -55,9 +55,9 @@ MixingSchedule push_schedule(int p, int rank, OutNeighbours out) {
   };
 }
 
-MixingSchedule schedule_by_name(const std::string& topology, int p, int rank, int random_degree, std::uint64_t seed) {
+MixingSchedule schedule_by_name(const std::string& topology, int p, int rank, const TopologyOptions& options) {
   if (topology == "one-peer-exponential") return one_peer_exponential_schedule(p, rank);
-  return metropolis_schedule(topology_by_name(topology, p, random_degree, seed), rank);
+  return metropolis_schedule(topology_by_name(topology, p, options), rank);
 }
 
 }  // namespace starling::gossip

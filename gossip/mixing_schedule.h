@@ -25,7 +25,7 @@ using MixingSchedule = std::function<MixingPlan(std::uint64_t round)>;
 MixingSchedule metropolis_schedule(const Topology& topology, int rank);
 
 /// The schedule of rank on the topology a config names (topology_by_name).
-MixingSchedule schedule_by_name(const std::string& topology, int p, int rank, int random_degree, std::uint64_t seed);
+MixingSchedule schedule_by_name(const std::string& topology, int p, int rank, const TopologyOptions& options);
 
 /// SGP one-peer exponential graph: send to one out-neighbour, rotating through 2^k hops;
 /// x ← (x + x_in)/2, doubly stochastic since each round's graph is a permutation.

@@ -7,6 +7,7 @@
 #include "gossip/curve_keys.h"
 #include "gossip/error.h"
 #include "gossip/topology.h"
+#include "gossip/view_topology.h"
 
 namespace starling::gossip {
 namespace {
@@ -60,7 +61,9 @@ ControlOptions control_options(const ExchangeSpec& s, std::size_t parameters) {
 
 // This peer's neighbours in the topology over every peer (async gossip).
 std::vector<PeerId> neighbours(const ExchangeSpec& s) {
-  const Topology t = topology_by_name(s.topology, static_cast<int>(s.peers.size()), s.random_degree, s.seed);
+  std::vector<PeerId> everyone;
+  for (const PeerAddress& peer : s.peers) everyone.push_back(peer.id);
+  const Topology t = topology_by_name(s.topology, static_cast<int>(s.peers.size()), view_topology_options(s, everyone));
   std::vector<PeerId> out;
   for (int r : t.neighbors(s.rank)) out.push_back(s.peers[static_cast<std::size_t>(r)].id);
   return out;
@@ -80,6 +83,11 @@ bool parse_exchange_mode(const std::string& text, ExchangeMode& out) {
 }
 
 const char* exchange_mode_name(ExchangeMode mode) { return kExchangeModeNames[static_cast<int>(mode)]; }
+
+bool uses_topology(ExchangeMode mode) {
+  return mode == ExchangeMode::gossip || mode == ExchangeMode::async_gossip || mode == ExchangeMode::gradient_tracking ||
+         mode == ExchangeMode::push_sum || mode == ExchangeMode::exact_diffusion;
+}
 
 PeerExchange::PeerExchange(const ExchangeSpec& spec, protocols::Span<float> model)
     : spec_(spec), model_(model), context_(1), last_report_(std::chrono::steady_clock::now()) {

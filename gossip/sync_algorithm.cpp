@@ -9,6 +9,7 @@
 #include "gossip/compressed_allreduce_sync.h"
 #include "gossip/error.h"
 #include "gossip/gossip_sync.h"
+#include "gossip/exact_diffusion_sync.h"
 #include "gossip/gradient_tracking_sync.h"
 #include "gossip/outer_optimizer_sync.h"
 #include "gossip/push_sum_sync.h"
@@ -49,6 +50,7 @@ const Row kAlgorithms[] = {
     {ExchangeMode::gossip, Variant::quasi_global_momentum, false, make<QuasiGlobalMomentumSync>},
     {ExchangeMode::gradient_tracking, Variant::plain, false, make<GradientTrackingSync>},
     {ExchangeMode::push_sum, Variant::plain, false, make<PushSumSync>},
+    {ExchangeMode::exact_diffusion, Variant::plain, false, make<ExactDiffusionSync>},
 };
 
 Variant variant_of(const ExchangeSpec& spec) {

@@ -1,6 +1,8 @@
 // Topology constructors and mixing-matrix spectra (gossip/topology.h).
 #include "gossip/topology.h"
 
+#include "gossip/d_cliques.h"
+
 #include <algorithm>
 #include <cmath>
 #include <random>
@@ -216,11 +218,16 @@ SpectralInfo spectral_info(const DenseMatrix& w) {
 
 SpectralInfo spectral_info(const Topology& topology) { return spectral_info(metropolis_weights(topology)); }
 
-Topology topology_by_name(const std::string& name, int p, int random_degree, std::uint64_t seed) {
+Topology topology_by_name(const std::string& name, int p, const TopologyOptions& options) {
   if (name == "torus") return torus(p);
   if (name == "exponential" || name == "one-peer-exponential") return exponential(p);
   if (name == "complete") return complete(p);
-  if (name == "random") return random_regular(p, random_degree, seed);
+  if (name == "random") return random_regular(p, options.random_degree, options.seed);
+  if (name == "d-cliques") {
+    std::vector<std::vector<double>> counts = options.label_counts;
+    counts.resize(static_cast<std::size_t>(std::max(p, 0)));
+    return d_cliques(counts, options.clique_size, options.seed);
+  }
   return ring(p);
 }
 

@@ -36,10 +36,22 @@ Topology torus(int p);
 /// rank ± 2^k (mod p) for every 2^k < p.
 Topology exponential(int p);
 Topology complete(int p);
-/// The topology a config names (ring, torus, exponential, one-peer-exponential, complete,
-/// random) over p peers; the
-/// one-peer exponential graph is the exponential graph, rotated by its schedule.
-Topology topology_by_name(const std::string& name, int p, int random_degree, std::uint64_t seed);
+/// The topologies a config can name, each built by topology_by_name.
+inline constexpr const char* kTopologyNames[] = {"ring",     "torus",  "exponential", "one-peer-exponential",
+                                                 "complete", "random", "d-cliques"};
+
+/// What some topologies are built from beyond the peer count.
+struct TopologyOptions {
+  int random_degree = 3;   // "random": every peer's degree
+  std::uint64_t seed = 1;  // "random", "d-cliques": the draw
+  int clique_size = 0;     // "d-cliques": peers per clique (≤ 0: one clique)
+  /// "d-cliques": each rank's training samples per class (d_cliques.h); missing rows are uniform.
+  std::vector<std::vector<double>> label_counts;
+};
+
+/// The topology a config names (kTopologyNames) over p peers; the one-peer exponential graph
+/// is the exponential graph, rotated by its schedule. An unknown name gives the ring.
+Topology topology_by_name(const std::string& name, int p, const TopologyOptions& options);
 
 /// Random k-regular graph from seed (double-edge swaps on a circulant graph, kept connected).
 /// Falls back to k-1 when p·k is odd and to complete(p) when k ≥ p-1.

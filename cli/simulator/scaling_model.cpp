@@ -102,6 +102,7 @@ Cost exchange_cost(const Workload& work, const Measured& m, int p, const Wire& w
       return c;
     }
     case ExchangeMode::push_sum:  // D-PSGD's round with one more float, the push-sum weight
+    case ExchangeMode::exact_diffusion:
     case ExchangeMode::gossip: {
       const int d = gossip_degree(work, p);
       if (plain) {
@@ -158,6 +159,7 @@ double round_seconds(const Workload& work, const RoundModel& model) {
   switch (work.mode) {
     case ExchangeMode::gossip:
     case ExchangeMode::push_sum:
+    case ExchangeMode::exact_diffusion:
     case ExchangeMode::gradient_tracking: return neighbour_round_seconds(model, in_neighbours(work, model.peers));
     case ExchangeMode::async_gossip: {
       RoundModel m = model;  // one event per round of `period` steps

@@ -310,6 +310,33 @@ BOOST_AUTO_TEST_CASE(push_sum_refuses_codecs_and_overlap) {
   BOOST_TEST((contains(e, "--set exchange.overlap") && contains(e, "push-sum")), e);
 }
 
+// exact-diffusion: its correction must be exact, and its mixing matrix symmetric.
+BOOST_AUTO_TEST_CASE(exact_diffusion_refuses_codecs_overlap_and_directed_graphs) {
+  const std::string diffusion = "[exchange]\nmode = \"exact-diffusion\"\ntopology = \"ring\"\n"
+                                "[[peer]]\nid = 0\nendpoint = \"tcp://127.0.0.1:5600\"\n"
+                                "[[peer]]\nid = 1\nendpoint = \"tcp://127.0.0.1:5601\"\n";
+  const Config c = parse_config(diffusion, "test.toml");
+  BOOST_TEST((c.node.exchange.mode == starling::gossip::ExchangeMode::exact_diffusion));
+  std::string e = error_of(diffusion + "[compression]\ncodec = \"topk\"\n");
+  BOOST_TEST((contains(e, "test.toml:11: compression.codec: expected \"none\"") && contains(e, "exact-diffusion")), e);
+  e = error_of(diffusion, {"exchange.overlap=true"});
+  BOOST_TEST((contains(e, "--set exchange.overlap") && contains(e, "exact-diffusion")), e);
+  e = error_of(diffusion, {"exchange.topology=\"one-peer-exponential\""});
+  BOOST_TEST((contains(e, "--set exchange.topology") && contains(e, "symmetric")), e);
+}
+
+// d-cliques: a topology name like the others, its clique size a bounded integer.
+BOOST_AUTO_TEST_CASE(d_cliques_takes_a_clique_size) {
+  const std::string cliques = "[exchange]\nmode = \"gossip\"\ntopology = \"d-cliques\"\nclique_size = 4\n"
+                              "[[peer]]\nid = 0\nendpoint = \"tcp://127.0.0.1:5600\"\n"
+                              "[[peer]]\nid = 1\nendpoint = \"tcp://127.0.0.1:5601\"\n";
+  const Config c = parse_config(cliques, "test.toml");
+  BOOST_TEST(c.node.exchange.topology == "d-cliques");
+  BOOST_TEST(c.node.exchange.clique_size == 4);
+  const std::string e = error_of(cliques, {"exchange.clique_size=-1"});
+  BOOST_TEST((contains(e, "exchange.clique_size") && contains(e, "0")), e);
+}
+
 // exchange.quasi_global_momentum: D-PSGD's, in place of the local momentum, uncompressed, strict.
 BOOST_AUTO_TEST_CASE(quasi_global_momentum_is_for_plain_dpsgd) {
   const std::string peers = "[[peer]]\nid = 0\nendpoint = \"tcp://127.0.0.1:5600\"\n"
@@ -462,4 +489,20 @@ BOOST_AUTO_TEST_CASE(each_peer_trains_on_its_own_part) {
   assign_partition(iid, data.train);
   BOOST_TEST(!iid.node.part);
   BOOST_TEST(partition_peers(iid, data.train).empty());
+}
+
+// D-Cliques' cliques come from every peer's histogram: each peer gets them all, alike.
+BOOST_AUTO_TEST_CASE(d_cliques_gets_every_peers_label_histogram) {
+  Config c = job(3, "partition = \"by-class\"\n");
+  c.node.exchange.topology = "d-cliques";
+  const auto data = starling::make_synthetic(600, 10, c.run.seed);
+  const auto parts = partition_peers(c, data.train);
+  assign_partition(c, data.train);
+  BOOST_TEST(c.node.exchange.clique_size == 10);  // 0: the dataset's classes
+  BOOST_TEST_REQUIRE(c.node.exchange.label_counts.size() == 3u);
+  for (std::size_t r = 0; r < 3; ++r) {
+    double samples = 0.0;
+    for (double n : c.node.exchange.label_counts[r]) samples += n;
+    BOOST_TEST(samples == static_cast<double>(parts[r].size()));
+  }
 }

@@ -2,9 +2,11 @@
 #define BOOST_TEST_MODULE gossip_topology
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 
+#include "gossip/d_cliques.h"
 #include "gossip/mixing_schedule.h"
 #include "gossip/topology.h"
 
@@ -35,11 +37,19 @@ void check_doubly_stochastic(const Topology& t) {
   }
 }
 
+// p peers, peer i holding 100 samples of class i mod classes only.
+std::vector<std::vector<double>> one_class_each(int p, int classes) {
+  std::vector<std::vector<double>> counts(static_cast<std::size_t>(p), std::vector<double>(classes, 0.0));
+  for (int i = 0; i < p; ++i) counts[i][i % classes] = 100.0;
+  return counts;
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(every_topology_is_symmetric_connected_and_doubly_stochastic) {
   const std::vector<std::function<Topology(int)>> makers = {
-      ring, torus, exponential, complete, [](int p) { return random_regular(p, 3, 42); }};
+      ring, torus, exponential, complete, [](int p) { return random_regular(p, 3, 42); },
+      [](int p) { return d_cliques(one_class_each(p, 3), 4, 7); }};
   for (const auto& make : makers)
     for (int p = 1; p <= 17; ++p) {
       const Topology t = make(p);
@@ -114,4 +124,54 @@ BOOST_AUTO_TEST_CASE(metropolis_schedule_is_the_row_of_w) {
   BOOST_TEST(plan.self_weight == w(4, 4));
   BOOST_TEST(plan.send_to == t.neighbors(4));
   for (const auto& [j, wij] : plan.receive_from) BOOST_TEST(wij == w(4, j));
+}
+
+BOOST_AUTO_TEST_CASE(d_cliques_balance_single_class_peers_exactly) {
+  // 20 peers, one class each out of 10: two cliques of ten can each hold every class once,
+  // and a swap out of any clique holding a class twice always lowers the skew.
+  const auto counts = one_class_each(20, 10);
+  for (std::uint64_t seed : {1u, 2u, 3u}) {
+    const auto cliques = choose_cliques(counts, 10, seed);
+    BOOST_TEST_REQUIRE(cliques.size() == 2u);
+    for (const auto& clique : cliques) {
+      BOOST_TEST(clique.size() == 10u);
+      BOOST_TEST(clique_skew(counts, clique) < 1e-12);
+      std::vector<int> classes;
+      for (int peer : clique) classes.push_back(peer % 10);
+      std::sort(classes.begin(), classes.end());
+      BOOST_TEST((std::unique(classes.begin(), classes.end()) == classes.end()));
+    }
+  }
+  BOOST_TEST(clique_skew(counts, {0, 10}) == 1.8, boost::test_tools::tolerance(1e-12));  // one class of ten
+}
+
+BOOST_AUTO_TEST_CASE(d_cliques_are_complete_and_joined_once_per_pair) {
+  const auto counts = one_class_each(17, 5);
+  const auto cliques = choose_cliques(counts, 5, 11);
+  BOOST_TEST_REQUIRE(cliques.size() == 4u);  // ⌈17 / 5⌉, sizes 5, 4, 4, 4
+  const Topology t = d_cliques(counts, 5, 11);
+  std::vector<int> clique_of(17, -1);
+  for (std::size_t c = 0; c < cliques.size(); ++c) {
+    BOOST_TEST((cliques[c].size() == 4u || cliques[c].size() == 5u));
+    for (int u : cliques[c]) {
+      clique_of[u] = static_cast<int>(c);
+      for (int v : cliques[c]) BOOST_TEST((u == v || t.connected(u, v)));
+    }
+  }
+  int between = 0, most = 0;
+  for (int u = 0; u < 17; ++u) {
+    int own = 0;
+    for (int v : t.neighbors(u)) own += clique_of[v] != clique_of[u];
+    between += own, most = std::max(most, own);
+  }
+  BOOST_TEST(between == 2 * 6);  // one edge per pair of the 4 cliques, counted from both ends
+  BOOST_TEST(most <= 1);        // spread: no member carries two
+  BOOST_TEST(topology_by_name("d-cliques", 17, TopologyOptions{3, 11, 5, counts}).degree(0) == t.degree(0));
+}
+
+BOOST_AUTO_TEST_CASE(d_cliques_without_histograms_fall_back_to_drawn_cliques) {
+  const Topology t = topology_by_name("d-cliques", 12, TopologyOptions{3, 5, 4, {}});
+  BOOST_TEST(t.size() == 12);
+  BOOST_TEST(t.is_connected());
+  for (int r = 0; r < 12; ++r) BOOST_TEST(t.degree(r) >= 3);
 }
