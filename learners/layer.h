@@ -44,10 +44,12 @@ class Layer {
   virtual void backward(kernels::Backend backend, int batch, const float* x, const float* y,
                         const float* dy, float* dx) = 0;
 
-  /// Fusion hooks used by the model builder (layer_factory.cpp): the layer applies ReLU to
-  /// its own output (relu_output), or its input is a ReLU output, so its input gradient is
-  /// masked by x > 0 (relu_input; not for layers that absorb a ReLU).
-  virtual bool can_fuse_relu() const { return false; }
+  /// Fusion hooks used by the model builder (layer_factory.cpp). The layer can apply a ReLU
+  /// to its own output (set_relu_output).
+  virtual bool can_apply_relu() const { return false; }
+  /// The layer can take a ReLU output as input and mask its input gradient by x > 0
+  /// (set_relu_input), which is the backward of a ReLU fused into the layer before it.
+  virtual bool can_mask_relu_input() const { return false; }
   /// With relu_output, the layer's backward masks its own output gradient by its output, so
   /// the fused ReLU needs no consumer to mask the gradient.
   virtual bool absorbs_relu() const { return false; }

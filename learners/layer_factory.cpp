@@ -25,12 +25,11 @@ bool passes_relu_through(const Layer& layer) {
 // pooling/flatten, which keep zeros at zero). Otherwise the ReLU stays a layer of its own.
 std::vector<std::unique_ptr<Layer>> fuse_relus(std::vector<std::unique_ptr<Layer>> layers) {
   for (std::size_t i = 1; i < layers.size(); ++i) {
-    if (!dynamic_cast<ReLU*>(layers[i].get()) || !layers[i - 1]->can_fuse_relu()) continue;
+    if (!dynamic_cast<ReLU*>(layers[i].get()) || !layers[i - 1]->can_apply_relu()) continue;
     if (!layers[i - 1]->absorbs_relu()) {
       std::size_t consumer = i + 1;
       while (consumer < layers.size() && passes_relu_through(*layers[consumer])) ++consumer;
-      if (consumer == layers.size() || !layers[consumer]->can_fuse_relu() || layers[consumer]->absorbs_relu())
-        continue;
+      if (consumer == layers.size() || !layers[consumer]->can_mask_relu_input()) continue;
       layers[consumer]->set_relu_input(true);
     }
     layers[i - 1]->set_relu_output(true);

@@ -17,7 +17,8 @@ class Dense final : public Layer {
   void forward(kernels::Backend backend, int batch, const float* x, float* y) override;
   void backward(kernels::Backend backend, int batch, const float* x, const float* y, const float* dy,
                 float* dx) override;
-  bool can_fuse_relu() const override { return true; }
+  bool can_apply_relu() const override { return true; }
+  bool can_mask_relu_input() const override { return true; }
 
  private:
   int in_, out_;

@@ -26,7 +26,7 @@ class Residual final : public Layer {
   void forward(kernels::Backend backend, int batch, const float* x, float* y) override;
   void backward(kernels::Backend backend, int batch, const float* x, const float* y, const float* dy,
                 float* dx) override;
-  bool can_fuse_relu() const override { return true; }
+  bool can_apply_relu() const override { return true; }
   bool absorbs_relu() const override { return true; }
   LayerChain& body() { return body_; }
   LayerChain& shortcut() { return shortcut_; }
