@@ -237,7 +237,7 @@ std::vector<KeySpec> exchange_keys() {
      "for one node",
      [](V v, Config& c) { gossip::parse_exchange_mode(v.text, c.node.exchange.mode); }},
     {"exchange.topology", choice_of(gossip::kTopologyNames),
-     "for gossip, gradient tracking and push-sum: the graph of neighbours (`\"d-cliques\"`: cliques whose pooled "
+     "for gossip, gradient tracking, exact diffusion and push-sum: the graph of neighbours (`\"d-cliques\"`: cliques whose pooled "
      "label distributions are close to the global one, chosen from the data partition, joined by one edge per pair)",
      [](V v, Config& c) { c.node.exchange.topology = v.text; }},
     {"exchange.random_degree", integer(3, 1, 1024), "degree of the `\"random\"` regular graph",
