@@ -1,5 +1,5 @@
 // The loopback link measured through the transport the peers use: two gossip::Transports,
-// each with its own ZeroMQ context (two peer processes have one each), on 127.0.0.1.
+// each with its own context (two peer processes have one each), on 127.0.0.1.
 //   α: half the median round trip of a 64-byte message;
 //   β: one stream of 1 MiB messages, timed from the first send to the receiver's ack;
 //   CPU per byte: process CPU time (every thread: both I/O loops, ZeroMQ, the kernel's
@@ -35,7 +35,7 @@ protocols::FrameHeader push(std::size_t bytes) {
 }
 
 struct Pair {
-  zmq::context_t context_a{1}, context_b{1};
+  gossip::TransportContext context_a, context_b;
   std::unique_ptr<gossip::Transport> a, b;
   Pair() {
     gossip::TransportOptions o;
