@@ -4,8 +4,8 @@
 // per peer, as peer processes do; when they outnumber the cores, each step waits for
 // context switches, and that is what this measures.
 #include "gossip/transport.h"
-#include "cli/simulator/median.h"
-#include "cli/simulator/probes.h"
+#include "simulator/median.h"
+#include "simulator/probes.h"
 
 #include <condition_variable>
 #include <algorithm>

@@ -6,8 +6,8 @@
 //   TCP work charged to them) over the bytes of that stream. On a host whose cores are all
 //   busy, it is this CPU work, not the wire, that limits loopback transfers.
 #include "gossip/transport.h"
-#include "cli/simulator/median.h"
-#include "cli/simulator/probes.h"
+#include "simulator/median.h"
+#include "simulator/probes.h"
 
 #include <sys/resource.h>
 
