@@ -2,7 +2,7 @@
 
 #include "cli/config.h"
 #include "cli/simulate_report.h"
-#include "cli/simulator/network.h"
+#include "simulator/network.h"
 
 #include <spdlog/spdlog.h>
 

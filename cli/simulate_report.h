@@ -2,7 +2,7 @@
 // What `starling simulate` prints and writes: the measurements and assumptions in a header,
 // a table with one row per peer count, and the same as JSON (for scripts/plot_scaling.py).
 #include "cli/json.h"
-#include "cli/simulator/scaling_model.h"
+#include "simulator/scaling_model.h"
 
 #include <string>
 #include <vector>

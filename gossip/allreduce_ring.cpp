@@ -92,11 +92,11 @@ void AllreduceRing::send_segment(int step, const Segment& s, std::uint64_t round
   h.tensor_length = s.count;
   // fp32 segments go out of data_ itself: a segment sent at step t is next written at step
   // t + p - 1, after its sum has come round the ring, so the right neighbour has long
-  // read it; run() waits for ZeroMQ to let go of the last ones before it returns.
+  // read it; run() waits for the transport to let go of the last ones before it returns.
   // After step 0 the segment's CRC is known already (taken as it was computed, or the
   // received one for a copy), so it is not read again.
   if (!codec_) {
-    zmq::message_t payload = fence_.lend(data_.data() + s.begin, s.count * sizeof(float));
+    Payload payload = fence_.lend(data_.data() + s.begin, s.count * sizeof(float));
     if (step == 0) return transport_.send(right_, h, std::move(payload));
     h.payload_crc = crc;
     return transport_.send_checksummed(right_, h, std::move(payload));

@@ -1,9 +1,8 @@
 // CURVE security settings (gossip/curve.h).
 #include "gossip/curve.h"
 
-#include <zmq.h>
-
 #include "gossip/error.h"
+#include "gossip/zmq_bridge.h"
 
 namespace starling::gossip {
 
@@ -23,7 +22,7 @@ void validate(const CurveSecurity& security) {
 }
 
 std::optional<std::string> peer_public_key(const Message& message) {
-  const char* user = zmq_msg_gets(message.payload.handle(), "User-Id");
+  const char* user = zmq_msg_gets(ZmqBridge::message(message.payload).handle(), "User-Id");
   if (!user || !is_z85_key(user)) return std::nullopt;
   return std::string(user);
 }

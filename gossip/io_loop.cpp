@@ -11,6 +11,7 @@
 
 #include "gossip/error.h"
 #include "gossip/peer_identity.h"
+#include "gossip/zmq_bridge.h"
 #include "protocols/byte_io.h"
 #include "protocols/membership_messages.h"
 
@@ -325,7 +326,7 @@ void IoLoop::accept_incoming(std::vector<zmq::message_t>& frames) {
     return stats_.heartbeat(*peer, bytes, now, header->round, beat->last_round);
   }
   stats_.received(*peer, bytes, now);
-  inbox_.push(Message{*peer, *header, std::move(frames[2])});
+  inbox_.push(Message{*peer, *header, ZmqBridge::payload(std::move(frames[2]))});
 }
 
 bool IoLoop::admissible(PeerId peer, const zmq::message_t& payload) const {

@@ -1,9 +1,9 @@
 #pragma once
-// The transport's I/O thread (internal to gossip/). It alone owns the peer's sockets — one
-// ROUTER bound on the peer's endpoint, one DEALER per neighbour, and its end of the
-// inproc PAIR control channel — and polls them all: commands from the owner (connect,
-// accept, send, stop) come over the PAIR and are acknowledged there; incoming frames are
-// validated and pushed into the Inbox, or dropped and counted.
+// The transport's I/O thread (private to the transport's .cpp files: gossip/zmq_bridge.h).
+// It alone owns the peer's sockets — one ROUTER bound on the peer's endpoint, one DEALER per
+// neighbour, and its end of the inproc PAIR control channel — and polls them all: commands
+// from the owner (connect, accept, send, stop) come over the PAIR and are acknowledged
+// there; incoming frames are validated and pushed into the Inbox, or dropped and counted.
 //
 // Liveness lives here too, so that a peer busy computing still proves it is alive: every
 // heartbeat_interval the thread sends a heartbeat (membership_messages.h; header round =

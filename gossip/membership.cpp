@@ -100,7 +100,8 @@ void Membership::send_heartbeats(Clock::time_point now) {
   protocols::Heartbeat beat;
   beat.clock_ns = static_cast<std::uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(now.time_since_epoch()).count());
-  beat.last_round = round_;
+  // last_round stays 0: the owner's round travels in the I/O thread's heartbeats
+  // (Transport::announce()); these are the fallback for a transport without them.
   std::vector<std::uint8_t> payload;
   protocols::encode_heartbeat(beat, payload);
   for (const auto& [peer, r] : peers_)

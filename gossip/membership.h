@@ -79,8 +79,6 @@ class Membership {
   bool observe(const Message& message, Clock::time_point now);
   /// Tells every reachable tracked peer that this one leaves.
   void leave(protocols::LeaveReason reason);
-  /// The last round applied, sent along in heartbeats.
-  void set_round(std::uint64_t round) { round_ = round; }
 
   /// The transitions since the last call, oldest first.
   std::vector<ViewChange> take_changes();
@@ -107,7 +105,6 @@ class Membership {
   std::vector<ViewChange> changes_;
   Clock::time_point next_heartbeat_{};
   Clock::time_point last_poll_{};
-  std::uint64_t round_ = 0;
   std::uint64_t malformed_ = 0;
 };
 

@@ -1,11 +1,10 @@
 #pragma once
 // A received, validated Starling message as the transport hands it to its owner: who sent
-// it, its decoded header, and the payload frame (kept as the ZeroMQ message, so large
+// it, its decoded header, and the payload (the frame the transport received, so large
 // payloads are never copied between the socket and the algorithm that consumes them).
 #include <cstdint>
 
-#include <zmq.hpp>
-
+#include "gossip/payload.h"
 #include "protocols/frame.h"
 #include "protocols/span.h"
 
@@ -17,11 +16,9 @@ using PeerId = std::uint32_t;
 struct Message {
   PeerId from = 0;
   protocols::FrameHeader header;
-  zmq::message_t payload;
+  Payload payload;
 
-  protocols::ByteSpan bytes() const {
-    return {static_cast<const std::uint8_t*>(payload.data()), payload.size()};
-  }
+  protocols::ByteSpan bytes() const { return payload.bytes(); }
 };
 
 }  // namespace starling::gossip

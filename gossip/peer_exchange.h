@@ -1,5 +1,5 @@
 #pragma once
-// A peer's side of model exchange: owns the ZeroMQ context, the transport (a DEALER to
+// A peer's side of model exchange: owns the transport context, the transport (a DEALER to
 // every peer of the job, every peer accepted, heartbeats from the I/O thread, the message
 // size and rate caps) and the control plane, and mixes the peer's model with the others'
 // once per exchange():
@@ -78,7 +78,7 @@ class PeerExchange {
 
   ExchangeSpec spec_;
   protocols::Span<float> model_;
-  zmq::context_t context_;
+  TransportContext context_;
   std::unique_ptr<Transport> transport_;
   std::unique_ptr<ControlPlane> control_;
   std::unique_ptr<ElasticSync> sync_;

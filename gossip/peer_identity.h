@@ -1,6 +1,7 @@
 #pragma once
 // How a peer id travels as a ZeroMQ routing id: its decimal digits ("0", "17"). A text id
-// never starts with the zero byte ZeroMQ reserves, and reads well in traces.
+// never starts with the zero byte ZeroMQ reserves, and reads well in traces. Private to the
+// transport's .cpp files (gossip/zmq_bridge.h).
 #include <optional>
 #include <string>
 

@@ -2,6 +2,7 @@
 #include "gossip/send_fence.h"
 
 #include "gossip/error.h"
+#include "gossip/zmq_bridge.h"
 
 #include <string>
 
@@ -9,7 +10,7 @@ namespace starling::gossip {
 
 SendFence::SendFence() : state_(std::make_shared<State>()) {}
 
-zmq::message_t SendFence::lend(const void* data, std::size_t size) {
+Payload SendFence::lend(const void* data, std::size_t size) {
   auto hint = std::make_unique<std::shared_ptr<State>>(state_);
   {
     std::lock_guard<std::mutex> lock(state_->mutex);
@@ -19,7 +20,7 @@ zmq::message_t SendFence::lend(const void* data, std::size_t size) {
     // ZeroMQ wants a non-const pointer but only reads a message it sends.
     zmq::message_t message(const_cast<void*>(data), size, &SendFence::release, hint.get());
     hint.release();  // the message owns it now
-    return message;
+    return ZmqBridge::payload(std::move(message));
   } catch (...) {
     std::lock_guard<std::mutex> lock(state_->mutex);
     --state_->pending;

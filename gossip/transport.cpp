@@ -2,13 +2,13 @@
 #include "gossip/transport.h"
 
 #include <atomic>
-#include <cstring>
 #include <vector>
 
 #include "gossip/buffer_heap.h"
 #include "gossip/error.h"
 #include "gossip/io_loop.h"
 #include "gossip/zap_handler.h"
+#include "gossip/zmq_bridge.h"
 #include "protocols/byte_io.h"
 
 namespace starling::gossip {
@@ -44,10 +44,21 @@ IoLoopOptions loop_options(const TransportOptions& o, std::string control, const
   return l;
 }
 
+Payload text_payload(const std::string& text) {
+  return Payload(protocols::ByteSpan(reinterpret_cast<const std::uint8_t*>(text.data()), text.size()));
+}
+
 }  // namespace
 
-Transport::Transport(zmq::context_t& context, TransportOptions options)
-    : options_(std::move(options)), control_(context, zmq::socket_type::pair) {
+struct Transport::Control {
+  explicit Control(zmq::context_t& context) : socket(context, zmq::socket_type::pair) {}
+  zmq::socket_t socket;
+};
+
+Transport::Transport(TransportContext& shared, TransportOptions options)
+    : options_(std::move(options)) {
+  zmq::context_t& context = ZmqBridge::context(shared);
+  control_ = std::make_unique<Control>(context);
   keep_message_buffers_in_heap();
   if (options_.curve) {
     validate(*options_.curve);
@@ -56,10 +67,11 @@ Transport::Transport(zmq::context_t& context, TransportOptions options)
   const std::string control = unique_name("inproc://starling-transport-");
   loop_ = std::make_unique<IoLoop>(context, loop_options(options_, control, zap_.get()), inbox_, stats_);
   endpoint_ = loop_->endpoint();
-  control_.set(zmq::sockopt::linger, 0);
-  control_.set(zmq::sockopt::sndhwm, 0);
-  control_.set(zmq::sockopt::rcvhwm, 0);
-  control_.connect(control);
+  zmq::socket_t& socket = control_->socket;
+  socket.set(zmq::sockopt::linger, 0);
+  socket.set(zmq::sockopt::sndhwm, 0);
+  socket.set(zmq::sockopt::rcvhwm, 0);
+  socket.connect(control);
   // Starting the thread is the full memory barrier ZeroMQ asks for when sockets change threads.
   thread_ = std::thread([loop = loop_.get()] { loop->run(); });
 }
@@ -72,23 +84,25 @@ Transport::~Transport() {
   }
 }
 
-void Transport::send_command(std::uint8_t code, PeerId peer, zmq::message_t* args, std::size_t count) {
+void Transport::send_command(std::uint8_t code, PeerId peer, Payload* args, std::size_t count) {
   if (!thread_.joinable() || inbox_.closed()) STARLING_GOSSIP_THROW(IoError, "transport is stopped");
   std::uint8_t head[5];
   head[0] = code;
   protocols::store_le<std::uint32_t>(head + 1, peer);
   const auto more = count ? zmq::send_flags::sndmore : zmq::send_flags::none;
   // The control socket has no HWM, so these sends never block.
-  control_.send(zmq::const_buffer(head, sizeof head), more);
+  zmq::socket_t& socket = control_->socket;
+  socket.send(zmq::const_buffer(head, sizeof head), more);
   for (std::size_t i = 0; i < count; ++i)
-    control_.send(args[i], i + 1 < count ? zmq::send_flags::sndmore : zmq::send_flags::none);
+    socket.send(ZmqBridge::message(args[i]), i + 1 < count ? zmq::send_flags::sndmore : zmq::send_flags::none);
 }
 
 void Transport::await_reply(const std::string& what) {
-  std::vector<zmq::pollitem_t> items{{control_.handle(), 0, ZMQ_POLLIN, 0}};
+  zmq::socket_t& socket = control_->socket;
+  std::vector<zmq::pollitem_t> items{{socket.handle(), 0, ZMQ_POLLIN, 0}};
   zmq::poll(items, options_.command_timeout);
   zmq::message_t reply;
-  if (!(items[0].revents & ZMQ_POLLIN) || !control_.recv(reply, zmq::recv_flags::dontwait))
+  if (!(items[0].revents & ZMQ_POLLIN) || !socket.recv(reply, zmq::recv_flags::dontwait))
     STARLING_GOSSIP_THROW(TimeoutError, what + ": no answer from the I/O thread");
   const auto* p = static_cast<const char*>(reply.data());
   if (reply.size() == 0 || p[0] != 0)
@@ -112,8 +126,8 @@ void Transport::connect(PeerId peer, const std::string& endpoint, const std::str
 
 void Transport::connect_with(PeerId peer, const std::string& endpoint, const std::string* server_key) {
   if (routes_.count(peer)) STARLING_GOSSIP_THROW(InvalidArgument, "already connected to peer " + std::to_string(peer));
-  zmq::message_t args[2] = {zmq::message_t(endpoint.data(), endpoint.size()), zmq::message_t()};
-  if (server_key) args[1] = zmq::message_t(server_key->data(), server_key->size());
+  Payload args[2] = {text_payload(endpoint), Payload()};
+  if (server_key) args[1] = text_payload(*server_key);
   send_command(static_cast<std::uint8_t>(IoCommand::connect), peer, args, server_key ? 2 : 1);
   await_reply("connect " + endpoint);
   routes_.insert(peer);
@@ -131,20 +145,17 @@ void Transport::accept_from(PeerId peer) {
 }
 
 void Transport::send(PeerId to, protocols::FrameHeader header, protocols::ByteSpan payload) {
-  zmq::message_t body(payload.size());
-  if (payload.size()) std::memcpy(body.data(), payload.data(), payload.size());
-  send(to, header, std::move(body));
+  send(to, header, Payload(payload));
 }
 
-void Transport::send(PeerId to, protocols::FrameHeader header, zmq::message_t payload) {
+void Transport::send(PeerId to, protocols::FrameHeader header, Payload payload) {
   header.sender = options_.self;
   std::vector<std::uint8_t> head;
-  protocols::encode_header_for(
-      header, {static_cast<const std::uint8_t*>(payload.data()), payload.size()}, head);
+  protocols::encode_header_for(header, payload.bytes(), head);
   send_encoded(to, head, std::move(payload));
 }
 
-void Transport::send_checksummed(PeerId to, protocols::FrameHeader header, zmq::message_t payload) {
+void Transport::send_checksummed(PeerId to, protocols::FrameHeader header, Payload payload) {
   header.sender = options_.self;
   header.payload_length = static_cast<std::uint32_t>(payload.size());
   std::vector<std::uint8_t> head;
@@ -152,10 +163,10 @@ void Transport::send_checksummed(PeerId to, protocols::FrameHeader header, zmq::
   send_encoded(to, head, std::move(payload));
 }
 
-void Transport::send_encoded(PeerId to, std::vector<std::uint8_t>& head, zmq::message_t payload) {
+void Transport::send_encoded(PeerId to, std::vector<std::uint8_t>& head, Payload payload) {
   if (!routes_.count(to)) STARLING_GOSSIP_THROW(InvalidArgument, "no route to peer " + std::to_string(to));
   if (payload.size() > UINT32_MAX) STARLING_GOSSIP_THROW(InvalidArgument, "payload over 4 GiB");
-  zmq::message_t args[2] = {zmq::message_t(head.data(), head.size()), std::move(payload)};
+  Payload args[2] = {Payload(protocols::ByteSpan(head.data(), head.size())), std::move(payload)};
   send_command(static_cast<std::uint8_t>(IoCommand::send), to, args, 2);
 }
 

@@ -35,11 +35,11 @@
 #include <thread>
 #include <vector>
 
-#include <zmq.hpp>
-
 #include "gossip/curve.h"
 #include "gossip/inbox.h"
 #include "gossip/message.h"
+#include "gossip/payload.h"
+#include "gossip/transport_context.h"
 #include "gossip/transport_stats.h"
 #include "protocols/frame.h"
 #include "protocols/span.h"
@@ -90,7 +90,8 @@ class Transport {
   using Clock = std::chrono::steady_clock;
 
   /// Binds the ROUTER and starts the I/O thread; IoError when the endpoint cannot be bound.
-  Transport(zmq::context_t& context, TransportOptions options);
+  /// `context` must outlive the transport.
+  Transport(TransportContext& context, TransportOptions options);
   /// Stops the I/O thread (see stop()).
   ~Transport();
   Transport(const Transport&) = delete;
@@ -123,11 +124,11 @@ class Transport {
   /// The payload is copied, so the caller may reuse its buffer at once.
   void send(PeerId to, protocols::FrameHeader header, protocols::ByteSpan payload);
   /// As above, handing over an already built payload without a copy.
-  void send(PeerId to, protocols::FrameHeader header, zmq::message_t payload);
+  void send(PeerId to, protocols::FrameHeader header, Payload payload);
   /// As above, keeping header.payload_crc: the caller already knows the payload's CRC-32C
   /// (a payload forwarded unchanged, or one checksummed while it was computed), so it is
   /// not read once more. A wrong CRC only makes the receiver drop the message.
-  void send_checksummed(PeerId to, protocols::FrameHeader header, zmq::message_t payload);
+  void send_checksummed(PeerId to, protocols::FrameHeader header, Payload payload);
 
   /// The oldest received message; TimeoutError at the deadline, IoError once stopped.
   Message receive(Clock::time_point deadline);
@@ -158,10 +159,12 @@ class Transport {
   void stop();
 
  private:
-  void send_command(std::uint8_t code, PeerId peer, zmq::message_t* args, std::size_t count);
+  struct Control;  // the owner's end of the control channel to the I/O thread (transport.cpp)
+
+  void send_command(std::uint8_t code, PeerId peer, Payload* args, std::size_t count);
   void await_reply(const std::string& what);
   void connect_with(PeerId peer, const std::string& endpoint, const std::string* server_key);
-  void send_encoded(PeerId to, std::vector<std::uint8_t>& head, zmq::message_t payload);
+  void send_encoded(PeerId to, std::vector<std::uint8_t>& head, Payload payload);
   std::optional<Message> next(Clock::time_point deadline);
 
   TransportOptions options_;
@@ -171,7 +174,7 @@ class Transport {
   // CURVE server without a handler would admit anyone), and the domain before stats_.
   std::unique_ptr<ZapRegistration> zap_;
   std::unique_ptr<IoLoop> loop_;
-  zmq::socket_t control_;
+  std::unique_ptr<Control> control_;
   std::string endpoint_;
   std::set<PeerId> routes_;
   ReceiveHook* hook_ = nullptr;

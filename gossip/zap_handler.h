@@ -1,5 +1,6 @@
 #pragma once
-// The ZAP handler (ZeroMQ RFC 27) that decides which CURVE clients a transport admits.
+// The ZAP handler (ZeroMQ RFC 27) that decides which CURVE clients a transport admits
+// (private to the transport's .cpp files: gossip/zmq_bridge.h).
 // ZeroMQ asks the one REP socket bound at inproc://zeromq.zap.01 in a context, so there
 // is one handler per context, shared by all transports in it and run on its own small
 // thread: a transport's I/O thread could serve it, but then a second transport in the

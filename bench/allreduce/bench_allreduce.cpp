@@ -110,7 +110,7 @@ double time_size(Transport& t, const std::vector<PeerId>& ring, std::size_t byte
 // A child process: one rank of the ring; rank 0 writes "bytes seconds" lines to out_fd.
 int run_rank(int rank, int p, int base_port, const Config& c, int out_fd) {
   const std::vector<std::size_t> sizes = sizes_of(c);
-  zmq::context_t context(c.io_threads);
+  TransportContext context(c.io_threads);
   TransportOptions o;
   o.self = static_cast<PeerId>(rank);
   o.bind_endpoint = endpoint(base_port, rank);

@@ -9,8 +9,6 @@
 #include <thread>
 #include <vector>
 
-#include <zmq.hpp>
-
 #include "gossip/topology.h"
 #include "gossip/transport.h"
 
@@ -79,7 +77,7 @@ class PeerGroup {
   }
 
  private:
-  zmq::context_t context_;  // declared first: outlives every transport
+  TransportContext context_;  // declared first: outlives every transport
   std::vector<std::unique_ptr<Transport>> transports_;
 };
 

@@ -110,7 +110,7 @@ BOOST_AUTO_TEST_CASE(bad_key_files_give_path_and_reason) {
 }
 
 BOOST_AUTO_TEST_CASE(admitted_peers_exchange_messages) {
-  zmq::context_t context;
+  TransportContext context;
   const CurveKeyPair a = generate_keypair(), b = generate_keypair();
   Transport ta(context, secure_options(0, a, {b.public_key}));
   Transport tb(context, secure_options(1, b, {a.public_key}));
@@ -128,7 +128,7 @@ BOOST_AUTO_TEST_CASE(admitted_peers_exchange_messages) {
 }
 
 BOOST_AUTO_TEST_CASE(stranger_with_unlisted_key_gets_nothing_through) {
-  zmq::context_t context;
+  TransportContext context;
   const CurveKeyPair a = generate_keypair(), stranger = generate_keypair();
   std::vector<std::string> refusals;
   std::mutex mutex;
@@ -149,7 +149,7 @@ BOOST_AUTO_TEST_CASE(stranger_with_unlisted_key_gets_nothing_through) {
 }
 
 BOOST_AUTO_TEST_CASE(stranger_without_curve_gets_nothing_through) {
-  zmq::context_t context;
+  TransportContext context;
   const CurveKeyPair a = generate_keypair();
   Transport ta(context, secure_options(0, a, {}));
   TransportOptions plain;
@@ -163,7 +163,7 @@ BOOST_AUTO_TEST_CASE(stranger_without_curve_gets_nothing_through) {
 }
 
 BOOST_AUTO_TEST_CASE(admitted_key_cannot_claim_another_peers_id) {
-  zmq::context_t context;
+  TransportContext context;
   const CurveKeyPair a = generate_keypair(), b = generate_keypair(), c = generate_keypair();
   TransportOptions oa = secure_options(0, a, {b.public_key, c.public_key});
   oa.curve->peer_keys = {{1, b.public_key}};
@@ -176,7 +176,7 @@ BOOST_AUTO_TEST_CASE(admitted_key_cannot_claim_another_peers_id) {
 }
 
 BOOST_AUTO_TEST_CASE(curve_misuse_is_a_typed_error) {
-  zmq::context_t context;
+  TransportContext context;
   TransportOptions bad = secure_options(0, CurveKeyPair{"short", "short"}, {});
   BOOST_CHECK_THROW(Transport(context, bad), InvalidArgument);
   TransportOptions plain;

@@ -24,7 +24,7 @@ BOOST_AUTO_TEST_CASE(numeric_addresses_bind_as_given_and_names_bind_every_interf
 }
 
 BOOST_AUTO_TEST_CASE(a_peer_is_reached_by_host_name) {
-  zmq::context_t context;
+  TransportContext context;
   TransportOptions o;
   o.self = 1, o.accept = {0}, o.linger_ms = 0;
   o.bind_endpoint = "tcp://*:*";  // what bind_endpoint_for gives a named host, on a free port

@@ -13,8 +13,6 @@
 #include <thread>
 #include <vector>
 
-#include <zmq.hpp>
-
 #include "gossip/endpoint.h"
 #include "gossip/job_start.h"
 #include "gossip/transport.h"
@@ -81,7 +79,7 @@ class Job {
   }
 
  private:
-  zmq::context_t context_;  // outlives every transport
+  TransportContext context_;  // outlives every transport
   int size_;
   std::vector<std::string> endpoints_;
   std::vector<std::unique_ptr<Transport>> peers_;

@@ -122,7 +122,7 @@ BOOST_AUTO_TEST_CASE(bad_intervals_are_rejected) {
 }
 
 BOOST_AUTO_TEST_CASE(join_over_curve_returns_the_seed_view) {
-  zmq::context_t context;
+  TransportContext context;
   const CurveKeyPair seed_keys = generate_keypair(), joiner_keys = generate_keypair();
   TransportOptions os;
   os.self = 0;

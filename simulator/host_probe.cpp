@@ -9,8 +9,8 @@
 // Each peer's rounds are timed after two warm-up rounds.
 #include "gossip/endpoint.h"
 #include "gossip/peer_exchange.h"
-#include "cli/simulator/median.h"
-#include "cli/simulator/probes.h"
+#include "simulator/median.h"
+#include "simulator/probes.h"
 
 #include <algorithm>
 #include <condition_variable>

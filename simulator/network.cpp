@@ -1,4 +1,4 @@
-#include "cli/simulator/network.h"
+#include "simulator/network.h"
 
 #include <cctype>
 #include <cstdlib>

@@ -1,4 +1,4 @@
-#include "cli/simulator/event_sim.h"
+#include "simulator/event_sim.h"
 
 #include <algorithm>
 #include <queue>

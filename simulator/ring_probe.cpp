@@ -1,11 +1,11 @@
 // Latency of a crowded host: `peers` transports in a ring, all shifting a small message at
 // once, as the peers of an all-reduce on one machine do in every step. Each peer is a
-// thread with its own ZeroMQ context (its own I/O thread), so the host runs three threads
+// thread with its own transport context (its own I/O thread), so the host runs three threads
 // per peer, as peer processes do; when they outnumber the cores, each step waits for
 // context switches, and that is what this measures.
 #include "gossip/transport.h"
-#include "cli/simulator/median.h"
-#include "cli/simulator/probes.h"
+#include "simulator/median.h"
+#include "simulator/probes.h"
 
 #include <condition_variable>
 #include <algorithm>
@@ -20,7 +20,7 @@ namespace {
 using namespace std::chrono_literals;
 
 struct RingPeer {
-  zmq::context_t context{1};
+  gossip::TransportContext context;
   std::unique_ptr<gossip::Transport> transport;
 };
 

@@ -1,13 +1,13 @@
 // The loopback link measured through the transport the peers use: two gossip::Transports,
-// each with its own ZeroMQ context (two peer processes have one each), on 127.0.0.1.
+// each with its own context (two peer processes have one each), on 127.0.0.1.
 //   α: half the median round trip of a 64-byte message;
 //   β: one stream of 1 MiB messages, timed from the first send to the receiver's ack;
 //   CPU per byte: process CPU time (every thread: both I/O loops, ZeroMQ, the kernel's
 //   TCP work charged to them) over the bytes of that stream. On a host whose cores are all
 //   busy, it is this CPU work, not the wire, that limits loopback transfers.
 #include "gossip/transport.h"
-#include "cli/simulator/median.h"
-#include "cli/simulator/probes.h"
+#include "simulator/median.h"
+#include "simulator/probes.h"
 
 #include <sys/resource.h>
 
@@ -35,7 +35,7 @@ protocols::FrameHeader push(std::size_t bytes) {
 }
 
 struct Pair {
-  zmq::context_t context_a{1}, context_b{1};
+  gossip::TransportContext context_a, context_b;
   std::unique_ptr<gossip::Transport> a, b;
   Pair() {
     gossip::TransportOptions o;

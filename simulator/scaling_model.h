@@ -22,9 +22,9 @@
 // a round of them training together here is measured, and the exchange is what it took
 // beyond the modelled compute (over loopback), or at least that (over a slower link).
 #include "gossip/peer_exchange.h"
-#include "cli/simulator/network.h"
-#include "cli/simulator/probes.h"
-#include "cli/simulator/stragglers.h"
+#include "simulator/network.h"
+#include "simulator/probes.h"
+#include "simulator/stragglers.h"
 
 #include <cstdint>
 #include <map>

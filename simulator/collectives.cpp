@@ -1,4 +1,4 @@
-#include "cli/simulator/collectives.h"
+#include "simulator/collectives.h"
 
 #include <algorithm>
 #include <cmath>

@@ -4,8 +4,8 @@
 // from 4x cheaper than at batch 32. Several replicas stepping at once show what sharing
 // the machine costs each of them.
 #include "kernels/gemm.h"
-#include "cli/simulator/median.h"
-#include "cli/simulator/probes.h"
+#include "simulator/median.h"
+#include "simulator/probes.h"
 
 #include <algorithm>
 #include <thread>

@@ -11,7 +11,7 @@
 //               the next only while k − min over its neighbours of their steps ≤ s
 // Without stragglers every model reduces to its closed form (tests check it). The number of
 // rounds simulated is bounded so that 1024 peers stay well under a second.
-#include "cli/simulator/stragglers.h"
+#include "simulator/stragglers.h"
 
 #include <cstdint>
 #include <functional>

@@ -1,8 +1,8 @@
-#include "cli/simulator/scaling_model.h"
+#include "simulator/scaling_model.h"
 
 #include "gossip/topology.h"
-#include "cli/simulator/collectives.h"
-#include "cli/simulator/event_sim.h"
+#include "simulator/collectives.h"
+#include "simulator/event_sim.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,6 +1,6 @@
-#include "cli/simulator/stragglers.h"
+#include "simulator/stragglers.h"
 
-#include "cli/simulator/network.h"
+#include "simulator/network.h"
 
 #include <cmath>
 #include <cstdlib>

@@ -2,8 +2,8 @@
 // codec stream per segment, as CHOCO-SGD and the compressed all-reduce send it; the wire
 // size counts each segment's 48-byte frame header too.
 #include "protocols/frame.h"
-#include "cli/simulator/median.h"
-#include "cli/simulator/probes.h"
+#include "simulator/median.h"
+#include "simulator/probes.h"
 
 #include <algorithm>
 #include <memory>

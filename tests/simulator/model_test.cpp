@@ -4,11 +4,11 @@
 #define BOOST_TEST_MODULE simulator_model
 #include <boost/test/unit_test.hpp>
 
-#include "cli/simulator/collectives.h"
-#include "cli/simulator/event_sim.h"
-#include "cli/simulator/network.h"
-#include "cli/simulator/scaling_model.h"
-#include "cli/simulator/stragglers.h"
+#include "simulator/collectives.h"
+#include "simulator/event_sim.h"
+#include "simulator/network.h"
+#include "simulator/scaling_model.h"
+#include "simulator/stragglers.h"
 
 #include <cmath>
 
