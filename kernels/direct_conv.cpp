@@ -1,6 +1,6 @@
 #include "kernels/direct_conv.h"
 
-#include "kernels/cpu_features.h"
+#include "platform/cpu_features.h"
 #include "kernels/native/direct_conv_isa.h"
 
 #include <cstring>
@@ -8,8 +8,8 @@
 namespace starling::kernels {
 
 bool direct_conv_supported(const ConvShape& s) {
-  return active_isa() == Isa::avx512 && s.stride == 1 && s.kernel % 2 == 1 && s.pad == (s.kernel - 1) / 2 &&
-         s.in_c % 16 == 0 && s.out_c % 16 == 0 && s.batch > 0;
+  return platform::active_isa() == platform::Isa::avx512 && s.stride == 1 && s.kernel % 2 == 1 &&
+         s.pad == (s.kernel - 1) / 2 && s.in_c % 16 == 0 && s.out_c % 16 == 0 && s.batch > 0;
 }
 
 long padded_size(const ConvShape& s) {

@@ -2,7 +2,7 @@
 // small scalar ones (softmax cross-entropy, argmax) that run once per batch row.
 #include "kernels/ops.h"
 
-#include "kernels/cpu_features.h"
+#include "platform/cpu_features.h"
 #include "kernels/ops_impl.h"
 
 #include <emmintrin.h>
@@ -47,10 +47,10 @@ namespace {
 // The table for the active instruction set; like the GEMM, decided per call so force_isa
 // and STARLING_ISA reach these kernels too.
 const ops_detail::OpsTable& ops() {
-  switch (active_isa()) {
-    case Isa::avx512: return ops_detail::ops_avx512();
-    case Isa::avx2: return ops_detail::ops_avx2();
-    case Isa::scalar: break;
+  switch (platform::active_isa()) {
+    case platform::Isa::avx512: return ops_detail::ops_avx512();
+    case platform::Isa::avx2: return ops_detail::ops_avx2();
+    case platform::Isa::scalar: break;
   }
   return ops_detail::ops_baseline();
 }

@@ -2,7 +2,7 @@
 // over std::threads when kernels::threads() allows more than one.
 #include "kernels/native/gemm_native.h"
 
-#include "kernels/cpu_features.h"
+#include "platform/cpu_features.h"
 #include "kernels/epilogue.h"
 #include "kernels/native/isa_gemm.h"
 #include "kernels/native/split.h"
@@ -48,10 +48,10 @@ void run_avx512(const GemmArgs& args) {
 }
 
 void run_single(const GemmArgs& args) {
-  switch (active_isa()) {
-    case Isa::avx512: return run_avx512(args);
-    case Isa::avx2: return gemm_avx2(args);
-    case Isa::scalar: break;
+  switch (platform::active_isa()) {
+    case platform::Isa::avx512: return run_avx512(args);
+    case platform::Isa::avx2: return gemm_avx2(args);
+    case platform::Isa::scalar: break;
   }
   gemm_scalar(args);
 }

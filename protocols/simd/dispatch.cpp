@@ -22,18 +22,18 @@ const CodecKernels kScalarKernels = {
 
 }  // namespace
 
-const CodecKernels& codec_kernels(kernels::Isa isa) {
+const CodecKernels& codec_kernels(platform::Isa isa) {
 #if defined(__x86_64__)
-  const kernels::Isa best = kernels::detected_isa();
+  const platform::Isa best = platform::detected_isa();
   if (static_cast<int>(isa) > static_cast<int>(best)) isa = best;
-  if (isa == kernels::Isa::avx512) return kAvx512Kernels;
-  if (isa == kernels::Isa::avx2) return kAvx2Kernels;
+  if (isa == platform::Isa::avx512) return kAvx512Kernels;
+  if (isa == platform::Isa::avx2) return kAvx2Kernels;
 #else
   (void)isa;
 #endif
   return kScalarKernels;
 }
 
-const CodecKernels& codec_kernels() { return codec_kernels(kernels::active_isa()); }
+const CodecKernels& codec_kernels() { return codec_kernels(platform::active_isa()); }
 
 }  // namespace starling::protocols::simd
