@@ -2,8 +2,8 @@
 // small scalar ones (softmax cross-entropy, argmax) that run once per batch row.
 #include "kernels/ops.h"
 
-#include "platform/cpu_features.h"
 #include "kernels/ops_impl.h"
+#include "platform/isa_dispatch.h"
 
 #include <emmintrin.h>
 
@@ -35,25 +35,17 @@ struct BaselineRuns {
 
 }  // namespace
 
-const OpsTable& ops_baseline() {
-  static const OpsTable table = make_table<BaselineRuns>();
-  return table;
-}
+constexpr OpsTable kOpsBaseline = make_table<BaselineRuns>();
 
 }  // namespace ops_detail
 
 namespace {
 
-// The table for the active instruction set; like the GEMM, decided per call so force_isa
-// and STARLING_ISA reach these kernels too.
-const ops_detail::OpsTable& ops() {
-  switch (platform::active_isa()) {
-    case platform::Isa::avx512: return ops_detail::ops_avx512();
-    case platform::Isa::avx2: return ops_detail::ops_avx2();
-    case platform::Isa::scalar: break;
-  }
-  return ops_detail::ops_baseline();
-}
+// Decided per call, like the GEMM, so force_isa and STARLING_ISA reach these kernels too.
+constexpr platform::IsaDispatch<const ops_detail::OpsTable*> kOps{&ops_detail::kOpsBaseline, &ops_detail::kOpsAvx2,
+                                                                  &ops_detail::kOpsAvx512};
+
+const ops_detail::OpsTable& ops() { return *kOps.get(); }
 
 }  // namespace
 

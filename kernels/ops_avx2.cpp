@@ -31,9 +31,6 @@ struct Avx2Runs {
 
 }  // namespace
 
-const OpsTable& ops_avx2() {
-  static const OpsTable table = make_table<Avx2Runs>();
-  return table;
-}
+constexpr OpsTable kOpsAvx2 = make_table<Avx2Runs>();
 
 }  // namespace starling::kernels::ops_detail

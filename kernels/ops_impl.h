@@ -250,7 +250,7 @@ inline void sma_center(long n, float* __restrict z, float* __restrict z_prev, co
 }
 
 template <class Runs>
-OpsTable make_table() {
+constexpr OpsTable make_table() {
   OpsTable t;
   t.im2col = &im2col<Runs>;
   t.col2im = &col2im;
