@@ -23,14 +23,7 @@ struct BaselineRuns {
     for (; i + 4 <= n; i += 4) _mm_storeu_ps(d + i, _mm_loadu_ps(s + i));
     for (; i < n; ++i) d[i] = s[i];
   }
-  class Fixed {
-   public:
-    explicit Fixed(long n) : n_(n) {}
-    void copy(float* d, const float* s) const { BaselineRuns::copy(d, s, n_); }
-
-   private:
-    long n_;
-  };
+  using Fixed = PlainFixed<BaselineRuns>;
 };
 
 }  // namespace

@@ -19,14 +19,7 @@ struct Avx2Runs {
     }
     for (; i < n; ++i) d[i] = s[i];
   }
-  class Fixed {
-   public:
-    explicit Fixed(long n) : n_(n) {}
-    void copy(float* d, const float* s) const { Avx2Runs::copy(d, s, n_); }
-
-   private:
-    long n_;
-  };
+  using Fixed = PlainFixed<Avx2Runs>;
 };
 
 }  // namespace

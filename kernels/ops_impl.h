@@ -20,6 +20,17 @@
 namespace starling::kernels::ops_detail {
 namespace {
 
+// Runs::Fixed for instruction sets with nothing to set up per length.
+template <class Runs>
+class PlainFixed {
+ public:
+  explicit PlainFixed(long n) : n_(n) {}
+  void copy(float* d, const float* s) const { Runs::copy(d, s, n_); }
+
+ private:
+  long n_;
+};
+
 inline void zero_run(float* __restrict d, long n) {
   for (long i = 0; i < n; ++i) d[i] = 0.f;
 }
