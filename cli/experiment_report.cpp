@@ -2,7 +2,7 @@
 
 #include "cli/json.h"
 #include "cli/launch_command.h"
-#include "kernels/cpu_features.h"
+#include "platform/cpu_features.h"
 
 #include <sys/utsname.h>
 
@@ -219,7 +219,7 @@ JsonObject machine() {
       .add("cores", static_cast<int>(std::thread::hardware_concurrency()))
       .add("memory_gib", kib / (1024.0 * 1024.0))
       .add("kernel", std::string(u.release))
-      .add("isa", std::string(kernels::isa_name(kernels::active_isa())));
+      .add("isa", std::string(platform::isa_name(platform::active_isa())));
   return j;
 }
 

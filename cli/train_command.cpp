@@ -5,7 +5,7 @@
 #include "cli/data_source.h"
 #include "cli/json.h"
 #include "cli/progress.h"
-#include "kernels/cpu_features.h"
+#include "platform/cpu_features.h"
 #include "learners/checkpoint.h"
 #include "actors/node.h"
 
@@ -81,7 +81,7 @@ JsonObject summarize(const Config& c, const actors::NodeResult& node) {
       .add("intra_sync", actors::intra_sync_name(c.node.intra_sync))
       .add("model", c.node.train.learner.model.kind)
       .add("backend", std::string(kernels::backend_name(c.node.train.learner.backend)))
-      .add("isa", std::string(kernels::isa_name(kernels::active_isa())))
+      .add("isa", std::string(platform::isa_name(platform::active_isa())))
       .add("batch", c.node.train.learner.batch)
       .add("epochs", last.epoch)
       .add("steps", static_cast<long long>(r.steps))
@@ -129,7 +129,7 @@ int run_node_job(Config config, const std::string& summary) {
                  config.run.name, config.node.train.learner.model.kind, preview.param_count(),
                  config.node.learners > 0 ? std::to_string(config.node.learners) : std::string("auto"),
                  actors::intra_sync_name(config.node.intra_sync), config.node.train.learner.batch,
-                 kernels::backend_name(config.node.train.learner.backend), kernels::isa_name(kernels::active_isa()),
+                 kernels::backend_name(config.node.train.learner.backend), platform::isa_name(platform::active_isa()),
                  gossip::exchange_mode_name(config.node.exchange.mode), config.run.epochs);
     const std::string csv = config.run.out_dir + "/" + config.run.name + ".metrics.csv";
     ensure_parent_dir(csv);

@@ -1,15 +1,25 @@
 #include "kernels/direct_conv.h"
 
-#include "kernels/cpu_features.h"
 #include "kernels/native/direct_conv_isa.h"
+#include "platform/isa_dispatch.h"
 
 #include <cstring>
 
 namespace starling::kernels {
 
+namespace {
+
+// Only AVX-512 has these kernels; elsewhere the layers take im2col and the GEMM.
+constexpr platform::IsaDispatch<decltype(&native::direct_conv_avx512)> kConv{nullptr, nullptr,
+                                                                              native::direct_conv_avx512};
+constexpr platform::IsaDispatch<decltype(&native::direct_conv_weight_gradient_avx512)> kWeightGradient{
+    nullptr, nullptr, native::direct_conv_weight_gradient_avx512};
+
+}  // namespace
+
 bool direct_conv_supported(const ConvShape& s) {
-  return active_isa() == Isa::avx512 && s.stride == 1 && s.kernel % 2 == 1 && s.pad == (s.kernel - 1) / 2 &&
-         s.in_c % 16 == 0 && s.out_c % 16 == 0 && s.batch > 0;
+  return kConv.get() && s.stride == 1 && s.kernel % 2 == 1 && s.pad == (s.kernel - 1) / 2 && s.in_c % 16 == 0 &&
+         s.out_c % 16 == 0 && s.batch > 0;
 }
 
 long padded_size(const ConvShape& s) {
@@ -35,11 +45,11 @@ void pad_input(const ConvShape& s, const float* x, float* xp) {
 }
 
 void direct_conv(const ConvShape& s, const float* xp, const float* w, const float* bias, bool relu, float* y) {
-  native::direct_conv_avx512(s, xp, w, bias, relu, y);
+  kConv.get()(s, xp, w, bias, relu, y);
 }
 
 void direct_conv_weight_gradient(const ConvShape& s, const float* xp, const float* dy, float* dwt) {
-  native::direct_conv_weight_gradient_avx512(s, xp, dy, dwt);
+  kWeightGradient.get()(s, xp, dy, dwt);
 }
 
 void flip_weights(const ConvShape& s, const float* w, float* wf) {

@@ -2,8 +2,8 @@
 // small scalar ones (softmax cross-entropy, argmax) that run once per batch row.
 #include "kernels/ops.h"
 
-#include "kernels/cpu_features.h"
 #include "kernels/ops_impl.h"
+#include "platform/isa_dispatch.h"
 
 #include <emmintrin.h>
 
@@ -23,37 +23,22 @@ struct BaselineRuns {
     for (; i + 4 <= n; i += 4) _mm_storeu_ps(d + i, _mm_loadu_ps(s + i));
     for (; i < n; ++i) d[i] = s[i];
   }
-  class Fixed {
-   public:
-    explicit Fixed(long n) : n_(n) {}
-    void copy(float* d, const float* s) const { BaselineRuns::copy(d, s, n_); }
-
-   private:
-    long n_;
-  };
+  using Fixed = PlainFixed<BaselineRuns>;
 };
 
 }  // namespace
 
-const OpsTable& ops_baseline() {
-  static const OpsTable table = make_table<BaselineRuns>();
-  return table;
-}
+constexpr OpsTable kOpsBaseline = make_table<BaselineRuns>();
 
 }  // namespace ops_detail
 
 namespace {
 
-// The table for the active instruction set; like the GEMM, decided per call so force_isa
-// and STARLING_ISA reach these kernels too.
-const ops_detail::OpsTable& ops() {
-  switch (active_isa()) {
-    case Isa::avx512: return ops_detail::ops_avx512();
-    case Isa::avx2: return ops_detail::ops_avx2();
-    case Isa::scalar: break;
-  }
-  return ops_detail::ops_baseline();
-}
+// Decided per call, like the GEMM, so force_isa and STARLING_ISA reach these kernels too.
+constexpr platform::IsaDispatch<const ops_detail::OpsTable*> kOps{&ops_detail::kOpsBaseline, &ops_detail::kOpsAvx2,
+                                                                  &ops_detail::kOpsAvx512};
+
+const ops_detail::OpsTable& ops() { return *kOps.get(); }
 
 }  // namespace
 

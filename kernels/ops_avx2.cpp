@@ -19,21 +19,11 @@ struct Avx2Runs {
     }
     for (; i < n; ++i) d[i] = s[i];
   }
-  class Fixed {
-   public:
-    explicit Fixed(long n) : n_(n) {}
-    void copy(float* d, const float* s) const { Avx2Runs::copy(d, s, n_); }
-
-   private:
-    long n_;
-  };
+  using Fixed = PlainFixed<Avx2Runs>;
 };
 
 }  // namespace
 
-const OpsTable& ops_avx2() {
-  static const OpsTable table = make_table<Avx2Runs>();
-  return table;
-}
+constexpr OpsTable kOpsAvx2 = make_table<Avx2Runs>();
 
 }  // namespace starling::kernels::ops_detail

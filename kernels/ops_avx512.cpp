@@ -32,9 +32,6 @@ struct Avx512Runs {
 
 }  // namespace
 
-const OpsTable& ops_avx512() {
-  static const OpsTable table = make_table<Avx512Runs>();
-  return table;
-}
+constexpr OpsTable kOpsAvx512 = make_table<Avx512Runs>();
 
 }  // namespace starling::kernels::ops_detail

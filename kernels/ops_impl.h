@@ -20,6 +20,17 @@
 namespace starling::kernels::ops_detail {
 namespace {
 
+// Runs::Fixed for instruction sets with nothing to set up per length.
+template <class Runs>
+class PlainFixed {
+ public:
+  explicit PlainFixed(long n) : n_(n) {}
+  void copy(float* d, const float* s) const { Runs::copy(d, s, n_); }
+
+ private:
+  long n_;
+};
+
 inline void zero_run(float* __restrict d, long n) {
   for (long i = 0; i < n; ++i) d[i] = 0.f;
 }
@@ -250,7 +261,7 @@ inline void sma_center(long n, float* __restrict z, float* __restrict z_prev, co
 }
 
 template <class Runs>
-OpsTable make_table() {
+constexpr OpsTable make_table() {
   OpsTable t;
   t.im2col = &im2col<Runs>;
   t.col2im = &col2im;

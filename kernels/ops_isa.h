@@ -1,6 +1,6 @@
 #pragma once
 // The non-GEMM kernels of ops.h as a table of function pointers, one table per instruction
-// set; ops.cpp picks the table for active_isa() on every call.
+// set; ops.cpp picks one through platform::IsaDispatch on every call.
 #include "kernels/ops.h"
 
 #include <cstdint>
@@ -24,11 +24,12 @@ struct OpsTable {
   void (*sma_center)(long, float*, float*, const float*, float) = nullptr;
 };
 
+// Constant-initialized, so no code of an ISA file runs before dispatch picks it.
 /// Built with baseline x86-64 flags (SSE2): runs anywhere.
-const OpsTable& ops_baseline();
-/// Built with -mavx2 -mfma; only for CPUs active_isa() reports as avx2 or better.
-const OpsTable& ops_avx2();
-/// Built with AVX-512 F/BW/DQ/VL; only when active_isa() is avx512.
-const OpsTable& ops_avx512();
+extern const OpsTable kOpsBaseline;
+/// Built with -mavx2 -mfma.
+extern const OpsTable kOpsAvx2;
+/// Built with AVX-512 F/BW/DQ/VL.
+extern const OpsTable kOpsAvx512;
 
 }  // namespace starling::kernels::ops_detail

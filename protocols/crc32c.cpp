@@ -1,13 +1,15 @@
-// CRC-32C: slicing-by-8 table fallback and the run-time choice of the SSE4.2 or the
-// carry-less multiplication path.
+// CRC-32C: slicing-by-8 table (scalar), the crc32 instruction (avx2 level) or carry-less
+// multiplication folding (avx512 with VPCLMULQDQ), picked through platform::IsaDispatch.
 #include "protocols/crc32c.h"
+
+#include "platform/isa_dispatch.h"
 
 #include <array>
 #include <cstring>
 
 namespace starling::protocols {
 
-// Defined in crc32c_sse42.cpp (compiled with -msse4.2, called only when the CPU has it).
+// Defined in crc32c_sse42.cpp (compiled with -msse4.2, which every avx2-level CPU has).
 std::uint32_t crc32c_sse42(const void* data, std::size_t size, std::uint32_t previous);
 // Defined in crc32c_clmul.cpp (AVX-512 with VPCLMULQDQ, called only when the CPU has them).
 std::uint32_t crc32c_clmul(const void* data, std::size_t size, std::uint32_t previous);
@@ -32,25 +34,6 @@ constexpr Tables make_tables() {
 
 constexpr Tables kTables = make_tables();
 
-bool probe_sse42() {
-#if defined(__x86_64__)
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("sse4.2");
-#else
-  return false;
-#endif
-}
-
-bool probe_clmul() {
-#if defined(__x86_64__)
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("sse4.2") && __builtin_cpu_supports("avx512f") &&
-         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("vpclmulqdq");
-#else
-  return false;
-#endif
-}
-
 }  // namespace
 
 std::uint32_t crc32c_table(const void* data, std::size_t size, std::uint32_t previous) {
@@ -69,22 +52,25 @@ std::uint32_t crc32c_table(const void* data, std::size_t size, std::uint32_t pre
   return ~c;
 }
 
-bool crc32c_hardware() {
-  static const bool has = probe_sse42();
-  return has;
+namespace {
+
+using CrcFn = std::uint32_t (*)(const void*, std::size_t, std::uint32_t);
+
+// Built at first use: the folding path needs VPCLMULQDQ beyond the avx512 level.
+const platform::IsaDispatch<CrcFn>& implementations() {
+#if defined(__x86_64__)
+  static const platform::IsaDispatch<CrcFn> d{crc32c_table, crc32c_sse42,
+                                              platform::has_vpclmulqdq() ? crc32c_clmul : nullptr};
+#else
+  static const platform::IsaDispatch<CrcFn> d{crc32c_table, nullptr, nullptr};
+#endif
+  return d;
 }
 
-bool crc32c_folding() {
-  static const bool has = probe_clmul();
-  return has;
-}
+}  // namespace
 
 std::uint32_t crc32c(const void* data, std::size_t size, std::uint32_t previous) {
-#if defined(__x86_64__)
-  if (crc32c_folding()) return crc32c_clmul(data, size, previous);
-  if (crc32c_hardware()) return crc32c_sse42(data, size, previous);
-#endif
-  return crc32c_table(data, size, previous);
+  return implementations().get()(data, size, previous);
 }
 
 }  // namespace starling::protocols

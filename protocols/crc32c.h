@@ -1,8 +1,8 @@
 #pragma once
 // CRC-32C (Castagnoli, reflected polynomial 0x82F63B78) of frame payloads. Folds by
-// carry-less multiplication (AVX-512 VPCLMULQDQ) when the CPU has it, else uses the SSE4.2
-// crc32 instruction, else a slicing-by-8 table; all give the same value
-// ("123456789" -> 0xE3069283).
+// carry-less multiplication (AVX-512 VPCLMULQDQ) when the active ISA is avx512 and the CPU
+// has it, uses the SSE4.2 crc32 instruction at avx2, else a slicing-by-8 table; all give
+// the same value ("123456789" -> 0xE3069283).
 #include <cstddef>
 #include <cstdint>
 
@@ -13,11 +13,5 @@ std::uint32_t crc32c(const void* data, std::size_t size, std::uint32_t previous 
 
 /// The table implementation, always available (tests compare it to the hardware path).
 std::uint32_t crc32c_table(const void* data, std::size_t size, std::uint32_t previous = 0);
-
-/// Whether crc32c() uses the crc32 instruction on this CPU.
-bool crc32c_hardware();
-/// Whether crc32c() folds by carry-less multiplication on this CPU (payloads of 256 bytes
-/// and more; shorter ones take the crc32 instruction).
-bool crc32c_folding();
 
 }  // namespace starling::protocols

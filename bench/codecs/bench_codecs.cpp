@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/cpu_features.h"
+#include "platform/cpu_features.h"
 #include "protocols/codec.h"
 
 using namespace starling::protocols;
@@ -129,7 +129,7 @@ void write_json(const char* path, const std::vector<Row>& rows) {
     return;
   }
   std::fprintf(f, "{\"benchmark\": \"codecs\", \"isa\": \"%s\", \"rows\": [\n",
-               std::string(starling::kernels::isa_name(starling::kernels::active_isa())).c_str());
+               std::string(starling::platform::isa_name(starling::platform::active_isa())).c_str());
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const Row& r = rows[i];
     std::fprintf(f, "  {\"codec\": \"%s\", \"elements\": %zu, \"density\": ", r.codec.c_str(), r.elements);
@@ -156,7 +156,7 @@ int main(int argc, char** argv) {
     }
   }
   std::printf("isa %s, single thread, GB/s of fp32 input\n",
-              std::string(starling::kernels::isa_name(starling::kernels::active_isa())).c_str());
+              std::string(starling::platform::isa_name(starling::platform::active_isa())).c_str());
   std::printf("%-10s %10s %8s %10s %10s %12s %9s\n", "codec", "elements", "density", "enc GB/s", "dec GB/s",
               "wire bytes", "vs fp32");
   std::vector<Row> rows;

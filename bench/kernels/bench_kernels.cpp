@@ -5,7 +5,7 @@
 //   bench_kernels [--quick] [--json FILE] [--filter SUBSTRING]
 #include "fma_peak.h"
 #include "gemm_cases.h"
-#include "kernels/cpu_features.h"
+#include "platform/cpu_features.h"
 #include "kernels/gemm.h"
 
 #include <cblas.h>
@@ -21,6 +21,7 @@
 #include <vector>
 
 namespace sk = starling::kernels;
+namespace sp = starling::platform;
 namespace sb = starling::bench;
 
 namespace {
@@ -136,7 +137,7 @@ bool write_json(const std::string& path, const std::vector<Row>& rows, double pe
                  r.c.op.c_str(), r.c.m, r.c.n, r.c.k, r.c.trans_a ? "true" : "false",
                  r.c.trans_b ? "true" : "false", r.native, r.onednn, r.openblas,
                  r.native_over_onednn, peak, peak > 0 ? 100.0 * r.native / peak : 0.0,
-                 std::string(sk::isa_name(sk::active_isa())).c_str(), i + 1 < rows.size() ? "," : "");
+                 std::string(sp::isa_name(sp::active_isa())).c_str(), i + 1 < rows.size() ? "," : "");
   }
   std::fprintf(f, "]\n");
   return std::fclose(f) == 0;
@@ -163,9 +164,9 @@ int main(int argc, char** argv) {
   setenv("OPENBLAS_NUM_THREADS", "1", 1);
   openblas_set_num_threads(1);
   sk::set_threads(1);
-  const double peak = sb::fma_peak_gflops(sk::active_isa());
+  const double peak = sb::fma_peak_gflops(sp::active_isa());
   std::printf("isa %s, measured FMA peak %.1f GFLOP/s (1 core)\n\n",
-              std::string(sk::isa_name(sk::active_isa())).c_str(), peak);
+              std::string(sp::isa_name(sp::active_isa())).c_str(), peak);
   std::printf("%-22s %6s %6s %6s  %8s %8s %8s  %6s  %6s\n", "op", "m", "n", "k", "native",
               "oneDNN", "OpenBLAS", "n/oDNN", "%peak");
   std::vector<sb::GemmCase> cases = sb::square_cases();

@@ -2,7 +2,7 @@
 // column sums) on the CNN's shapes, once per ISA path (forced like STARLING_ISA), so the
 // vectorized paths can be compared with the baseline build. Best of 7 samples of 20 calls.
 //   bench_ops
-#include "kernels/cpu_features.h"
+#include "platform/cpu_features.h"
 #include "kernels/ops.h"
 
 #include <algorithm>
@@ -13,6 +13,7 @@
 #include <vector>
 
 namespace sk = starling::kernels;
+namespace sp = starling::platform;
 
 namespace {
 
@@ -59,12 +60,12 @@ int main() {
   std::printf("%-26s %10s %10s %10s   (µs per call)\n", "op", "scalar", "avx2", "avx512");
   for (const Case& c : cases) {
     std::printf("%-26s", c.name.c_str());
-    for (sk::Isa isa : {sk::Isa::scalar, sk::Isa::avx2, sk::Isa::avx512}) {
-      if (static_cast<int>(isa) > static_cast<int>(sk::detected_isa())) {
+    for (sp::Isa isa : {sp::Isa::scalar, sp::Isa::avx2, sp::Isa::avx512}) {
+      if (static_cast<int>(isa) > static_cast<int>(sp::detected_isa())) {
         std::printf(" %10s", "-");
         continue;
       }
-      sk::force_isa(isa);
+      sp::force_isa(isa);
       std::printf(" %10.1f", best_microseconds(c.run));
     }
     std::printf("\n");

@@ -6,9 +6,9 @@
 
 namespace starling::bench {
 
-double fma_peak_gflops(kernels::Isa isa) {
-  if (isa == kernels::Isa::scalar) return 0.0;
-  auto loop = isa == kernels::Isa::avx512 ? fma_loop_avx512 : fma_loop_avx2;
+double fma_peak_gflops(platform::Isa isa) {
+  if (isa == platform::Isa::scalar) return 0.0;
+  auto loop = isa == platform::Isa::avx512 ? fma_loop_avx512 : fma_loop_avx2;
   loop(1 << 20);  // warm up clocks
   double best = 0.0;
   for (int trial = 0; trial < 5; ++trial) {

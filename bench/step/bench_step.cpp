@@ -196,7 +196,7 @@ void report(const std::string& kind, int batch, int steps, const Run& run, doubl
 int main(int argc, char** argv) {
   const Options o = parse(argc, argv);
   kernels::set_threads(1);
-  const double peak = bench::fma_peak_gflops(kernels::active_isa());
+  const double peak = bench::fma_peak_gflops(platform::active_isa());
   const TrainTest data = make_synthetic(4096, 16, 1);
   for (const std::string& kind : o.models) {
     ModelSpec spec;

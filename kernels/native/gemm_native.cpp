@@ -2,10 +2,10 @@
 // over std::threads when kernels::threads() allows more than one.
 #include "kernels/native/gemm_native.h"
 
-#include "kernels/cpu_features.h"
 #include "kernels/epilogue.h"
 #include "kernels/native/isa_gemm.h"
 #include "kernels/native/split.h"
+#include "platform/isa_dispatch.h"
 
 #include <cstdlib>
 #include <exception>
@@ -47,14 +47,9 @@ void run_avx512(const GemmArgs& args) {
   gemm_avx512(args);
 }
 
-void run_single(const GemmArgs& args) {
-  switch (active_isa()) {
-    case Isa::avx512: return run_avx512(args);
-    case Isa::avx2: return gemm_avx2(args);
-    case Isa::scalar: break;
-  }
-  gemm_scalar(args);
-}
+constexpr platform::IsaDispatch<void (*)(const GemmArgs&)> kGemm{gemm_scalar, gemm_avx2, run_avx512};
+
+void run_single(const GemmArgs& args) { kGemm.get()(args); }
 
 // k == 0: the product is zero, so C is unchanged (accumulate) or zero, then the epilogue.
 void zero_product(const GemmArgs& args) {

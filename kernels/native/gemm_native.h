@@ -1,6 +1,6 @@
 #pragma once
 // Starling's own GEMM: packed, cache- and register-blocked, with AVX-512 / AVX2 / scalar
-// micro-kernels picked at run time (kernels/cpu_features.h).
+// micro-kernels picked at run time (platform/cpu_features.h).
 #include "kernels/gemm.h"
 
 namespace starling::kernels::native {

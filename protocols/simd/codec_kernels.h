@@ -1,12 +1,10 @@
 #pragma once
 // The inner loops of the codecs, one table per instruction set (scalar, AVX2, AVX-512),
-// chosen at run time through kernels::active_isa(). Every entry takes raw pointers the
+// chosen at run time through platform::IsaDispatch. Every entry takes raw pointers the
 // calling codec has already bounds-checked; wire bytes may be unaligned. All paths give
 // bit-identical results except the float sums (add_abssum), whose order differs.
 #include <cstddef>
 #include <cstdint>
-
-#include "kernels/cpu_features.h"
 
 namespace starling::protocols::simd {
 
@@ -54,10 +52,8 @@ struct CodecKernels {
   void (*sign_decode)(const std::uint8_t* bits, std::size_t n, float scale, float* out, bool add);
 };
 
-/// The table for the active ISA (kernels::active_isa(), re-read on every call).
+/// The table for the active ISA (platform::active_isa(), re-read on every call).
 const CodecKernels& codec_kernels();
-/// The table for one ISA, clamped to what the CPU supports.
-const CodecKernels& codec_kernels(kernels::Isa isa);
 
 /// The uniform variate QSGD rounds with: hash of (key, index) -> [0, 1) in 2^-24 steps.
 inline std::uint32_t qsgd_hash(std::uint32_t key, std::uint32_t index) {

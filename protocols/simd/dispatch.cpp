@@ -1,4 +1,5 @@
 // Run-time choice of the codec kernel table (protocols/simd/codec_kernels.h).
+#include "platform/isa_dispatch.h"
 #include "protocols/simd/scalar_kernels.h"
 
 namespace starling::protocols::simd {
@@ -12,7 +13,7 @@ namespace {
 
 namespace s = scalar;
 
-const CodecKernels kScalarKernels = {
+constexpr CodecKernels kScalarKernels = {
     s::f32_encode,       s::fp16_encode,   s::bf16_encode,  s::f32_finite,    s::fp16_finite,
     s::bf16_finite,      s::f32_decode,    s::fp16_decode,  s::bf16_decode,   s::threshold_sparse,
     s::threshold_bitmap, s::bitmap_check,  s::bitmap_decode, s::select_abs_ge, s::add_absmax,
@@ -20,20 +21,14 @@ const CodecKernels kScalarKernels = {
     s::sign_decode,
 };
 
+#if defined(__x86_64__)
+constexpr platform::IsaDispatch<const CodecKernels*> kKernels{&kScalarKernels, &kAvx2Kernels, &kAvx512Kernels};
+#else
+constexpr platform::IsaDispatch<const CodecKernels*> kKernels{&kScalarKernels, nullptr, nullptr};
+#endif
+
 }  // namespace
 
-const CodecKernels& codec_kernels(kernels::Isa isa) {
-#if defined(__x86_64__)
-  const kernels::Isa best = kernels::detected_isa();
-  if (static_cast<int>(isa) > static_cast<int>(best)) isa = best;
-  if (isa == kernels::Isa::avx512) return kAvx512Kernels;
-  if (isa == kernels::Isa::avx2) return kAvx2Kernels;
-#else
-  (void)isa;
-#endif
-  return kScalarKernels;
-}
-
-const CodecKernels& codec_kernels() { return codec_kernels(kernels::active_isa()); }
+const CodecKernels& codec_kernels() { return *kKernels.get(); }
 
 }  // namespace starling::protocols::simd

@@ -7,7 +7,7 @@
 #define BOOST_TEST_MODULE kernels_direct_conv
 #include <boost/test/unit_test.hpp>
 
-#include "kernels/cpu_features.h"
+#include "platform/cpu_features.h"
 #include "kernels/direct_conv.h"
 
 #include <cmath>
@@ -16,6 +16,7 @@
 #include <vector>
 
 namespace sk = starling::kernels;
+namespace sp = starling::platform;
 
 namespace {
 
@@ -137,11 +138,11 @@ void check_weight_gradient(const sk::ConvShape& s, std::mt19937& rng) {
 
 BOOST_AUTO_TEST_CASE(direct_conv_matches_double_reference) {
   std::mt19937 rng(31);
-  for (sk::Isa isa : {sk::Isa::scalar, sk::Isa::avx2, sk::Isa::avx512}) {
-    if (static_cast<int>(isa) > static_cast<int>(sk::detected_isa())) continue;
-    sk::force_isa(isa);
+  for (sp::Isa isa : {sp::Isa::scalar, sp::Isa::avx2, sp::Isa::avx512}) {
+    if (static_cast<int>(isa) > static_cast<int>(sp::detected_isa())) continue;
+    sp::force_isa(isa);
     const sk::ConvShape s = shape(2, 5, 29, 16, 3, 16);
-    if (isa != sk::Isa::avx512) {
+    if (isa != sp::Isa::avx512) {
       BOOST_TEST(!sk::direct_conv_supported(s));
       continue;
     }
@@ -161,5 +162,5 @@ BOOST_AUTO_TEST_CASE(direct_conv_matches_double_reference) {
     check_weight_gradient(shape(2, 4, 6, 16, 5, 16), rng);
     check_weight_gradient(shape(9, 28, 28, 16, 3, 16), rng);
   }
-  sk::force_isa(sk::detected_isa());
+  sp::force_isa(sp::detected_isa());
 }

@@ -5,7 +5,7 @@
 #define BOOST_TEST_MODULE kernels_gemm
 #include <boost/test/unit_test.hpp>
 
-#include "kernels/cpu_features.h"
+#include "platform/cpu_features.h"
 #include "kernels/gemm.h"
 
 #include <cmath>
@@ -20,6 +20,7 @@
 #include <vector>
 
 namespace sk = starling::kernels;
+namespace sp = starling::platform;
 
 namespace {
 
@@ -156,14 +157,14 @@ void check(const Problem& p, const std::vector<float>& c, const std::string& who
 
 void run_case(const Case& cs, std::mt19937& rng) {
   const Problem p = make_problem(cs, rng);
-  for (sk::Isa isa : {sk::Isa::scalar, sk::Isa::avx2, sk::Isa::avx512}) {
-    if (static_cast<int>(isa) > static_cast<int>(sk::detected_isa())) continue;
-    sk::force_isa(isa);
+  for (sp::Isa isa : {sp::Isa::scalar, sp::Isa::avx2, sp::Isa::avx512}) {
+    if (static_cast<int>(isa) > static_cast<int>(sp::detected_isa())) continue;
+    sp::force_isa(isa);
     std::vector<float> c = p.c0;
     sk::gemm(sk::Backend::native, args_for(p, c));
-    check(p, c, "native/" + std::string(sk::isa_name(isa)));
+    check(p, c, "native/" + std::string(sp::isa_name(isa)));
   }
-  sk::force_isa(sk::detected_isa());
+  sp::force_isa(sp::detected_isa());
   if (!sk::backend_available(sk::Backend::onednn)) return;
   std::vector<float> c = p.c0;
   sk::gemm(sk::Backend::onednn, args_for(p, c));

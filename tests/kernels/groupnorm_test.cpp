@@ -5,7 +5,7 @@
 #define BOOST_TEST_MODULE kernels_groupnorm
 #include <boost/test/unit_test.hpp>
 
-#include "kernels/cpu_features.h"
+#include "platform/cpu_features.h"
 #include "kernels/ops.h"
 
 #include <cmath>
@@ -14,13 +14,14 @@
 #include <vector>
 
 namespace sk = starling::kernels;
+namespace sp = starling::platform;
 
 namespace {
 
-std::vector<sk::Isa> supported_isas() {
-  std::vector<sk::Isa> out;
-  for (sk::Isa isa : {sk::Isa::scalar, sk::Isa::avx2, sk::Isa::avx512})
-    if (static_cast<int>(isa) <= static_cast<int>(sk::detected_isa())) out.push_back(isa);
+std::vector<sp::Isa> supported_isas() {
+  std::vector<sp::Isa> out;
+  for (sp::Isa isa : {sp::Isa::scalar, sp::Isa::avx2, sp::Isa::avx512})
+    if (static_cast<int>(isa) <= static_cast<int>(sp::detected_isa())) out.push_back(isa);
   return out;
 }
 
@@ -93,9 +94,9 @@ void check(const sk::NormShape& s, std::mt19937& rng) {
   const double sums = static_cast<double>(s.positions) * s.channels / s.groups;
   for (bool relu : {false, true}) {
     const Reference want = reference(s, x, gamma, beta, dy, relu);
-    for (sk::Isa isa : supported_isas()) {
-      sk::force_isa(isa);
-      const std::string who = std::string(sk::isa_name(isa)) + " b" + std::to_string(s.batch) + " p" +
+    for (sp::Isa isa : supported_isas()) {
+      sp::force_isa(isa);
+      const std::string who = std::string(sp::isa_name(isa)) + " b" + std::to_string(s.batch) + " p" +
                               std::to_string(s.positions) + " c" + std::to_string(s.channels) + " g" +
                               std::to_string(s.groups) + (relu ? " relu" : "");
       std::vector<float> y(n), mean(s.batch * s.groups), rstd(mean.size()), scratch(sk::groupnorm_scratch(s.channels));
@@ -112,7 +113,7 @@ void check(const sk::NormShape& s, std::mt19937& rng) {
       }
     }
   }
-  sk::force_isa(sk::detected_isa());
+  sp::force_isa(sp::detected_isa());
 }
 
 }  // namespace

@@ -6,7 +6,7 @@
 #define BOOST_TEST_MODULE kernels_ops
 #include <boost/test/unit_test.hpp>
 
-#include "kernels/cpu_features.h"
+#include "platform/cpu_features.h"
 #include "kernels/ops.h"
 
 #include <cmath>
@@ -19,15 +19,16 @@
 #include <vector>
 
 namespace sk = starling::kernels;
+namespace sp = starling::platform;
 
 namespace {
 
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 
-std::vector<sk::Isa> supported_isas() {
-  std::vector<sk::Isa> out;
-  for (sk::Isa isa : {sk::Isa::scalar, sk::Isa::avx2, sk::Isa::avx512})
-    if (static_cast<int>(isa) <= static_cast<int>(sk::detected_isa())) out.push_back(isa);
+std::vector<sp::Isa> supported_isas() {
+  std::vector<sp::Isa> out;
+  for (sp::Isa isa : {sp::Isa::scalar, sp::Isa::avx2, sp::Isa::avx512})
+    if (static_cast<int>(isa) <= static_cast<int>(sp::detected_isa())) out.push_back(isa);
   return out;
 }
 
@@ -102,16 +103,16 @@ void check_conv(const sk::ConvShape& s, std::mt19937& rng) {
   const std::vector<float> x = random_vector(static_cast<std::size_t>(s.batch) * s.in_h * s.in_w * s.in_c, rng);
   const std::vector<float> dcols = random_vector(static_cast<std::size_t>(s.rows() * s.patch()), rng);
   const std::vector<float> want_cols = ref_im2col(s, x), want_dx = ref_col2im(s, dcols);
-  for (sk::Isa isa : supported_isas()) {
-    sk::force_isa(isa);
-    const std::string who = std::string(sk::isa_name(isa)) + " " + describe(s);
+  for (sp::Isa isa : supported_isas()) {
+    sp::force_isa(isa);
+    const std::string who = std::string(sp::isa_name(isa)) + " " + describe(s);
     std::vector<float> cols(want_cols.size(), kNaN), dx(want_dx.size(), kNaN);
     sk::im2col(s, x.data(), cols.data());
     expect_same(cols, want_cols, who + " im2col");
     sk::col2im(s, dcols.data(), dx.data());
     expect_same(dx, want_dx, who + " col2im");
   }
-  sk::force_isa(sk::detected_isa());
+  sp::force_isa(sp::detected_isa());
 }
 
 struct PoolRef {
@@ -152,9 +153,9 @@ void check_pool(const sk::PoolShape& s, std::mt19937& rng, bool ties) {
     for (float& v : x) v = v > 0.f ? std::round(v * 2.f) : 0.f;
   const std::vector<float> dy = random_vector(out_n, rng);
   const PoolRef want = ref_pool(s, x, dy);
-  for (sk::Isa isa : supported_isas()) {
-    sk::force_isa(isa);
-    const std::string who = std::string(sk::isa_name(isa)) + " " + describe(s);
+  for (sp::Isa isa : supported_isas()) {
+    sp::force_isa(isa);
+    const std::string who = std::string(sp::isa_name(isa)) + " " + describe(s);
     std::vector<float> y(out_n, kNaN), dx(in_n, kNaN);
     std::vector<int32_t> argmax(out_n, -1);
     sk::maxpool_forward(s, x.data(), y.data(), argmax.data());
@@ -163,7 +164,7 @@ void check_pool(const sk::PoolShape& s, std::mt19937& rng, bool ties) {
     sk::maxpool_backward(s, dy.data(), want.argmax.data(), dx.data());
     expect_same(dx, want.dx, who + " maxpool_backward");
   }
-  sk::force_isa(sk::detected_isa());
+  sp::force_isa(sp::detected_isa());
 }
 
 }  // namespace
@@ -198,9 +199,9 @@ BOOST_AUTO_TEST_CASE(relu_matches_reference) {
     std::vector<float> want_y(n), want_dx(n);
     for (long i = 0; i < n; ++i) want_y[i] = x[i] > 0.f ? x[i] : 0.f;
     for (long i = 0; i < n; ++i) want_dx[i] = want_y[i] > 0.f ? dy[i] : 0.f;
-    for (sk::Isa isa : supported_isas()) {
-      sk::force_isa(isa);
-      const std::string who = std::string(sk::isa_name(isa)) + " n=" + std::to_string(n);
+    for (sp::Isa isa : supported_isas()) {
+      sp::force_isa(isa);
+      const std::string who = std::string(sp::isa_name(isa)) + " n=" + std::to_string(n);
       std::vector<float> y(n, kNaN), dx(n, kNaN);
       sk::relu_forward(n, x.data(), y.data());
       expect_same(y, want_y, who + " relu_forward");
@@ -212,7 +213,7 @@ BOOST_AUTO_TEST_CASE(relu_matches_reference) {
       expect_same(inplace, want_y, who + " relu_forward in place");
     }
   }
-  sk::force_isa(sk::detected_isa());
+  sp::force_isa(sp::detected_isa());
 }
 
 BOOST_AUTO_TEST_CASE(column_sums_match_reference) {
@@ -234,16 +235,16 @@ BOOST_AUTO_TEST_CASE(column_sums_match_reference) {
         }
       for (; i < rows; ++i)
         for (int j = 0; j < cols; ++j) want[j] += dy[static_cast<std::size_t>(i) * cols + j];
-      for (sk::Isa isa : supported_isas()) {
-        sk::force_isa(isa);
+      for (sp::Isa isa : supported_isas()) {
+        sp::force_isa(isa);
         std::vector<float> db = accumulate ? start : std::vector<float>(cols, kNaN);
         sk::column_sums(rows, cols, dy.data(), db.data(), accumulate);
         expect_same(db, want,
-                    std::string(sk::isa_name(isa)) + " column_sums " + std::to_string(rows) + "x" + std::to_string(cols));
+                    std::string(sp::isa_name(isa)) + " column_sums " + std::to_string(rows) + "x" + std::to_string(cols));
       }
     }
   }
-  sk::force_isa(sk::detected_isa());
+  sp::force_isa(sp::detected_isa());
 }
 
 // The optimizer and SMA loops may contract to FMAs on the vector paths, so they are held to
@@ -270,17 +271,17 @@ BOOST_AUTO_TEST_CASE(sgd_step_matches_reference) {
         want_v[i] = static_cast<double>(a.momentum) * v0[i] + gi;
         want_w[i] = w0[i] - static_cast<double>(a.lr) * (nesterov ? gi + static_cast<double>(a.momentum) * want_v[i] : want_v[i]);
       }
-      for (sk::Isa isa : supported_isas()) {
-        sk::force_isa(isa);
+      for (sp::Isa isa : supported_isas()) {
+        sp::force_isa(isa);
         std::vector<float> w = w0, v = v0;
         sk::sgd_step(n, w.data(), g.data(), v.data(), a);
-        const std::string who = std::string(sk::isa_name(isa)) + " sgd n=" + std::to_string(n) + (nesterov ? " nesterov" : "");
+        const std::string who = std::string(sp::isa_name(isa)) + " sgd n=" + std::to_string(n) + (nesterov ? " nesterov" : "");
         expect_close(w, want_w, who + " w");
         expect_close(v, want_v, who + " v");
       }
     }
   }
-  sk::force_isa(sk::detected_isa());
+  sp::force_isa(sp::detected_isa());
 }
 
 BOOST_AUTO_TEST_CASE(sma_correct_and_center_match_reference) {
@@ -298,9 +299,9 @@ BOOST_AUTO_TEST_CASE(sma_correct_and_center_match_reference) {
         want_z[i] = z0[i] + static_cast<double>(mu) * (static_cast<double>(z0[i]) - zp0[i]) + want_sum[i];
         want_zp[i] = z0[i];
       }
-      for (sk::Isa isa : supported_isas()) {
-        sk::force_isa(isa);
-        const std::string who = std::string(sk::isa_name(isa)) + " sma n=" + std::to_string(n) + (accumulate ? " +=" : "");
+      for (sp::Isa isa : supported_isas()) {
+        sp::force_isa(isa);
+        const std::string who = std::string(sp::isa_name(isa)) + " sma n=" + std::to_string(n) + (accumulate ? " +=" : "");
         std::vector<float> w = w0, sum = accumulate ? start : std::vector<float>(n, kNaN), z = z0, zp = zp0;
         sk::sma_correct(n, z.data(), w.data(), sum.data(), alpha, accumulate);
         expect_close(w, want_w, who + " w");
@@ -316,5 +317,5 @@ BOOST_AUTO_TEST_CASE(sma_correct_and_center_match_reference) {
       }
     }
   }
-  sk::force_isa(sk::detected_isa());
+  sp::force_isa(sp::detected_isa());
 }

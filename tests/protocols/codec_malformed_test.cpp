@@ -4,7 +4,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "codec_test_util.h"
-#include "kernels/cpu_features.h"
+#include "platform/cpu_features.h"
 #include "protocols/byte_io.h"
 #include "protocols/codec.h"
 #include "protocols/codecs/powersgd_codec.h"
@@ -13,7 +13,7 @@
 
 using namespace starling::protocols;
 using namespace codec_test;
-namespace isa = starling::kernels;
+namespace isa = starling::platform;
 
 BOOST_AUTO_TEST_SUITE(malformed)
 

@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "kernels/cpu_features.h"
+#include "platform/cpu_features.h"
 #include "protocols/codec.h"
 using namespace starling::protocols;
-namespace isa = starling::kernels;
+namespace isa = starling::platform;
 
 namespace codec_test {
 

@@ -1,4 +1,5 @@
-// Frame header, CRC-32C and message-family tests: round trips and every rejection class.
+// Frame header, CRC-32C (on every ISA path, forced with force_isa) and message-family tests:
+// round trips and every rejection class.
 #define BOOST_TEST_MODULE protocols_frame
 #include <boost/test/unit_test.hpp>
 
@@ -7,6 +8,7 @@
 #include <set>
 #include <string>
 
+#include "platform/cpu_features.h"
 #include "protocols/byte_io.h"
 #include "protocols/crc32c.h"
 #include "protocols/frame.h"
@@ -16,8 +18,21 @@
 #include "protocols/view_messages.h"
 
 using namespace starling::protocols;
+namespace isa = starling::platform;
 
 namespace {
+
+// The CRC paths this CPU has: table (scalar), crc32 instruction (avx2), folding (avx512).
+std::vector<isa::Isa> crc_paths() {
+  std::vector<isa::Isa> paths;
+  for (isa::Isa path : {isa::Isa::scalar, isa::Isa::avx2, isa::Isa::avx512})
+    if (static_cast<int>(path) <= static_cast<int>(isa::detected_isa())) paths.push_back(path);
+  return paths;
+}
+
+struct IsaGuard {
+  ~IsaGuard() { isa::force_isa(isa::detected_isa()); }
+};
 
 std::vector<std::uint8_t> bytes_of(const std::string& s) { return {s.begin(), s.end()}; }
 
@@ -47,41 +62,58 @@ std::vector<std::uint8_t> edited_header(const std::vector<std::uint8_t>& payload
 BOOST_AUTO_TEST_SUITE(crc)
 
 BOOST_AUTO_TEST_CASE(known_vectors) {
+  IsaGuard guard;
   const auto check = bytes_of("123456789");
-  BOOST_TEST(crc32c(check.data(), check.size()) == 0xE3069283u);
   BOOST_TEST(crc32c_table(check.data(), check.size()) == 0xE3069283u);
-  BOOST_TEST(crc32c(nullptr, 0) == 0u);
   std::vector<std::uint8_t> zeros(32, 0), ones(32, 0xFF), inc(32);
   for (int i = 0; i < 32; ++i) inc[i] = static_cast<std::uint8_t>(i);
-  BOOST_TEST(crc32c(zeros.data(), 32) == 0x8A9136AAu);  // RFC 3720 B.4
-  BOOST_TEST(crc32c(ones.data(), 32) == 0x62A8AB43u);
-  BOOST_TEST(crc32c(inc.data(), 32) == 0x46DD794Eu);
-}
-
-BOOST_AUTO_TEST_CASE(hardware_matches_table_and_chains) {
-  std::mt19937 rng(1);
-  std::vector<std::uint8_t> data(100000);
-  for (auto& b : data) b = static_cast<std::uint8_t>(rng());
-  for (std::size_t len : {0, 1, 7, 8, 9, 63, 4095, 12287, 12288, 12289, 40000, 100000}) {
-    const std::uint32_t whole = crc32c(data.data(), len);
-    BOOST_TEST(whole == crc32c_table(data.data(), len));
-    const std::size_t cut = len / 3;
-    BOOST_TEST(whole == crc32c(data.data() + cut, len - cut, crc32c(data.data(), cut)));
+  for (isa::Isa path : crc_paths()) {
+    BOOST_TEST_CONTEXT(isa::isa_name(path)) {
+      isa::force_isa(path);
+      BOOST_TEST(crc32c(check.data(), check.size()) == 0xE3069283u);
+      BOOST_TEST(crc32c(nullptr, 0) == 0u);
+      BOOST_TEST(crc32c(zeros.data(), 32) == 0x8A9136AAu);  // RFC 3720 B.4
+      BOOST_TEST(crc32c(ones.data(), 32) == 0x62A8AB43u);
+      BOOST_TEST(crc32c(inc.data(), 32) == 0x46DD794Eu);
+    }
   }
 }
 
-// The folding path: every length around its 64- and 256-byte steps, at odd alignments, and
-// continuing from a previous CRC.
-BOOST_AUTO_TEST_CASE(folding_matches_table_at_every_length) {
+BOOST_AUTO_TEST_CASE(every_path_matches_table_and_chains) {
+  IsaGuard guard;
+  std::mt19937 rng(1);
+  std::vector<std::uint8_t> data(100000);
+  for (auto& b : data) b = static_cast<std::uint8_t>(rng());
+  for (isa::Isa path : crc_paths()) {
+    BOOST_TEST_CONTEXT(isa::isa_name(path)) {
+      isa::force_isa(path);
+      for (std::size_t len : {0, 1, 7, 8, 9, 63, 4095, 12287, 12288, 12289, 40000, 100000}) {
+        const std::uint32_t whole = crc32c(data.data(), len);
+        BOOST_TEST(whole == crc32c_table(data.data(), len));
+        const std::size_t cut = len / 3;
+        BOOST_TEST(whole == crc32c(data.data() + cut, len - cut, crc32c(data.data(), cut)));
+      }
+    }
+  }
+}
+
+// Every length around the folding path's 64- and 256-byte steps and the crc32 path's
+// 8-byte words, at odd alignments, and continuing from a previous CRC.
+BOOST_AUTO_TEST_CASE(every_path_matches_table_at_every_length) {
+  IsaGuard guard;
   std::mt19937 rng(2);
   std::vector<std::uint8_t> data(2000);
   for (auto& b : data) b = static_cast<std::uint8_t>(rng());
-  int mismatches = 0;
-  for (std::size_t len = 0; len < 1100; ++len)
-    for (std::size_t offset : {0, 1, 13})
-      for (std::uint32_t previous : {0u, 0x9E3779B9u})
-        mismatches += crc32c(data.data() + offset, len, previous) != crc32c_table(data.data() + offset, len, previous);
-  BOOST_TEST(mismatches == 0);
+  for (isa::Isa path : crc_paths()) {
+    isa::force_isa(path);
+    int mismatches = 0;
+    for (std::size_t len = 0; len < 1100; ++len)
+      for (std::size_t offset : {0, 1, 13})
+        for (std::uint32_t previous : {0u, 0x9E3779B9u})
+          mismatches +=
+              crc32c(data.data() + offset, len, previous) != crc32c_table(data.data() + offset, len, previous);
+    BOOST_TEST(mismatches == 0, isa::isa_name(path));
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()

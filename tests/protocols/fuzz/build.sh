@@ -16,13 +16,13 @@ db=$cmake_build/compile_commands.json
 command -v "$cxx" >/dev/null || { echo "SKIP: $cxx not found (scripts/deps.sh installs clang)"; exit 77; }
 [ -f "$db" ] || { echo "SKIP: no $db (configure with CMake first)"; exit 77; }
 
-# "source<TAB>isa flags" for every file of the protocols library and the CPU-feature probe.
+# "source<TAB>isa flags" for every file of the protocols and platform libraries.
 sources=$(/usr/bin/python3 - "$db" "$root" <<'EOF'
 import json, shlex, sys
 db, root = sys.argv[1], sys.argv[2]
 for entry in json.load(open(db)):
     src = entry["file"]
-    if src.startswith(root + "/protocols/") or src == root + "/kernels/cpu_features.cpp":
+    if src.startswith(root + "/protocols/") or src.startswith(root + "/platform/"):
         flags = [f for f in shlex.split(entry["command"]) if f.startswith("-m")]
         print(src + "\t" + " ".join(flags))
 EOF

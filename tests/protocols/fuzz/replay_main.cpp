@@ -10,7 +10,7 @@
 #include <random>
 #include <vector>
 
-#include "kernels/cpu_features.h"
+#include "platform/cpu_features.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size);
 
@@ -65,7 +65,7 @@ int main(int argc, char** argv) {
   const long iterations = argc > 2 ? std::atol(argv[2]) : 20000;
   std::vector<Bytes> corpus = load_corpus(argv[1]);
   if (corpus.empty()) corpus.emplace_back();
-  namespace k = starling::kernels;
+  namespace k = starling::platform;
   const k::Isa best = k::detected_isa();
   std::mt19937_64 rng(0xF022u);
   for (int path = 0; path <= static_cast<int>(best); ++path) {

@@ -1,18 +1,34 @@
-#include "kernels/cpu_features.h"
+// CPU feature probe and the active-ISA switch (platform/cpu_features.h).
+#include "platform/cpu_features.h"
 
 #include <atomic>
 #include <cstdlib>
 
-namespace starling::kernels {
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
+namespace starling::platform {
 namespace {
+
+#if defined(__x86_64__) || defined(__i386__)
+// Clang's __builtin_cpu_supports does not know "f16c"; CPUID leaf 1 has it in ECX.
+bool has_f16c() {
+  unsigned a, b, c, d;
+  return __get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C);
+}
+#endif
 
 Isa probe() {
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_cpu_init();
+  const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && has_f16c() &&
+                    __builtin_cpu_supports("popcnt") && __builtin_cpu_supports("sse4.2");
+  if (!avx2) return Isa::scalar;
   if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
       __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl"))
     return Isa::avx512;
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return Isa::avx2;
+  return Isa::avx2;
 #endif
   return Isa::scalar;
 }
@@ -63,4 +79,13 @@ bool parse_isa(std::string_view text, Isa& out) {
   return false;
 }
 
-}  // namespace starling::kernels
+bool has_vpclmulqdq() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("vpclmulqdq");
+#else
+  return false;
+#endif
+}
+
+}  // namespace starling::platform
