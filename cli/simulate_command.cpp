@@ -60,7 +60,10 @@ simulator::Workload workload_from(const Config& c) {
   w.mode = c.node.exchange.mode;
   w.period = c.node.period;
   w.topology = c.node.exchange.topology;
-  w.random_degree = c.node.exchange.random_degree;
+  w.topology_options.random_degree = c.node.exchange.random_degree;
+  w.topology_options.seed = c.node.exchange.seed;
+  // Without the data the clique size 0 cannot become the classes: Fashion-MNIST's 10.
+  w.topology_options.clique_size = c.node.exchange.clique_size > 0 ? c.node.exchange.clique_size : 10;
   w.codec = c.node.exchange.codec;
   w.max_staleness = c.node.exchange.max_staleness;
   w.epoch_samples = c.data.dataset == "synthetic" ? c.data.synthetic_train : 60000;

@@ -158,8 +158,10 @@ def curves(repeats):
 
 
 def style(index, system):
+    # Ten colours; past ten variants the marker tells the ones of a colour apart.
     colour = plt.get_cmap("tab10")(index % 10)
-    return {"color": colour, "linestyle": "--" if system == REFERENCE else "-", "marker": "o", "markersize": 3.5,
+    marker = "os^Dv"[(index // 10) % 5]
+    return {"color": colour, "linestyle": "--" if system == REFERENCE else "-", "marker": marker, "markersize": 3.5,
             "linewidth": 1.8}
 
 

@@ -116,6 +116,7 @@ class LearnerCrew {
 gossip::ExchangeSpec probe_spec(const gossip::ExchangeSpec& config, const std::vector<std::string>& endpoints, int rank) {
   gossip::ExchangeSpec s;
   s.mode = config.mode, s.topology = config.topology, s.random_degree = config.random_degree, s.seed = config.seed;
+  s.clique_size = config.clique_size;
   s.codec = config.codec, s.codec_options = config.codec_options, s.gamma = config.gamma;
   s.max_staleness = config.max_staleness, s.staleness_scaling = config.staleness_scaling;
   s.adaptive = config.adaptive, s.adaptive_options = config.adaptive_options;

@@ -61,15 +61,14 @@ Wire wire_for(const Measured& m, const Cluster& c, int cores) {
   return w;
 }
 
-// Out-degree of one gossip round on the config's topology.
+// Out-degree of one gossip round on the config's topology (its largest, where they differ).
 int gossip_degree(const Workload& work, int p) {
   if (p < 2) return 0;
   if (work.topology == "one-peer-exponential") return 1;
-  if (work.topology == "torus") return gossip::torus(p).degree(0);
-  if (work.topology == "exponential") return gossip::exponential(p).degree(0);
-  if (work.topology == "complete") return p - 1;
-  if (work.topology == "random") return gossip::random_regular(p, work.random_degree, 1).degree(0);
-  return gossip::ring(p).degree(0);
+  const gossip::Topology t = gossip::topology_by_name(work.topology, p, work.topology_options);
+  int degree = 0;
+  for (int r = 0; r < p; ++r) degree = std::max(degree, t.degree(r));
+  return degree;
 }
 
 // One exchange of the config's mode and codec among p peers. `cpu_share` stretches the
@@ -138,11 +137,7 @@ Cost exchange_cost(const Workload& work, const Measured& m, int p, const Wire& w
 InNeighbours in_neighbours(const Workload& work, int p) {
   if (work.topology == "one-peer-exponential")
     return [p](int rank, std::uint64_t r) { return std::vector<int>{gossip::one_peer_exponential_in(p, rank, r)}; };
-  const gossip::Topology t = work.topology == "torus"         ? gossip::torus(p)
-                             : work.topology == "exponential" ? gossip::exponential(p)
-                             : work.topology == "complete"    ? gossip::complete(p)
-                             : work.topology == "random"      ? gossip::random_regular(p, work.random_degree, 1)
-                                                              : gossip::ring(p);
+  const gossip::Topology t = gossip::topology_by_name(work.topology, p, work.topology_options);
   return [t](int rank, std::uint64_t) { return t.neighbors(rank); };
 }
 

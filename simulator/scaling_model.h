@@ -22,6 +22,7 @@
 // a round of them training together here is measured, and the exchange is what it took
 // beyond the modelled compute (over loopback), or at least that (over a slower link).
 #include "gossip/peer_exchange.h"
+#include "gossip/topology.h"
 #include "simulator/network.h"
 #include "simulator/probes.h"
 #include "simulator/stragglers.h"
@@ -42,7 +43,9 @@ struct Workload {
   gossip::ExchangeMode mode = gossip::ExchangeMode::allreduce;
   int period = 1;            // iterations between exchanges
   std::string topology = "ring";
-  int random_degree = 3;
+  /// What the topology is built from; no label histograms, so D-Cliques' cliques are drawn
+  /// by the seed (its degrees, which is what the model needs, are the same).
+  gossip::TopologyOptions topology_options;
   std::string codec = "none";
   std::uint64_t max_staleness = 4;
   double epoch_samples = 60000;  // the training set
