@@ -125,6 +125,8 @@ def parse_args():
     p.add_argument("--samples", type=int, default=0,
                    help="samples per run (default: 32000 for mlp, 4000 for cnn and resnet8; twice that for --scope machine)")
     p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--baseline", help="another starling binary (an earlier build) whose native backend runs "
+                   "interleaved with the others: the before/after ratio of a change, against the same anchor")
     p.add_argument("--json", help="also write the rows here")
     return p.parse_args()
 
@@ -137,11 +139,15 @@ def measure(args, kind, batch, data, workdir):
     settings = optimizer_settings(args.starling, kind)
     torch_rates = {t: [] for t in range(1, cores + 1)}
     rates = {"native": [], "onednn": []}
+    if args.baseline:
+        rates["baseline"] = []
     for _ in range(args.repeats):
         for t in torch_rates:
             torch_rates[t].append(torch_rate(settings, description, batch, samples, data, t))
         for backend in rates:
-            rates[backend].append(starling_rate(args.starling, kind, batch, samples, backend, cores, workdir))
+            binary = args.baseline if backend == "baseline" else args.starling
+            rates[backend].append(starling_rate(binary, kind, batch, samples, backend if backend != "baseline" else "native",
+                                                cores, workdir))
     best = max(torch_rates, key=lambda t: statistics.median(torch_rates[t]))
     print("%s b%d: torch by threads %s, starling %s" % (
         kind, batch, {t: [round(x) for x in v] for t, v in torch_rates.items()},
@@ -169,6 +175,9 @@ def main():
         print("%-5s %5d %8d %12.0f %8d %12.0f %12.0f %10.2f %10.2f %10.2f" % (
             r["model"], r["batch"], r["torch_threads"], r["torch"], r["starling_learners"], r["native"], r["onednn"],
             r["native"] / r["torch"], r["onednn"] / r["torch"], r["native"] / r["onednn"]))
+    if args.baseline:
+        print("native against the baseline's native (%s): %s" % (args.baseline, ", ".join(
+            "%s b%d %.3f" % (r["model"], r["batch"], r["native"] / r["baseline"]) for r in rows)))
     if args.json:
         with open(args.json, "w") as f:
             json.dump(rows, f, indent=1)

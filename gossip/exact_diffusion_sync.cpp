@@ -17,8 +17,7 @@ MixingSchedule lazy_schedule(MixingSchedule schedule) {
 }
 
 ExactDiffusionSync::ExactDiffusionSync(const SyncSetup& s)
-    : model_(s.model),
-      gossip_(s.transport, s.members, lazy_schedule(view_schedule(s)), gossip_options(s)),
+    : NeighbourSync(s, lazy_schedule(view_schedule(s))),
       returned_(s.model.size()),
       reached_(s.model.size()) {}
 

@@ -19,20 +19,15 @@
 // of the view starts afresh together and nothing of a departed member needs undoing.
 // state() is x̃ and ψ̃ (two model lengths), which a checkpoint keeps. No codec: the
 // correction term must be exact.
-#include <cstdint>
-#include <map>
-#include <string>
 #include <vector>
 
-#include "gossip/gossip_average.h"
-#include "gossip/sync_algorithm.h"
+#include "gossip/gossip_sync.h"
 
 namespace starling::gossip {
 
-class ExactDiffusionSync final : public SyncAlgorithm {
+class ExactDiffusionSync final : public NeighbourSync {
  public:
   explicit ExactDiffusionSync(const SyncSetup& setup);
-  std::map<std::string, std::uint64_t> drops() const override { return gossip_.drops(); }
   /// x̃ then ψ̃ after a round; empty while fresh.
   std::vector<float> state() const override;
   bool restore(const std::vector<float>& values) override;
@@ -40,8 +35,6 @@ class ExactDiffusionSync final : public SyncAlgorithm {
  private:
   void round(double) override;
 
-  protocols::Span<float> model_;
-  GossipAverage gossip_;
   std::vector<float> returned_;  // x̃
   std::vector<float> reached_;   // ψ̃
   bool started_ = false;

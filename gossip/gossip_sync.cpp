@@ -17,7 +17,9 @@ MixingSchedule view_schedule(const SyncSetup& s) {
                           view_topology_options(s.spec, s.members));
 }
 
-GossipSync::GossipSync(const SyncSetup& s)
-    : model_(s.model), gossip_(s.transport, s.members, view_schedule(s), gossip_options(s)) {}
+NeighbourSync::NeighbourSync(const SyncSetup& s) : NeighbourSync(s, view_schedule(s)) {}
+
+NeighbourSync::NeighbourSync(const SyncSetup& s, MixingSchedule schedule)
+    : model_(s.model), gossip_(s.transport, s.members, std::move(schedule), gossip_options(s)) {}
 
 }  // namespace starling::gossip

@@ -11,16 +11,28 @@
 
 namespace starling::gossip {
 
-class GossipSync final : public SyncAlgorithm {
+/// The base of the algorithms built on one mixing round (GossipAverage) per round: D-PSGD
+/// itself, gradient tracking, exact diffusion, quasi-global momentum and push-sum. It holds
+/// the model and the mixing, and reports the mixing's drops.
+class NeighbourSync : public SyncAlgorithm {
  public:
-  explicit GossipSync(const SyncSetup& setup);
   std::map<std::string, std::uint64_t> drops() const override { return gossip_.drops(); }
 
- private:
-  void round(double) override { gossip_.run(model_); }
+ protected:
+  /// Mixing over the view's schedule (view_schedule).
+  explicit NeighbourSync(const SyncSetup& setup);
+  NeighbourSync(const SyncSetup& setup, MixingSchedule schedule);
 
   protocols::Span<float> model_;
   GossipAverage gossip_;
+};
+
+class GossipSync final : public NeighbourSync {
+ public:
+  explicit GossipSync(const SyncSetup& setup) : NeighbourSync(setup) {}
+
+ private:
+  void round(double) override { gossip_.run(model_); }
 };
 
 /// The view's mixing schedule: the configured topology over the members, this peer at `rank`.

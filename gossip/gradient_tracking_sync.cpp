@@ -7,8 +7,7 @@
 
 namespace starling::gossip {
 GradientTrackingSync::GradientTrackingSync(const SyncSetup& s)
-    : model_(s.model),
-      gossip_(s.transport, s.members, view_schedule(s), gossip_options(s)),
+    : NeighbourSync(s),
       mixed_(2 * s.model.size()),
       change_(s.model.size()),
       new_change_(s.model.size()) {}

@@ -27,20 +27,15 @@
 // start, and from there on this is DIGing started at the mixed model. Nothing of a
 // departed member's tracker needs to be undone. state() is x̃, y and d̃ (three model
 // lengths), which a checkpoint keeps.
-#include <cstdint>
-#include <map>
-#include <string>
 #include <vector>
 
-#include "gossip/gossip_average.h"
-#include "gossip/sync_algorithm.h"
+#include "gossip/gossip_sync.h"
 
 namespace starling::gossip {
 
-class GradientTrackingSync final : public SyncAlgorithm {
+class GradientTrackingSync final : public NeighbourSync {
  public:
   explicit GradientTrackingSync(const SyncSetup& setup);
-  std::map<std::string, std::uint64_t> drops() const override { return gossip_.drops(); }
   /// x̃, y, d̃ after a tracking round; empty while the tracker is fresh.
   std::vector<float> state() const override;
   bool restore(const std::vector<float>& values) override;
@@ -50,8 +45,6 @@ class GradientTrackingSync final : public SyncAlgorithm {
   void start_tracking();
   void track();
 
-  protocols::Span<float> model_;
-  GossipAverage gossip_;
   std::vector<float> mixed_;       // x̃ then y: what a round sends and mixes
   std::vector<float> change_;      // d̃
   std::vector<float> new_change_;  // d of the round in progress

@@ -11,7 +11,7 @@ namespace starling::gossip {
 PushSumSync::PushSumSync(const SyncSetup& s) : PushSumSync(s, view_schedule(s)) {}
 
 PushSumSync::PushSumSync(const SyncSetup& s, MixingSchedule schedule)
-    : model_(s.model), gossip_(s.transport, s.members, std::move(schedule), gossip_options(s)), mass_(s.model.size() + 1) {}
+    : NeighbourSync(s, std::move(schedule)), mass_(s.model.size() + 1) {}
 
 void PushSumSync::round(double) {
   const std::size_t n = model_.size();

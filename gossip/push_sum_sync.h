@@ -28,24 +28,19 @@
 // new view's members conserve Σ x / Σ w = mean z from there on, and nothing of a departed
 // member's mass needs to be undone (it is gone with the old view). state() is x then w
 // (n + 1 floats), which a checkpoint keeps.
-#include <cstdint>
-#include <map>
-#include <string>
 #include <vector>
 
-#include "gossip/gossip_average.h"
 #include "gossip/mixing_schedule.h"
-#include "gossip/sync_algorithm.h"
+#include "gossip/gossip_sync.h"
 
 namespace starling::gossip {
 
-class PushSumSync final : public SyncAlgorithm {
+class PushSumSync final : public NeighbourSync {
  public:
   /// Over the view's schedule (exchange.topology over the members).
   explicit PushSumSync(const SyncSetup& setup);
   /// Over any column-stochastic schedule of the view's ranks (a push_schedule()).
   PushSumSync(const SyncSetup& setup, MixingSchedule schedule);
-  std::map<std::string, std::uint64_t> drops() const override { return gossip_.drops(); }
   /// x then w once started; empty while fresh.
   std::vector<float> state() const override;
   /// False unless n + 1 values with a finite w > 0.
@@ -54,8 +49,6 @@ class PushSumSync final : public SyncAlgorithm {
  private:
   void round(double) override;
 
-  protocols::Span<float> model_;
-  GossipAverage gossip_;
   std::vector<float> mass_;  // x then w: what a round pushes and mixes
   bool started_ = false;
 };

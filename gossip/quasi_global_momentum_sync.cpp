@@ -8,8 +8,7 @@
 
 namespace starling::gossip {
 QuasiGlobalMomentumSync::QuasiGlobalMomentumSync(const SyncSetup& s)
-    : model_(s.model),
-      gossip_(s.transport, s.members, view_schedule(s), gossip_options(s)),
+    : NeighbourSync(s),
       momentum_(static_cast<float>(s.spec.quasi_global_momentum)),
       start_(s.model.size()),
       velocity_(s.model.size()) {

@@ -18,21 +18,16 @@
 // momentum (the job's start, a new view, a resume whose view or round differs from the
 // checkpoint's) is M = 0 with x̃ unknown: that round is a plain D-PSGD round. With μ = 0
 // every round is a D-PSGD round, bit for bit. state() is x̃ and M (two model lengths).
-#include <cstdint>
-#include <map>
-#include <string>
 #include <vector>
 
-#include "gossip/gossip_average.h"
-#include "gossip/sync_algorithm.h"
+#include "gossip/gossip_sync.h"
 
 namespace starling::gossip {
 
-class QuasiGlobalMomentumSync final : public SyncAlgorithm {
+class QuasiGlobalMomentumSync final : public NeighbourSync {
  public:
   /// Takes μ from spec.quasi_global_momentum; InvalidArgument outside [0, 1).
   explicit QuasiGlobalMomentumSync(const SyncSetup& setup);
-  std::map<std::string, std::uint64_t> drops() const override { return gossip_.drops(); }
   /// x̃ then M; empty while the momentum is fresh.
   std::vector<float> state() const override;
   bool restore(const std::vector<float>& values) override;
@@ -40,8 +35,6 @@ class QuasiGlobalMomentumSync final : public SyncAlgorithm {
  private:
   void round(double) override;
 
-  protocols::Span<float> model_;
-  GossipAverage gossip_;
   float momentum_;
   std::vector<float> start_;     // x̃
   std::vector<float> velocity_;  // M
