@@ -8,6 +8,7 @@
 
 #include "gossip/d_cliques.h"
 #include "gossip/mixing_schedule.h"
+#include "gossip/view_topology.h"
 #include "gossip/topology.h"
 
 using namespace starling::gossip;
@@ -174,4 +175,23 @@ BOOST_AUTO_TEST_CASE(d_cliques_without_histograms_fall_back_to_drawn_cliques) {
   BOOST_TEST(t.size() == 12);
   BOOST_TEST(t.is_connected());
   for (int r = 0; r < 12; ++r) BOOST_TEST(t.degree(r) >= 3);
+}
+
+BOOST_AUTO_TEST_CASE(a_view_takes_its_members_histograms_in_ring_order) {
+  ExchangeSpec spec;
+  spec.random_degree = 5, spec.seed = 9, spec.clique_size = 3;
+  for (PeerId id : {10u, 11u, 12u, 13u}) {
+    spec.peers.push_back({id, "tcp://127.0.0.1:1"});
+    spec.label_counts.push_back({static_cast<double>(id), 1.0});
+  }
+  // Peer 11 left; 99 joined without being in the spec.
+  const TopologyOptions o = view_topology_options(spec, {10, 12, 13, 99});
+  BOOST_TEST(o.random_degree == 5);
+  BOOST_TEST(o.seed == 9u);
+  BOOST_TEST(o.clique_size == 3);
+  BOOST_TEST_REQUIRE(o.label_counts.size() == 4u);
+  BOOST_TEST(o.label_counts[0][0] == 10.0);
+  BOOST_TEST(o.label_counts[1][0] == 12.0);
+  BOOST_TEST(o.label_counts[2][0] == 13.0);
+  BOOST_TEST(o.label_counts[3].empty());  // uniform in choose_cliques
 }
