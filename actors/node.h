@@ -78,6 +78,9 @@ struct NodeResult {
   double sync_seconds = 0.0;       // the node's averaging plus messaging
   std::vector<std::string> autotune_log;  // one line per auto-tuning decision
   uint64_t bytes_sent = 0, bytes_received = 0;
+  /// Control messages of this run (a resumed run's count starts afresh): the cost of keeping
+  /// the peers together (heartbeats, views, joins), apart from moving the model.
+  uint64_t control_messages_sent = 0, control_messages_received = 0;
   double exchange_seconds = 0.0;  // time the node spent mixing with its peers (overlapped: waiting for the mix)
   std::string resumed_from;       // the checkpoint this run continued from; empty for a fresh start
   int64_t resumed_from_step = 0;  // its iteration

@@ -78,6 +78,10 @@ NodeResult node_result(NodeState& s, const std::vector<LearnerSpec>& learners) {
   out.imbalance_seconds = std::max(0.0, t.compute_seconds - t.mean_compute_seconds);
   out.sync_seconds = t.wait_seconds;
   out.bytes_sent = s.peers.bytes_sent(), out.bytes_received = s.peers.bytes_received();
+  if (s.peers.exchange) {
+    out.control_messages_sent = s.peers.exchange->control_messages_sent();
+    out.control_messages_received = s.peers.exchange->control_messages_received();
+  }
   out.resumed_from = s.resume.file;
   out.resumed_from_step = s.resume.step;
   out.joined_at_step = s.peers.joined_at_step;

@@ -99,6 +99,8 @@ JsonObject summarize(const Config& c, const actors::NodeResult& node) {
       .add("exchange_seconds", node.exchange_seconds)
       .add("bytes_sent", static_cast<long long>(node.bytes_sent))
       .add("bytes_received", static_cast<long long>(node.bytes_received))
+      .add("control_messages_sent", static_cast<long long>(node.control_messages_sent))
+      .add("control_messages_received", static_cast<long long>(node.control_messages_received))
       .add("model_checksum", r.model_checksum)
       .add("partition", partition_name(c.data.partition.kind))
       .add("label_counts", node.label_counts)

@@ -174,7 +174,7 @@ void IoLoop::send_heartbeats(Clock::time_point now) {
     zmq::message_t first(head.data(), head.size()), second(payload.data(), payload.size());
     if (!dealer.send(first, zmq::send_flags::sndmore | zmq::send_flags::dontwait)) continue;
     dealer.send(second, zmq::send_flags::dontwait);
-    stats_.sent(peer, head.size() + payload.size());
+    stats_.sent(peer, head.size() + payload.size(), true);
   }
   next_heartbeat_ = now + options_.heartbeat_interval;
 }
@@ -288,7 +288,7 @@ bool IoLoop::try_send(PeerId peer, Outgoing& out) {
   if (!dealer.send(out.first, zmq::send_flags::sndmore | zmq::send_flags::dontwait)) return false;
   // Once the first part is queued ZeroMQ accepts the rest of the message.
   dealer.send(out.second, zmq::send_flags::dontwait);
-  stats_.sent(peer, bytes);
+  stats_.sent(peer, bytes, protocols::is_control_frame(span_of(out.first)));
   return true;
 }
 
@@ -325,7 +325,7 @@ void IoLoop::accept_incoming(std::vector<zmq::message_t>& frames) {
     const auto beat = protocols::decode_heartbeat(span_of(frames[2]));
     return stats_.heartbeat(*peer, bytes, now, header->round, beat->last_round);
   }
-  stats_.received(*peer, bytes, now);
+  stats_.received(*peer, bytes, now, protocols::is_control_message(header->type));
   inbox_.push(Message{*peer, *header, ZmqBridge::payload(std::move(frames[2]))});
 }
 

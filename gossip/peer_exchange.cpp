@@ -138,6 +138,10 @@ uint64_t PeerExchange::bytes_sent() const { return transport_->stats().bytes_sen
 
 uint64_t PeerExchange::bytes_received() const { return transport_->stats().bytes_received(); }
 
+uint64_t PeerExchange::control_messages_sent() const { return transport_->stats().control_sent; }
+
+uint64_t PeerExchange::control_messages_received() const { return transport_->stats().control_received; }
+
 std::map<std::string, std::uint64_t> PeerExchange::drops() const {
   std::map<std::string, std::uint64_t> all = transport_->stats().drops;
   for (const auto& [reason, count] : control_->drops()) all[reason] += count;

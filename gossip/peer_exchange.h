@@ -58,6 +58,9 @@ class PeerExchange {
 
   uint64_t bytes_sent() const;
   uint64_t bytes_received() const;
+  /// Control messages (hello, heartbeat, leave, view) sent and accepted by this transport.
+  uint64_t control_messages_sent() const;
+  uint64_t control_messages_received() const;
   /// Every message dropped so far, by reason: the transport's, the control plane's and the
   /// algorithms'.
   std::map<std::string, std::uint64_t> drops() const;

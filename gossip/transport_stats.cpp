@@ -21,18 +21,21 @@ std::uint64_t TransportStats::bytes_received() const {
   return total;
 }
 
-void StatsRecorder::sent(PeerId peer, std::uint64_t bytes) {
+void StatsRecorder::sent(PeerId peer, std::uint64_t bytes, bool control) {
   std::lock_guard<std::mutex> lock(mutex_);
   PeerTraffic& t = stats_.peers[peer];
   t.bytes_sent += bytes;
   ++t.messages_sent;
+  stats_.control_sent += control;
 }
 
-void StatsRecorder::received(PeerId peer, std::uint64_t bytes, std::chrono::steady_clock::time_point when) {
+void StatsRecorder::received(PeerId peer, std::uint64_t bytes, std::chrono::steady_clock::time_point when,
+                             bool control) {
   std::lock_guard<std::mutex> lock(mutex_);
   PeerTraffic& t = stats_.peers[peer];
   t.bytes_received += bytes;
   ++t.messages_received;
+  stats_.control_received += control;
   liveness_[peer].last_heard = when;
 }
 
@@ -42,6 +45,7 @@ void StatsRecorder::heartbeat(PeerId peer, std::uint64_t bytes, std::chrono::ste
   PeerTraffic& t = stats_.peers[peer];
   t.bytes_received += bytes;
   ++t.messages_received;
+  ++stats_.control_received;
   PeerLiveness& l = liveness_[peer];
   l.last_heard = when;
   l.heartbeat = true;

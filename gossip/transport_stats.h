@@ -33,6 +33,9 @@ struct TransportStats {
   /// plus frame_count, bad_identity, unknown_sender, sender_mismatch, rate_limited and, for
   /// raw fp32 frames, non_finite.
   std::map<std::string, std::uint64_t> drops;
+  /// Control messages (protocols::is_control_message) among the messages sent and accepted:
+  /// what keeping the peers together costs, apart from moving the model.
+  std::uint64_t control_sent = 0, control_received = 0;
 
   std::uint64_t dropped() const;
   std::uint64_t bytes_sent() const;
@@ -41,9 +44,9 @@ struct TransportStats {
 
 class StatsRecorder {
  public:
-  void sent(PeerId peer, std::uint64_t bytes);
+  void sent(PeerId peer, std::uint64_t bytes, bool control);
   /// An accepted message: counts its bytes and proves the peer alive at `when`.
-  void received(PeerId peer, std::uint64_t bytes, std::chrono::steady_clock::time_point when);
+  void received(PeerId peer, std::uint64_t bytes, std::chrono::steady_clock::time_point when, bool control);
   /// A heartbeat consumed by the I/O thread (also proof of life).
   void heartbeat(PeerId peer, std::uint64_t bytes, std::chrono::steady_clock::time_point when, std::uint64_t view,
                  std::uint64_t round);

@@ -35,6 +35,16 @@ std::uint8_t allowed_flags(MessageType type) {
   }
 }
 
+bool is_control_message(MessageType type) {
+  return type == MessageType::hello || type == MessageType::heartbeat || type == MessageType::leave ||
+         type == MessageType::view;
+}
+
+bool is_control_frame(ByteSpan header) {
+  return header.size() > 5 && is_known_message_type(header.data()[5]) &&
+         is_control_message(static_cast<MessageType>(header.data()[5]));
+}
+
 void encode_header(const FrameHeader& h, std::vector<std::uint8_t>& out) {
   out.assign(kHeaderSize, 0);
   std::uint8_t* p = out.data();

@@ -73,6 +73,11 @@ struct FrameLimits {
 };
 
 bool is_known_message_type(std::uint8_t byte);
+/// Control messages keep the peers together rather than carry the model: hello,
+/// heartbeat, leave and view. The rest is data.
+bool is_control_message(MessageType type);
+/// Whether an encoded header (as encode_header writes it) is a control message's.
+bool is_control_frame(ByteSpan header);
 /// Whether the type carries a codec payload over [tensor_offset, tensor_offset + tensor_length).
 bool carries_tensor(MessageType type);
 std::uint8_t allowed_flags(MessageType type);

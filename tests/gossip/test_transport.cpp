@@ -193,6 +193,16 @@ BOOST_AUTO_TEST_CASE(io_thread_heartbeats_prove_liveness_and_are_consumed) {
   BOOST_TEST(heard.at(0).round == 17u);
   BOOST_TEST((std::chrono::steady_clock::now() - heard.at(0).last_heard < 150ms));
   BOOST_CHECK_THROW(peers[1]->receive(30ms), TimeoutError);  // no heartbeat reached the inbox
+  // Heartbeats are control messages: all that 1 heard from 0, and some of what 0 sent.
+  const TransportStats got = peers[1]->stats();
+  BOOST_TEST(got.control_received == got.peers.at(0).messages_received);
+  BOOST_TEST(got.control_received >= 2u);
+  BOOST_TEST(peers[0]->stats().control_sent >= got.control_received);
+  // A gossip push is data.
+  peers[0]->send(1, push_header(0, 4), ByteSpan(std::vector<std::uint8_t>(16, 0)));
+  peers[1]->receive(5s);
+  const TransportStats after = peers[1]->stats();
+  BOOST_TEST(after.peers.at(0).messages_received - after.control_received == 1u);
 }
 
 BOOST_AUTO_TEST_CASE(rate_cap_and_non_finite_raw_floats_are_dropped) {

@@ -358,3 +358,20 @@ BOOST_AUTO_TEST_CASE(state_transfer_chunks) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_CASE(control_messages_are_the_membership_and_view_types) {
+  using T = MessageType;
+  for (T t : {T::hello, T::heartbeat, T::leave, T::view}) BOOST_TEST(is_control_message(t));
+  for (T t : {T::model_update, T::gossip_push, T::gossip_pull, T::gossip_pull_reply, T::allreduce_segment,
+              T::state_transfer})
+    BOOST_TEST(!is_control_message(t));
+  std::vector<std::uint8_t> head;
+  FrameHeader h;
+  h.type = T::view;
+  encode_header(h, head);
+  BOOST_TEST(is_control_frame({head.data(), head.size()}));
+  h.type = T::allreduce_segment;
+  encode_header(h, head);
+  BOOST_TEST(!is_control_frame({head.data(), head.size()}));
+  BOOST_TEST(!is_control_frame({head.data(), 3}));  // too short to say
+}
