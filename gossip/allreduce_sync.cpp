@@ -2,17 +2,8 @@
 #include "gossip/allreduce_sync.h"
 
 namespace starling::gossip {
-namespace {
 
-AllreduceOptions options_of(const SyncSetup& s) {
-  AllreduceOptions a;
-  a.timeout = s.spec.timeout;
-  a.first_round = s.first_round;
-  return a;
-}
-
-}  // namespace
-
-AllreduceSync::AllreduceSync(const SyncSetup& s) : ring_(s.transport, s.members, s.model, options_of(s)) {}
+AllreduceSync::AllreduceSync(const SyncSetup& s)
+    : ring_(s.transport, s.members, s.model, round_options<AllreduceOptions>(s)) {}
 
 }  // namespace starling::gossip

@@ -7,10 +7,8 @@ namespace starling::gossip {
 namespace {
 
 ChocoOptions options_of(const SyncSetup& s) {
-  ChocoOptions c;
+  ChocoOptions c = round_options<ChocoOptions>(s);
   c.gamma = s.spec.gamma;
-  c.timeout = s.spec.timeout;
-  c.first_round = s.first_round;
   return c;
 }
 

@@ -18,8 +18,7 @@ MixingSchedule lazy_schedule(MixingSchedule schedule) {
 
 ExactDiffusionSync::ExactDiffusionSync(const SyncSetup& s)
     : NeighbourSync(s, lazy_schedule(view_schedule(s))),
-      returned_(s.model.size()),
-      reached_(s.model.size()) {}
+      kept_(s.model.size()) {}
 
 void ExactDiffusionSync::round(double) {
   const std::size_t n = model_.size();
@@ -34,14 +33,6 @@ void ExactDiffusionSync::round(double) {
   gossip_.run(model_);
   std::copy(x, x + n, returned_.begin());
   started_ = true;
-}
-
-std::vector<float> ExactDiffusionSync::state() const { return pair_state(started_, returned_, reached_); }
-
-bool ExactDiffusionSync::restore(const std::vector<float>& values) {
-  if (!restore_pair(values, returned_, reached_)) return false;
-  started_ = true;
-  return true;
 }
 
 }  // namespace starling::gossip

@@ -29,15 +29,16 @@ class ExactDiffusionSync final : public NeighbourSync {
  public:
   explicit ExactDiffusionSync(const SyncSetup& setup);
   /// x̃ then ψ̃ after a round; empty while fresh.
-  std::vector<float> state() const override;
-  bool restore(const std::vector<float>& values) override;
+  std::vector<float> state() const override { return kept_.values(); }
+  bool restore(const std::vector<float>& values) override { return kept_.restore(values); }
 
  private:
   void round(double) override;
 
-  std::vector<float> returned_;  // x̃
-  std::vector<float> reached_;   // ψ̃
-  bool started_ = false;
+  PairState kept_;
+  std::vector<float>& returned_ = kept_.first;  // x̃
+  std::vector<float>& reached_ = kept_.second;  // ψ̃
+  bool& started_ = kept_.started;
 };
 
 /// The schedule's plans with W̄ = (I + W)/2: half of every weight, plus a half on oneself.

@@ -5,13 +5,6 @@
 
 namespace starling::gossip {
 
-GossipOptions gossip_options(const SyncSetup& s) {
-  GossipOptions g;
-  g.timeout = s.spec.timeout;
-  g.first_round = s.first_round;
-  return g;
-}
-
 MixingSchedule view_schedule(const SyncSetup& s) {
   return schedule_by_name(s.spec.topology, static_cast<int>(s.members.size()), s.rank,
                           view_topology_options(s.spec, s.members));
@@ -20,6 +13,6 @@ MixingSchedule view_schedule(const SyncSetup& s) {
 NeighbourSync::NeighbourSync(const SyncSetup& s) : NeighbourSync(s, view_schedule(s)) {}
 
 NeighbourSync::NeighbourSync(const SyncSetup& s, MixingSchedule schedule)
-    : model_(s.model), gossip_(s.transport, s.members, std::move(schedule), gossip_options(s)) {}
+    : model_(s.model), gossip_(s.transport, s.members, std::move(schedule), round_options<GossipOptions>(s)) {}
 
 }  // namespace starling::gossip

@@ -37,7 +37,5 @@ class GossipSync final : public NeighbourSync {
 
 /// The view's mixing schedule: the configured topology over the members, this peer at `rank`.
 MixingSchedule view_schedule(const SyncSetup& setup);
-/// A gossip round's options for the view: the configured timeout, from its first round.
-GossipOptions gossip_options(const SyncSetup& setup);
 
 }  // namespace starling::gossip

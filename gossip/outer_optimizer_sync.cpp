@@ -13,8 +13,7 @@ OuterOptimizerSync::OuterOptimizerSync(const SyncSetup& s)
       lr_(static_cast<float>(s.spec.outer_lr)),
       momentum_(static_cast<float>(s.spec.outer_momentum)),
       nesterov_(s.spec.outer_nesterov),
-      start_(s.model.size()),
-      velocity_(s.model.size()) {
+      kept_(s.model.size()) {
   if (!(s.spec.outer_lr > 0.0))
     STARLING_GOSSIP_THROW(InvalidArgument, "the outer learning rate must be positive");
   if (!(s.spec.outer_momentum >= 0.0 && s.spec.outer_momentum < 1.0))
@@ -42,14 +41,6 @@ void OuterOptimizerSync::step() {
     if (correction != 0.0f) x[i] += correction;
     start_[i] = x[i];
   }
-}
-
-std::vector<float> OuterOptimizerSync::state() const { return pair_state(started_, start_, velocity_); }
-
-bool OuterOptimizerSync::restore(const std::vector<float>& values) {
-  if (!restore_pair(values, start_, velocity_)) return false;
-  started_ = true;
-  return true;
 }
 
 }  // namespace starling::gossip

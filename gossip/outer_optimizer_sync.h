@@ -36,8 +36,8 @@ class OuterOptimizerSync final : public SyncAlgorithm {
   explicit OuterOptimizerSync(const SyncSetup& setup);
   std::map<std::string, std::uint64_t> drops() const override { return allreduce_.drops(); }
   /// x₀ then u; empty while the optimizer is fresh.
-  std::vector<float> state() const override;
-  bool restore(const std::vector<float>& values) override;
+  std::vector<float> state() const override { return kept_.values(); }
+  bool restore(const std::vector<float>& values) override { return kept_.restore(values); }
 
  private:
   void round(double compute_seconds) override;
@@ -48,9 +48,10 @@ class OuterOptimizerSync final : public SyncAlgorithm {
   float lr_;        // α
   float momentum_;  // β
   bool nesterov_;
-  std::vector<float> start_;     // x₀
-  std::vector<float> velocity_;  // u
-  bool started_ = false;
+  PairState kept_;
+  std::vector<float>& start_ = kept_.first;  // x₀
+  std::vector<float>& velocity_ = kept_.second;  // u
+  bool& started_ = kept_.started;
 };
 
 }  // namespace starling::gossip

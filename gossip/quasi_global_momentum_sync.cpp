@@ -10,8 +10,7 @@ namespace starling::gossip {
 QuasiGlobalMomentumSync::QuasiGlobalMomentumSync(const SyncSetup& s)
     : NeighbourSync(s),
       momentum_(static_cast<float>(s.spec.quasi_global_momentum)),
-      start_(s.model.size()),
-      velocity_(s.model.size()) {
+      kept_(s.model.size()) {
   if (!(s.spec.quasi_global_momentum >= 0.0 && s.spec.quasi_global_momentum < 1.0))
     STARLING_GOSSIP_THROW(InvalidArgument, "quasi-global momentum must lie in [0, 1)");
 }
@@ -29,14 +28,6 @@ void QuasiGlobalMomentumSync::round(double) {
     for (std::size_t i = 0; i < n; ++i) velocity_[i] = momentum_ * velocity_[i] + (1.0f - momentum_) * (start_[i] - x[i]);
   std::copy(x, x + n, start_.begin());
   started_ = true;
-}
-
-std::vector<float> QuasiGlobalMomentumSync::state() const { return pair_state(started_, start_, velocity_); }
-
-bool QuasiGlobalMomentumSync::restore(const std::vector<float>& values) {
-  if (!restore_pair(values, start_, velocity_)) return false;
-  started_ = true;
-  return true;
 }
 
 }  // namespace starling::gossip

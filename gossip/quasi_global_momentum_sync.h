@@ -29,16 +29,17 @@ class QuasiGlobalMomentumSync final : public NeighbourSync {
   /// Takes μ from spec.quasi_global_momentum; InvalidArgument outside [0, 1).
   explicit QuasiGlobalMomentumSync(const SyncSetup& setup);
   /// x̃ then M; empty while the momentum is fresh.
-  std::vector<float> state() const override;
-  bool restore(const std::vector<float>& values) override;
+  std::vector<float> state() const override { return kept_.values(); }
+  bool restore(const std::vector<float>& values) override { return kept_.restore(values); }
 
  private:
   void round(double) override;
 
   float momentum_;
-  std::vector<float> start_;     // x̃
-  std::vector<float> velocity_;  // M
-  bool started_ = false;
+  PairState kept_;
+  std::vector<float>& start_ = kept_.first;  // x̃
+  std::vector<float>& velocity_ = kept_.second;  // M
+  bool& started_ = kept_.started;
 };
 
 }  // namespace starling::gossip

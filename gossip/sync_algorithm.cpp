@@ -74,20 +74,19 @@ RoundResult SyncAlgorithm::run(double compute_seconds) {
 
 bool SyncAlgorithm::restore(const std::vector<float>& values) { return values.empty(); }
 
-std::vector<float> SyncAlgorithm::pair_state(bool started, const std::vector<float>& first,
-                                             const std::vector<float>& second) {
+std::vector<float> PairState::values() const {
   if (!started) return {};
   std::vector<float> values(first);
   values.insert(values.end(), second.begin(), second.end());
   return values;
 }
 
-bool SyncAlgorithm::restore_pair(const std::vector<float>& values, std::vector<float>& first,
-                                 std::vector<float>& second) {
+bool PairState::restore(const std::vector<float>& values) {
   const std::size_t n = first.size();
   if (values.size() != n + second.size()) return false;
   std::copy(values.begin(), values.begin() + static_cast<long>(n), first.begin());
   std::copy(values.begin() + static_cast<long>(n), values.end(), second.begin());
+  started = true;
   return true;
 }
 

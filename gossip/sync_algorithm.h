@@ -82,11 +82,31 @@ class SyncAlgorithm {
   virtual void round(double compute_seconds) = 0;
   /// Lets an algorithm that wraps another run the other's round inside its own.
   static void round_of(SyncAlgorithm& inner, double compute_seconds) { inner.round(compute_seconds); }
-  /// state() and restore() for a state of two model-sized vectors (a start point and a
-  /// velocity), once the algorithm has started: their concatenation, and back.
-  static std::vector<float> pair_state(bool started, const std::vector<float>& first, const std::vector<float>& second);
-  static bool restore_pair(const std::vector<float>& values, std::vector<float>& first, std::vector<float>& second);
 };
+
+/// Two model-sized vectors an algorithm carries between rounds once it has started (a start
+/// point and a velocity; a returned and a reached model): what its state() saves, as their
+/// concatenation, and its restore() puts back.
+struct PairState {
+  explicit PairState(std::size_t n) : first(n), second(n) {}
+  /// Empty while not started.
+  std::vector<float> values() const;
+  /// False unless `values` holds both vectors; else takes them and counts as started.
+  bool restore(const std::vector<float>& values);
+
+  std::vector<float> first, second;
+  bool started = false;
+};
+
+/// A round's options (AllreduceOptions, GossipOptions, ...) for the view: the spec's
+/// timeout, and header rounds counted from the view's first.
+template <class Options>
+Options round_options(const SyncSetup& setup) {
+  Options o;
+  o.timeout = setup.spec.timeout;
+  o.first_round = setup.first_round;
+  return o;
+}
 
 /// An algorithm whose codec has a density (top-k fraction, threshold target) to steer.
 class DensitySync : public SyncAlgorithm {

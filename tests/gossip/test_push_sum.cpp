@@ -116,7 +116,7 @@ std::vector<float> run_peer(PeerGroup& group, Barrier& barrier, const Job& job, 
                           protocols::Span<float>{x.data(), x.size()}, {}, nullptr};
     Runner run;
     if (job.kind == Kind::push_sum) run.push_sum = std::make_unique<PushSumSync>(setup, job.schedule(r));
-    else run.plain = std::make_unique<GossipAverage>(group.at(r), members(kN), job.schedule(r), gossip_options(setup));
+    else run.plain = std::make_unique<GossipAverage>(group.at(r), members(kN), job.schedule(r), round_options<GossipOptions>(setup));
     return run;
   };
   Runner runner = build(0);
