@@ -122,30 +122,27 @@ timeout 120 "$starling" launch --config "$tmp/ov.toml" "${ov[@]}" --resume --sum
 [ "$(sums "$tmp/o2.json")" = "$(sums "$tmp/o1.json")" ] || fail "overlapped, resumed: $(sums "$tmp/o2.json"), uninterrupted: $(sums "$tmp/o1.json")"
 grep -q '"identical_models": true' "$tmp/o2.json" || fail "overlapped local SGD peers differ"
 
-# Gradient tracking keeps a tracker beside the model (x̃, y, d̃): the checkpoint holds it, so
-# three peers resumed at 40 take it up and end with the uninterrupted job's models.
-peers_config "$tmp/gt.toml" gradient-tracking $((base + 4)) $((base + 5)) $((base + 6))
-gt=(--set run.checkpoint_dir=gtckpt --set run.checkpoint_every=20 --set run.checkpoint_keep=10)
-timeout 120 "$starling" launch --config "$tmp/gt.toml" "${gt[@]}" --summary "$tmp/g1.json" >"$tmp/g1.log" 2>&1 \
-  || { cat "$tmp/g1.log"; fail "gradient-tracking peer job failed"; }
-for peer in 0 1 2; do find "$tmp/gtckpt/peer$peer" -name 'ckpt-*' ! -name 'ckpt-000000040.starling' -delete; done
-timeout 120 "$starling" launch --config "$tmp/gt.toml" "${gt[@]}" --resume --summary "$tmp/g2.json" >"$tmp/g2.log" 2>&1 \
-  || { cat "$tmp/g2.log"; fail "resumed gradient-tracking peer job failed"; }
-[ "$(grep -c "goes on with the checkpoint's state" "$tmp/g2.log")" -eq 3 ] \
-  || { cat "$tmp/g2.log"; fail "not every peer took up its tracker"; }
-[ "$(sums "$tmp/g2.json")" = "$(sums "$tmp/g1.json")" ] || fail "gradient tracking, resumed: $(sums "$tmp/g2.json"), uninterrupted: $(sums "$tmp/g1.json")"
+# An exchange algorithm with state beside the model, on three peers checkpointing every 20
+# steps: the job resumed at 40 takes the state up on every peer (the log says so) and ends
+# with the uninterrupted job's models. resume_at_40 NAME MODE FIRST_PORT CKPT_DIR [--set K=V]...
+resume_at_40() {
+  local name=$1 mode=$2 port=$3 dir=$4
+  shift 4
+  local args=(--set run.checkpoint_dir="$dir" --set run.checkpoint_every=20 --set run.checkpoint_keep=10 "$@")
+  peers_config "$tmp/$dir.toml" "$mode" "$port" $((port + 1)) $((port + 2))
+  timeout 120 "$starling" launch --config "$tmp/$dir.toml" "${args[@]}" --summary "$tmp/$dir-1.json" >"$tmp/$dir-1.log" 2>&1 \
+    || { cat "$tmp/$dir-1.log"; fail "$name peer job failed"; }
+  for peer in 0 1 2; do find "$tmp/$dir/peer$peer" -name 'ckpt-*' ! -name 'ckpt-000000040.starling' -delete; done
+  timeout 120 "$starling" launch --config "$tmp/$dir.toml" "${args[@]}" --resume --summary "$tmp/$dir-2.json" >"$tmp/$dir-2.log" 2>&1 \
+    || { cat "$tmp/$dir-2.log"; fail "resumed $name peer job failed"; }
+  [ "$(grep -c "goes on with the checkpoint's state" "$tmp/$dir-2.log")" -eq 3 ] \
+    || { cat "$tmp/$dir-2.log"; fail "not every $name peer took up its state"; }
+  [ "$(sums "$tmp/$dir-2.json")" = "$(sums "$tmp/$dir-1.json")" ] \
+    || fail "$name, resumed: $(sums "$tmp/$dir-2.json"), uninterrupted: $(sums "$tmp/$dir-1.json")"
+}
 
-# The outer optimizer keeps x₀ and u beside the model: local SGD with an outer step, resumed
-# at 40 (an exchange point) from them, ends with the uninterrupted job's model.
-peers_config "$tmp/outer.toml" local-sgd $((base + 7)) $((base + 8)) $((base + 9))
-outer=(--set exchange.outer_lr=0.8 --set exchange.outer_momentum=0.5 --set run.checkpoint_dir=outerckpt
-       --set run.checkpoint_every=20 --set run.checkpoint_keep=10)
-timeout 120 "$starling" launch --config "$tmp/outer.toml" "${outer[@]}" --summary "$tmp/o1.json" >"$tmp/o1.log" 2>&1 \
-  || { cat "$tmp/o1.log"; fail "outer-optimizer peer job failed"; }
-for peer in 0 1 2; do find "$tmp/outerckpt/peer$peer" -name 'ckpt-*' ! -name 'ckpt-000000040.starling' -delete; done
-timeout 120 "$starling" launch --config "$tmp/outer.toml" "${outer[@]}" --resume --summary "$tmp/o2.json" >"$tmp/o2.log" 2>&1 \
-  || { cat "$tmp/o2.log"; fail "resumed outer-optimizer peer job failed"; }
-[ "$(grep -c "goes on with the checkpoint's state" "$tmp/o2.log")" -eq 3 ] \
-  || { cat "$tmp/o2.log"; fail "not every peer took up its outer optimizer's state"; }
-[ "$(sums "$tmp/o2.json")" = "$(sums "$tmp/o1.json")" ] || fail "outer optimizer, resumed: $(sums "$tmp/o2.json"), uninterrupted: $(sums "$tmp/o1.json")"
+# Gradient tracking keeps x̃, y and d̃; the outer optimizer (local SGD with an outer step,
+# resumed at an exchange point) keeps x₀ and u.
+resume_at_40 gradient-tracking gradient-tracking $((base + 4)) gtckpt
+resume_at_40 outer-optimizer local-sgd $((base + 7)) outerckpt --set exchange.outer_lr=0.8 --set exchange.outer_momentum=0.5
 echo "cli resume end-to-end: ok"
