@@ -31,7 +31,7 @@ AsyncGossip::AsyncGossip(Transport& transport, std::vector<PeerId> neighbours, A
   for (PeerId n : neighbours) {
     if (n == transport_.self()) STARLING_GOSSIP_THROW(InvalidArgument, "a peer cannot be its own neighbour");
     if (neighbours_.count(n)) STARLING_GOSSIP_THROW(InvalidArgument, "neighbour " + std::to_string(n) + " repeated");
-    if (!transport_.connected_to(n))
+    if (!transport_.reachable(n))
       STARLING_GOSSIP_THROW(InvalidArgument, "no route to neighbour " + std::to_string(n));
     neighbours_[n].step = options_.first_step;
   }

@@ -107,7 +107,7 @@ void ChocoGossip::check_plan(const MixingPlan& plan) const {
   if (in != out) STARLING_GOSSIP_THROW(InvalidArgument, where + "CHOCO needs a symmetric plan");
   if (in != neighbours_) STARLING_GOSSIP_THROW(InvalidArgument, where + "CHOCO needs the same plan every round");
   for (int r : out)
-    if (r < 0 || r >= static_cast<int>(peers_.size()) || r == rank_ || !transport_.connected_to(peers_[r]))
+    if (r < 0 || r >= static_cast<int>(peers_.size()) || r == rank_ || !transport_.reachable(peers_[r]))
       STARLING_GOSSIP_THROW(InvalidArgument, where + "no route to rank " + std::to_string(r));
 }
 

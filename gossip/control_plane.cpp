@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <iterator>
 
 #include "gossip/error.h"
 #include "gossip/join.h"
@@ -38,6 +39,11 @@ ControlPlane::ControlPlane(Transport& transport, const std::vector<PeerId>& peer
   const auto now = Clock::now();
   for (PeerId p : peers_)
     if (p != transport_.self()) membership_.track(p, now);
+  watched_ = options_.watch;
+  if (watched_.empty())
+    std::copy_if(peers_.begin(), peers_.end(), std::back_inserter(watched_), [&](PeerId p) { return p != transport_.self(); });
+  else
+    membership_.watch(watched_, now);
   view_.members = peers_;
   std::sort(view_.members.begin(), view_.members.end());
   transport_.set_hook(this);
@@ -86,6 +92,9 @@ std::string ControlPlane::take_event() { return std::exchange(event_, {}); }
 // Logs every transition; with views, a member that dies without having finished changes the view.
 void ControlPlane::note_changes() {
   for (const ViewChange& c : membership_.take_changes()) {
+    if (c.notice && c.notice->kind == protocols::NoticeKind::finished && !finished_.count(c.peer))
+      finished_[c.peer] = ViewMessage{ViewKind::status, protocols::kViewFinished, view_.number, c.notice->round,
+                                      c.notice->iteration, 0, {}};
     log("peer " + std::to_string(c.peer) + " is " + to_string(c.state) + ": " + c.reason);
     if (options_.views && c.state == PeerState::dead && view_.contains(c.peer) && !finished_.count(c.peer))
       raise("member " + std::to_string(c.peer) + " died (" + c.reason + ")");
@@ -178,6 +187,7 @@ void ControlPlane::on_view(const Message& m) {
   if (!view) return count(std::string("view_") + std::string(protocols::to_string(view.error())));
   if (view->kind == ViewKind::status && (view->flags & protocols::kViewFinished)) {
     finished_[m.from] = *view;
+    membership_.finished(m.from, view->round, view->iteration);
     return;
   }
   if (!options_.views) return;
@@ -234,12 +244,30 @@ void ControlPlane::set_view(const View& view) {
   held_ = std::move(later);
   transport_.put_back(std::move(now_current));
   for (PeerId p : view_.members) joiners_.erase(p);
+  // An agreed view's leader heard every member: a death notice of one this peer does not
+  // watch was a false suspicion (a paused peer) or an earlier life of a peer that came back.
+  // View 0 is the config's, agreed by no one.
+  for (PeerId p : view_.members)
+    if (view_.number > 0 && p != transport_.self() && !membership_.watches(p))
+      membership_.revive(p, Clock::now(), "a member of view " + std::to_string(view_.number));
+  note_changes();
   for (PeerId p : view_.members)
     if (p != transport_.self() && !membership_.alive(p) && !finished_.count(p))
       raise("member " + std::to_string(p) + " is not alive");
   if (!joiners().empty()) raise("peer " + std::to_string(joiners().front()) + " waits to join");
   for (const auto& [from, m] : view_inbox_)
     if (relevant(from, m)) raise("peer " + std::to_string(from) + " began a view change");
+}
+
+std::vector<PeerId> ControlPlane::join_contacts() const {
+  std::vector<PeerId> out;
+  for (PeerId p : watched_)
+    if (membership_.alive(p)) out.push_back(p);
+  std::optional<PeerId> lowest;
+  for (PeerId p : peers_)
+    if (p != transport_.self() && membership_.alive(p) && (!lowest || p < *lowest)) lowest = p;
+  if (lowest && std::find(out.begin(), out.end(), *lowest) == out.end()) out.push_back(*lowest);
+  return out;
 }
 
 bool ControlPlane::responsive(PeerId peer) const {

@@ -18,6 +18,9 @@
 //    message needs an answer, or a live peer is heard in a newer view. While armed (an
 //    algorithm is running) an event throws MembershipChanged out of the receive;
 //  - names the peer a round waits for once it has waited longer than straggler_after.
+// It watches only the peers the options name (O(degree + log n) of them): the others'
+// deaths reach it as notices passed on by their watchers, and a notice that a member
+// finished counts as its finished status.
 // Without views (asynchronous gossip) deaths are only recorded (alive() and responsive()
 // answer the algorithm), and its own heartbeats and leaves pass through to it.
 #include <chrono>
@@ -46,6 +49,9 @@ struct ControlOptions {
   MembershipOptions membership;
   bool views = true;  // synchronous modes
   protocols::Hello shape;  // this peer's model, checked against joiners'
+  /// The peers this one watches (heartbeats, failure detection; watch_overlay.h); empty:
+  /// every peer. The rest it learns of by death notices (membership.h).
+  std::vector<PeerId> watch;
   std::chrono::milliseconds straggler_after{1000};
   std::function<void(const std::string&)> log;  // view changes, deaths, stragglers
 };
@@ -93,6 +99,11 @@ class ControlPlane final : public ReceiveHook {
   const std::map<PeerId, protocols::ViewMessage>& finished() const { return finished_; }
   std::map<PeerId, PeerLiveness> liveness() const { return transport_.liveness(); }
   const std::vector<PeerId>& peers() const { return peers_; }
+  /// The peers this one watches (every other peer when the options named none).
+  const std::vector<PeerId>& watched() const { return watched_; }
+  /// Whom a join request goes to: the live peers it watches, and the live peer of the
+  /// lowest id, which leads view changes (view_agreement.h) and may watch others.
+  std::vector<PeerId> join_contacts() const;
 
   /// What model requests are answered with (empty: none); the span must stay valid.
   void serve(protocols::Span<const float> model, std::uint64_t iteration);
@@ -118,6 +129,7 @@ class ControlPlane final : public ReceiveHook {
 
   Transport& transport_;
   std::vector<PeerId> peers_;
+  std::vector<PeerId> watched_;
   ControlOptions options_;
   Membership membership_;
   View view_;

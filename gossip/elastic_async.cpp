@@ -39,7 +39,8 @@ std::optional<Position> ElasticAsync::start(std::uint64_t iteration) {
   control_.serve(model_, iteration);
   transport_.announce(0, iteration);
   JobStart job;  // without views any peer ahead means the job runs: reach 0
-  for (const PeerAddress& p : spec_.peers) job.peers.push_back(p.id);
+  job.peers = control_.watched();
+  job.peers.push_back(transport_.self());
   job.round = iteration;
   job.patience = spec_.start_timeout;
   if (!spec_.join && await_job(transport_, job) == JobState::fresh) return std::nullopt;
@@ -56,8 +57,7 @@ void ElasticAsync::ask_to_join() {
   hello.parameter_count = model_.size();
   hello.tensor_sizes = spec_.tensor_sizes.empty() ? std::vector<std::uint64_t>{model_.size()} : spec_.tensor_sizes;
   hello.endpoint = transport_.endpoint();
-  for (const PeerAddress& p : spec_.peers)
-    if (p.id != transport_.self() && control_.alive(p.id)) request_join(transport_, p.id, hello);
+  for (PeerId p : control_.join_contacts()) request_join(transport_, p, hello);
 }
 
 std::optional<Position> ElasticAsync::exchange(std::uint64_t iteration) {

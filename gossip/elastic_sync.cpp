@@ -84,7 +84,8 @@ std::optional<Position> ElasticSync::start(std::uint64_t iteration) {
 // the whole ring, so no member can be more rounds ahead than there are peers.
 JobStart ElasticSync::job_start() const {
   JobStart job;
-  for (const PeerAddress& p : spec_.peers) job.peers.push_back(p.id);
+  job.peers = control_.watched();
+  job.peers.push_back(transport_.self());
   job.round = round_;
   job.reach = spec_.peers.size();
   job.quorum = min_peers();
@@ -212,8 +213,7 @@ Position ElasticSync::join(Clock::time_point deadline) {
     if (control_.refused()) STARLING_GOSSIP_THROW(InvalidArgument, "the running peers train a model of another shape");
     if (now >= deadline) STARLING_GOSSIP_THROW(TimeoutError, "no running peer took this one in before the deadline");
     if (now >= next_hello) {
-      for (const PeerAddress& p : spec_.peers)
-        if (p.id != transport_.self() && control_.alive(p.id)) request_join(transport_, p.id, hello);
+      for (PeerId p : control_.join_contacts()) request_join(transport_, p, hello);
       next_hello = now + std::max(spec_.heartbeat, std::chrono::milliseconds(500));
     }
     while (auto item = control_.next_view_message()) {
@@ -284,17 +284,18 @@ void ElasticSync::put_back_state(const std::vector<PeerId>& members, std::uint64
 }
 
 void ElasticSync::finish() {
+  // The watched peers hear it directly, each before the leave that follows (also those held
+  // for dead, which may pass the leave on); the others learn it from their death notices.
   const Standing here{round_, common_iteration_};
-  for (const PeerAddress& p : spec_.peers)
-    if (p.id != transport_.self() && control_.alive(p.id))
-      agreement_.send_status(p.id, view_.number, here, protocols::kViewFinished);
+  for (PeerId p : control_.watched()) agreement_.send_status(p, view_.number, here, protocols::kViewFinished);
   control_.leave();
-  // Stay while a member may still need the final model (it is still in the last round).
+  // Stay while a watched member may still need the final model (it is still in the last
+  // round); the others wait for their own watched members, so the wait spans the view.
   const auto deadline = Clock::now() + spec_.timeout;
   for (;;) {
     bool waiting = false;
-    for (PeerId p : view_.members)
-      waiting |= p != transport_.self() && control_.alive(p) && !control_.finished().count(p);
+    for (PeerId p : control_.watched())
+      waiting |= view_.contains(p) && control_.alive(p) && !control_.finished().count(p);
     if (!waiting) return;
     if (Clock::now() >= deadline) return log("finishing without waiting longer for the other members");
     while (auto item = control_.next_view_message())

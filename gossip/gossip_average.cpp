@@ -28,7 +28,7 @@ GossipAverage::GossipAverage(Transport& transport, std::vector<PeerId> peers, Mi
 void GossipAverage::run(protocols::Span<float> x) {
   const MixingPlan plan = schedule_(round_);
   for (int r : plan.send_to)
-    if (r < 0 || r >= static_cast<int>(peers_.size()) || !transport_.connected_to(peers_[r]))
+    if (r < 0 || r >= static_cast<int>(peers_.size()) || !transport_.reachable(peers_[r]))
       STARLING_GOSSIP_THROW(InvalidArgument, "round " + std::to_string(round_) + ": no route to rank " + std::to_string(r));
   const auto deadline = Transport::Clock::now() + options_.timeout;
   // 1. Push the own vector, as it is before mixing, to this round's out-neighbours.

@@ -45,9 +45,6 @@ const char* raw_float_problem(const protocols::FrameHeader& h, const zmq::messag
   return protocols::simd::codec_kernels().f32_finite(p, h.tensor_length) ? nullptr : "non_finite";
 }
 
-bool is_membership_heartbeat(const protocols::FrameHeader& h, const zmq::message_t& payload) {
-  return h.type == protocols::MessageType::heartbeat && payload.size() == 16;
-}
 
 void set_common_options(zmq::socket_t& s, const IoLoopOptions& o) {
   s.set(zmq::sockopt::linger, o.linger_ms);
@@ -168,7 +165,9 @@ void IoLoop::send_heartbeats(Clock::time_point now) {
   h.sender = options_.self;
   h.round = view_.load(std::memory_order_relaxed);
   protocols::encode_header_for(h, {payload.data(), payload.size()}, head);
+  const std::optional<std::set<PeerId>> watched = watched_peers();
   for (auto& [peer, dealer] : dealers_) {
+    if (watched && !watched->count(peer)) continue;
     const auto queue = outboxes_.find(peer);
     if (queue != outboxes_.end() && !queue->second.empty()) continue;
     zmq::message_t first(head.data(), head.size()), second(payload.data(), payload.size());
@@ -177,6 +176,16 @@ void IoLoop::send_heartbeats(Clock::time_point now) {
     stats_.sent(peer, head.size() + payload.size(), true);
   }
   next_heartbeat_ = now + options_.heartbeat_interval;
+}
+
+void IoLoop::watch(std::vector<PeerId> peers) {
+  std::lock_guard<std::mutex> lock(watch_mutex_);
+  watched_ = std::set<PeerId>(peers.begin(), peers.end());
+}
+
+std::optional<std::set<PeerId>> IoLoop::watched_peers() const {
+  std::lock_guard<std::mutex> lock(watch_mutex_);
+  return watched_;
 }
 
 bool IoLoop::within_rate(PeerId peer, bool known, Clock::time_point now) {
@@ -321,9 +330,12 @@ void IoLoop::accept_incoming(std::vector<zmq::message_t>& frames) {
   if (!admissible(*peer, frames[2])) return stats_.dropped("key_mismatch");
   if (const char* problem = raw_float_problem(*header, frames[2])) return stats_.dropped(problem);
   const std::uint64_t bytes = frames[1].size() + frames[2].size();
-  if (is_membership_heartbeat(*header, frames[2])) {
+  if (header->type == protocols::MessageType::heartbeat) {
+    // The owner sees only heartbeats that pass on deaths (and malformed ones, to count them).
     const auto beat = protocols::decode_heartbeat(span_of(frames[2]));
-    return stats_.heartbeat(*peer, bytes, now, header->round, beat->last_round);
+    if (beat) stats_.heartbeat(*peer, bytes, now, header->round, beat->last_round);
+    if (beat && beat->notices.empty()) return;
+    if (beat) return inbox_.push(Message{*peer, *header, ZmqBridge::payload(std::move(frames[2]))});
   }
   stats_.received(*peer, bytes, now, protocols::is_control_message(header->type));
   inbox_.push(Message{*peer, *header, ZmqBridge::payload(std::move(frames[2]))});

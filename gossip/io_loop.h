@@ -8,8 +8,10 @@
 // Liveness lives here too, so that a peer busy computing still proves it is alive: every
 // heartbeat_interval the thread sends a heartbeat (membership_messages.h; header round =
 // the owner's view, payload last_round = its round, see announce()) to every connected
-// peer whose queue is not backed up, and consumes the heartbeats it receives, recording
-// them with the time of every accepted message (StatsRecorder::liveness).
+// peer the owner watches (watch(); every connected peer until it says) whose queue is not
+// backed up, and consumes the heartbeats it receives, recording them with the time of every
+// accepted message (StatsRecorder::liveness). Heartbeats that pass on deaths go on to the
+// owner as well.
 //
 // Hostile input is cut off as early as it can be: unknown senders before parsing, senders
 // beyond max_messages_per_second before parsing ("rate_limited"), frames beyond
@@ -32,6 +34,7 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -85,6 +88,8 @@ class IoLoop {
     view_.store(view, std::memory_order_relaxed);
     round_.store(round, std::memory_order_relaxed);
   }
+  /// The peers the next heartbeats go to (any thread), among those connected.
+  void watch(std::vector<PeerId> peers);
 
  private:
   using Outgoing = std::pair<zmq::message_t, zmq::message_t>;  // header, payload
@@ -109,6 +114,7 @@ class IoLoop {
   bool admissible(PeerId peer, const zmq::message_t& payload) const;
   bool within_rate(PeerId peer, bool known, Clock::time_point now);
   void send_heartbeats(Clock::time_point now);
+  std::optional<std::set<PeerId>> watched_peers() const;
   std::chrono::milliseconds poll_timeout(bool reading) const;
   bool read_multipart(zmq::socket_t& socket, std::vector<zmq::message_t>& frames);
 
@@ -127,6 +133,8 @@ class IoLoop {
   std::map<PeerId, Bucket> buckets_;          // known senders, and one shared by strangers
   Clock::time_point next_heartbeat_{};
   std::atomic<std::uint64_t> view_{0}, round_{0};
+  mutable std::mutex watch_mutex_;
+  std::optional<std::set<PeerId>> watched_;  // none: every connected peer
   bool stopping_ = false;
 };
 

@@ -25,6 +25,15 @@ const char* leave_text(protocols::LeaveReason reason) {
   return "unknown";
 }
 
+const char* notice_text(protocols::NoticeKind kind) {
+  switch (kind) {
+    case protocols::NoticeKind::timed_out: return "timed out";
+    case protocols::NoticeKind::left: return "left";
+    case protocols::NoticeKind::finished: return "finished";
+  }
+  return "unknown";
+}
+
 protocols::FrameHeader membership_header(MessageType type) {
   protocols::FrameHeader h;
   h.type = type;
@@ -53,9 +62,62 @@ void Membership::track(PeerId peer, Clock::time_point now, std::string endpoint,
 
 void Membership::forget(PeerId peer) { peers_.erase(peer); }
 
-void Membership::change(PeerId peer, PeerRecord& record, PeerState state, std::string reason) {
+void Membership::watch(const std::vector<PeerId>& peers, Clock::time_point now) {
+  std::set<PeerId> next(peers.begin(), peers.end());
+  next.erase(transport_.self());
+  for (PeerId p : next) {
+    const auto it = peers_.find(p);
+    if (it != peers_.end() && !watches(p)) it->second.last_seen = std::max(it->second.last_seen, now);
+  }
+  watched_ = std::move(next);
+  if (transport_.heartbeats()) transport_.watch(std::vector<PeerId>(watched_->begin(), watched_->end()));
+}
+
+void Membership::finished(PeerId peer, std::uint64_t round, std::uint64_t iteration) {
+  peers_[peer].finished = protocols::DeathNotice{peer, protocols::NoticeKind::finished, round, iteration};
+}
+
+void Membership::revive(PeerId peer, Clock::time_point now, const std::string& reason) {
+  PeerRecord& r = peers_[peer];
+  if (r.state == PeerState::alive) return;
+  r.left = false;
+  r.last_seen = now;
+  change(peer, r, PeerState::alive, reason);
+}
+
+// Every death this peer learns is passed on once (the transition happens once).
+void Membership::change(PeerId peer, PeerRecord& record, PeerState state, std::string reason,
+                        std::optional<protocols::DeathNotice> notice) {
   record.state = state;
-  changes_.push_back(ViewChange{peer, state, std::move(reason)});
+  if (state == PeerState::dead) {
+    if (!notice) notice = record.finished;
+    if (!notice) notice = protocols::DeathNotice{peer, record.left ? protocols::NoticeKind::left : protocols::NoticeKind::timed_out, 0, 0};
+    to_pass_on_.push_back(*notice);
+  }
+  changes_.push_back(ViewChange{peer, state, std::move(reason), state == PeerState::dead ? notice : std::nullopt});
+}
+
+void Membership::send_notices() {
+  if (to_pass_on_.empty()) return;
+  protocols::Heartbeat beat;
+  beat.notices = std::exchange(to_pass_on_, {});
+  std::vector<std::uint8_t> payload;
+  protocols::encode_heartbeat(beat, payload);
+  for (const auto& [peer, r] : peers_)
+    if (watches(peer) && r.state == PeerState::alive && transport_.reachable(peer))
+      transport_.send(peer, membership_header(MessageType::heartbeat), payload);
+}
+
+void Membership::apply_notices(PeerId from, const protocols::Heartbeat& beat) {
+  for (const protocols::DeathNotice& n : beat.notices) {
+    if (n.peer == transport_.self()) continue;  // a false suspicion: the view change settles it
+    PeerRecord& r = peers_[n.peer];
+    if (n.kind == protocols::NoticeKind::finished) r.finished = n;
+    if (r.state != PeerState::alive) continue;
+    r.left = n.kind != protocols::NoticeKind::timed_out;
+    r.last_seen = Clock::now();  // what it sent before this notice does not bring it back
+    change(n.peer, r, PeerState::dead, std::string(notice_text(n.kind)) + ", says peer " + std::to_string(from), n);
+  }
 }
 
 void Membership::poll(Clock::time_point now) {
@@ -63,6 +125,7 @@ void Membership::poll(Clock::time_point now) {
   discount_own_stall(now);
   refresh_from_transport();
   for (auto& [peer, r] : peers_) {
+    if (!watches(peer)) continue;
     const auto silent = now - r.last_seen;
     const auto allowed = allowed_silence(r);
     if (r.state == PeerState::alive && silent >= allowed)
@@ -70,6 +133,7 @@ void Membership::poll(Clock::time_point now) {
              r.heard ? "no message for " + ms_text(silent) + " (failure timeout " + ms_text(allowed) + ")"
                      : "never heard from in " + ms_text(silent) + " (start timeout " + ms_text(allowed) + ")");
   }
+  send_notices();
 }
 
 void Membership::discount_own_stall(Clock::time_point now) {
@@ -105,7 +169,7 @@ void Membership::send_heartbeats(Clock::time_point now) {
   std::vector<std::uint8_t> payload;
   protocols::encode_heartbeat(beat, payload);
   for (const auto& [peer, r] : peers_)
-    if (!r.left && transport_.connected_to(peer))
+    if (!r.left && watches(peer) && transport_.reachable(peer))
       transport_.send(peer, membership_header(MessageType::heartbeat), payload);
   // Next beat one interval from now, not from the missed slot: no bursts after a stall.
   next_heartbeat_ = now + options_.heartbeat_interval;
@@ -121,13 +185,15 @@ bool Membership::observe(const Message& message, Clock::time_point now) {
     return true;
   }
   if (!tracked) {
-    changes_.push_back(ViewChange{message.from, PeerState::alive, "first message from an untracked peer"});
+    changes_.push_back(ViewChange{message.from, PeerState::alive, "first message from an untracked peer", std::nullopt});
   } else if (r.state == PeerState::dead) {
     change(message.from, r, PeerState::alive, r.left ? "spoke again after leaving" : "spoke again after timing out");
   }
   r.left = false;
   if (message.header.type != MessageType::heartbeat) return false;
-  if (!protocols::decode_heartbeat(message.bytes())) ++malformed_;
+  const protocols::Result<protocols::Heartbeat> beat = protocols::decode_heartbeat(message.bytes());
+  if (!beat) ++malformed_;
+  else apply_notices(message.from, *beat);
   return true;
 }
 
@@ -144,7 +210,7 @@ void Membership::leave(protocols::LeaveReason reason) {
   std::vector<std::uint8_t> payload;
   protocols::encode_leave(reason, payload);
   for (const auto& [peer, r] : peers_)
-    if (transport_.connected_to(peer)) transport_.send(peer, membership_header(MessageType::leave), payload);
+    if (watches(peer) && transport_.reachable(peer)) transport_.send(peer, membership_header(MessageType::leave), payload);
 }
 
 std::vector<ViewChange> Membership::take_changes() { return std::exchange(changes_, {}); }
@@ -152,7 +218,7 @@ std::vector<ViewChange> Membership::take_changes() { return std::exchange(change
 Membership::Clock::time_point Membership::next_due() const {
   Clock::time_point due = transport_.heartbeats() ? Clock::time_point::max() : next_heartbeat_;
   for (const auto& [peer, r] : peers_)
-    if (r.state == PeerState::alive) due = std::min(due, r.last_seen + allowed_silence(r));
+    if (r.state == PeerState::alive && watches(peer)) due = std::min(due, r.last_seen + allowed_silence(r));
   return due;
 }
 

@@ -19,12 +19,22 @@
 // it, so that a peer resumed after SIGSTOP does not declare everyone dead before its I/O
 // thread has read what they sent meanwhile.
 //
+// Degree, not n (issue #15): once the owner names the peers it watches (watch(), the
+// monitoring overlay of watch_overlay.h), heartbeats go to those alone and only they can
+// time out; every other tracked peer stays alive until a death notice says otherwise. A
+// peer that learns a death (a watched peer timed out or said leave, or a notice told it)
+// passes it on once, in a heartbeat to every peer it watches, so a death crosses the
+// overlay in O(log n) hops and costs each peer O(degree) messages. A notice of a peer that
+// finished says where it stopped (finished()), for the view agreement.
+//
 // Heartbeats say where their sender is: the header's round field carries its view (the
 // number of the membership view it trains in, 0 before any change) and the payload's
 // last_round the round it works on (Transport::announce()).
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -50,6 +60,8 @@ struct ViewChange {
   PeerId peer = 0;
   PeerState state = PeerState::alive;
   std::string reason;
+  /// A death that came by notice, or the peer's own finish: how it left, and where.
+  std::optional<protocols::DeathNotice> notice;
 };
 
 struct PeerRecord {
@@ -59,6 +71,7 @@ struct PeerRecord {
   std::chrono::steady_clock::time_point last_seen;
   std::string endpoint;    // where it accepts connections, when known (for views)
   std::string public_key;  // its CURVE key (Z85), when known
+  std::optional<protocols::DeathNotice> finished;  // where it finished, once it said so
 };
 
 class Membership {
@@ -71,6 +84,14 @@ class Membership {
   /// Tracks a peer as alive from `now` (no change event: the caller chose it).
   void track(PeerId peer, Clock::time_point now, std::string endpoint = {}, std::string public_key = {});
   void forget(PeerId peer);
+  /// From now on heartbeats go to these peers only, and only they time out (see the file
+  /// comment); a peer newly watched gets a fresh failure timeout from `now`.
+  void watch(const std::vector<PeerId>& peers, Clock::time_point now);
+  /// The peer said it finished at this round and iteration; its death notice will say so.
+  void finished(PeerId peer, std::uint64_t round, std::uint64_t iteration);
+  /// A peer held dead by notice that the caller knows to be alive (a member of an agreed view).
+  void revive(PeerId peer, Clock::time_point now, const std::string& reason);
+  bool watches(PeerId peer) const { return !watched_ || watched_->count(peer) != 0; }
 
   /// Sends the heartbeats that are due and declares timed-out peers dead.
   void poll(Clock::time_point now);
@@ -93,16 +114,21 @@ class Membership {
 
  private:
   void send_heartbeats(Clock::time_point now);
+  void send_notices();
+  void apply_notices(PeerId from, const protocols::Heartbeat& beat);
   void refresh_from_transport();
   void discount_own_stall(Clock::time_point now);
   std::chrono::milliseconds allowed_silence(const PeerRecord& record) const;
-  void change(PeerId peer, PeerRecord& record, PeerState state, std::string reason);
+  void change(PeerId peer, PeerRecord& record, PeerState state, std::string reason,
+              std::optional<protocols::DeathNotice> notice = std::nullopt);
   void handle_leave(const Message& message, PeerRecord& record);
 
   Transport& transport_;
   MembershipOptions options_;
   std::map<PeerId, PeerRecord> peers_;
   std::vector<ViewChange> changes_;
+  std::optional<std::set<PeerId>> watched_;         // none: every tracked peer
+  std::vector<protocols::DeathNotice> to_pass_on_;  // deaths learned since the last poll
   Clock::time_point next_heartbeat_{};
   Clock::time_point last_poll_{};
   std::uint64_t malformed_ = 0;

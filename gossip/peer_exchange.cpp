@@ -2,12 +2,14 @@
 // (gossip/peer_exchange.h).
 #include "gossip/peer_exchange.h"
 
+#include <algorithm>
 #include <iterator>
 
 #include "gossip/curve_keys.h"
 #include "gossip/error.h"
 #include "gossip/topology.h"
 #include "gossip/view_topology.h"
+#include "gossip/watch_overlay.h"
 
 namespace starling::gossip {
 namespace {
@@ -38,12 +40,27 @@ TransportOptions transport_options(const ExchangeSpec& s) {
   o.self = self_id(s);
   o.bind_endpoint = s.peers[static_cast<std::size_t>(s.rank)].endpoint;
   for (const auto& peer : s.peers)
-    if (peer.id != o.self) o.accept.push_back(peer.id);
+    if (peer.id != o.self) o.accept.push_back(peer.id), o.directory[peer.id] = peer.endpoint;
   o.heartbeat_interval = s.heartbeat;
   o.max_messages_per_second = s.max_messages_per_second;
   o.limits.max_payload = s.max_message_bytes;
   if (!s.keys_dir.empty()) o.curve = load_security(s);
   return o;
+}
+
+// This peer's neighbours in the topology over every peer (async gossip).
+std::vector<PeerId> neighbours(const ExchangeSpec& s);
+
+// The monitoring overlay over the config's ring order, and async gossip's neighbours, whose
+// responsiveness it weighs (synchronous modes learn their neighbours' deaths by notice).
+std::vector<PeerId> watched(const ExchangeSpec& s) {
+  std::vector<PeerId> ring;
+  for (const PeerAddress& peer : s.peers) ring.push_back(peer.id);
+  std::vector<PeerId> out = watch_overlay(ring, self_id(s));
+  if (s.mode == ExchangeMode::async_gossip)
+    for (PeerId n : neighbours(s))
+      if (std::find(out.begin(), out.end(), n) == out.end()) out.push_back(n);
+  return out;
 }
 
 ControlOptions control_options(const ExchangeSpec& s, std::size_t parameters) {
@@ -56,6 +73,7 @@ ControlOptions control_options(const ExchangeSpec& s, std::size_t parameters) {
   c.shape.tensor_sizes = s.tensor_sizes.empty() ? std::vector<std::uint64_t>{parameters} : s.tensor_sizes;
   c.straggler_after = std::max(std::chrono::milliseconds(1000), 2 * s.heartbeat);
   c.log = s.on_event;
+  c.watch = watched(s);
   return c;
 }
 
@@ -94,8 +112,6 @@ PeerExchange::PeerExchange(const ExchangeSpec& spec, protocols::Span<float> mode
   if (spec.rank < 0 || spec.rank >= static_cast<int>(spec.peers.size()))
     throw InvalidArgument(__FILE__, __LINE__, "exchange: rank outside the peer list");
   transport_ = std::make_unique<Transport>(context_, transport_options(spec));
-  for (const auto& peer : spec.peers)
-    if (peer.id != transport_->self()) transport_->connect(peer.id, peer.endpoint);
   std::vector<PeerId> ids;
   for (const auto& peer : spec.peers) ids.push_back(peer.id);
   control_ = std::make_unique<ControlPlane>(*transport_, ids, control_options(spec, model.size()));

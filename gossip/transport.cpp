@@ -163,8 +163,22 @@ void Transport::send_checksummed(PeerId to, protocols::FrameHeader header, Paylo
   send_encoded(to, head, std::move(payload));
 }
 
+void Transport::connect_on_demand(PeerId peer) {
+  if (routes_.count(peer)) return;
+  const auto it = options_.directory.find(peer);
+  if (it == options_.directory.end()) STARLING_GOSSIP_THROW(InvalidArgument, "no route to peer " + std::to_string(peer));
+  connect(peer, it->second);
+}
+
+void Transport::watch(const std::vector<PeerId>& peers) {
+  std::vector<PeerId> beat;
+  for (PeerId p : peers)
+    if (reachable(p)) connect_on_demand(p), beat.push_back(p);
+  loop_->watch(std::move(beat));
+}
+
 void Transport::send_encoded(PeerId to, std::vector<std::uint8_t>& head, Payload payload) {
-  if (!routes_.count(to)) STARLING_GOSSIP_THROW(InvalidArgument, "no route to peer " + std::to_string(to));
+  connect_on_demand(to);
   if (payload.size() > UINT32_MAX) STARLING_GOSSIP_THROW(InvalidArgument, "payload over 4 GiB");
   Payload args[2] = {Payload(protocols::ByteSpan(head.data(), head.size())), std::move(payload)};
   send_command(static_cast<std::uint8_t>(IoCommand::send), to, args, 2);

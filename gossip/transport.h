@@ -1,6 +1,8 @@
 #pragma once
 // Peer-to-peer transport over ZeroMQ. Each peer binds one ROUTER on its endpoint and
-// reaches each neighbour through a DEALER whose routing id is its own peer id. One I/O
+// reaches each neighbour through a DEALER whose routing id is its own peer id, opened by
+// connect() or, for a peer of the directory, on demand at the first send to it: a peer
+// holds connections only to the peers it talks to. One I/O
 // thread owns all sockets; this class is the owner's handle to it (use it from one thread):
 // commands travel over an inproc PAIR, validated incoming messages come back through a
 // thread-safe Inbox. Every message is a header frame + payload frame (protocols/frame.h);
@@ -15,8 +17,8 @@
 // "handshake_failed_protocol" (no CURVE or a broken handshake), "key_mismatch" (an admitted
 // key claiming another peer's id). Nothing from a refused connection reaches the inbox.
 //
-// Liveness (TransportOptions::heartbeat_interval): the I/O thread heartbeats every connected
-// peer and records when it last heard each (liveness()), so failure detection does not
+// Liveness (TransportOptions::heartbeat_interval): the I/O thread heartbeats the peers the
+// owner watches (watch(); every connected peer until then) and records when it last heard each (liveness()), so failure detection does not
 // depend on the owner being free to answer. Caps (max_messages_per_second, limits) and the
 // raw fp32 check (a gossip_push, gossip_pull_reply or allreduce_segment of codec none whose
 // payload is tensor_length floats must hold finite ones) are applied there too; io_loop.h.
@@ -57,6 +59,8 @@ struct TransportOptions {
   /// added later by connect() or accept_from() are accepted only from then on, so a sender
   /// must be known before it starts sending or its first messages count as unknown_sender.
   std::vector<PeerId> accept;
+  /// Where each peer accepts connections: send() and watch() connect to these on demand.
+  std::map<PeerId, std::string> directory;
   int send_hwm = 10000;     // messages queued per DEALER before the I/O thread holds them back
   int receive_hwm = 10000;  // messages queued per incoming connection
   int socket_buffer_bytes = 0;  // SO_SNDBUF/SO_RCVBUF of TCP connections; 0 = OS default
@@ -113,6 +117,11 @@ class Transport {
   /// Accepts messages from a peer this one does not send to (e.g. the ring's left side).
   void accept_from(PeerId peer);
   bool connected_to(PeerId peer) const { return routes_.count(peer) != 0; }
+  /// Connected, or in the directory (the next send connects).
+  bool reachable(PeerId peer) const { return connected_to(peer) || options_.directory.count(peer) != 0; }
+  /// The periodic heartbeats go to these peers from now on (connecting those of the
+  /// directory not connected yet; unreachable ones are skipped).
+  void watch(const std::vector<PeerId>& peers);
   /// Adds a client public key (Z85) to the ZAP allow-list from now on. InvalidArgument
   /// without CURVE or for a malformed key.
   void admit(const std::string& public_key);
@@ -120,7 +129,7 @@ class Transport {
   /// This peer's CURVE public key (Z85), empty without CURVE.
   std::string public_key() const { return secure() ? options_.curve->keys.public_key : std::string(); }
 
-  /// Queues one message to a connected peer; fills in the sender, payload length and CRC.
+  /// Queues one message to a reachable peer (InvalidArgument otherwise); fills in the sender, payload length and CRC.
   /// The payload is copied, so the caller may reuse its buffer at once.
   void send(PeerId to, protocols::FrameHeader header, protocols::ByteSpan payload);
   /// As above, handing over an already built payload without a copy.
@@ -164,6 +173,7 @@ class Transport {
   void send_command(std::uint8_t code, PeerId peer, Payload* args, std::size_t count);
   void await_reply(const std::string& what);
   void connect_with(PeerId peer, const std::string& endpoint, const std::string* server_key);
+  void connect_on_demand(PeerId peer);
   void send_encoded(PeerId to, std::vector<std::uint8_t>& head, Payload payload);
   std::optional<Message> next(Clock::time_point deadline);
 

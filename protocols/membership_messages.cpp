@@ -1,6 +1,8 @@
 // Membership payloads: hello, heartbeat, leave (protocols/membership_messages.h).
 #include "protocols/membership_messages.h"
 
+#include <algorithm>
+
 #include "protocols/byte_io.h"
 
 namespace starling::protocols {
@@ -72,15 +74,41 @@ void encode_heartbeat(const Heartbeat& heartbeat, std::vector<std::uint8_t>& pay
   ByteWriter w(payload);
   w.write<std::uint64_t>(heartbeat.clock_ns);
   w.write<std::uint64_t>(heartbeat.last_round);
+  if (heartbeat.notices.empty()) return;
+  const std::size_t count = std::min<std::size_t>(heartbeat.notices.size(), kMaxNotices);
+  w.write<std::uint32_t>(static_cast<std::uint32_t>(count));
+  for (std::size_t i = 0; i < count; ++i) {
+    const DeathNotice& n = heartbeat.notices[i];
+    w.write<std::uint32_t>(n.peer);
+    w.write<std::uint8_t>(static_cast<std::uint8_t>(n.kind));
+    w.write<std::uint64_t>(n.round);
+    w.write<std::uint64_t>(n.iteration);
+  }
 }
 
 Result<Heartbeat> decode_heartbeat(ByteSpan payload) {
+  constexpr std::size_t kNoticeBytes = 21;
   if (payload.size() < 16) return Error::truncated;
-  if (payload.size() > 16) return Error::oversized;
   ByteReader r(payload);
   Heartbeat h;
   h.clock_ns = r.read<std::uint64_t>();
   h.last_round = r.read<std::uint64_t>();
+  if (payload.size() == 16) return h;
+  if (payload.size() < 20) return Error::truncated;
+  const std::uint32_t count = r.read<std::uint32_t>();
+  if (count == 0 || count > kMaxNotices) return Error::bad_parameter;
+  if (r.remaining() < count * kNoticeBytes) return Error::truncated;
+  if (r.remaining() > count * kNoticeBytes) return Error::oversized;
+  for (std::uint32_t i = 0; i < count; ++i) {
+    DeathNotice n;
+    n.peer = r.read<std::uint32_t>();
+    const std::uint8_t kind = r.read<std::uint8_t>();
+    if (kind > static_cast<std::uint8_t>(NoticeKind::finished)) return Error::bad_parameter;
+    n.kind = static_cast<NoticeKind>(kind);
+    n.round = r.read<std::uint64_t>();
+    n.iteration = r.read<std::uint64_t>();
+    h.notices.push_back(n);
+  }
   return h;
 }
 

@@ -12,7 +12,11 @@
 //  |     16 |    8·T | element count of each tensor, arena order        |
 //  | 16+8·T |      E | endpoint the sender accepts connections on       |
 //  +--------+--------+--------------------------------------------------+
-//  heartbeat payload: +0 u64 sender clock (ns) | +8 u64 last round applied
+//  heartbeat payload: +0 u64 sender clock (ns) | +8 u64 last round applied, then, only
+//    when the sender passes on deaths it learned (gossip/membership.h): +16 u32 count N
+//    (1..kMaxNotices) and N notices of 21 bytes each:
+//    +0 u32 peer | +4 u8 NoticeKind | +5 u64 round | +13 u64 iteration (finished: where the
+//    peer stopped; 0 otherwise)
 //  leave payload:     +0 u32 reason (LeaveReason)
 #include <cstdint>
 #include <string>
@@ -33,9 +37,23 @@ struct Hello {
   std::string endpoint;                      // printable ASCII, e.g. "tcp://10.0.0.2:5555"
 };
 
+inline constexpr std::uint32_t kMaxNotices = 4096;
+
+/// How a peer left the membership: it stopped answering, said leave, or finished training.
+enum class NoticeKind : std::uint8_t { timed_out = 0, left = 1, finished = 2 };
+
+/// A peer that another learned is gone, passed on from peer to peer (membership.h).
+struct DeathNotice {
+  std::uint32_t peer = 0;
+  NoticeKind kind = NoticeKind::timed_out;
+  std::uint64_t round = 0;      // finished: the round it reached
+  std::uint64_t iteration = 0;  // finished: its model's iteration
+};
+
 struct Heartbeat {
   std::uint64_t clock_ns = 0;
   std::uint64_t last_round = 0;
+  std::vector<DeathNotice> notices;  // empty in the I/O thread's periodic heartbeats
 };
 
 enum class LeaveReason : std::uint32_t { shutdown = 0, failure = 1, evicted = 2 };
@@ -46,7 +64,9 @@ Result<Hello> decode_hello(ByteSpan payload);
 /// shape_mismatch unless the peer's signature equals ours.
 Error check_shape(const Hello& peer, const Hello& ours);
 
+/// At most kMaxNotices notices are encoded; the rest are left out.
 void encode_heartbeat(const Heartbeat& heartbeat, std::vector<std::uint8_t>& payload);
+/// bad_parameter for a notice count of 0 or above kMaxNotices, or an unknown kind.
 Result<Heartbeat> decode_heartbeat(ByteSpan payload);
 
 void encode_leave(LeaveReason reason, std::vector<std::uint8_t>& payload);

@@ -239,12 +239,31 @@ BOOST_AUTO_TEST_CASE(hello_rejects_malformed) {
 
 BOOST_AUTO_TEST_CASE(heartbeat_and_leave) {
   std::vector<std::uint8_t> payload;
-  encode_heartbeat({42, 7}, payload);
+  encode_heartbeat({42, 7, {}}, payload);
   auto hb = decode_heartbeat(payload);
   BOOST_TEST_REQUIRE(hb.ok());
   BOOST_TEST(hb->clock_ns == 42u);
   BOOST_TEST(hb->last_round == 7u);
   BOOST_TEST(to_string(decode_heartbeat(ByteSpan(payload.data(), 15)).error()) == "truncated");
+  Heartbeat with_notices{1, 2, {{5, NoticeKind::finished, 9, 300}, {6, NoticeKind::timed_out, 0, 0}}};
+  encode_heartbeat(with_notices, payload);
+  BOOST_TEST(payload.size() == 16u + 4u + 2u * 21u);
+  hb = decode_heartbeat(payload);
+  BOOST_TEST_REQUIRE(hb.ok());
+  BOOST_TEST_REQUIRE(hb->notices.size() == 2u);
+  BOOST_TEST(hb->notices[0].peer == 5u);
+  BOOST_TEST((hb->notices[0].kind == NoticeKind::finished));
+  BOOST_TEST(hb->notices[0].round == 9u);
+  BOOST_TEST(hb->notices[0].iteration == 300u);
+  BOOST_TEST((hb->notices[1].kind == NoticeKind::timed_out));
+  BOOST_TEST(to_string(decode_heartbeat(ByteSpan(payload.data(), payload.size() - 1)).error()) == "truncated");
+  payload.push_back(0);
+  BOOST_TEST(to_string(decode_heartbeat(payload).error()) == "oversized");
+  payload.pop_back();
+  payload[16 + 4 + 4] = 7;  // no such kind
+  BOOST_TEST(to_string(decode_heartbeat(payload).error()) == "bad_parameter");
+  store_le<std::uint32_t>(payload.data() + 16, 0);
+  BOOST_TEST(to_string(decode_heartbeat(payload).error()) == "bad_parameter");
   encode_leave(LeaveReason::evicted, payload);
   BOOST_TEST(static_cast<int>(*decode_leave(payload)) == static_cast<int>(LeaveReason::evicted));
   store_le<std::uint32_t>(payload.data(), 99);

@@ -96,7 +96,7 @@ void frame_and_membership_seeds(const fs::path& root) {
   Bytes payload;
   encode_hello(Hello{96, {64, 32}, "tcp://127.0.0.1:5555"}, payload);
   membership(MessageType::hello, 0, payload);
-  encode_heartbeat({123, 4}, payload);
+  encode_heartbeat({123, 4, {}}, payload);
   membership(MessageType::heartbeat, 1, payload);
   encode_leave(LeaveReason::shutdown, payload);
   membership(MessageType::leave, 2, payload);
