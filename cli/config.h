@@ -37,6 +37,11 @@ struct DataOptions {
   std::string partition_at, alpha_at, classes_per_peer_at;
 };
 
+/// [launch]: how `starling launch` runs the peers on this host.
+struct LaunchSettings {
+  bool in_process = false;  // every peer a thread of one process (cli/in_process_launch.h)
+};
+
 /// One `[[peer]]` of a topology config.
 struct PeerEntry {
   uint32_t id = 0;
@@ -50,6 +55,7 @@ struct Config {
   DataOptions data;
   actors::NodeSpec node;  // [node] plus, in node.train, model, optimizer, schedule, batch, backend
   int kernel_threads = 1;  // [kernels] threads
+  LaunchSettings launch;
   std::vector<PeerEntry> peers;  // [[peer]]; node.exchange is filled from these and [exchange]
 };
 

@@ -325,6 +325,16 @@ std::vector<KeySpec> compression_keys() {
   };
 }
 
+// [launch]: how `starling launch` runs the peers.
+std::vector<KeySpec> launch_keys() {
+  return {
+    {"launch.in_process", flag(false),
+     "every peer a thread of one process (each with its own ZeroMQ endpoint and exchange), for experiments with "
+     "hundreds of peers on one host; `starling launch --in-process` sets it",
+     [](V v, Config& c) { c.launch.in_process = v.flag; }},
+  };
+}
+
 // [security] and [[peer]]: who the peers are and how they authenticate.
 std::vector<KeySpec> peer_keys() {
   return {
@@ -347,7 +357,8 @@ const std::vector<KeySpec>& config_schema() {
   static const std::vector<KeySpec> schema = [] {
     // The sections in the order the README lists them; a new key is one row in its section.
     std::vector<KeySpec> all;
-    for (auto keys : {run_keys, data_keys, model_keys, optimizer_keys, node_keys, exchange_keys, compression_keys, peer_keys})
+    for (auto keys : {run_keys, data_keys, model_keys, optimizer_keys, node_keys, exchange_keys, compression_keys, launch_keys,
+                       peer_keys})
       for (KeySpec& k : keys()) all.push_back(std::move(k));
     return all;
   }();

@@ -4,6 +4,7 @@
 #include "cli/data_partition.h"
 #include "cli/data_source.h"
 #include "cli/exit_codes.h"
+#include "cli/in_process_launch.h"
 #include "cli/json.h"
 #include "cli/process.h"
 
@@ -116,8 +117,8 @@ std::string read_file(const std::string& path) {
 
 double number(const std::string& json, const std::string& key) { return summary_number(json, key).value_or(0.0); }
 
-JsonObject aggregate(const Config& c, const std::vector<Child>& all) {
-  std::vector<Child> children;
+JsonObject aggregate(const Config& c, const std::vector<PeerRun>& all) {
+  std::vector<PeerRun> children;
   std::vector<std::string> lost;
   for (const auto& child : all) {
     if (child.status == 0) children.push_back(child);
@@ -181,6 +182,49 @@ int check_partition_first(const Config& config) {
   });
 }
 
+std::string peer_summary(const Config& c, uint32_t id) {
+  return c.run.out_dir + "/" + c.run.name + "-peer" + std::to_string(id) + ".summary.json";
+}
+
+// Every peer as a `starling peer` process; fills `runs` with those that were started.
+int launch_processes(const Config& config, const LaunchOptions& o, std::vector<PeerRun>& runs) {
+  std::vector<Child> children;
+  struct sigaction action {};
+  action.sa_handler = on_interrupt;
+  ::sigaction(SIGINT, &action, nullptr);
+  ::sigaction(SIGTERM, &action, nullptr);
+  const auto held = std::count_if(config.peers.begin(), config.peers.end(), [&](const PeerEntry& p) {
+    return std::find(o.hold.begin(), o.hold.end(), p.id) != o.hold.end();
+  });
+  spdlog::info("launching {} peers of '{}' ({} over {})", config.peers.size() - static_cast<std::size_t>(held), config.run.name,
+               gossip::exchange_mode_name(config.node.exchange.mode), config.node.exchange.topology);
+  try {
+    for (std::size_t i = 0; i < config.peers.size(); ++i) {
+      const uint32_t id = config.peers[i].id;
+      if (std::find(o.hold.begin(), o.hold.end(), id) != o.hold.end()) {
+        spdlog::info("peer {} held back: start it with `starling peer --config {} --id {}` to join", id, o.config, id);
+        continue;
+      }
+      children.emplace_back();
+      children.back().id = id;
+      children.back().summary = peer_summary(config, id);
+      spawn(children.back(), i, o);
+    }
+  } catch (const std::exception& e) {
+    spdlog::error("{}", e.what());
+    for (auto& c : children)
+      if (c.pid > 0) ::kill(c.pid, SIGTERM), ::waitpid(c.pid, nullptr, 0);
+    return 1;
+  }
+  if (!supervise(children)) return 1;
+  if (std::none_of(children.begin(), children.end(), [](const Child& c) { return c.status == 0; })) {
+    spdlog::error("no peer finished");
+    return 1;
+  }
+  for (const Child& c : children) runs.push_back(PeerRun{c.id, c.summary, c.status});
+  return 0;
+}
+
 }  // namespace
 
 std::optional<double> summary_number(const std::string& json, const std::string& key) {
@@ -205,7 +249,9 @@ std::string summary_field(const std::string& json, const std::string& key) {
 int run_launch(const LaunchOptions& options) {
   Config config;
   try {
-    config = load_config(options.config, options.overrides);
+    std::vector<std::string> overrides = options.overrides;
+    if (options.in_process) overrides.push_back("launch.in_process=true");
+    config = load_config(options.config, overrides);
     if (config.node.exchange.mode == gossip::ExchangeMode::none)
       throw ConfigError(options.config + ": exchange.mode: `starling launch` needs an exchange mode and [[peer]] entries");
   } catch (const ConfigError& e) {
@@ -226,44 +272,29 @@ int run_launch(const LaunchOptions& options) {
       o.overrides.push_back("peer." + std::to_string(i) + ".endpoint=tcp://" + kNetnsSubnet + std::to_string(i + 1) + ":" + port);
     }
   }
-  std::vector<Child> children;
-  struct sigaction action {};
-  action.sa_handler = on_interrupt;
-  ::sigaction(SIGINT, &action, nullptr);
-  ::sigaction(SIGTERM, &action, nullptr);
-  const auto held = std::count_if(config.peers.begin(), config.peers.end(), [&](const PeerEntry& p) {
-    return std::find(o.hold.begin(), o.hold.end(), p.id) != o.hold.end();
-  });
-  spdlog::info("launching {} peers of '{}' ({} over {})", config.peers.size() - static_cast<std::size_t>(held), config.run.name,
-               gossip::exchange_mode_name(config.node.exchange.mode), config.node.exchange.topology);
-  try {
-    for (std::size_t i = 0; i < config.peers.size(); ++i) {
-      const uint32_t id = config.peers[i].id;
-      if (std::find(o.hold.begin(), o.hold.end(), id) != o.hold.end()) {
-        spdlog::info("peer {} held back: start it with `starling peer --config {} --id {}` to join", id, o.config, id);
-        continue;
-      }
-      children.emplace_back();
-      children.back().id = id;
-      children.back().summary = config.run.out_dir + "/" + config.run.name + "-peer" + std::to_string(id) + ".summary.json";
-      spawn(children.back(), i, o);
+  std::vector<PeerRun> runs;
+  if (config.launch.in_process) {
+    if (o.netns || !o.hold.empty()) {
+      spdlog::error("--in-process runs every peer in this process: it takes neither --netns nor --hold");
+      return 2;
     }
-  } catch (const std::exception& e) {
-    spdlog::error("{}", e.what());
-    for (auto& c : children)
-      if (c.pid > 0) ::kill(c.pid, SIGTERM), ::waitpid(c.pid, nullptr, 0);
-    return 1;
+    spdlog::info("launching {} peers of '{}' in this process ({} over {})", config.peers.size(), config.run.name,
+                 gossip::exchange_mode_name(config.node.exchange.mode), config.node.exchange.topology);
+    for (const PeerEntry& p : config.peers) runs.push_back(PeerRun{p.id, peer_summary(config, p.id), -1});
+    if (!run_peers_in_process(config, runs)) return 1;
+    const auto failed = std::find_if(runs.begin(), runs.end(), [](const PeerRun& r) { return r.status != 0; });
+    if (failed != runs.end()) {
+      spdlog::error("peer {} failed (exit {})", failed->id, failed->status);
+      return failed->status == 2 ? 2 : 1;
+    }
+  } else if (const int status = launch_processes(config, o, runs); status != 0) {
+    return status;
   }
-  if (!supervise(children)) return 1;
-  if (std::none_of(children.begin(), children.end(), [](const Child& c) { return c.status == 0; })) {
-    spdlog::error("no peer finished");
-    return 1;
-  }
-  const JsonObject summary = aggregate(config, children);
+  const JsonObject summary = aggregate(config, runs);
   const std::string path = options.summary.empty() ? config.run.out_dir + "/" + config.run.name + ".summary.json" : options.summary;
   write_file_atomic(path, summary.str() + "\n");
   const std::string text = summary.str();
-  spdlog::info("all {} peers done: mean test_accuracy {} (min {}), identical models: {}; summary {}", children.size(),
+  spdlog::info("all {} peers done: mean test_accuracy {} (min {}), identical models: {}; summary {}", runs.size(),
                summary_field(text, "test_accuracy"), summary_field(text, "test_accuracy_min"),
                summary_field(text, "identical_models"), path);
   return 0;

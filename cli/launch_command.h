@@ -1,6 +1,7 @@
 #pragma once
 // `starling launch`: every peer of a topology config on this host, as separate processes
-// (`starling peer --id P`). Their output is prefixed with the peer id; when one fails or the
+// (`starling peer --id P`), or with launch.in_process as threads of this one
+// (cli/in_process_launch.h). Their output is prefixed with the peer id; when one fails or the
 // user presses Ctrl-C, the others are stopped; at the end one summary aggregates the peers'.
 #include <cstdint>
 #include <optional>
@@ -18,6 +19,7 @@ struct LaunchOptions {
   /// its port: the emulated hosts of `scripts/netns.sh up N [RATE]` (root only).
   bool netns = false;
   bool resume = false;     // every peer continues from its newest valid checkpoint
+  bool in_process = false; // every peer a thread of this process (sets launch.in_process)
   std::vector<uint32_t> hold;  // peers not started (to be started by hand, to join later)
 };
 

@@ -51,6 +51,8 @@ int main(int argc, char** argv) {
   launch_cmd->add_flag("--netns", launch.netns,
                        "Run peer i in namespace starling-ns<i> at 10.77.0.(i+1) (made by scripts/netns.sh up N [RATE])");
   launch_cmd->add_flag("--resume", launch.resume, "Every peer continues from its newest valid checkpoint");
+  launch_cmd->add_flag("--in-process", launch.in_process,
+                       "Every peer a thread of this process (launch.in_process): hundreds of peers on one host");
   launch_cmd->add_option("--hold", launch.hold,
                          "Do not start this peer (repeatable); started later with `starling peer`, it joins the running job");
 

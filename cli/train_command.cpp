@@ -38,18 +38,28 @@ std::string metrics_row(const EvalPoint& p) {
 }
 
 // Streams one CSV row per evaluation and the progress line; both survive a crash mid-run.
+// A peer of an in-process job (quiet) logs its evaluations at debug level and reports its
+// step to the launcher instead, which shows one progress line for all of them.
 class CliObserver final : public TrainObserver {
  public:
-  CliObserver(const std::string& csv_path, const std::string& label) : csv_(csv_path), progress_(label) {
+  CliObserver(const std::string& csv_path, const std::string& label, const PeerOutput* quiet)
+      : csv_(csv_path), progress_(label), quiet_(quiet) {
     csv_ << kMetricsColumns << "\n";
   }
   void on_step(int64_t step, int64_t total, double epoch, double loss, double rate) override {
-    progress_.update(step, total, epoch, loss, rate);
+    if (quiet_) {
+      quiet_->step->store(step, std::memory_order_relaxed);
+      quiet_->total->store(total, std::memory_order_relaxed);
+    } else {
+      progress_.update(step, total, epoch, loss, rate);
+    }
   }
   void on_eval(const EvalPoint& p) override {
     progress_.clear();
-    spdlog::info("epoch {:.2f}  step {}  train_loss {:.4f}  test_accuracy {:.4f}  test_loss {:.4f}  {:.0f} samples/s",
-                 p.epoch, p.step, p.train_loss, p.test_accuracy, p.test_loss, p.samples_per_second);
+    spdlog::log(quiet_ ? spdlog::level::debug : spdlog::level::info,
+                "{}epoch {:.2f}  step {}  train_loss {:.4f}  test_accuracy {:.4f}  test_loss {:.4f}  {:.0f} samples/s",
+                quiet_ ? quiet_->tag : std::string(), p.epoch, p.step, p.train_loss, p.test_accuracy, p.test_loss,
+                p.samples_per_second);
     csv_ << metrics_row(p) << std::flush;
   }
   // The rows up to the checkpoint; those the interrupted run wrote after it are redone.
@@ -61,6 +71,7 @@ class CliObserver final : public TrainObserver {
  private:
   std::ofstream csv_;
   ProgressLine progress_;
+  const PeerOutput* quiet_;
 };
 
 JsonObject drop_counts(const std::map<std::string, uint64_t>& drops) {
@@ -118,44 +129,12 @@ JsonObject summarize(const Config& c, const actors::NodeResult& node) {
 
 // Trains one node (a whole job, or one peer of one) from a validated config.
 int run_node_job(Config config, const std::string& summary) {
-  config.node.exchange.on_refusal = [](const std::string& line) { spdlog::warn("security: {}", line); };
-  config.node.exchange.on_adjust = [](const std::string& line) { spdlog::info("compression: {}", line); };
-  config.node.exchange.on_event = [](const std::string& line) { spdlog::info("peers: {}", line); };
   try {
     kernels::set_threads(config.kernel_threads);
-    const TrainTest data = load_data(config);
+    TrainTest data = load_data(config);
     fit_model_to_data(config.node.train.learner.model, data, config.source);
-    assign_partition(config, data.train);
-    const Model preview(config.node.train.learner.model);
-    spdlog::info("run '{}': {} model, {} parameters, {} learner(s) ({}), batch {}, backend {} ({}), exchange {}, {} epochs",
-                 config.run.name, config.node.train.learner.model.kind, preview.param_count(),
-                 config.node.learners > 0 ? std::to_string(config.node.learners) : std::string("auto"),
-                 actors::intra_sync_name(config.node.intra_sync), config.node.train.learner.batch,
-                 kernels::backend_name(config.node.train.learner.backend), platform::isa_name(platform::active_isa()),
-                 gossip::exchange_mode_name(config.node.exchange.mode), config.run.epochs);
-    const std::string csv = config.run.out_dir + "/" + config.run.name + ".metrics.csv";
-    ensure_parent_dir(csv);
-    CliObserver observer(csv, config.run.name);
-    const actors::NodeResult node = actors::run_node(config.node, data.train, data.test, observer);
-    const TrainResult& result = node.train;
-    const std::string summary_path =
-        summary.empty() ? config.run.out_dir + "/" + config.run.name + ".summary.json" : summary;
-    write_file_atomic(summary_path, summarize(config, node).str() + "\n");
-    const EvalPoint& last = result.last();
-    spdlog::info("done: test_accuracy {:.4f} after {:.2f} epochs in {:.1f} s ({:.0f} samples/s); summary {}",
-                 last.test_accuracy, last.epoch, result.wall_seconds, result.samples / result.train_seconds,
-                 summary_path);
-    if (config.run.target_accuracy > 0) {
-      if (result.time_to_target_seconds)
-        spdlog::info("target {:.4f} reached after {:.1f} s", config.run.target_accuracy, *result.time_to_target_seconds);
-      else
-        spdlog::warn("target {:.4f} not reached", config.run.target_accuracy);
-    }
-    return 0;
-  } catch (const CheckpointMismatch& e) {
-    spdlog::error("{}", e.what());
-    return 2;
-  } catch (const ConfigError& e) {  // a model the data set does not fit, or a partition (needs the labels)
+    return train_on(std::move(config), data, summary, nullptr);
+  } catch (const ConfigError& e) {  // a model the data set does not fit
     spdlog::error("{}", e.what());
     return 2;
   } catch (const std::exception& e) {
@@ -169,6 +148,60 @@ std::optional<std::size_t> launcher_rank() {
   for (const char* name : {"STARLING_RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK"})
     if (const char* value = std::getenv(name); value && *value) return static_cast<std::size_t>(std::stoul(value));
   return std::nullopt;
+}
+
+// --resume needs a folder to resume from.
+void apply_resume(Config& config, bool resume) {
+  if (resume && config.node.checkpoint_dir.empty())
+    throw ConfigError("--resume: " + config.source + " sets no run.checkpoint_dir to resume from");
+  config.node.resume = resume;
+}
+
+}  // namespace
+
+int train_on(Config config, const TrainTest& data, const std::string& summary, const PeerOutput* quiet) {
+  const std::string tag = quiet ? quiet->tag : std::string();
+  const auto level = quiet ? spdlog::level::debug : spdlog::level::info;
+  config.node.exchange.on_refusal = [tag](const std::string& line) { spdlog::warn("{}security: {}", tag, line); };
+  config.node.exchange.on_adjust = [tag](const std::string& line) { spdlog::info("{}compression: {}", tag, line); };
+  config.node.exchange.on_event = [tag](const std::string& line) { spdlog::info("{}peers: {}", tag, line); };
+  try {
+    assign_partition(config, data.train);
+    const Model preview(config.node.train.learner.model);
+    spdlog::log(level, "{}run '{}': {} model, {} parameters, {} learner(s) ({}), batch {}, backend {} ({}), exchange {}, {} epochs",
+                 tag, config.run.name, config.node.train.learner.model.kind, preview.param_count(),
+                 config.node.learners > 0 ? std::to_string(config.node.learners) : std::string("auto"),
+                 actors::intra_sync_name(config.node.intra_sync), config.node.train.learner.batch,
+                 kernels::backend_name(config.node.train.learner.backend), platform::isa_name(platform::active_isa()),
+                 gossip::exchange_mode_name(config.node.exchange.mode), config.run.epochs);
+    const std::string csv = config.run.out_dir + "/" + config.run.name + ".metrics.csv";
+    ensure_parent_dir(csv);
+    CliObserver observer(csv, config.run.name, quiet);
+    const actors::NodeResult node = actors::run_node(config.node, data.train, data.test, observer);
+    const TrainResult& result = node.train;
+    const std::string summary_path =
+        summary.empty() ? config.run.out_dir + "/" + config.run.name + ".summary.json" : summary;
+    write_file_atomic(summary_path, summarize(config, node).str() + "\n");
+    const EvalPoint& last = result.last();
+    spdlog::log(level, "{}done: test_accuracy {:.4f} after {:.2f} epochs in {:.1f} s ({:.0f} samples/s); summary {}", tag,
+                last.test_accuracy, last.epoch, result.wall_seconds, result.samples / result.train_seconds, summary_path);
+    if (config.run.target_accuracy > 0) {
+      if (result.time_to_target_seconds)
+        spdlog::log(level, "{}target {:.4f} reached after {:.1f} s", tag, config.run.target_accuracy, *result.time_to_target_seconds);
+      else
+        spdlog::log(level, "{}target {:.4f} not reached", tag, config.run.target_accuracy);
+    }
+    return 0;
+  } catch (const CheckpointMismatch& e) {
+    spdlog::error("{}{}", tag, e.what());
+    return 2;
+  } catch (const ConfigError& e) {  // a partition (needs the labels)
+    spdlog::error("{}{}", tag, e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    spdlog::error("{}{}", tag, e.what());
+    return 1;
+  }
 }
 
 // Makes `config` the config of one peer: its rank, learner count, name and files.
@@ -195,15 +228,6 @@ void select_peer(Config& config, std::optional<uint32_t> id) {
   if (!config.node.checkpoint_dir.empty())
     config.node.checkpoint_dir += "/peer" + std::to_string(config.peers[rank].id);
 }
-
-// --resume needs a folder to resume from.
-void apply_resume(Config& config, bool resume) {
-  if (resume && config.node.checkpoint_dir.empty())
-    throw ConfigError("--resume: " + config.source + " sets no run.checkpoint_dir to resume from");
-  config.node.resume = resume;
-}
-
-}  // namespace
 
 int run_train(const TrainOptions& options) {
   Config config;

@@ -1,6 +1,10 @@
 #pragma once
 // `starling train` (one process, one node) and `starling peer` (one peer of a multi-peer
 // job): load the config and the data, train, write the metrics CSV and the summary JSON.
+#include "cli/config.h"
+#include "cli/data_source.h"
+
+#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -21,6 +25,23 @@ struct TrainOptions {
   bool resume = false;  // continue from the newest valid checkpoint in run.checkpoint_dir
   bool join = false;    // peer: join the running job (it also does when it finds one running)
 };
+
+/// How a peer of an in-process job (cli/in_process_launch.h) reports: its log lines start
+/// with `tag`, and it stores its step and step count here instead of drawing a progress line.
+struct PeerOutput {
+  std::string tag;
+  std::atomic<int64_t>* step = nullptr;
+  std::atomic<int64_t>* total = nullptr;
+};
+
+/// Trains one node from a validated config on data already loaded and fitted to the model:
+/// this peer's part of the partition, the metrics CSV, the summary (empty path: the default
+/// one). `quiet`, when given, makes it a peer of an in-process job. Returns the exit code.
+int train_on(Config config, const TrainTest& data, const std::string& summary, const PeerOutput* quiet);
+
+/// Makes `config` the config of one peer: `id` picks the [[peer]], else the launcher's rank
+/// from the environment; then its rank, learner count, name and files. Throws ConfigError.
+void select_peer(Config& config, std::optional<uint32_t> id);
 
 /// Returns the process exit code: 0 done, 1 failed while running, 2 bad configuration.
 int run_train(const TrainOptions& options);

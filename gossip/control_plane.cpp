@@ -95,7 +95,9 @@ void ControlPlane::note_changes() {
     if (c.notice && c.notice->kind == protocols::NoticeKind::finished && !finished_.count(c.peer))
       finished_[c.peer] = ViewMessage{ViewKind::status, protocols::kViewFinished, view_.number, c.notice->round,
                                       c.notice->iteration, 0, {}};
-    log("peer " + std::to_string(c.peer) + " is " + to_string(c.state) + ": " + c.reason);
+    // At scale every peer hears every other finish: a finished peer's leave is no news.
+    const bool routine = c.state == PeerState::dead && finished_.count(c.peer);
+    if (!routine) log("peer " + std::to_string(c.peer) + " is " + to_string(c.state) + ": " + c.reason);
     if (options_.views && c.state == PeerState::dead && view_.contains(c.peer) && !finished_.count(c.peer))
       raise("member " + std::to_string(c.peer) + " died (" + c.reason + ")");
   }

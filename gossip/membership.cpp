@@ -97,8 +97,10 @@ void Membership::change(PeerId peer, PeerRecord& record, PeerState state, std::s
   changes_.push_back(ViewChange{peer, state, std::move(reason), state == PeerState::dead ? notice : std::nullopt});
 }
 
+// A peer that left passes nothing on: a message from it would make the others take it for
+// alive again.
 void Membership::send_notices() {
-  if (to_pass_on_.empty()) return;
+  if (to_pass_on_.empty() || left_) return;
   protocols::Heartbeat beat;
   beat.notices = std::exchange(to_pass_on_, {});
   std::vector<std::uint8_t> payload;
@@ -207,6 +209,7 @@ void Membership::handle_leave(const Message& message, PeerRecord& r) {
 }
 
 void Membership::leave(protocols::LeaveReason reason) {
+  left_ = true;
   std::vector<std::uint8_t> payload;
   protocols::encode_leave(reason, payload);
   for (const auto& [peer, r] : peers_)

@@ -132,6 +132,7 @@ class Membership {
   Clock::time_point next_heartbeat_{};
   Clock::time_point last_poll_{};
   std::uint64_t malformed_ = 0;
+  bool left_ = false;  // this peer said leave
 };
 
 /// The first message that is not a heartbeat or leave, feeding those to membership and

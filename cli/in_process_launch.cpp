@@ -1,0 +1,89 @@
+// Every peer of a job as a thread of one process (cli/in_process_launch.h).
+#include "cli/in_process_launch.h"
+
+#include "cli/data_source.h"
+#include "cli/train_command.h"
+#include "kernels/gemm.h"
+
+#include <spdlog/spdlog.h>
+#include <sys/resource.h>
+
+#include <atomic>
+#include <chrono>
+#include <deque>
+#include <thread>
+
+namespace starling::cli {
+namespace {
+
+// Descriptors one peer holds: its sockets and their connections (about 2 per watched peer
+// and per data neighbour, both ends in this process), ZeroMQ's mailboxes and its files.
+constexpr rlim_t kDescriptorsPerPeer = 64;
+
+// Raises the soft limit on open descriptors to what `peers` need, up to the hard limit.
+bool enough_descriptors(std::size_t peers) {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0) return true;
+  const rlim_t want = 256 + kDescriptorsPerPeer * static_cast<rlim_t>(peers);
+  if (limit.rlim_cur >= want) return true;
+  limit.rlim_cur = std::min(want, limit.rlim_max);
+  ::setrlimit(RLIMIT_NOFILE, &limit);
+  if (limit.rlim_cur >= want) return true;
+  spdlog::error("{} peers in one process need about {} open descriptors, and this host allows {} (ulimit -Hn)", peers,
+                want, limit.rlim_max);
+  return false;
+}
+
+// One line every few seconds while the peers run: steps done of all, and the time left.
+void report_progress(const std::deque<std::atomic<int64_t>>& steps, const std::deque<std::atomic<int64_t>>& totals,
+                     std::chrono::steady_clock::time_point start) {
+  int64_t done = 0, total = 0;
+  for (std::size_t i = 0; i < steps.size(); ++i) done += steps[i].load(), total += totals[i].load();
+  if (total == 0) return;
+  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double eta = done > 0 ? elapsed * static_cast<double>(total - done) / static_cast<double>(done) : 0.0;
+  spdlog::info("{} peers: step {} of {} ({:.0f} %), {:.0f} s, about {:.0f} s left", steps.size(), done, total,
+               100.0 * static_cast<double>(done) / static_cast<double>(total), elapsed, eta);
+}
+
+}  // namespace
+
+bool run_peers_in_process(const Config& config, std::vector<PeerRun>& peers) {
+  if (!enough_descriptors(peers.size())) return false;
+  kernels::set_threads(config.kernel_threads);
+  TrainTest data = load_data(config);
+  Config fitted = config;
+  fit_model_to_data(fitted.node.train.learner.model, data, config.source);
+
+  std::deque<std::atomic<int64_t>> steps(peers.size()), totals(peers.size());
+  std::vector<PeerOutput> outputs(peers.size());
+  std::atomic<std::size_t> running{peers.size()};
+  std::vector<std::thread> threads;
+  for (std::size_t i = 0; i < peers.size(); ++i) {
+    outputs[i] = PeerOutput{"[peer " + std::to_string(peers[i].id) + "] ", &steps[i], &totals[i]};
+    threads.emplace_back([&, i] {
+      Config mine = fitted;
+      mine.launch.in_process = false;
+      try {
+        select_peer(mine, peers[i].id);
+        peers[i].status = train_on(std::move(mine), data, peers[i].summary, &outputs[i]);
+      } catch (const std::exception& e) {
+        spdlog::error("{}{}", outputs[i].tag, e.what());
+        peers[i].status = 2;
+      }
+      --running;
+    });
+  }
+  const auto start = std::chrono::steady_clock::now();
+  auto next_report = start + std::chrono::seconds(5);
+  while (running.load() > 0) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    if (std::chrono::steady_clock::now() < next_report) continue;
+    report_progress(steps, totals, start);
+    next_report += std::chrono::seconds(5);
+  }
+  for (auto& t : threads) t.join();
+  return true;
+}
+
+}  // namespace starling::cli
