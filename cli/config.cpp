@@ -141,6 +141,30 @@ void put(toml::table& table, const KeySpec& spec, const KeyValue& v) {
   }
 }
 
+// The `count` peers a [[peer]] entry stands for: ids and ports in a row from its own.
+std::vector<PeerEntry> expand_peer(const PeerEntry& first, SectionReader& r) {
+  if (first.count == 1) return {first};
+  const auto colon = first.endpoint.rfind(':');
+  long port = -1;
+  try {
+    port = std::stol(first.endpoint.substr(colon + 1));
+  } catch (const std::exception&) {
+  }
+  if (colon == std::string::npos || port <= 0 || port + first.count - 1 > 65535)
+    r.reject("count", "an endpoint with a port that leaves room for `count` ports in a row");
+  if (static_cast<uint64_t>(first.id) + static_cast<uint64_t>(first.count) - 1 > 0x7FFFFFFFu)
+    r.reject("count", "ids that stay below 2^31");
+  std::vector<PeerEntry> out;
+  for (int k = 0; k < first.count; ++k) {
+    PeerEntry p = first;
+    p.id += static_cast<uint32_t>(k);
+    p.endpoint = first.endpoint.substr(0, colon + 1) + std::to_string(port + k);
+    p.count = 1;
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
 // [[peer]] id, endpoint, learners: every peer of the job, in ring order; each entry's values
 // also go to `resolved`.
 void read_peers(const toml::table& root, const std::string& file, Config& c, toml::array& resolved) {
@@ -162,10 +186,17 @@ void read_peers(const toml::table& root, const std::string& file, Config& c, tom
         put(entry, spec, v);
       }
     r.finish();
-    const PeerEntry& peer = c.peers.back();
-    if (peer.endpoint.rfind("tcp://", 0) != 0) r.reject("endpoint", "a tcp://host:port string");
-    if (!ids.insert(peer.id).second) throw ConfigError(r.where("id") + ": " + std::to_string(peer.id) + " appears twice");
-    resolved.push_back(std::move(entry));
+    const PeerEntry first = c.peers.back();
+    if (first.endpoint.rfind("tcp://", 0) != 0) r.reject("endpoint", "a tcp://host:port string");
+    c.peers.pop_back();
+    for (PeerEntry& peer : expand_peer(first, r)) {
+      if (!ids.insert(peer.id).second) throw ConfigError(r.where("id") + ": " + std::to_string(peer.id) + " appears twice");
+      entry.insert_or_assign("id", static_cast<int64_t>(peer.id));
+      entry.insert_or_assign("endpoint", peer.endpoint);
+      entry.insert_or_assign("count", int64_t{1});
+      resolved.push_back(entry);
+      c.peers.push_back(std::move(peer));
+    }
   }
   for (const auto& peer : c.peers) {
     if (peer.learners != c.peers.front().learners)

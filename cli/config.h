@@ -47,6 +47,7 @@ struct PeerEntry {
   uint32_t id = 0;
   std::string endpoint;  // tcp://host:port
   int learners = 0;      // 0: [node] learners
+  int count = 1;         // read_peers expands an entry of count n into n peers (ids and ports in a row)
 };
 
 struct Config {

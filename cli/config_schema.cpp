@@ -347,6 +347,9 @@ std::vector<KeySpec> peer_keys() {
     {"peer.endpoint", required(text("")), "`tcp://host:port`", [](V v, Config& c) { c.peers.back().endpoint = v.text; }},
     {"peer.learners", integer(0, 0, 256), "its learners; 0: `node.learners`; the same on every peer",
      [](V v, Config& c) { c.peers.back().learners = static_cast<int>(v.integer); }},
+    {"peer.count", integer(1, 1, 65536),
+     "this entry stands for `count` peers in ring order: ids `id`, `id`+1, ... on ports `port`, `port`+1, ... of one host",
+     [](V v, Config& c) { c.peers.back().count = static_cast<int>(v.integer); }},
   };
 }
 

@@ -4,7 +4,7 @@
 // 2^k < n), so each peer watches and is watched by at most 2·⌈log2 n⌉ others, the relation
 // is symmetric (heartbeats go both ways), and the overlay's diameter is O(log n): a death
 // that its watchers detect reaches every live peer in O(log n) hops (membership.h). Up to
-// 8 peers this is everyone.
+// 5 peers this is everyone (as the four-peer fault tests run).
 #include <vector>
 
 #include "gossip/message.h"

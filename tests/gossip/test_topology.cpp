@@ -5,11 +5,13 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <map>
 
 #include "gossip/d_cliques.h"
 #include "gossip/mixing_schedule.h"
 #include "gossip/view_topology.h"
 #include "gossip/topology.h"
+#include "gossip/watch_overlay.h"
 
 using namespace starling::gossip;
 
@@ -194,4 +196,38 @@ BOOST_AUTO_TEST_CASE(a_view_takes_its_members_histograms_in_ring_order) {
   BOOST_TEST(o.label_counts[1][0] == 12.0);
   BOOST_TEST(o.label_counts[2][0] == 13.0);
   BOOST_TEST(o.label_counts[3].empty());  // uniform in choose_cliques
+}
+
+// The control plane's monitoring overlay (watch_overlay.h): symmetric (heartbeats go both
+// ways), at most 2·⌈log2 n⌉ peers each, everyone up to 5, and a death reaches every peer in
+// at most ⌈log2 n⌉ hops, whatever the ids' order.
+BOOST_AUTO_TEST_CASE(watch_overlay_is_symmetric_logarithmic_and_of_small_diameter) {
+  using starling::gossip::PeerId;
+  for (std::size_t n : {1u, 2u, 3u, 5u, 8u, 9u, 31u, 128u, 256u, 300u}) {
+    std::vector<PeerId> ring;
+    for (std::size_t i = 0; i < n; ++i) ring.push_back(static_cast<PeerId>((i * 37 + 11) % 1000));  // ids out of order
+    const std::size_t log2n = n > 1 ? static_cast<std::size_t>(std::ceil(std::log2(static_cast<double>(n)))) : 0;
+    std::map<PeerId, std::vector<PeerId>> watch;
+    for (PeerId p : ring) watch[p] = starling::gossip::watch_overlay(ring, p);
+    for (PeerId p : ring) {
+      const auto& w = watch[p];
+      BOOST_TEST(w.size() <= 2 * log2n, "n " << n);
+      if (n <= 5) BOOST_TEST(w.size() == n - 1, "n " << n);
+      BOOST_TEST(std::count(w.begin(), w.end(), p) == 0);
+      for (PeerId q : w) BOOST_TEST(std::count(watch[q].begin(), watch[q].end(), p) == 1, "n " << n << ": " << q << " does not watch " << p);
+    }
+    // Breadth-first from the first peer: every peer within ⌈log2 n⌉ hops.
+    std::map<PeerId, std::size_t> hops{{ring[0], 0}};
+    std::vector<PeerId> frontier{ring[0]};
+    while (!frontier.empty()) {
+      std::vector<PeerId> next;
+      for (PeerId p : frontier)
+        for (PeerId q : watch[p])
+          if (hops.emplace(q, hops[p] + 1).second) next.push_back(q);
+      frontier = std::move(next);
+    }
+    BOOST_TEST(hops.size() == n);
+    for (const auto& [p, h] : hops) BOOST_TEST(h <= log2n, "n " << n << ": peer " << p << " is " << h << " hops away");
+  }
+  BOOST_TEST(starling::gossip::watch_overlay({1, 2, 3}, 9).size() == 3u);  // not a member: watches everyone
 }
