@@ -1,0 +1,138 @@
+// A death among 128 peers (issue #15), on real sockets in one process: every peer watches
+// only its 2·log2(128) = 14 overlay peers (gossip/watch_overlay.h), so the victim's watchers
+// detect its silence and every other live peer learns it from the death notices passed on
+// over the overlay — within the failure timeout plus a few hops, each peer sending one
+// notice message to each peer it watches.
+#define BOOST_TEST_MODULE gossip_death_notice
+#include <boost/test/unit_test.hpp>
+
+#include <sys/resource.h>
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "gossip/membership.h"
+#include "gossip/transport.h"
+#include "gossip/watch_overlay.h"
+
+using namespace starling::gossip;
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+constexpr int kPeers = 128;
+constexpr PeerId kVictim = 40;
+const MembershipOptions kOptions{200ms, 2000ms};
+
+// One peer: a transport of its own (context, I/O thread) and the membership that watches.
+struct Peer {
+  std::unique_ptr<TransportContext> context = std::make_unique<TransportContext>(1);
+  std::unique_ptr<Transport> transport;
+  std::unique_ptr<Membership> membership;
+  std::optional<Clock::time_point> learned;  // when it took the victim for dead
+  bool by_notice = false;
+};
+
+// Heartbeats and timeouts due, then everything queued; notes when the victim went dead.
+void pump(Peer& p) {
+  const auto now = Clock::now();
+  p.membership->poll(now);
+  while (std::optional<Message> m = p.transport->try_receive()) p.membership->observe(*m, Clock::now());
+  for (const ViewChange& c : p.membership->take_changes()) {
+    BOOST_TEST_REQUIRE(c.peer == kVictim, "peer " << p.transport->self() << " took " << c.peer << " for " << to_string(c.state) << ": " << c.reason);
+    if (c.state == PeerState::dead && !p.learned) {
+      p.learned = Clock::now();
+      p.by_notice = c.reason.find("says peer") != std::string::npos;
+    }
+  }
+}
+
+void raise_descriptor_limit() {
+  rlimit limit{};
+  BOOST_TEST_REQUIRE(::getrlimit(RLIMIT_NOFILE, &limit) == 0);
+  limit.rlim_cur = limit.rlim_max;
+  ::setrlimit(RLIMIT_NOFILE, &limit);
+  BOOST_TEST_REQUIRE(limit.rlim_cur >= 8192u, "128 peers in one process need 8192 open descriptors (ulimit -Hn)");
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(a_death_among_128_peers_reaches_every_live_peer_over_the_overlay) {
+  raise_descriptor_limit();
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("starling-death-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::vector<PeerId> ring;
+  std::map<PeerId, std::string> directory;
+  for (int r = 0; r < kPeers; ++r) {
+    ring.push_back(static_cast<PeerId>(r));
+    directory[static_cast<PeerId>(r)] = "ipc://" + (dir / std::to_string(r)).string();
+  }
+  std::vector<Peer> peers(kPeers);
+  for (int r = 0; r < kPeers; ++r) {
+    TransportOptions o;
+    o.self = static_cast<PeerId>(r);
+    o.bind_endpoint = directory[o.self];
+    o.linger_ms = 0;
+    o.heartbeat_interval = kOptions.heartbeat_interval;
+    o.directory = directory;
+    o.directory.erase(o.self);
+    for (PeerId p : ring)
+      if (p != o.self) o.accept.push_back(p);
+    peers[r].transport = std::make_unique<Transport>(*peers[r].context, o);
+  }
+  const auto start = Clock::now();
+  for (int r = 0; r < kPeers; ++r) {
+    peers[r].membership = std::make_unique<Membership>(*peers[r].transport, kOptions);
+    for (PeerId p : ring)
+      if (p != static_cast<PeerId>(r)) peers[r].membership->track(p, start);
+    peers[r].membership->watch(watch_overlay(ring, static_cast<PeerId>(r)), start);
+  }
+  // Three failure timeouts with everyone alive: nobody is taken for dead.
+  while (Clock::now() < start + 3 * kOptions.failure_timeout) {
+    for (Peer& p : peers) pump(p);
+    std::this_thread::sleep_for(10ms);
+  }
+  for (Peer& p : peers) BOOST_TEST_REQUIRE(!p.learned.has_value());
+
+  peers[kVictim].transport->stop();
+  const auto killed = Clock::now();
+  auto everyone_knows = [&] {
+    for (int r = 0; r < kPeers; ++r)
+      if (r != static_cast<int>(kVictim) && !peers[r].learned) return false;
+    return true;
+  };
+  while (!everyone_knows() && Clock::now() < killed + 20s) {
+    for (int r = 0; r < kPeers; ++r)
+      if (r != static_cast<int>(kVictim)) pump(peers[r]);
+    std::this_thread::sleep_for(5ms);
+  }
+  const std::vector<PeerId> watchers = watch_overlay(ring, kVictim);
+  double latest = 0.0;
+  int by_timeout = 0;
+  for (int r = 0; r < kPeers; ++r) {
+    if (r == static_cast<int>(kVictim)) continue;
+    BOOST_TEST_REQUIRE(peers[r].learned.has_value(), "peer " << r << " never learned of the death");
+    latest = std::max(latest, std::chrono::duration<double>(*peers[r].learned - killed).count());
+    const bool watcher = std::count(watchers.begin(), watchers.end(), static_cast<PeerId>(r)) != 0;
+    if (!watcher) BOOST_TEST(peers[r].by_notice, "peer " << r << " does not watch the victim, yet timed it out");
+    by_timeout += !peers[r].by_notice;
+  }
+  BOOST_TEST(by_timeout >= 1);
+  BOOST_TEST(by_timeout <= static_cast<int>(watchers.size()));
+  // The failure timeout, one heartbeat it may have started late, and the hops (log2 n = 7
+  // of them, each a pump of a few ms; a generous 0.1 s a hop for a loaded CI machine).
+  const double bound = std::chrono::duration<double>(kOptions.failure_timeout + kOptions.heartbeat_interval).count() +
+                       std::log2(kPeers) * 0.1;
+  BOOST_TEST(latest <= bound, "the last peer learned of the death " << latest << " s after it, bound " << bound << " s");
+  BOOST_TEST_MESSAGE("every live peer knew " << latest << " s after the death; " << by_timeout << " by their own timeout");
+  for (Peer& p : peers) p.transport->stop();
+  std::filesystem::remove_all(dir);
+}
