@@ -67,6 +67,7 @@ simulator::Workload workload_from(const Config& c) {
   w.codec = c.node.exchange.codec;
   w.max_staleness = c.node.exchange.max_staleness;
   w.epoch_samples = c.data.dataset == "synthetic" ? c.data.synthetic_train : 60000;
+  w.heartbeat_seconds = std::chrono::duration<double>(c.node.exchange.heartbeat).count();
   return w;
 }
 

@@ -61,12 +61,13 @@ std::string report_text(const SimulationReport& r) {
                               static_cast<long long>(r.work.parameters), r.work.batch, r.work.learners, mode_text(r.work));
   s += fmt::format("network {}; {}; stragglers {}\n", network_text(r), hosts_text(r), r.straggler_text);
   s += measured_text(r);
-  s += fmt::format("{:>5} {:>11} {:>9} {:>8} {:>6} {:>13} {:>9} {:>9} {:>9} {:>9}  {}\n", "peers", "samples/s", "epoch s",
-                   "speedup", "eff.", "MB/peer/round", "round ms", "compute", "exchange", "wait", "bound");
+  s += fmt::format("{:>5} {:>11} {:>9} {:>8} {:>6} {:>13} {:>9} {:>9} {:>9} {:>9} {:>9}  {}\n", "peers", "samples/s", "epoch s",
+                   "speedup", "eff.", "MB/peer/round", "round ms", "compute", "exchange", "wait", "ctl msg/s", "bound");
   for (const auto& p : r.rows)
-    s += fmt::format("{:>5} {:>11.0f} {:>9.2f} {:>8.2f} {:>5.0f}% {:>13.3f} {:>9.3f} {:>9.3f} {:>9.3f} {:>9.3f}  {}\n", p.peers,
-                     p.samples_per_second, p.epoch_seconds, p.speedup, p.efficiency * 100, p.bytes_per_peer_per_round / 1e6,
-                     p.round_seconds * 1e3, p.compute_seconds * 1e3, p.exchange_seconds * 1e3, p.wait_seconds * 1e3, p.bound);
+    s += fmt::format("{:>5} {:>11.0f} {:>9.2f} {:>8.2f} {:>5.0f}% {:>13.3f} {:>9.3f} {:>9.3f} {:>9.3f} {:>9.3f} {:>9.1f}  {}\n",
+                     p.peers, p.samples_per_second, p.epoch_seconds, p.speedup, p.efficiency * 100,
+                     p.bytes_per_peer_per_round / 1e6, p.round_seconds * 1e3, p.compute_seconds * 1e3,
+                     p.exchange_seconds * 1e3, p.wait_seconds * 1e3, p.control_messages_per_second, p.bound);
   return s;
 }
 
@@ -100,6 +101,8 @@ JsonObject report_json(const SimulationReport& r) {
         .add("exchange_seconds", p.exchange_seconds)
         .add("wait_seconds", p.wait_seconds)
         .add("comm_bound_speedup", p.comm_bound_speedup > 0 ? std::optional<double>(p.comm_bound_speedup) : std::nullopt)
+        .add("control_messages_per_second", p.control_messages_per_second)
+        .add("control_seconds", p.control_seconds)
         .add("bound", p.bound);
     rows.push_back(row);
   }

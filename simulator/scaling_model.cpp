@@ -1,12 +1,15 @@
 #include "simulator/scaling_model.h"
 
 #include "gossip/topology.h"
+#include "gossip/watch_overlay.h"
 #include "simulator/collectives.h"
 #include "simulator/event_sim.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
+#include <vector>
 
 namespace starling::simulator {
 namespace {
@@ -175,6 +178,19 @@ double single_peer_rate(const Workload& work, const Measured& m, const Cluster& 
   return work.learners * work.batch / step;
 }
 
+// Heartbeats one peer sends a second: one per watched peer each heartbeat period.
+double control_rate(const Workload& work, int peers) {
+  std::vector<gossip::PeerId> ring(static_cast<std::size_t>(peers));
+  std::iota(ring.begin(), ring.end(), 0u);
+  return static_cast<double>(gossip::watch_overlay(ring, 0).size()) / std::max(1e-3, work.heartbeat_seconds);
+}
+
+// The fraction of a host's cores its peers' control messages take (sent and received).
+double control_fraction(const Workload& work, const Measured& m, int peers, int on_host, int cores) {
+  const double f = on_host * control_rate(work, peers) * m.loopback.alpha_seconds / std::max(1, cores);
+  return std::min(f, 0.5);
+}
+
 }  // namespace
 
 int peers_per_host(const Cluster& c) {
@@ -210,10 +226,11 @@ Prediction predict(const Workload& work, const Measured& m, const Cluster& c, in
   // there, for the context switches the ring probe measured among that many peers.
   const double handoff = q > 1 ? std::max(m.handoff_seconds, crowded_latency(m, q)) : m.handoff_seconds;
 
+  const double control = c.peers > 1 ? control_fraction(work, m, c.peers, q, cores) : 0.0;
   RoundModel model;
   model.peers = c.peers;
   model.steps_per_round = period;
-  model.step_seconds = step * share;
+  model.step_seconds = step * share / (1.0 - control);
   model.round_overhead_seconds = 2 * handoff * std::ceil(static_cast<double>(period) / kMaxStepsPerOrder);
   model.stragglers = c.stragglers;
   const double compute = period * model.step_seconds * c.stragglers.mean() + model.round_overhead_seconds;
@@ -248,6 +265,8 @@ Prediction predict(const Workload& work, const Measured& m, const Cluster& c, in
   out.exchange_seconds = exchange.seconds;
   out.wait_seconds = std::max(0.0, out.round_seconds - out.compute_seconds - out.exchange_seconds);
   out.comm_bound_speedup = exchange.seconds > 0 ? per_round / exchange.seconds / one : 0.0;
+  out.control_messages_per_second = c.peers > 1 ? control_rate(work, c.peers) : 0.0;
+  out.control_seconds = c.peers > 1 ? period * model.step_seconds * control : 0.0;
   const double bandwidth = exchange.seconds - latency_only.seconds;
   if (out.wait_seconds > std::max(out.compute_seconds, out.exchange_seconds)) out.bound = "stragglers";
   else if (out.compute_seconds >= out.exchange_seconds) out.bound = "compute";

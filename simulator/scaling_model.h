@@ -13,6 +13,10 @@
 // Hosts shared by several peers (all of them on one machine for loopback) pay twice:
 //   compute: share = max(1, peers_on_host · learners · kernel_threads / cores), on the step
 //            measured with that many replicas stepping at once (at most this machine's cores)
+//   control: every peer on the host sends w/h heartbeats a second (w: the peers it watches,
+//            at most 2·⌈log2 n⌉; h: the heartbeat period) and receives as many, each costing
+//            the host's CPU about the loopback latency α; that fraction f of its cores
+//            stretches the compute: step · share / (1 − f)
 //   network: every peer on the host moves its bytes through the same CPUs, at the measured
 //            CPU cost per byte: g = max(1/β, peers_on_host · cpu_per_byte / min(cores, 2·peers_on_host));
 //            and each message waits for the context switches of a crowded host: α is then
@@ -49,6 +53,7 @@ struct Workload {
   std::string codec = "none";
   std::uint64_t max_staleness = 4;
   double epoch_samples = 60000;  // the training set
+  double heartbeat_seconds = 0.5;  // exchange.heartbeat_seconds: the control plane's period
 };
 
 /// What was measured on this machine (simulator/probes.h).
@@ -97,6 +102,11 @@ struct Prediction {
   double exchange_seconds = 0;  // of a round: the exchange
   double wait_seconds = 0;      // of a round: waiting for slower peers (stragglers)
   double comm_bound_speedup = 0;  // the speedup if compute were free: only the exchange limits
+  /// The control plane (membership.h): heartbeats a peer sends per second, one per watched
+  /// peer (watch_overlay.h) every heartbeat period, and the CPU time its host's peers spend
+  /// sending and receiving them during a round (part of compute_seconds).
+  double control_messages_per_second = 0;
+  double control_seconds = 0;
   std::string bound;            // "compute", "network", "latency" or "stragglers"
 };
 

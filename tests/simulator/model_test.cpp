@@ -143,7 +143,14 @@ BOOST_AUTO_TEST_CASE(the_allreduce_prediction_is_the_closed_form_when_nobody_str
   const Prediction p = predict(w, m, on("1gbit:50us", 16), 1);
   const Cost ring = ring_allreduce(16, 4 * w.parameters, w.parameters, Wire{50e-6, 8e-9}, m.add_seconds_per_element);
   BOOST_TEST(p.exchange_seconds == ring.seconds, boost::test_tools::tolerance(1e-9));
-  BOOST_TEST(p.round_seconds == m.step_seconds + 2 * m.handoff_seconds + ring.seconds, boost::test_tools::tolerance(1e-9));
+  // The control plane: one peer a host, watching the 7 peers 1, 2, 4 and 8 places away
+  // (8 places either way is one peer), 7/h heartbeats a second out and as many in at α
+  // each, of the host's 3 cores (the learner, the node's thread and the I/O thread).
+  const double control = 7 / w.heartbeat_seconds * m.loopback.alpha_seconds / 3;
+  BOOST_TEST(p.control_messages_per_second == 7 / w.heartbeat_seconds, boost::test_tools::tolerance(1e-12));
+  BOOST_TEST(p.round_seconds == m.step_seconds / (1 - control) + 2 * m.handoff_seconds + ring.seconds,
+             boost::test_tools::tolerance(1e-9));
+  BOOST_TEST(p.control_seconds == m.step_seconds / (1 - control) * control, boost::test_tools::tolerance(1e-9));
   BOOST_TEST(p.bytes_per_peer_per_round == ring.bytes_sent);
   BOOST_TEST(p.samples_per_second == 16 * 32 / p.round_seconds, boost::test_tools::tolerance(1e-9));
   const Prediction one = predict(w, m, on("1gbit:50us", 1), 1);
@@ -185,11 +192,16 @@ BOOST_AUTO_TEST_CASE(a_crowded_host_shares_its_cores) {
   Cluster c = on("loopback", 8);
   c.cores_per_host = 2;
   const Prediction p = predict(w, m, c, 2);
-  // 8 peers on 2 cores: each step takes 4 times as long, and the node's two hand-offs wait
-  // like a ring step among 8 peers there.
-  BOOST_TEST(p.compute_seconds == 8 * 4 * m.step_seconds + 2 * m.crowded_latency.at(8), boost::test_tools::tolerance(1e-9));
+  // 8 peers on 2 cores: each step takes 4 times as long, stretched by the control messages
+  // of the 8 peers (each watching 5) on the 2 cores, and the node's two hand-offs wait like
+  // a ring step among 8 peers there.
+  const double rate = 5 / w.heartbeat_seconds, crowded = 8 * rate * m.loopback.alpha_seconds / 2;
+  BOOST_TEST(p.compute_seconds == 8 * 4 * m.step_seconds / (1 - crowded) + 2 * m.crowded_latency.at(8),
+             boost::test_tools::tolerance(1e-9));
   c.hosts = 8;  // one peer per host: no sharing
-  BOOST_TEST(predict(w, m, c, 2).compute_seconds == 8 * m.step_seconds + 2 * m.handoff_seconds, boost::test_tools::tolerance(1e-9));
+  const double alone = rate * m.loopback.alpha_seconds / 2;
+  BOOST_TEST(predict(w, m, c, 2).compute_seconds == 8 * m.step_seconds / (1 - alone) + 2 * m.handoff_seconds,
+             boost::test_tools::tolerance(1e-9));
 }
 
 BOOST_AUTO_TEST_CASE(a_crowded_host_shares_the_exchange_cpu_work) {
