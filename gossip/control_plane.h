@@ -87,6 +87,8 @@ class ControlPlane final : public ReceiveHook {
   std::optional<std::uint64_t> view_change_begun() const;
 
   bool alive(PeerId peer) const { return membership_.alive(peer); }
+  /// The job runs with this peer in it (Membership::started).
+  void started() { membership_.started(); }
   /// Tells every peer this one leaves (a clean finish).
   void leave() { membership_.leave(protocols::LeaveReason::shutdown); }
   /// Heard from within two heartbeat intervals: not paused, not cut off.

@@ -43,7 +43,9 @@ std::optional<Position> ElasticAsync::start(std::uint64_t iteration) {
   job.peers.push_back(transport_.self());
   job.round = iteration;
   job.patience = spec_.start_timeout;
-  if (!spec_.join && await_job(transport_, job) == JobState::fresh) return std::nullopt;
+  const bool fresh = !spec_.join && await_job(transport_, job) == JobState::fresh;
+  control_.started();
+  if (fresh) return std::nullopt;
   control_.log(spec_.join ? "joining the running job" : "the job is already running: joining it");
   ask_to_join();
   const std::optional<Position> at = take_over(neighbours_, Clock::now() + spec_.timeout);

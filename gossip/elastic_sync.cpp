@@ -67,7 +67,9 @@ std::optional<Position> ElasticSync::start(std::uint64_t iteration) {
   common_iteration_ = iteration;
   control_.serve(common_, common_iteration_);
   transport_.announce(view_.number, round_);
-  if (!spec_.join && await_job(transport_, job_start()) == JobState::fresh) {
+  const bool fresh = !spec_.join && await_job(transport_, job_start()) == JobState::fresh;
+  control_.started();
+  if (fresh) {
     // Peers that arrived after their start grace were taken for dead meanwhile and are alive
     // again: taking up view 0 anew raises only what still needs a view change (a member
     // still dead, a view change begun meanwhile, in which the first exchange() takes part).

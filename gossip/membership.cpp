@@ -73,6 +73,15 @@ void Membership::watch(const std::vector<PeerId>& peers, Clock::time_point now) 
   if (transport_.heartbeats()) transport_.watch(std::vector<PeerId>(watched_->begin(), watched_->end()));
 }
 
+void Membership::started() {
+  if (!starting_) return;
+  starting_ = false;
+  refresh_from_transport();  // the start may have ended on a heartbeat not yet taken in
+  for (const auto& [peer, r] : peers_)
+    if (r.state == PeerState::dead && !r.heard && watches(peer))
+      to_pass_on_.push_back(protocols::DeathNotice{peer, protocols::NoticeKind::timed_out, 0, 0});
+}
+
 void Membership::finished(PeerId peer, std::uint64_t round, std::uint64_t iteration) {
   peers_[peer].finished = protocols::DeathNotice{peer, protocols::NoticeKind::finished, round, iteration};
 }
@@ -90,9 +99,10 @@ void Membership::change(PeerId peer, PeerRecord& record, PeerState state, std::s
                         std::optional<protocols::DeathNotice> notice) {
   record.state = state;
   if (state == PeerState::dead) {
+    const bool own = !notice;  // not a notice passed on: this peer's own finding
     if (!notice) notice = record.finished;
     if (!notice) notice = protocols::DeathNotice{peer, record.left ? protocols::NoticeKind::left : protocols::NoticeKind::timed_out, 0, 0};
-    to_pass_on_.push_back(*notice);
+    if (!own || record.heard || !starting_) to_pass_on_.push_back(*notice);
   }
   changes_.push_back(ViewChange{peer, state, std::move(reason), state == PeerState::dead ? notice : std::nullopt});
 }

@@ -87,6 +87,12 @@ class Membership {
   /// From now on heartbeats go to these peers only, and only they time out (see the file
   /// comment); a peer newly watched gets a fresh failure timeout from `now`.
   void watch(const std::vector<PeerId>& peers, Clock::time_point now);
+  /// The job has started (or this peer joined it): from now on a watched peer never heard
+  /// from by the start grace is passed on as dead, and those already taken for dead now are.
+  /// Before, such a death stays this peer's own, undone when the peer is heard: peers started
+  /// by hand minutes apart are late, not dead, and a notice would reach peers that never
+  /// hear from them to undo it.
+  void started();
   /// The peer said it finished at this round and iteration; its death notice will say so.
   void finished(PeerId peer, std::uint64_t round, std::uint64_t iteration);
   /// A peer held dead by notice that the caller knows to be alive (a member of an agreed view).
@@ -132,7 +138,8 @@ class Membership {
   Clock::time_point next_heartbeat_{};
   Clock::time_point last_poll_{};
   std::uint64_t malformed_ = 0;
-  bool left_ = false;  // this peer said leave
+  bool left_ = false;     // this peer said leave
+  bool starting_ = true;  // started() not yet called
 };
 
 /// The first message that is not a heartbeat or leave, feeding those to membership and
