@@ -276,7 +276,7 @@ std::vector<KeySpec> exchange_keys() {
     {"exchange.staleness_scaling", flag(false), "async gossip: divide the mixed-in change by the gap",
      [](V v, Config& c) { c.node.exchange.staleness_scaling = v.flag; }},
     {"exchange.heartbeat_seconds", number(0.5, 0.0, 60.0, kOpen),
-     "every peer's I/O thread heartbeats every other peer this often",
+     "every peer's I/O thread heartbeats the peers it watches (at most 2·⌈log2 n⌉) this often",
      [](V v, Config& c) { c.node.exchange.heartbeat = millis(v.number); }},
     {"exchange.failure_timeout_seconds", number(5.0, 0.0, 3600.0, kOpen),
      "a peer silent this long is dead; must exceed the heartbeat",

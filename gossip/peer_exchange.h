@@ -1,7 +1,7 @@
 #pragma once
-// A peer's side of model exchange: owns the transport context, the transport (a DEALER to
-// every peer of the job, every peer accepted, heartbeats from the I/O thread, the message
-// size and rate caps) and the control plane, and mixes the peer's model with the others'
+// A peer's side of model exchange: owns the transport context, the transport (connections
+// opened on demand to the peers it talks to, every peer of the job accepted, heartbeats from
+// the I/O thread to the peers it watches, the message size and rate caps) and the control plane, and mixes the peer's model with the others'
 // once per exchange():
 // `allreduce` and `local-sgd` replace it with the mean over all peers (ring all-reduce), or
 // with a codec other than "none" with the common model plus the mean of the compressed
@@ -33,7 +33,7 @@ namespace starling::gossip {
 
 class PeerExchange {
  public:
-  /// Binds this peer's endpoint and connects to every other peer; `model` must stay valid
+  /// Binds this peer's endpoint (connections to the others open on demand); `model` must stay valid
   /// and keep its length for the exchanger's lifetime. Throws GossipError.
   PeerExchange(const ExchangeSpec& spec, protocols::Span<float> model);
   ~PeerExchange();
