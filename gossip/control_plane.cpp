@@ -43,7 +43,7 @@ ControlPlane::ControlPlane(Transport& transport, const std::vector<PeerId>& peer
   if (watched_.empty())
     std::copy_if(peers_.begin(), peers_.end(), std::back_inserter(watched_), [&](PeerId p) { return p != transport_.self(); });
   else
-    membership_.watch(watched_, now);
+    membership_.watch(watched_, now, peers_);
   view_.members = peers_;
   std::sort(view_.members.begin(), view_.members.end());
   transport_.set_hook(this);

@@ -331,11 +331,11 @@ void IoLoop::accept_incoming(std::vector<zmq::message_t>& frames) {
   if (const char* problem = raw_float_problem(*header, frames[2])) return stats_.dropped(problem);
   const std::uint64_t bytes = frames[1].size() + frames[2].size();
   if (header->type == protocols::MessageType::heartbeat) {
-    // The owner sees only heartbeats that pass on deaths (and malformed ones, to count them).
+    // Periodic heartbeats end here, with the view and round they announce. Those that carry
+    // notices come from the sender's owner thread, whose header names no view: the owner
+    // gets them (and malformed ones, to count them) as any other message.
     const auto beat = protocols::decode_heartbeat(span_of(frames[2]));
-    if (beat) stats_.heartbeat(*peer, bytes, now, header->round, beat->last_round);
-    if (beat && beat->notices.empty()) return;
-    if (beat) return inbox_.push(Message{*peer, *header, ZmqBridge::payload(std::move(frames[2]))});
+    if (beat && beat->notices.empty()) return stats_.heartbeat(*peer, bytes, now, header->round, beat->last_round);
   }
   stats_.received(*peer, bytes, now, protocols::is_control_message(header->type));
   inbox_.push(Message{*peer, *header, ZmqBridge::payload(std::move(frames[2]))});

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "gossip/error.h"
+#include "gossip/watch_overlay.h"
 
 namespace starling::gossip {
 
@@ -55,6 +56,7 @@ void Membership::track(PeerId peer, Clock::time_point now, std::string endpoint,
   r.state = PeerState::alive;
   r.left = false;
   r.heard = false;
+  r.suspected.reset();
   r.last_seen = now;
   if (!endpoint.empty()) r.endpoint = std::move(endpoint);
   if (!public_key.empty()) r.public_key = std::move(public_key);
@@ -82,6 +84,11 @@ void Membership::started() {
       to_pass_on_.push_back(protocols::DeathNotice{peer, protocols::NoticeKind::timed_out, 0, 0});
 }
 
+void Membership::watch(const std::vector<PeerId>& peers, Clock::time_point now, std::vector<PeerId> ring) {
+  ring_ = std::move(ring);
+  watch(peers, now);
+}
+
 void Membership::finished(PeerId peer, std::uint64_t round, std::uint64_t iteration) {
   peers_[peer].finished = protocols::DeathNotice{peer, protocols::NoticeKind::finished, round, iteration};
 }
@@ -98,6 +105,7 @@ void Membership::revive(PeerId peer, Clock::time_point now, const std::string& r
 void Membership::change(PeerId peer, PeerRecord& record, PeerState state, std::string reason,
                         std::optional<protocols::DeathNotice> notice) {
   record.state = state;
+  record.suspected.reset();
   if (state == PeerState::dead) {
     const bool own = !notice;  // not a notice passed on: this peer's own finding
     if (!notice) notice = record.finished;
@@ -105,6 +113,41 @@ void Membership::change(PeerId peer, PeerRecord& record, PeerState state, std::s
     if (!own || record.heard || !starting_) to_pass_on_.push_back(*notice);
   }
   changes_.push_back(ViewChange{peer, state, std::move(reason), state == PeerState::dead ? notice : std::nullopt});
+}
+
+// Whether `peer`, silent past its timeout, is still only suspected: its other watchers are
+// asked once (the first time), and their answers waited for probe_timeout.
+bool Membership::suspect(PeerId peer, PeerRecord& r, Clock::time_point now) {
+  if (options_.indirect_probes <= 0 || ring_.empty()) return false;
+  if (r.suspected) return now < *r.suspected + options_.probe_timeout;
+  r.suspected = now;
+  int asked = 0;
+  for (PeerId w : watch_overlay(ring_, peer)) {
+    if (asked == options_.indirect_probes) break;
+    if (w == transport_.self() || !alive(w) || !transport_.reachable(w)) continue;
+    send_notice_to(w, protocols::DeathNotice{peer, protocols::NoticeKind::suspect, 0, 0});
+    ++asked;
+  }
+  return asked > 0;
+}
+
+// Vouches for `about` to `asker` when this peer heard it within its failure timeout.
+void Membership::answer_probe(PeerId asker, PeerId about) {
+  refresh_from_transport();
+  const auto it = peers_.find(about);
+  const bool heard = about == transport_.self() ||
+                     (it != peers_.end() && it->second.heard && it->second.state == PeerState::alive &&
+                      Clock::now() - it->second.last_seen < options_.failure_timeout);
+  if (heard && transport_.reachable(asker))
+    send_notice_to(asker, protocols::DeathNotice{about, protocols::NoticeKind::vouch, 0, 0});
+}
+
+void Membership::send_notice_to(PeerId to, const protocols::DeathNotice& notice) {
+  protocols::Heartbeat beat;
+  beat.notices = {notice};
+  std::vector<std::uint8_t> payload;
+  protocols::encode_heartbeat(beat, payload);
+  transport_.send(to, membership_header(MessageType::heartbeat), payload);
 }
 
 // A peer that left passes nothing on: a message from it would make the others take it for
@@ -122,6 +165,15 @@ void Membership::send_notices() {
 
 void Membership::apply_notices(PeerId from, const protocols::Heartbeat& beat) {
   for (const protocols::DeathNotice& n : beat.notices) {
+    if (n.kind == protocols::NoticeKind::suspect) {
+      answer_probe(from, n.peer);
+      continue;
+    }
+    if (n.kind == protocols::NoticeKind::vouch) {
+      const auto it = peers_.find(n.peer);
+      if (it != peers_.end() && it->second.suspected) it->second.suspected.reset(), it->second.vouched = Clock::now();
+      continue;
+    }
     if (n.peer == transport_.self()) continue;  // a false suspicion: the view change settles it
     PeerRecord& r = peers_[n.peer];
     if (n.kind == protocols::NoticeKind::finished) r.finished = n;
@@ -138,9 +190,9 @@ void Membership::poll(Clock::time_point now) {
   refresh_from_transport();
   for (auto& [peer, r] : peers_) {
     if (!watches(peer)) continue;
-    const auto silent = now - r.last_seen;
+    const auto silent = now - std::max(r.last_seen, r.vouched);
     const auto allowed = allowed_silence(r);
-    if (r.state == PeerState::alive && silent >= allowed)
+    if (r.state == PeerState::alive && silent >= allowed && !suspect(peer, r, now))
       change(peer, r, PeerState::dead,
              r.heard ? "no message for " + ms_text(silent) + " (failure timeout " + ms_text(allowed) + ")"
                      : "never heard from in " + ms_text(silent) + " (start timeout " + ms_text(allowed) + ")");
@@ -168,6 +220,7 @@ void Membership::refresh_from_transport() {
     PeerRecord& r = it->second;
     r.last_seen = heard.last_heard;
     r.heard = true;
+    r.suspected.reset();
     if (r.state == PeerState::dead && !r.left) change(peer, r, PeerState::alive, "heard again after timing out");
   }
 }
@@ -192,6 +245,7 @@ bool Membership::observe(const Message& message, Clock::time_point now) {
   PeerRecord& r = peers_[message.from];
   r.last_seen = now;
   r.heard = true;
+  r.suspected.reset();
   if (message.header.type == MessageType::leave) {
     handle_leave(message, r);
     return true;
@@ -231,7 +285,9 @@ std::vector<ViewChange> Membership::take_changes() { return std::exchange(change
 Membership::Clock::time_point Membership::next_due() const {
   Clock::time_point due = transport_.heartbeats() ? Clock::time_point::max() : next_heartbeat_;
   for (const auto& [peer, r] : peers_)
-    if (r.state == PeerState::alive && watches(peer)) due = std::min(due, r.last_seen + allowed_silence(r));
+    if (r.state == PeerState::alive && watches(peer))
+      due = std::min(due, r.suspected ? *r.suspected + options_.probe_timeout
+                                      : std::max(r.last_seen, r.vouched) + allowed_silence(r));
   return due;
 }
 

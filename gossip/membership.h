@@ -27,6 +27,13 @@
 // overlay in O(log n) hops and costs each peer O(degree) messages. A notice of a peer that
 // finished says where it stopped (finished()), for the view agreement.
 //
+// Indirect probes (SWIM): a watched peer silent past its timeout is first only suspected,
+// and this peer asks up to indirect_probes of the peer's other watchers (the overlay over
+// the ring given to watch()) whether they heard from it within their failure timeout. A
+// yes (vouch) clears the suspicion — the silence was this link's, not the peer's — and a
+// peer nobody vouches for within probe_timeout is dead. The probes cost the death that
+// much time, and spare the job a view change for one slow or broken link.
+//
 // Heartbeats say where their sender is: the header's round field carries its view (the
 // number of the membership view it trains in, 0 before any change) and the payload's
 // last_round the round it works on (Transport::announce()).
@@ -49,6 +56,10 @@ struct MembershipOptions {
   std::chrono::milliseconds failure_timeout{5000};
   /// How long a tracked peer that was never heard from may stay silent; 0: failure_timeout.
   std::chrono::milliseconds start_grace{0};
+  /// Other watchers asked about a suspected peer (0: none, a timeout is a death at once),
+  /// and how long their answers are waited for.
+  int indirect_probes = 3;
+  std::chrono::milliseconds probe_timeout{1000};
 };
 
 enum class PeerState : std::uint8_t { alive, dead };
@@ -72,6 +83,11 @@ struct PeerRecord {
   std::string endpoint;    // where it accepts connections, when known (for views)
   std::string public_key;  // its CURVE key (Z85), when known
   std::optional<protocols::DeathNotice> finished;  // where it finished, once it said so
+  std::optional<std::chrono::steady_clock::time_point> suspected;  // since when, while probed
+  /// When another watcher last vouched for it: its silence counts from then, but this peer
+  /// vouches for it only on what it heard itself (last_seen), or a dead peer would live on
+  /// in vouches passed back and forth.
+  std::chrono::steady_clock::time_point vouched{};
 };
 
 class Membership {
@@ -87,6 +103,8 @@ class Membership {
   /// From now on heartbeats go to these peers only, and only they time out (see the file
   /// comment); a peer newly watched gets a fresh failure timeout from `now`.
   void watch(const std::vector<PeerId>& peers, Clock::time_point now);
+  /// As above; `ring` (this peer's job in ring order) tells whom to ask about a suspect.
+  void watch(const std::vector<PeerId>& peers, Clock::time_point now, std::vector<PeerId> ring);
   /// The job has started (or this peer joined it): from now on a watched peer never heard
   /// from by the start grace is passed on as dead, and those already taken for dead now are.
   /// Before, such a death stays this peer's own, undone when the peer is heard: peers started
@@ -121,6 +139,9 @@ class Membership {
  private:
   void send_heartbeats(Clock::time_point now);
   void send_notices();
+  bool suspect(PeerId peer, PeerRecord& record, Clock::time_point now);
+  void answer_probe(PeerId asker, PeerId about);
+  void send_notice_to(PeerId to, const protocols::DeathNotice& notice);
   void apply_notices(PeerId from, const protocols::Heartbeat& beat);
   void refresh_from_transport();
   void discount_own_stall(Clock::time_point now);
@@ -134,6 +155,7 @@ class Membership {
   std::map<PeerId, PeerRecord> peers_;
   std::vector<ViewChange> changes_;
   std::optional<std::set<PeerId>> watched_;         // none: every tracked peer
+  std::vector<PeerId> ring_;                        // for the indirect probes; empty: none
   std::vector<protocols::DeathNotice> to_pass_on_;  // deaths learned since the last poll
   Clock::time_point next_heartbeat_{};
   Clock::time_point last_poll_{};

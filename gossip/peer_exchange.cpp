@@ -68,6 +68,7 @@ ControlOptions control_options(const ExchangeSpec& s, std::size_t parameters) {
   c.membership.heartbeat_interval = s.heartbeat;
   c.membership.failure_timeout = s.failure_timeout;
   c.membership.start_grace = s.start_timeout;
+  c.membership.probe_timeout = 2 * s.heartbeat;  // two heartbeats for the other watchers to answer
   c.views = s.mode != ExchangeMode::async_gossip;
   c.shape.parameter_count = parameters;
   c.shape.tensor_sizes = s.tensor_sizes.empty() ? std::vector<std::uint64_t>{parameters} : s.tensor_sizes;

@@ -103,7 +103,7 @@ Result<Heartbeat> decode_heartbeat(ByteSpan payload) {
     DeathNotice n;
     n.peer = r.read<std::uint32_t>();
     const std::uint8_t kind = r.read<std::uint8_t>();
-    if (kind > static_cast<std::uint8_t>(NoticeKind::finished)) return Error::bad_parameter;
+    if (kind > static_cast<std::uint8_t>(NoticeKind::vouch)) return Error::bad_parameter;
     n.kind = static_cast<NoticeKind>(kind);
     n.round = r.read<std::uint64_t>();
     n.iteration = r.read<std::uint64_t>();

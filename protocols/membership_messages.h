@@ -15,8 +15,8 @@
 //  heartbeat payload: +0 u64 sender clock (ns) | +8 u64 last round applied, then, only
 //    when the sender passes on deaths it learned (gossip/membership.h): +16 u32 count N
 //    (1..kMaxNotices) and N notices of 21 bytes each:
-//    +0 u32 peer | +4 u8 NoticeKind | +5 u64 round | +13 u64 iteration (finished: where the
-//    peer stopped; 0 otherwise)
+//    +0 u32 peer | +4 u8 NoticeKind (0..4) | +5 u64 round | +13 u64 iteration (finished:
+//    where the peer stopped; 0 otherwise)
 //  leave payload:     +0 u32 reason (LeaveReason)
 #include <cstdint>
 #include <string>
@@ -39,8 +39,10 @@ struct Hello {
 
 inline constexpr std::uint32_t kMaxNotices = 4096;
 
-/// How a peer left the membership: it stopped answering, said leave, or finished training.
-enum class NoticeKind : std::uint8_t { timed_out = 0, left = 1, finished = 2 };
+/// How a peer left the membership: it stopped answering, said leave, or finished training;
+/// or, between a watcher and the peer's other watchers (not passed on): `suspect`, have you
+/// heard from it lately?, and `vouch`, yes, within my failure timeout (SWIM's indirect probe).
+enum class NoticeKind : std::uint8_t { timed_out = 0, left = 1, finished = 2, suspect = 3, vouch = 4 };
 
 /// A peer that another learned is gone, passed on from peer to peer (membership.h).
 struct DeathNotice {

@@ -1,8 +1,10 @@
-// A death among 128 peers (issue #15), on real sockets in one process: every peer watches
-// only its 2·log2(128) = 14 overlay peers (gossip/watch_overlay.h), so the victim's watchers
-// detect its silence and every other live peer learns it from the death notices passed on
-// over the overlay — within the failure timeout plus a few hops, each peer sending one
-// notice message to each peer it watches.
+// Failure detection at scale (issue #15), on real sockets in one process:
+//  - a death among 128 peers: every peer watches only its 2·log2(128) = 14 overlay peers
+//    (gossip/watch_overlay.h), so the victim's watchers detect its silence, ask its other
+//    watchers (indirect probes), and every other live peer learns it from the death notices
+//    passed on over the overlay — within the failure timeout, the probe timeout and a few
+//    hops, each peer sending one notice message to each peer it watches;
+//  - a peer whose heartbeats do not reach one watcher stays alive while another vouches for it.
 #define BOOST_TEST_MODULE gossip_death_notice
 #include <boost/test/unit_test.hpp>
 
@@ -30,7 +32,7 @@ namespace {
 
 constexpr int kPeers = 128;
 constexpr PeerId kVictim = 40;
-const MembershipOptions kOptions{200ms, 2000ms};
+const MembershipOptions kOptions{200ms, 2000ms, 0ms, 3, 400ms};
 
 // One peer: a transport of its own (context, I/O thread) and the membership that watches.
 struct Peer {
@@ -93,7 +95,7 @@ BOOST_AUTO_TEST_CASE(a_death_among_128_peers_reaches_every_live_peer_over_the_ov
     peers[r].membership = std::make_unique<Membership>(*peers[r].transport, kOptions);
     for (PeerId p : ring)
       if (p != static_cast<PeerId>(r)) peers[r].membership->track(p, start);
-    peers[r].membership->watch(watch_overlay(ring, static_cast<PeerId>(r)), start);
+    peers[r].membership->watch(watch_overlay(ring, static_cast<PeerId>(r)), start, ring);
   }
   // Three failure timeouts with everyone alive: nobody is taken for dead.
   while (Clock::now() < start + 3 * kOptions.failure_timeout) {
@@ -127,12 +129,76 @@ BOOST_AUTO_TEST_CASE(a_death_among_128_peers_reaches_every_live_peer_over_the_ov
   }
   BOOST_TEST(by_timeout >= 1);
   BOOST_TEST(by_timeout <= static_cast<int>(watchers.size()));
-  // The failure timeout, one heartbeat it may have started late, and the hops (log2 n = 7
-  // of them, each a pump of a few ms; a generous 0.1 s a hop for a loaded CI machine).
-  const double bound = std::chrono::duration<double>(kOptions.failure_timeout + kOptions.heartbeat_interval).count() +
+  // The failure timeout, one heartbeat it may have started late, the probe timeout and the
+  // hops (log2 n = 7 of them, each a pump of a few ms; a generous 0.1 s a hop for a loaded
+  // CI machine).
+  const double bound = std::chrono::duration<double>(kOptions.failure_timeout + kOptions.heartbeat_interval +
+                                                     kOptions.probe_timeout).count() +
                        std::log2(kPeers) * 0.1;
   BOOST_TEST(latest <= bound, "the last peer learned of the death " << latest << " s after it, bound " << bound << " s");
   BOOST_TEST_MESSAGE("every live peer knew " << latest << " s after the death; " << by_timeout << " by their own timeout");
   for (Peer& p : peers) p.transport->stop();
+  std::filesystem::remove_all(dir);
+}
+
+// Three peers, each watching the others; peer 2's heartbeats reach peer 1 but not peer 0
+// (it watches only peer 1). Peer 0 suspects it at every timeout, asks peer 1, which heard
+// it, and keeps it alive; once peer 2 stops, nobody vouches and it is dead a probe timeout
+// after its failure timeout.
+BOOST_AUTO_TEST_CASE(a_peer_another_watcher_hears_is_vouched_for) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("starling-vouch-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::vector<PeerId> ring{0, 1, 2};
+  std::map<PeerId, std::string> directory;
+  for (PeerId p : ring) directory[p] = "ipc://" + (dir / std::to_string(p)).string();
+  const MembershipOptions options{100ms, 600ms, 0ms, 3, 300ms};
+  std::vector<Peer> peers(3);
+  for (PeerId r : ring) {
+    TransportOptions o;
+    o.self = r;
+    o.bind_endpoint = directory[r];
+    o.linger_ms = 0;
+    o.heartbeat_interval = options.heartbeat_interval;
+    o.directory = directory;
+    o.directory.erase(r);
+    for (PeerId p : ring)
+      if (p != r) o.accept.push_back(p);
+    peers[r].transport = std::make_unique<Transport>(*peers[r].context, o);
+  }
+  const auto start = Clock::now();
+  for (PeerId r : ring) {
+    peers[r].membership = std::make_unique<Membership>(*peers[r].transport, options);
+    for (PeerId p : ring)
+      if (p != r) peers[r].membership->track(p, start);
+  }
+  peers[0].membership->watch({1, 2}, start, ring);
+  peers[1].membership->watch({0, 2}, start, ring);
+  peers[2].membership->watch({1}, start, ring);  // its heartbeats never reach peer 0
+  auto step_all = [&](std::initializer_list<PeerId> who) {
+    for (PeerId r : who) {
+      Peer& p = peers[r];
+      p.membership->poll(Clock::now());
+      while (std::optional<Message> m = p.transport->try_receive()) p.membership->observe(*m, Clock::now());
+    }
+    std::this_thread::sleep_for(5ms);
+  };
+  while (Clock::now() < start + 5 * options.failure_timeout) step_all({0, 1, 2});
+  for (const ViewChange& c : peers[0].membership->take_changes())
+    BOOST_TEST(false, "peer 0 took " << c.peer << " for " << to_string(c.state) << ": " << c.reason);
+  BOOST_TEST(peers[0].membership->alive(2));
+
+  peers[2].transport->stop();
+  const auto stopped = Clock::now();
+  std::optional<double> dead_after;
+  while (!dead_after && Clock::now() < stopped + 10s) {
+    step_all({0, 1});
+    if (!peers[0].membership->alive(2)) dead_after = std::chrono::duration<double>(Clock::now() - stopped).count();
+  }
+  BOOST_TEST_REQUIRE(dead_after.has_value());
+  // Peer 1 vouches while it heard peer 2 within its failure timeout, then peer 0's next
+  // suspicion goes unanswered for the probe timeout.
+  BOOST_TEST(*dead_after >= std::chrono::duration<double>(options.failure_timeout).count() * 0.9);
+  BOOST_TEST(*dead_after <= std::chrono::duration<double>(3 * options.failure_timeout + 2 * options.probe_timeout).count() + 1.0);
+  for (PeerId r : {0u, 1u}) peers[r].transport->stop();
   std::filesystem::remove_all(dir);
 }
