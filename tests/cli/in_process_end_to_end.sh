@@ -2,7 +2,7 @@
 # `starling launch --in-process` (issue #15): the peers of a job as threads of one process.
 #  1. Twelve all-reduce peers give the same model bits in one process as twelve processes.
 #  2. 128 gossip peers (one [[peer]] entry with count = 128) finish in one process with no
-#     peer lost, each watching at most 2·log2(128) = 14 others rather than 127.
+#     peer lost, each watching 13 others (the peers 2^k places away) rather than 127.
 set -euo pipefail
 starling=$1
 base=$((10000 + ($$ % 20000)))  # below the ephemeral range (32768+) that other suites bind
