@@ -75,11 +75,15 @@ std::vector<std::vector<uint32_t>> partition_peers(const Config& config, const D
 }
 
 void assign_partition(Config& config, const Dataset& train) {
-  auto parts = partition_peers(config, train);
+  const auto parts = partition_peers(config, train);
   give_topology_histograms(config, train, parts);
+  assign_part(config, parts);
+}
+
+void assign_part(Config& config, const std::vector<std::vector<uint32_t>>& parts) {
   if (parts.empty()) return;
   const int rank = parts.size() > 1 ? config.node.exchange.rank : 0;
-  config.node.part = std::make_shared<const std::vector<uint32_t>>(std::move(parts[static_cast<std::size_t>(rank)]));
+  config.node.part = std::make_shared<const std::vector<uint32_t>>(parts[static_cast<std::size_t>(rank)]);
 }
 
 }  // namespace starling::cli

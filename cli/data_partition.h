@@ -25,5 +25,8 @@ void give_topology_histograms(Config& config, const Dataset& train, const std::v
 /// Gives config.node.part this peer's (node.exchange.rank's) list; leaves it null for iid.
 /// Throws ConfigError.
 void assign_partition(Config& config, const Dataset& train);
+/// The same from every peer's lists, already computed (and given to the topology) once for
+/// all the peers of a process.
+void assign_part(Config& config, const std::vector<std::vector<uint32_t>>& parts);
 
 }  // namespace starling::cli

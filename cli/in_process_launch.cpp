@@ -1,7 +1,9 @@
 // Every peer of a job as a thread of one process (cli/in_process_launch.h).
 #include "cli/in_process_launch.h"
 
+#include "cli/data_partition.h"
 #include "cli/data_source.h"
+#include "cli/exit_codes.h"
 #include "cli/train_command.h"
 #include "kernels/gemm.h"
 
@@ -54,6 +56,8 @@ bool run_peers_in_process(const Config& config, std::vector<PeerRun>& peers) {
   TrainTest data = load_data(config);
   Config fitted = config;
   fit_model_to_data(fitted.node.train.learner.model, data, config.source);
+  const auto parts = partition_peers(fitted, data.train);  // once for all the peers
+  give_topology_histograms(fitted, data.train, parts);
 
   std::deque<std::atomic<int64_t>> steps(peers.size()), totals(peers.size());
   std::vector<PeerOutput> outputs(peers.size());
@@ -62,15 +66,12 @@ bool run_peers_in_process(const Config& config, std::vector<PeerRun>& peers) {
   for (std::size_t i = 0; i < peers.size(); ++i) {
     outputs[i] = PeerOutput{"[peer " + std::to_string(peers[i].id) + "] ", &steps[i], &totals[i]};
     threads.emplace_back([&, i] {
-      Config mine = fitted;
-      mine.launch.in_process = false;
-      try {
+      peers[i].status = exit_code_of([&] {
+        Config mine = fitted;
         select_peer(mine, peers[i].id);
-        peers[i].status = train_on(std::move(mine), data, peers[i].summary, &outputs[i]);
-      } catch (const std::exception& e) {
-        spdlog::error("{}{}", outputs[i].tag, e.what());
-        peers[i].status = 2;
-      }
+        assign_part(mine, parts);
+        return train_on(std::move(mine), data, peers[i].summary, &outputs[i]);
+      });
       --running;
     });
   }

@@ -31,13 +31,11 @@ const std::string kNetnsSubnet = "10.77.0.";
 volatile sig_atomic_t g_interrupted = 0;
 void on_interrupt(int) { g_interrupted = 1; }
 
-struct Child {
-  uint32_t id = 0;
+// A peer's process: its run (status: the exit code once it ended) and its output.
+struct Child : PeerRun {
   pid_t pid = -1;
   int out = -1;  // read end of the child's stdout+stderr
   std::string pending;
-  std::string summary;
-  int status = -1;  // exit code once it ended
 };
 
 void spawn(Child& child, std::size_t index, const LaunchOptions& o) {
@@ -186,8 +184,43 @@ std::string peer_summary(const Config& c, uint32_t id) {
   return c.run.out_dir + "/" + c.run.name + "-peer" + std::to_string(id) + ".summary.json";
 }
 
+// --netns: peer i at 10.77.0.(i+1) in namespace starling-ns<i>, each endpoint keeping its
+// port; 2 when a namespace is missing.
+int netns_overrides(const Config& config, LaunchOptions& o) {
+  for (std::size_t i = 0; i < config.peers.size(); ++i) {
+    if (::access(("/run/netns/" + kNetnsPrefix + std::to_string(i)).c_str(), F_OK) != 0) {
+      spdlog::error("--netns: namespace {}{} does not exist; create them with `sudo scripts/netns.sh up {} [RATE]`",
+                    kNetnsPrefix, i, config.peers.size());
+      return 2;
+    }
+    const std::string& endpoint = config.peers[i].endpoint;
+    const std::string port = endpoint.substr(endpoint.rfind(':') + 1);
+    o.overrides.push_back("peer." + std::to_string(i) + ".endpoint=tcp://" + kNetnsSubnet + std::to_string(i + 1) + ":" + port);
+  }
+  return 0;
+}
+
+// Every peer as a thread of this process (cli/in_process_launch.h); 0 when all finished.
+int launch_threads(const Config& config, const LaunchOptions& o, std::vector<PeerRun>& runs) {
+  if (o.netns || !o.hold.empty()) {
+    spdlog::error("--in-process runs every peer in this process: it takes neither --netns nor --hold");
+    return 2;
+  }
+  spdlog::info("launching {} peers of '{}' in this process ({} over {})", config.peers.size(), config.run.name,
+               gossip::exchange_mode_name(config.node.exchange.mode), config.node.exchange.topology);
+  for (const PeerEntry& p : config.peers) runs.push_back(PeerRun{p.id, peer_summary(config, p.id), -1});
+  if (const int status = exit_code_of([&] { return run_peers_in_process(config, runs) ? 0 : 1; }); status != 0)
+    return status;
+  const auto failed = std::find_if(runs.begin(), runs.end(), [](const PeerRun& r) { return r.status != 0; });
+  if (failed == runs.end()) return 0;
+  spdlog::error("peer {} failed (exit {})", failed->id, failed->status);
+  return failed->status == 2 ? 2 : 1;
+}
+
 // Every peer as a `starling peer` process; fills `runs` with those that were started.
-int launch_processes(const Config& config, const LaunchOptions& o, std::vector<PeerRun>& runs) {
+int launch_processes(const Config& config, LaunchOptions o, std::vector<PeerRun>& runs) {
+  if (o.netns)
+    if (const int status = netns_overrides(config, o); status != 0) return status;
   std::vector<Child> children;
   struct sigaction action {};
   action.sa_handler = on_interrupt;
@@ -221,7 +254,7 @@ int launch_processes(const Config& config, const LaunchOptions& o, std::vector<P
     spdlog::error("no peer finished");
     return 1;
   }
-  for (const Child& c : children) runs.push_back(PeerRun{c.id, c.summary, c.status});
+  runs.assign(children.begin(), children.end());
   return 0;
 }
 
@@ -259,37 +292,10 @@ int run_launch(const LaunchOptions& options) {
     return 2;
   }
   if (const int status = check_partition_first(config); status != 0) return status;
-  LaunchOptions o = options;
-  if (o.netns) {
-    for (std::size_t i = 0; i < config.peers.size(); ++i) {
-      if (::access(("/run/netns/" + kNetnsPrefix + std::to_string(i)).c_str(), F_OK) != 0) {
-        spdlog::error("--netns: namespace {}{} does not exist; create them with `sudo scripts/netns.sh up {} [RATE]`",
-                      kNetnsPrefix, i, config.peers.size());
-        return 2;
-      }
-      const std::string& endpoint = config.peers[i].endpoint;
-      const std::string port = endpoint.substr(endpoint.rfind(':') + 1);
-      o.overrides.push_back("peer." + std::to_string(i) + ".endpoint=tcp://" + kNetnsSubnet + std::to_string(i + 1) + ":" + port);
-    }
-  }
   std::vector<PeerRun> runs;
-  if (config.launch.in_process) {
-    if (o.netns || !o.hold.empty()) {
-      spdlog::error("--in-process runs every peer in this process: it takes neither --netns nor --hold");
-      return 2;
-    }
-    spdlog::info("launching {} peers of '{}' in this process ({} over {})", config.peers.size(), config.run.name,
-                 gossip::exchange_mode_name(config.node.exchange.mode), config.node.exchange.topology);
-    for (const PeerEntry& p : config.peers) runs.push_back(PeerRun{p.id, peer_summary(config, p.id), -1});
-    if (!run_peers_in_process(config, runs)) return 1;
-    const auto failed = std::find_if(runs.begin(), runs.end(), [](const PeerRun& r) { return r.status != 0; });
-    if (failed != runs.end()) {
-      spdlog::error("peer {} failed (exit {})", failed->id, failed->status);
-      return failed->status == 2 ? 2 : 1;
-    }
-  } else if (const int status = launch_processes(config, o, runs); status != 0) {
-    return status;
-  }
+  const int status =
+      config.launch.in_process ? launch_threads(config, options, runs) : launch_processes(config, options, runs);
+  if (status != 0) return status;
   const JsonObject summary = aggregate(config, runs);
   const std::string path = options.summary.empty() ? config.run.out_dir + "/" + config.run.name + ".summary.json" : options.summary;
   write_file_atomic(path, summary.str() + "\n");

@@ -3,6 +3,7 @@
 #include "cli/config.h"
 #include "cli/data_partition.h"
 #include "cli/data_source.h"
+#include "cli/exit_codes.h"
 #include "cli/json.h"
 #include "cli/progress.h"
 #include "platform/cpu_features.h"
@@ -128,19 +129,15 @@ JsonObject summarize(const Config& c, const actors::NodeResult& node) {
 }
 
 // Trains one node (a whole job, or one peer of one) from a validated config.
+// A ConfigError here is a model the data set does not fit, or a partition (it needs the labels).
 int run_node_job(Config config, const std::string& summary) {
-  try {
+  return exit_code_of([&] {
     kernels::set_threads(config.kernel_threads);
     TrainTest data = load_data(config);
     fit_model_to_data(config.node.train.learner.model, data, config.source);
+    assign_partition(config, data.train);
     return train_on(std::move(config), data, summary, nullptr);
-  } catch (const ConfigError& e) {  // a model the data set does not fit
-    spdlog::error("{}", e.what());
-    return 2;
-  } catch (const std::exception& e) {
-    spdlog::error("{}", e.what());
-    return 1;
-  }
+  });
 }
 
 // The index into the peer list that a cluster launcher gives this process, if any.
@@ -166,7 +163,6 @@ int train_on(Config config, const TrainTest& data, const std::string& summary, c
   config.node.exchange.on_adjust = [tag](const std::string& line) { spdlog::info("{}compression: {}", tag, line); };
   config.node.exchange.on_event = [tag](const std::string& line) { spdlog::info("{}peers: {}", tag, line); };
   try {
-    assign_partition(config, data.train);
     const Model preview(config.node.train.learner.model);
     spdlog::log(level, "{}run '{}': {} model, {} parameters, {} learner(s) ({}), batch {}, backend {} ({}), exchange {}, {} epochs",
                  tag, config.run.name, config.node.train.learner.model.kind, preview.param_count(),
@@ -189,13 +185,11 @@ int train_on(Config config, const TrainTest& data, const std::string& summary, c
       if (result.time_to_target_seconds)
         spdlog::log(level, "{}target {:.4f} reached after {:.1f} s", tag, config.run.target_accuracy, *result.time_to_target_seconds);
       else
-        spdlog::log(level, "{}target {:.4f} not reached", tag, config.run.target_accuracy);
+        spdlog::log(quiet ? spdlog::level::debug : spdlog::level::warn, "{}target {:.4f} not reached", tag,
+                    config.run.target_accuracy);
     }
     return 0;
   } catch (const CheckpointMismatch& e) {
-    spdlog::error("{}{}", tag, e.what());
-    return 2;
-  } catch (const ConfigError& e) {  // a partition (needs the labels)
     spdlog::error("{}{}", tag, e.what());
     return 2;
   } catch (const std::exception& e) {

@@ -34,8 +34,8 @@ struct PeerOutput {
   std::atomic<int64_t>* total = nullptr;
 };
 
-/// Trains one node from a validated config on data already loaded and fitted to the model:
-/// this peer's part of the partition, the metrics CSV, the summary (empty path: the default
+/// Trains one node from a validated config on data already loaded, fitted to the model and
+/// partitioned (config.node.part): the metrics CSV, the summary (empty path: the default
 /// one). `quiet`, when given, makes it a peer of an in-process job. Returns the exit code.
 int train_on(Config config, const TrainTest& data, const std::string& summary, const PeerOutput* quiet);
 

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <iterator>
 
 #include "gossip/error.h"
 #include "gossip/join.h"
@@ -39,11 +38,7 @@ ControlPlane::ControlPlane(Transport& transport, const std::vector<PeerId>& peer
   const auto now = Clock::now();
   for (PeerId p : peers_)
     if (p != transport_.self()) membership_.track(p, now);
-  watched_ = options_.watch;
-  if (watched_.empty())
-    std::copy_if(peers_.begin(), peers_.end(), std::back_inserter(watched_), [&](PeerId p) { return p != transport_.self(); });
-  else
-    membership_.watch(watched_, now, peers_);
+  if (!options_.watch.empty()) membership_.watch(options_.watch, now, peers_);
   view_.members = peers_;
   std::sort(view_.members.begin(), view_.members.end());
   transport_.set_hook(this);
@@ -263,7 +258,7 @@ void ControlPlane::set_view(const View& view) {
 
 std::vector<PeerId> ControlPlane::join_contacts() const {
   std::vector<PeerId> out;
-  for (PeerId p : watched_)
+  for (PeerId p : membership_.watched())
     if (membership_.alive(p)) out.push_back(p);
   std::optional<PeerId> lowest;
   for (PeerId p : peers_)

@@ -102,7 +102,7 @@ class ControlPlane final : public ReceiveHook {
   std::map<PeerId, PeerLiveness> liveness() const { return transport_.liveness(); }
   const std::vector<PeerId>& peers() const { return peers_; }
   /// The peers this one watches (every other peer when the options named none).
-  const std::vector<PeerId>& watched() const { return watched_; }
+  std::vector<PeerId> watched() const { return membership_.watched(); }
   /// Whom a join request goes to: the live peers it watches, and the live peer of the
   /// lowest id, which leads view changes (view_agreement.h) and may watch others.
   std::vector<PeerId> join_contacts() const;
@@ -131,7 +131,6 @@ class ControlPlane final : public ReceiveHook {
 
   Transport& transport_;
   std::vector<PeerId> peers_;
-  std::vector<PeerId> watched_;
   ControlOptions options_;
   Membership membership_;
   View view_;

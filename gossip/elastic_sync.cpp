@@ -289,14 +289,15 @@ void ElasticSync::finish() {
   // The watched peers hear it directly, each before the leave that follows (also those held
   // for dead, which may pass the leave on); the others learn it from their death notices.
   const Standing here{round_, common_iteration_};
-  for (PeerId p : control_.watched()) agreement_.send_status(p, view_.number, here, protocols::kViewFinished);
+  const std::vector<PeerId> watched = control_.watched();
+  for (PeerId p : watched) agreement_.send_status(p, view_.number, here, protocols::kViewFinished);
   control_.leave();
   // Stay while a watched member may still need the final model (it is still in the last
   // round); the others wait for their own watched members, so the wait spans the view.
   const auto deadline = Clock::now() + spec_.timeout;
   for (;;) {
     bool waiting = false;
-    for (PeerId p : control_.watched())
+    for (PeerId p : watched)
       waiting |= view_.contains(p) && control_.alive(p) && !control_.finished().count(p);
     if (!waiting) return;
     if (Clock::now() >= deadline) return log("finishing without waiting longer for the other members");

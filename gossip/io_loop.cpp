@@ -45,7 +45,6 @@ const char* raw_float_problem(const protocols::FrameHeader& h, const zmq::messag
   return protocols::simd::codec_kernels().f32_finite(p, h.tensor_length) ? nullptr : "non_finite";
 }
 
-
 void set_common_options(zmq::socket_t& s, const IoLoopOptions& o) {
   s.set(zmq::sockopt::linger, o.linger_ms);
   s.set(zmq::sockopt::sndhwm, o.send_hwm);

@@ -51,10 +51,11 @@ struct JobStart {
   Transport::Clock::duration confirm{};
 };
 
-/// Waits until every other peer of `start.peers` (the peers this one watches) has sent a heartbeat (fresh), one of them
-/// shows that the job runs without this peer (running; see above), a view change begins
-/// (fresh), or the patience described in JobStart runs out (fresh: the silent ones are left
-/// to failure detection). Messages that arrive meanwhile are put back.
+/// Waits until every other peer of `start.peers` (the peers this one watches) has sent a
+/// heartbeat (fresh), one of them shows that the job runs without this peer (running; see
+/// above), a view change begins (fresh), or the patience described in JobStart runs out
+/// (fresh: the silent ones are left to failure detection). Messages that arrive meanwhile
+/// are put back.
 JobState await_job(Transport& transport, const JobStart& start);
 
 }  // namespace starling::gossip

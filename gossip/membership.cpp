@@ -31,6 +31,8 @@ const char* notice_text(protocols::NoticeKind kind) {
     case protocols::NoticeKind::timed_out: return "timed out";
     case protocols::NoticeKind::left: return "left";
     case protocols::NoticeKind::finished: return "finished";
+    case protocols::NoticeKind::suspect: return "suspected";
+    case protocols::NoticeKind::vouch: return "vouched for";
   }
   return "unknown";
 }
@@ -64,7 +66,8 @@ void Membership::track(PeerId peer, Clock::time_point now, std::string endpoint,
 
 void Membership::forget(PeerId peer) { peers_.erase(peer); }
 
-void Membership::watch(const std::vector<PeerId>& peers, Clock::time_point now) {
+void Membership::watch(const std::vector<PeerId>& peers, Clock::time_point now, std::vector<PeerId> ring) {
+  ring_ = std::move(ring);
   std::set<PeerId> next(peers.begin(), peers.end());
   next.erase(transport_.self());
   for (PeerId p : next) {
@@ -84,9 +87,11 @@ void Membership::started() {
       to_pass_on_.push_back(protocols::DeathNotice{peer, protocols::NoticeKind::timed_out, 0, 0});
 }
 
-void Membership::watch(const std::vector<PeerId>& peers, Clock::time_point now, std::vector<PeerId> ring) {
-  ring_ = std::move(ring);
-  watch(peers, now);
+std::vector<PeerId> Membership::watched() const {
+  if (watched_) return {watched_->begin(), watched_->end()};
+  std::vector<PeerId> all;
+  for (const auto& [peer, r] : peers_) all.push_back(peer);
+  return all;
 }
 
 void Membership::finished(PeerId peer, std::uint64_t round, std::uint64_t iteration) {

@@ -102,9 +102,11 @@ class Membership {
   void forget(PeerId peer);
   /// From now on heartbeats go to these peers only, and only they time out (see the file
   /// comment); a peer newly watched gets a fresh failure timeout from `now`.
-  void watch(const std::vector<PeerId>& peers, Clock::time_point now);
-  /// As above; `ring` (this peer's job in ring order) tells whom to ask about a suspect.
-  void watch(const std::vector<PeerId>& peers, Clock::time_point now, std::vector<PeerId> ring);
+  /// `ring` (this peer's job in ring order) tells whom to ask about a suspect; empty: no
+  /// indirect probes.
+  void watch(const std::vector<PeerId>& peers, Clock::time_point now, std::vector<PeerId> ring = {});
+  /// The peers this one watches: those named by watch(), or every tracked peer before.
+  std::vector<PeerId> watched() const;
   /// The job has started (or this peer joined it): from now on a watched peer never heard
   /// from by the start grace is passed on as dead, and those already taken for dead now are.
   /// Before, such a death stays this peer's own, undone when the peer is heard: peers started

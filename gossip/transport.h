@@ -2,8 +2,8 @@
 // Peer-to-peer transport over ZeroMQ. Each peer binds one ROUTER on its endpoint and
 // reaches each neighbour through a DEALER whose routing id is its own peer id, opened by
 // connect() or, for a peer of the directory, on demand at the first send to it: a peer
-// holds connections only to the peers it talks to. One I/O
-// thread owns all sockets; this class is the owner's handle to it (use it from one thread):
+// holds connections only to the peers it talks to. One I/O thread owns all sockets; this
+// class is the owner's handle to it (use it from one thread):
 // commands travel over an inproc PAIR, validated incoming messages come back through a
 // thread-safe Inbox. Every message is a header frame + payload frame (protocols/frame.h);
 // invalid ones are dropped and counted per reason, never raised. Every wait has a deadline
@@ -18,8 +18,8 @@
 // key claiming another peer's id). Nothing from a refused connection reaches the inbox.
 //
 // Liveness (TransportOptions::heartbeat_interval): the I/O thread heartbeats the peers the
-// owner watches (watch(); every connected peer until then) and records when it last heard each (liveness()), so failure detection does not
-// depend on the owner being free to answer. Caps (max_messages_per_second, limits) and the
+// owner watches (watch(); every connected peer until then) and records when it last heard
+// each (liveness()), so failure detection does not depend on the owner being free to answer. Caps (max_messages_per_second, limits) and the
 // raw fp32 check (a gossip_push, gossip_pull_reply or allreduce_segment of codec none whose
 // payload is tensor_length floats must hold finite ones) are applied there too; io_loop.h.
 //
@@ -129,8 +129,9 @@ class Transport {
   /// This peer's CURVE public key (Z85), empty without CURVE.
   std::string public_key() const { return secure() ? options_.curve->keys.public_key : std::string(); }
 
-  /// Queues one message to a reachable peer (InvalidArgument otherwise); fills in the sender, payload length and CRC.
-  /// The payload is copied, so the caller may reuse its buffer at once.
+  /// Queues one message to a reachable peer (InvalidArgument otherwise); fills in the
+  /// sender, payload length and CRC. The payload is copied, so the caller may reuse its
+  /// buffer at once.
   void send(PeerId to, protocols::FrameHeader header, protocols::ByteSpan payload);
   /// As above, handing over an already built payload without a copy.
   void send(PeerId to, protocols::FrameHeader header, Payload payload);

@@ -15,6 +15,8 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <numeric>
+#include <functional>
 #include <optional>
 #include <string>
 #include <thread>
@@ -57,6 +59,35 @@ void pump(Peer& p) {
   }
 }
 
+// A job of `ring.size()` peers on ipc:// endpoints in `dir`, each tracking every other and
+// watching those `watch(id)` names (indirect probes over the ring).
+std::vector<Peer> make_job(const std::vector<PeerId>& ring, const std::filesystem::path& dir, const MembershipOptions& options,
+                           const std::function<std::vector<PeerId>(PeerId)>& watch) {
+  std::map<PeerId, std::string> directory;
+  for (PeerId p : ring) directory[p] = "ipc://" + (dir / std::to_string(p)).string();
+  std::vector<Peer> peers(ring.size());
+  for (PeerId r : ring) {
+    TransportOptions o;
+    o.self = r;
+    o.bind_endpoint = directory[r];
+    o.linger_ms = 0;
+    o.heartbeat_interval = options.heartbeat_interval;
+    o.directory = directory;
+    o.directory.erase(r);
+    for (PeerId p : ring)
+      if (p != r) o.accept.push_back(p);
+    peers[r].transport = std::make_unique<Transport>(*peers[r].context, o);
+  }
+  const auto start = Clock::now();
+  for (PeerId r : ring) {
+    peers[r].membership = std::make_unique<Membership>(*peers[r].transport, options);
+    for (PeerId p : ring)
+      if (p != r) peers[r].membership->track(p, start);
+    peers[r].membership->watch(watch(r), start, ring);
+  }
+  return peers;
+}
+
 void raise_descriptor_limit() {
   rlimit limit{};
   BOOST_TEST_REQUIRE(::getrlimit(RLIMIT_NOFILE, &limit) == 0);
@@ -71,32 +102,10 @@ BOOST_AUTO_TEST_CASE(a_death_among_128_peers_reaches_every_live_peer_over_the_ov
   raise_descriptor_limit();
   const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("starling-death-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
-  std::vector<PeerId> ring;
-  std::map<PeerId, std::string> directory;
-  for (int r = 0; r < kPeers; ++r) {
-    ring.push_back(static_cast<PeerId>(r));
-    directory[static_cast<PeerId>(r)] = "ipc://" + (dir / std::to_string(r)).string();
-  }
-  std::vector<Peer> peers(kPeers);
-  for (int r = 0; r < kPeers; ++r) {
-    TransportOptions o;
-    o.self = static_cast<PeerId>(r);
-    o.bind_endpoint = directory[o.self];
-    o.linger_ms = 0;
-    o.heartbeat_interval = kOptions.heartbeat_interval;
-    o.directory = directory;
-    o.directory.erase(o.self);
-    for (PeerId p : ring)
-      if (p != o.self) o.accept.push_back(p);
-    peers[r].transport = std::make_unique<Transport>(*peers[r].context, o);
-  }
+  std::vector<PeerId> ring(kPeers);
+  std::iota(ring.begin(), ring.end(), 0u);
   const auto start = Clock::now();
-  for (int r = 0; r < kPeers; ++r) {
-    peers[r].membership = std::make_unique<Membership>(*peers[r].transport, kOptions);
-    for (PeerId p : ring)
-      if (p != static_cast<PeerId>(r)) peers[r].membership->track(p, start);
-    peers[r].membership->watch(watch_overlay(ring, static_cast<PeerId>(r)), start, ring);
-  }
+  std::vector<Peer> peers = make_job(ring, dir, kOptions, [&](PeerId r) { return watch_overlay(ring, r); });
   // Three failure timeouts with everyone alive: nobody is taken for dead.
   while (Clock::now() < start + 3 * kOptions.failure_timeout) {
     for (Peer& p : peers) pump(p);
@@ -149,31 +158,11 @@ BOOST_AUTO_TEST_CASE(a_peer_another_watcher_hears_is_vouched_for) {
   const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("starling-vouch-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   const std::vector<PeerId> ring{0, 1, 2};
-  std::map<PeerId, std::string> directory;
-  for (PeerId p : ring) directory[p] = "ipc://" + (dir / std::to_string(p)).string();
   const MembershipOptions options{100ms, 600ms, 0ms, 3, 300ms};
-  std::vector<Peer> peers(3);
-  for (PeerId r : ring) {
-    TransportOptions o;
-    o.self = r;
-    o.bind_endpoint = directory[r];
-    o.linger_ms = 0;
-    o.heartbeat_interval = options.heartbeat_interval;
-    o.directory = directory;
-    o.directory.erase(r);
-    for (PeerId p : ring)
-      if (p != r) o.accept.push_back(p);
-    peers[r].transport = std::make_unique<Transport>(*peers[r].context, o);
-  }
   const auto start = Clock::now();
-  for (PeerId r : ring) {
-    peers[r].membership = std::make_unique<Membership>(*peers[r].transport, options);
-    for (PeerId p : ring)
-      if (p != r) peers[r].membership->track(p, start);
-  }
-  peers[0].membership->watch({1, 2}, start, ring);
-  peers[1].membership->watch({0, 2}, start, ring);
-  peers[2].membership->watch({1}, start, ring);  // its heartbeats never reach peer 0
+  // Peer 2 watches only peer 1: its heartbeats never reach peer 0.
+  const std::map<PeerId, std::vector<PeerId>> watches{{0, {1, 2}}, {1, {0, 2}}, {2, {1}}};
+  std::vector<Peer> peers = make_job(ring, dir, options, [&](PeerId r) { return watches.at(r); });
   auto step_all = [&](std::initializer_list<PeerId> who) {
     for (PeerId r : who) {
       Peer& p = peers[r];
