@@ -1,5 +1,6 @@
 #include "kernels/gemm.h"
 
+#include "kernels/epilogue.h"
 #include "kernels/native/gemm_native.h"
 #ifdef STARLING_HAVE_ONEDNN
 #include "kernels/onednn/gemm_onednn.h"
@@ -29,8 +30,10 @@ bool backend_available(Backend) { return true; }
 
 void gemm(Backend backend, const GemmArgs& args) {
   if (args.m <= 0 || args.n <= 0) return;
-  if (backend == Backend::onednn) onednn::gemm(args);
-  else native::gemm(args);
+  detail::check_sgd_epilogue(args);
+  if (backend == Backend::native) native::gemm(args);
+  else if (args.velocity) detail::gemm_then_sgd(args, onednn::gemm);
+  else onednn::gemm(args);
 }
 
 void set_threads(int threads) {
@@ -43,7 +46,9 @@ bool backend_available(Backend backend) { return backend == Backend::native; }
 void gemm(Backend backend, const GemmArgs& args) {
   if (backend != Backend::native)
     throw std::invalid_argument("kernels: this build has no oneDNN backend (configured with -DSTARLING_ONEDNN=OFF)");
-  if (args.m > 0 && args.n > 0) native::gemm(args);
+  if (args.m <= 0 || args.n <= 0) return;
+  detail::check_sgd_epilogue(args);
+  native::gemm(args);
 }
 
 void set_threads(int threads) { g_threads = threads < 1 ? 1 : threads; }

@@ -4,6 +4,10 @@
 //   then × (relu_mask[i,j] > 0)  (the ReLU-gradient mask of the layer below).
 // Forward X·W, input gradient dY·Wᵀ (trans_b) and weight gradient Xᵀ·dY (trans_a) are all
 // one call. Every backend honours the whole contract, epilogue included.
+// With `velocity`, the epilogue is instead an optimizer step: C holds parameters, the product
+// is their gradient, and C takes one SGD step without the gradient ever being stored.
+#include "kernels/sgd_args.h"
+
 #include <iterator>
 #include <string_view>
 
@@ -33,6 +37,10 @@ struct GemmArgs {
   bool relu = false;               // C = max(C, 0) after the bias
   const float* relu_mask = nullptr;  // m×n with row stride ldmask: zero C where mask <= 0
   int ldmask = 0;
+  // The SGD epilogue: C ← sgd(C, product) with this velocity, laid out like C (ldc), updated
+  // in place. Excludes accumulate, bias, relu and relu_mask (std::invalid_argument).
+  float* velocity = nullptr;
+  SgdArgs sgd;
 };
 
 /// Whether this build has the backend: oneDNN is optional at configure time

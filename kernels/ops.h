@@ -1,6 +1,8 @@
 #pragma once
 // Non-GEMM kernels of training, on NHWC activations (batch, height, width, channels).
 // Convolution is im2col into the GEMM: a patch row per output pixel, (kh, kw, c) order.
+#include "kernels/sgd_args.h"
+
 #include <cstdint>
 
 namespace starling::kernels {
@@ -58,12 +60,7 @@ void groupnorm_forward(const NormShape& s, const float* x, const float* gamma, c
 void groupnorm_backward(const NormShape& s, const float* x, const float* y, const float* dy, const float* gamma,
                         const float* mean, const float* rstd, float* dgamma, float* dbeta, float* dx, float* scratch);
 
-/// SGD with momentum μ and weight decay over n parameters, velocity v:
-///   g' = g + wd·w,  v ← μ v + g',  w ← w − lr (g' + μ v) (Nesterov) or w ← w − lr v.
-struct SgdArgs {
-  float lr = 0.f, momentum = 0.f, weight_decay = 0.f;
-  bool nesterov = false;
-};
+/// SGD with momentum μ and weight decay over n parameters, velocity v (sgd_args.h).
 void sgd_step(long n, float* w, const float* g, float* v, const SgdArgs& args);
 
 /// One replica's SMA correction over n parameters: c = α (w − z), w ← w − c, and

@@ -216,6 +216,8 @@ inline void column_sums(int rows, int cols, const float* dy, float* db, bool acc
 
 inline void sgd_step(long n, float* __restrict w, const float* __restrict g, float* __restrict v, const SgdArgs& a) {
   const float lr = a.lr, mu = a.momentum, wd = a.weight_decay;
+  // The same association as the GEMM's SGD epilogue (gemm_avx512.cpp), so that the fused
+  // and the separate step give the same bits.
   if (a.nesterov) {
     for (long i = 0; i < n; ++i) {
       const float gi = g[i] + wd * w[i];
@@ -224,7 +226,8 @@ inline void sgd_step(long n, float* __restrict w, const float* __restrict g, flo
     }
   } else {
     for (long i = 0; i < n; ++i) {
-      v[i] = mu * v[i] + g[i] + wd * w[i];
+      const float gi = g[i] + wd * w[i];
+      v[i] = mu * v[i] + gi;
       w[i] -= lr * v[i];
     }
   }

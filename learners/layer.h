@@ -5,6 +5,7 @@
 // forward(x → y) and backward(dy → dx, parameter gradients) follow llm.c's pairing;
 // gradients are overwritten, not accumulated, by each backward.
 #include "kernels/gemm.h"
+#include "kernels/ops.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -18,6 +19,20 @@ struct Shape {
   int h = 1, w = 1, c = 1;
   long size() const { return static_cast<long>(h) * w * c; }
   bool operator==(const Shape& o) const { return h == o.h && w == o.w && c == o.c; }
+};
+
+/// An SGD step that a backward applies to each layer's parameters as soon as their gradients
+/// are known, while they are still in cache; the gradients are then left undefined.
+struct ParamUpdate {
+  const float* params = nullptr;  // the start of the model's parameter arena
+  float* velocity = nullptr;      // the optimizer's velocity, laid out like the parameters
+  kernels::SgdArgs sgd;
+
+  float* velocity_of(const float* p) const { return velocity + (p - params); }
+  /// One step on the n parameters at p, whose gradient is g.
+  void apply(float* p, const float* g, std::size_t n) const {
+    kernels::sgd_step(static_cast<long>(n), p, g, velocity_of(p), sgd);
+  }
 };
 
 class Layer {
@@ -43,6 +58,13 @@ class Layer {
   /// dx may be null (the first layer needs no input gradient).
   virtual void backward(kernels::Backend backend, int batch, const float* x, const float* y,
                         const float* dy, float* dx) = 0;
+  /// backward with `update` applied to the layer's parameters in place of storing their
+  /// gradients, fused where the layer can (Dense: into its weight-gradient GEMM). Returns
+  /// false, having done nothing, where it cannot; the caller then runs backward and the update.
+  virtual bool backward_update(kernels::Backend /*backend*/, int /*batch*/, const float* /*x*/, const float* /*y*/,
+                               const float* /*dy*/, float* /*dx*/, const ParamUpdate& /*update*/) {
+    return false;
+  }
 
   /// Fusion hooks used by the model builder (layer_factory.cpp). The layer can apply a ReLU
   /// to its own output (set_relu_output).

@@ -20,9 +20,13 @@ std::size_t LayerChain::param_count() const {
 }
 
 void LayerChain::bind(float* params, float* grads) {
+  params_of_.clear();
+  grads_of_.clear();
   std::size_t offset = 0;
   for (auto& layer : layers_) {
     layer->bind(params + offset, grads + offset);
+    params_of_.push_back(params + offset);
+    grads_of_.push_back(grads + offset);
     offset += padded_params(layer->param_count());
   }
 }
@@ -60,7 +64,8 @@ const float* LayerChain::forward(kernels::Backend backend, int batch, const floa
   return in;
 }
 
-void LayerChain::backward(kernels::Backend backend, int batch, const float* x, const float* dy, float* dx) {
+void LayerChain::backward(kernels::Backend backend, int batch, const float* x, const float* dy, float* dx,
+                          const ParamUpdate* update) {
   if (layers_.empty()) {
     if (dx) std::memcpy(dx, dy, sizeof(float) * static_cast<std::size_t>(batch) * input_.size());
     return;
@@ -70,7 +75,11 @@ void LayerChain::backward(kernels::Backend backend, int batch, const float* x, c
   for (std::size_t i = layers_.size(); i-- > last;) {
     const float* in = i == 0 ? x : acts_[i - 1].data();
     float* out = i == last ? dx : next;
-    layers_[i]->backward(backend, batch, in, acts_[i].data(), dy, out);
+    Layer& layer = *layers_[i];
+    if (!update || !layer.backward_update(backend, batch, in, acts_[i].data(), dy, out, *update)) {
+      layer.backward(backend, batch, in, acts_[i].data(), dy, out);
+      if (update && layer.param_count() > 0) update->apply(params_of_[i], grads_of_[i], layer.param_count());
+    }
     dy = out;
     next = next == grad_a_.data() ? grad_b_.data() : grad_a_.data();
   }

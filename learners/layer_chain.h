@@ -35,7 +35,10 @@ class LayerChain {
   /// activations for this x. Without dx, the backward stops at the first layer with
   /// parameters, which computes no input gradient (the MLP's first dense layer would
   /// otherwise compute one as large as its weight gradient, for a flatten to discard).
-  void backward(kernels::Backend backend, int batch, const float* x, const float* dy, float* dx);
+  /// With `update`, each layer's parameters take that step as their gradients come out
+  /// (Layer::backward_update), and the gradients are left undefined.
+  void backward(kernels::Backend backend, int batch, const float* x, const float* dy, float* dx,
+                const ParamUpdate* update = nullptr);
   /// The first layer with parameters (the layer count when none has any).
   std::size_t first_trainable() const { return first_trainable_; }
 
@@ -43,6 +46,7 @@ class LayerChain {
   Shape input_;
   std::vector<std::unique_ptr<Layer>> layers_;
   std::size_t first_trainable_;
+  std::vector<float*> params_of_, grads_of_;  // each layer's views, from bind()
   std::vector<AlignedBuffer<float>> acts_;
   AlignedBuffer<float> grad_a_, grad_b_;
   int reserved_batch_ = 0;

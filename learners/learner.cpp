@@ -43,7 +43,9 @@ Learner::Learner(const LearnerSpec& spec, const Dataset& train)
   labels_.resize(static_cast<std::size_t>(spec.batch));
 }
 
-double Learner::compute_gradient() {
+double Learner::compute_gradient() { return run_batch(nullptr); }
+
+double Learner::run_batch(const ParamUpdate* update) {
   const int64_t epoch = steps_ / steps_per_epoch_;
   const auto& order = sampler_.epoch(epoch);
   const int batch = std::min<int64_t>(spec_.batch, static_cast<int64_t>(order.size()));
@@ -53,12 +55,14 @@ double Learner::compute_gradient() {
   model_.set_mode(true, mix_seed(mix_seed(spec_.seed, static_cast<uint64_t>(spec_.shard)), static_cast<uint64_t>(steps_)));
   const float* logits = model_.forward(spec_.backend, batch, x_.data());
   const double loss = softmax_cross_entropy(batch, spec_.model.classes, logits, labels_.data(), dlogits_.data());
-  model_.backward(spec_.backend, batch, x_.data(), dlogits_.data());
+  model_.backward(spec_.backend, batch, x_.data(), dlogits_.data(), update);
   ++steps_;
   return loss;
 }
 
 double Learner::step(float lr) {
+  ParamUpdate update;
+  if (optimizer_->fused_step(model_.params(), lr, update)) return run_batch(&update);
   const double loss = compute_gradient();
   optimizer_->step(model_.params(), model_.grads(), model_.param_count(), lr);
   return loss;

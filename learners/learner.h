@@ -48,7 +48,8 @@ class Learner {
 
   /// Forward and backward on the next batch: fills model().grads(); returns the batch's mean loss.
   double compute_gradient();
-  /// compute_gradient() then one optimizer step at learning rate lr.
+  /// compute_gradient() then one optimizer step at learning rate lr; an optimizer with a
+  /// fused form (SGD) steps each layer inside the backward, and grads() is then undefined.
   double step(float lr);
 
   /// The replica, its optimizer state and its position in the data, for a checkpoint. The
@@ -67,6 +68,9 @@ class Learner {
   int64_t steps_ = 0;
   AlignedBuffer<float> x_, dlogits_;
   std::vector<int32_t> labels_;
+
+  // Forward and backward on the next batch, with the optimizer step fused where `update` is set.
+  double run_batch(const ParamUpdate* update);
 };
 
 struct Evaluation {

@@ -23,8 +23,9 @@ const float* Model::forward(kernels::Backend backend, int batch, const float* x)
   return chain_.forward(backend, batch, x);
 }
 
-void Model::backward(kernels::Backend backend, int batch, const float* x, const float* dlogits) {
-  chain_.backward(backend, batch, x, dlogits, nullptr);
+void Model::backward(kernels::Backend backend, int batch, const float* x, const float* dlogits,
+                     const ParamUpdate* update) {
+  chain_.backward(backend, batch, x, dlogits, nullptr, update);
 }
 
 std::size_t Model::trainable_count() const {

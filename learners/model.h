@@ -46,8 +46,10 @@ class Model {
 
   /// Returns the logits [batch × classes]; valid until the next forward.
   const float* forward(kernels::Backend backend, int batch, const float* x);
-  /// Fills grads() from dlogits; needs the activations of the forward just before.
-  void backward(kernels::Backend backend, int batch, const float* x, const float* dlogits);
+  /// Fills grads() from dlogits; needs the activations of the forward just before. With
+  /// `update`, applies it to the parameters instead, and grads() is left undefined.
+  void backward(kernels::Backend backend, int batch, const float* x, const float* dlogits,
+                const ParamUpdate* update = nullptr);
 
   /// The layers the model runs, ReLUs fused: for profiling a step part by part.
   LayerChain& chain() { return chain_; }

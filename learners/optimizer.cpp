@@ -15,9 +15,14 @@ Sgd::Sgd(std::size_t n, const OptimizerSpec& spec)
       velocity_(n) {}
 
 void Sgd::step(float* __restrict w, const float* __restrict g, std::size_t n, float lr) {
-  kernels::SgdArgs args;
-  args.lr = lr, args.momentum = momentum_, args.weight_decay = weight_decay_, args.nesterov = nesterov_;
-  kernels::sgd_step(static_cast<long>(n), w, g, velocity_.data(), args);
+  kernels::sgd_step(static_cast<long>(n), w, g, velocity_.data(), {lr, momentum_, weight_decay_, nesterov_});
+}
+
+bool Sgd::fused_step(const float* params, float lr, ParamUpdate& out) {
+  out.params = params;
+  out.velocity = velocity_.data();
+  out.sgd = {lr, momentum_, weight_decay_, nesterov_};
+  return true;
 }
 
 void Sgd::reset() { std::fill(velocity_.begin(), velocity_.end(), 0.f); }

@@ -3,6 +3,7 @@
 // the same layout. The learning rate comes per step from the schedule.
 #include "learners/aligned_buffer.h"
 #include "learners/checkpoint.h"
+#include "learners/layer.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -30,6 +31,9 @@ class Optimizer {
   virtual AlignedBuffer<float>* state(int index) = 0;
   /// Steps taken since the last reset, where the update depends on it (Adam's bias correction).
   virtual int64_t step_count() const { return 0; }
+  /// The step as a ParamUpdate that the model's backward applies layer by layer (for the
+  /// parameter arena at `params`), where this optimizer has that form; false otherwise.
+  virtual bool fused_step(const float* /*params*/, float /*lr*/, ParamUpdate& /*out*/) { return false; }
   virtual void set_step_count(int64_t /*steps*/) {}
 
   /// Every state buffer and the step count, for a checkpoint section; restore() reads them
@@ -43,6 +47,7 @@ class Sgd final : public Optimizer {
  public:
   Sgd(std::size_t n, const OptimizerSpec& spec);
   void step(float* w, const float* g, std::size_t n, float lr) override;
+  bool fused_step(const float* params, float lr, ParamUpdate& out) override;
   void reset() override;
   AlignedBuffer<float>* state(int index) override { return index == 0 ? &velocity_ : nullptr; }
 

@@ -3,10 +3,13 @@
 // synthetic set of Fashion-MNIST's shape and times each part: gathering the batch, each
 // layer's forward and backward (ReLUs fused as in training; a residual block's layers listed
 // under it), softmax and loss, and the
-// optimizer update (SGD, Nesterov momentum and weight decay as in the shipped configs).
+// optimizer update (SGD, Nesterov momentum and weight decay as in the shipped configs): fused
+// into the backward as training runs it, so inside each layer's "bwd", or with
+// --optimizer separate as one pass over the arena of its own.
 // Prints µs per step and % of the step per part, the GEMM layers' achieved GFLOP/s and the
 // step's % of the FMA peak measured in the same process.
 //   bench_step [--steps N] [--models mlp,cnn,resnet8] [--batches 8,16,32] [--backend native|onednn]
+//              [--optimizer fused|separate]
 #include "fma_peak.h"
 #include "learners/dataset.h"
 #include "learners/loss.h"
@@ -35,6 +38,7 @@ struct Options {
   std::vector<std::string> models{"mlp", "cnn", "resnet8"};
   std::vector<int> batches{8, 16, 32};
   kernels::Backend backend = kernels::Backend::native;
+  bool fused = true;  // the optimizer step inside the backward, as training runs it
 };
 
 std::vector<std::string> split(const std::string& text) {
@@ -53,13 +57,15 @@ Options parse(int argc, char** argv) {
     else if (key == "--batches") {
       o.batches.clear();
       for (const auto& b : split(value)) o.batches.push_back(std::atoi(b.c_str()));
+    } else if (key == "--optimizer" && (value == "fused" || value == "separate")) {
+      o.fused = value == "fused";
     } else if (key == "--backend") {
       if (!kernels::parse_backend(value, o.backend) || !kernels::backend_available(o.backend)) {
         std::fprintf(stderr, "bench_step: --backend %s: not a backend of this build\n", value.c_str());
         std::exit(2);
       }
     } else {
-      std::fprintf(stderr, "usage: bench_step [--steps N] [--models mlp,cnn,resnet8] [--batches 8,16,32] [--backend native|onednn]\n");
+      std::fprintf(stderr, "usage: bench_step [--steps N] [--models mlp,cnn,resnet8] [--batches 8,16,32] [--backend native|onednn] [--optimizer fused|separate]\n");
       std::exit(2);
     }
   }
@@ -121,6 +127,12 @@ class TimedLayer final : public Layer {
                 float* dx) override {
     parts_.time(label_ + " bwd", [&] { inner_->backward(backend, batch, x, y, dy, dx); });
   }
+  bool backward_update(kernels::Backend backend, int batch, const float* x, const float* y, const float* dy,
+                       float* dx, const ParamUpdate& update) override {
+    bool fused = false;
+    parts_.time(label_ + " bwd", [&] { fused = inner_->backward_update(backend, batch, x, y, dy, dx, update); });
+    return fused;
+  }
 
  private:
   std::unique_ptr<Layer> inner_;
@@ -146,7 +158,8 @@ struct Run {
   double step_seconds = 0.0;  // per step, all parts
 };
 
-Run profile(const ModelSpec& spec, int batch, int steps, kernels::Backend backend, const TrainTest& data) {
+Run profile(const ModelSpec& spec, int batch, int steps, const Options& options, const TrainTest& data) {
+  const kernels::Backend backend = options.backend;
   Model model(spec);
   model.init(1);
   OptimizerSpec o;
@@ -170,8 +183,13 @@ Run profile(const ModelSpec& spec, int batch, int steps, kernels::Backend backen
     });
     const float* logits = model.forward(backend, batch, x.data());
     p.time("softmax + loss", [&] { softmax_cross_entropy(batch, spec.classes, logits, labels.data(), dlogits.data()); });
-    model.backward(backend, batch, x.data(), dlogits.data());
-    p.time("optimizer", [&] { optimizer->step(model.params(), model.grads(), model.param_count(), 0.01f); });
+    ParamUpdate update;
+    if (options.fused && optimizer->fused_step(model.params(), 0.01f, update)) {
+      model.backward(backend, batch, x.data(), dlogits.data(), &update);  // each layer's step in its "bwd"
+    } else {
+      model.backward(backend, batch, x.data(), dlogits.data());
+      p.time("optimizer", [&] { optimizer->step(model.params(), model.grads(), model.param_count(), 0.01f); });
+    }
     if (s >= 0) run.step_seconds += std::chrono::duration<double>(Clock::now() - t0).count();
   }
   run.step_seconds /= steps;
@@ -209,7 +227,7 @@ int main(int argc, char** argv) {
     }
     for (int batch : o.batches) {
       const int steps = o.steps > 0 ? o.steps : kind == "mlp" ? 2000 : kind == "cnn" ? 200 : 60;
-      const Run run = profile(spec, batch, steps, o.backend, data);
+      const Run run = profile(spec, batch, steps, o, data);
       report(kind, batch, steps, run, 2.0 * (3.0 * macs - first) * batch, peak);
     }
   }

@@ -133,6 +133,7 @@ void run_block(const GemmArgs& g, const Operands& ops, int i0, int mc, int p0, i
   const bool last = p0 + kc >= g.k;
   t.relu = last && g.relu;
   t.ldmask = g.ldmask;
+  t.sgd = g.sgd;
   // Points t at the tile of block rows from `ir` and columns from `jr`.
   auto place = [&](int ir, int jr) {
     t.mr = std::min(MR, mc - ir);
@@ -148,6 +149,7 @@ void run_block(const GemmArgs& g, const Operands& ops, int i0, int mc, int p0, i
     t.c = g.c + static_cast<long>(i0 + ir) * g.ldc + j0 + jr;
     t.bias = last && g.bias ? g.bias + j0 + jr : nullptr;
     t.mask = last && g.relu_mask ? g.relu_mask + static_cast<long>(i0 + ir) * g.ldmask + j0 + jr : nullptr;
+    t.velocity = last && g.velocity ? g.velocity + static_cast<long>(i0 + ir) * g.ldc + j0 + jr : nullptr;
   };
   int ir = 0;
   if constexpr (has_column<Kernel>::value) {

@@ -2,6 +2,7 @@
 // independent accumulators: enough to cover 4-cycle FMA latency on two pipes) and, for wide
 // and deep products, × NR=48 (24 accumulators, fewer loads per FMA), with the epilogue fused
 // into the store. Compiled with -mavx512f/bw/dq/vl -mfma for this file only.
+#include "kernels/epilogue.h"
 #include "kernels/native/driver.h"
 #include "kernels/native/isa_gemm.h"
 
@@ -18,8 +19,8 @@ constexpr int kMR = 8;
 // The epilogue ingredients a loop's instantiation may meet (bits of its MAY argument):
 // loops without the old C and the mask, or without any, carry fewer pointers and at shallow
 // depths spill less around C's stores.
-constexpr unsigned kLoadC = 1, kBias = 2, kRelu = 4, kMask = 8;
-constexpr unsigned kNone = 0, kBiasRelu = kBias | kRelu, kAny = kLoadC | kBias | kRelu | kMask;
+constexpr unsigned kLoadC = 1, kBias = 2, kRelu = 4, kMask = 8, kSgd = 16;
+constexpr unsigned kNone = 0, kBiasRelu = kBias | kRelu, kAny = kLoadC | kBias | kRelu | kMask | kSgd;
 
 // Adds the old C, bias, ReLU and ReLU-gradient mask to the MR×NV accumulators, one pass
 // per ingredient, so each flag is tested once per tile rather than once per vector.
@@ -54,6 +55,28 @@ __attribute__((always_inline)) inline void finish(__m512 (&acc)[MR][NV], const T
         const __m512 m = _mm512_maskz_loadu_ps(lanes[v], t.mask + i * t.ldmask + 16 * v);
         acc[i][v] = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(m, zero, _CMP_GT_OQ), acc[i][v]);
       }
+}
+
+// The SGD epilogue: the accumulators are the gradient of the parameters in C; one step of
+// sgd_step's arithmetic on C and the velocity, and the gradient is never stored.
+template <int MR, int NV>
+__attribute__((always_inline)) inline void sgd_store(const __m512 (&acc)[MR][NV], const TileArgs& t, const __mmask16 (&lanes)[NV]) {
+  const __m512 lr = _mm512_set1_ps(t.sgd.lr), mu = _mm512_set1_ps(t.sgd.momentum);
+  const __m512 wd = _mm512_set1_ps(t.sgd.weight_decay);
+  const bool nesterov = t.sgd.nesterov;
+#pragma GCC unroll 16
+  for (int i = 0; i < MR; ++i)
+#pragma GCC unroll 3
+    for (int v = 0; v < NV; ++v) {
+      float* w_at = t.c + i * t.ldc + 16 * v;
+      float* v_at = t.velocity + i * t.ldc + 16 * v;
+      const __m512 w = _mm512_maskz_loadu_ps(lanes[v], w_at);
+      const __m512 g = _mm512_fmadd_ps(wd, w, acc[i][v]);
+      const __m512 vel = _mm512_fmadd_ps(mu, _mm512_maskz_loadu_ps(lanes[v], v_at), g);
+      const __m512 step = nesterov ? _mm512_fmadd_ps(mu, vel, g) : vel;
+      _mm512_mask_storeu_ps(v_at, lanes[v], vel);
+      _mm512_mask_storeu_ps(w_at, lanes[v], _mm512_fnmadd_ps(lr, step, w));
+    }
 }
 
 inline __mmask16 lanes_for(int count) {
@@ -94,6 +117,9 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
     a += cs;
     b += b_rs;
   }
+  if constexpr ((MAY & kSgd) != 0) {
+    if (t.velocity) return sgd_store<MR, NV>(acc, t, lanes);
+  }
   if constexpr (MAY != kNone) finish<MR, NV, MAY>(acc, t, lanes);
 #pragma GCC unroll 16
   for (int i = 0; i < MR; ++i)
@@ -120,6 +146,7 @@ __attribute__((noinline)) void row_impl(const TileArgs& args, int tiles, long b_
     t.c += 16 * NV;
     if (t.bias) t.bias += 16 * NV;
     if (t.mask) t.mask += 16 * NV;
+    if (t.velocity) t.velocity += 16 * NV;
   }
 }
 
@@ -133,6 +160,7 @@ __attribute__((noinline)) void column_impl(const TileArgs& args, int tiles, long
     t.a += a_step;
     t.c += kMR * t.ldc;
     if (t.mask) t.mask += kMR * t.ldmask;
+    if (t.velocity) t.velocity += kMR * t.ldc;
   }
 }
 
@@ -142,7 +170,7 @@ __attribute__((noinline)) void column_impl(const TileArgs& args, int tiles, long
 template <class Run>
 void with_variant(const TileArgs& t, Run&& run) {
   auto stride = [&](auto may) { t.a_rs == 1 ? run(std::true_type{}, may) : run(std::false_type{}, may); };
-  if (t.load_c || t.mask) stride(std::integral_constant<unsigned, kAny>{});
+  if (t.load_c || t.mask || t.velocity) stride(std::integral_constant<unsigned, kAny>{});
   else if (t.bias || t.relu) stride(std::integral_constant<unsigned, kBiasRelu>{});
   else stride(std::integral_constant<unsigned, kNone>{});
 }
@@ -274,7 +302,10 @@ void gemm_avx512(const GemmArgs& args) {
   // 48-column panels where they fill (from 96 columns: n = 64 would leave a 16-wide rest)
   // and the depth hides their larger tile's setup; at k = batch the 32-wide tile is faster
   // (bench_kernels compares them).
-  if ((args.n >= 96 || args.n == 48) && args.k >= 256) return run_gemm<Avx512Kernel<3>>(args, wide);
+  const bool use_wide = (args.n >= 96 || args.n == 48) && args.k >= 256;
+  // The SGD epilogue needs the whole product in one K block: C holds parameters, not sums.
+  if (args.velocity && args.k > (use_wide ? wide : narrow).kc) return detail::gemm_then_sgd(args, gemm_avx512);
+  if (use_wide) return run_gemm<Avx512Kernel<3>>(args, wide);
   run_gemm<Avx512Kernel<2>>(args, narrow);
 }
 

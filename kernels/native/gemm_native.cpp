@@ -42,6 +42,7 @@ bool use_nt(const GemmArgs& g) {
 }
 
 void run_avx512(const GemmArgs& args) {
+  if (args.velocity) return gemm_avx512(args);  // the only kernel with the SGD epilogue
   if (use_nt(args)) return gemm_avx512_nt(args);
   if (use_dot(args)) return gemm_avx512_dot(args);
   gemm_avx512(args);
@@ -101,6 +102,9 @@ void check(const GemmArgs& g) {
 void gemm(const GemmArgs& args) {
   if (args.m <= 0 || args.n <= 0 || !args.c) return;
   if (args.ldc < args.n) throw std::invalid_argument("native gemm: ldc smaller than n");
+  // Only the AVX-512 kernel fuses the SGD epilogue; it falls back itself where it cannot.
+  if (args.velocity && (args.k <= 0 || platform::active_isa() != platform::Isa::avx512))
+    return detail::gemm_then_sgd(args, gemm);
   if (args.k <= 0) return zero_product(args);
   check(args);
   const int parts = useful_threads(args);

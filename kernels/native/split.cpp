@@ -10,6 +10,7 @@ GemmArgs row_range(const GemmArgs& g, int i0, int i1) {
   s.m = i1 - i0;
   s.a = g.trans_a ? g.a + i0 : g.a + static_cast<long>(i0) * g.lda;
   s.c = g.c + static_cast<long>(i0) * g.ldc;
+  if (g.velocity) s.velocity = g.velocity + static_cast<long>(i0) * g.ldc;
   if (g.relu_mask) s.relu_mask = g.relu_mask + static_cast<long>(i0) * g.ldmask;
   return s;
 }
@@ -19,6 +20,7 @@ GemmArgs col_range(const GemmArgs& g, int j0, int j1) {
   s.n = j1 - j0;
   s.b = g.trans_b ? g.b + static_cast<long>(j0) * g.ldb : g.b + j0;
   s.c = g.c + j0;
+  if (g.velocity) s.velocity = g.velocity + j0;
   if (g.bias) s.bias = g.bias + j0;
   if (g.relu_mask) s.relu_mask = g.relu_mask + j0;
   return s;

@@ -1,6 +1,8 @@
 #pragma once
 // What the blocked driver hands a micro-kernel for one MR×NR tile of C: where the A sliver
 // and B panel are (packed or read in place), and the fused epilogue for the last K block.
+#include "kernels/sgd_args.h"
+
 namespace starling::kernels::native {
 
 struct TileArgs {
@@ -20,6 +22,8 @@ struct TileArgs {
   bool relu = false;            // only on the last K block
   const float* mask = nullptr;  // non-null only on the last K block
   long ldmask = 0;
+  float* velocity = nullptr;    // the SGD epilogue (laid out like C); only on the last K block
+  SgdArgs sgd;
 };
 
 }  // namespace starling::kernels::native

@@ -40,15 +40,34 @@ void Dense::forward(kernels::Backend backend, int batch, const float* x, float* 
 
 void Dense::backward(kernels::Backend backend, int batch, const float* x, const float*, const float* dy,
                      float* dx) {
-  kernels::GemmArgs dw;  // dW = xᵀ · dy
+  weight_gradient(backend, batch, x, dy, nullptr);
+  kernels::column_sums(batch, out_, dy, db_, false);
+  input_gradient(backend, batch, x, dy, dx);
+}
+
+bool Dense::backward_update(kernels::Backend backend, int batch, const float* x, const float*, const float* dy,
+                            float* dx, const ParamUpdate& update) {
+  input_gradient(backend, batch, x, dy, dx);  // first: it reads the weights before their step
+  weight_gradient(backend, batch, x, dy, &update);
+  kernels::column_sums(batch, out_, dy, db_, false);
+  update.apply(b_, db_, static_cast<std::size_t>(out_));
+  return true;
+}
+
+void Dense::weight_gradient(kernels::Backend backend, int batch, const float* x, const float* dy,
+                            const ParamUpdate* update) {
+  kernels::GemmArgs dw;
   dw.m = in_, dw.n = out_, dw.k = batch;
   dw.a = x, dw.lda = in_, dw.trans_a = true;
   dw.b = dy, dw.ldb = out_;
-  dw.c = dw_, dw.ldc = out_;
+  dw.c = update ? w_ : dw_, dw.ldc = out_;
+  if (update) dw.velocity = update->velocity_of(w_), dw.sgd = update->sgd;
   kernels::gemm(backend, dw);
-  kernels::column_sums(batch, out_, dy, db_, false);
+}
+
+void Dense::input_gradient(kernels::Backend backend, int batch, const float* x, const float* dy, float* dx) {
   if (!dx) return;
-  kernels::GemmArgs dxa;  // dx = dy · Wᵀ, masked where the input came out of a ReLU at 0
+  kernels::GemmArgs dxa;
   dxa.m = batch, dxa.n = in_, dxa.k = out_;
   dxa.a = dy, dxa.lda = out_;
   dxa.b = w_, dxa.ldb = out_, dxa.trans_b = true;

@@ -17,6 +17,8 @@ class Dense final : public Layer {
   void forward(kernels::Backend backend, int batch, const float* x, float* y) override;
   void backward(kernels::Backend backend, int batch, const float* x, const float* y, const float* dy,
                 float* dx) override;
+  bool backward_update(kernels::Backend backend, int batch, const float* x, const float* y, const float* dy,
+                       float* dx, const ParamUpdate& update) override;
   bool can_apply_relu() const override { return true; }
   bool can_mask_relu_input() const override { return true; }
 
@@ -26,6 +28,12 @@ class Dense final : public Layer {
   float* b_ = nullptr;  // out
   float* dw_ = nullptr;
   float* db_ = nullptr;
+
+  // dW = xᵀ·dy into dw_, or, with an update, straight into the weights' SGD step.
+  void weight_gradient(kernels::Backend backend, int batch, const float* x, const float* dy,
+                       const ParamUpdate* update);
+  // dx = dy·Wᵀ, masked where the input came out of a ReLU at 0.
+  void input_gradient(kernels::Backend backend, int batch, const float* x, const float* dy, float* dx);
 };
 
 }  // namespace starling

@@ -1,6 +1,7 @@
 // GEMM tests: every ISA path this CPU supports (forced with force_isa) and the oneDNN
 // backend against a double-precision reference, over odd shapes, all transpose
-// combinations, accumulate on/off, each epilogue option and padded leading dimensions.
+// combinations, accumulate on/off, each epilogue option (the SGD epilogue too) and padded
+// leading dimensions.
 // Outputs are poisoned with NaN first so an element the kernel forgets to write fails.
 #define BOOST_TEST_MODULE kernels_gemm
 #include <boost/test/unit_test.hpp>
@@ -38,7 +39,7 @@ BOOST_TEST_GLOBAL_FIXTURE(BlockingFixture);
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 constexpr float kSentinel = 12345.f;  // fills C's padding columns, which must stay untouched
 
-enum Epilogue { none = 0, bias = 1, relu = 2, mask = 4 };
+enum Epilogue { none = 0, bias = 1, relu = 2, mask = 4, sgd = 8 };
 
 struct Case {
   int m, n, k;
@@ -58,12 +59,13 @@ std::string describe(const Case& c) {
 struct Problem {
   Case c;
   int lda, ldb, ldc, ldm;
-  std::vector<float> a, b, c0, bias, mask;
+  std::vector<float> a, b, c0, bias, mask, v0;  // v0: the SGD epilogue's velocity, laid out like C
+  sk::SgdArgs step;
 };
 
 Problem make_problem(const Case& cs, std::mt19937& rng) {
   std::uniform_real_distribution<float> u(-1.f, 1.f);
-  Problem p{cs, 0, 0, 0, 0, {}, {}, {}, {}, {}};
+  Problem p{cs, 0, 0, 0, 0, {}, {}, {}, {}, {}, {}, {}};
   const int a_rows = cs.ta ? cs.k : cs.m, a_cols = cs.ta ? cs.m : cs.k;
   const int b_rows = cs.tb ? cs.n : cs.k, b_cols = cs.tb ? cs.k : cs.n;
   p.lda = a_cols + cs.pad;
@@ -78,7 +80,13 @@ Problem make_problem(const Case& cs, std::mt19937& rng) {
     for (int q = 0; q < b_cols; ++q) p.b[static_cast<size_t>(r) * p.ldb + q] = u(rng);
   p.c0.assign(static_cast<size_t>(cs.m) * p.ldc, kSentinel);
   for (int i = 0; i < cs.m; ++i)
-    for (int j = 0; j < cs.n; ++j) p.c0[static_cast<size_t>(i) * p.ldc + j] = cs.acc ? u(rng) : kNaN;
+    for (int j = 0; j < cs.n; ++j) p.c0[static_cast<size_t>(i) * p.ldc + j] = cs.acc || (cs.epi & sgd) ? u(rng) : kNaN;
+  if (cs.epi & sgd) {
+    p.v0 = p.c0;
+    for (int i = 0; i < cs.m; ++i)
+      for (int j = 0; j < cs.n; ++j) p.v0[static_cast<size_t>(i) * p.ldc + j] = u(rng);
+    p.step = {0.5f, 0.9f, 0.01f, (cs.m + cs.n) % 2 == 0};
+  }
   if (cs.epi & bias) {
     p.bias.resize(cs.n);
     for (float& x : p.bias) x = u(rng);
@@ -93,7 +101,7 @@ Problem make_problem(const Case& cs, std::mt19937& rng) {
   return p;
 }
 
-sk::GemmArgs args_for(const Problem& p, std::vector<float>& c) {
+sk::GemmArgs args_for(const Problem& p, std::vector<float>& c, std::vector<float>& v) {
   sk::GemmArgs g;
   g.m = p.c.m;
   g.n = p.c.n;
@@ -111,12 +119,27 @@ sk::GemmArgs args_for(const Problem& p, std::vector<float>& c) {
   g.relu = p.c.epi & relu;
   g.relu_mask = p.mask.empty() ? nullptr : p.mask.data();
   g.ldmask = p.ldm;
+  g.velocity = v.empty() ? nullptr : v.data();
+  g.sgd = p.step;
   return g;
 }
 
 // Checks C against the double reference; the bound scales with Σ|a·b| so it is relative to
 // the magnitudes summed, not to a result that may cancel to near zero.
-void check(const Problem& p, const std::vector<float>& c, const std::string& who) {
+// The SGD epilogue's step in double on parameter w and velocity v with gradient g; the bound
+// carries the gradient's through both.
+struct SgdResult {
+  double w, v, tol_w, tol_v;
+};
+SgdResult sgd_reference(const sk::SgdArgs& a, double w, double v, double g, double tol_g) {
+  const double gp = g + a.weight_decay * w;
+  const double vel = a.momentum * v + gp;
+  const double step = a.nesterov ? gp + a.momentum * vel : vel;
+  const double tol_v = tol_g + 1e-6 * (std::fabs(v) + std::fabs(gp) + 1.0);
+  return {w - a.lr * step, vel, a.lr * 2.0 * tol_v + 1e-6 * (std::fabs(w) + 1.0), tol_v};
+}
+
+void check(const Problem& p, const std::vector<float>& c, const std::vector<float>& v, const std::string& who) {
   const Case& cs = p.c;
   int bad = 0;
   for (int i = 0; i < cs.m && bad < 5; ++i) {
@@ -139,8 +162,15 @@ void check(const Problem& p, const std::vector<float>& c, const std::string& who
       }
       if ((cs.epi & relu) && !(sum > 0)) sum = 0;
       if ((cs.epi & mask) && !(p.mask[static_cast<size_t>(i) * p.ldm + j] > 0)) sum = 0;
+      double tol = 2e-6 * (scale + 1.0) * (1.0 + std::sqrt(static_cast<double>(cs.k)));
+      if (cs.epi & sgd) {
+        const SgdResult want = sgd_reference(p.step, p.c0[at], p.v0[at], sum, tol);
+        if (!(std::fabs(v[at] - want.v) <= want.tol_v) && bad++ < 5)
+          BOOST_ERROR(who << " " << describe(cs) << " velocity[" << i << "," << j << "] = " << v[at] << ", want " << want.v);
+        sum = want.w;
+        tol = want.tol_w;
+      }
       const double got = c[at];
-      const double tol = 2e-6 * (scale + 1.0) * (1.0 + std::sqrt(static_cast<double>(cs.k)));
       if (!(std::fabs(got - sum) <= tol)) {
         ++bad;
         BOOST_ERROR(who << " " << describe(cs) << " C[" << i << "," << j << "] = " << got
@@ -148,9 +178,12 @@ void check(const Problem& p, const std::vector<float>& c, const std::string& who
       }
     }
     for (int j = cs.n; j < p.ldc; ++j) {
-      const float got = c[static_cast<size_t>(i) * p.ldc + j];
+      const std::size_t at = static_cast<size_t>(i) * p.ldc + j;
+      const float got = c[at];
       if (std::memcmp(&got, &kSentinel, sizeof got) != 0 && bad++ < 5)
         BOOST_ERROR(who << " " << describe(cs) << " wrote padding C[" << i << "," << j << "]");
+      if (!v.empty() && std::memcmp(&v[at], &kSentinel, sizeof got) != 0 && bad++ < 5)
+        BOOST_ERROR(who << " " << describe(cs) << " wrote padding velocity[" << i << "," << j << "]");
     }
   }
 }
@@ -160,15 +193,15 @@ void run_case(const Case& cs, std::mt19937& rng) {
   for (sp::Isa isa : {sp::Isa::scalar, sp::Isa::avx2, sp::Isa::avx512}) {
     if (static_cast<int>(isa) > static_cast<int>(sp::detected_isa())) continue;
     sp::force_isa(isa);
-    std::vector<float> c = p.c0;
-    sk::gemm(sk::Backend::native, args_for(p, c));
-    check(p, c, "native/" + std::string(sp::isa_name(isa)));
+    std::vector<float> c = p.c0, v = p.v0;
+    sk::gemm(sk::Backend::native, args_for(p, c, v));
+    check(p, c, v, "native/" + std::string(sp::isa_name(isa)));
   }
   sp::force_isa(sp::detected_isa());
   if (!sk::backend_available(sk::Backend::onednn)) return;
-  std::vector<float> c = p.c0;
-  sk::gemm(sk::Backend::onednn, args_for(p, c));
-  check(p, c, "onednn");
+  std::vector<float> c = p.c0, v = p.v0;
+  sk::gemm(sk::Backend::onednn, args_for(p, c, v));
+  check(p, c, v, "onednn");
 }
 
 const int kEpilogues[] = {none, bias, relu, bias | relu, mask, bias | relu | mask};
@@ -241,6 +274,39 @@ BOOST_AUTO_TEST_CASE(a_times_b_transposed_at_training_rows) {
 BOOST_AUTO_TEST_CASE(zero_depth_writes_the_epilogue_of_zero) {
   std::mt19937 rng(5);
   for (bool acc : {false, true}) run_case({5, 9, 0, false, false, acc, bias | relu, 1}, rng);
+  run_case({5, 9, 0, true, false, false, sgd, 1}, rng);  // a step on weight decay alone
+}
+
+BOOST_AUTO_TEST_CASE(sgd_epilogue_updates_parameters_and_velocity) {
+  // The weight-gradient shapes it serves (Aᵀ·B at k = batch) with ragged tiles, every
+  // transpose, depths past one K block (the fallback through a scratch gradient), and the
+  // threaded split.
+  std::mt19937 rng(8);
+  for (int t = 0; t < 4; ++t) run_case({37, 45, 29, (t & 1) != 0, (t & 2) != 0, false, sgd, 3}, rng);
+  for (int batch : {1, 8, 13, 32}) {
+    run_case({784, 256, batch, true, false, false, sgd, 0}, rng);
+    run_case({130, 47, batch, true, false, false, sgd, 5}, rng);
+    run_case({128, 10, batch, true, false, false, sgd, 0}, rng);
+  }
+  run_case({97, 130, 1031, true, false, false, sgd, 2}, rng);
+  sk::set_threads(2);
+  run_case({784, 256, 2000, true, false, false, sgd, 0}, rng);
+  sk::set_threads(1);
+}
+
+BOOST_AUTO_TEST_CASE(sgd_epilogue_with_another_option_is_rejected) {
+  std::vector<float> a(16, 1.f), b(16, 1.f), c(16, 0.f), v(16, 0.f);
+  sk::GemmArgs g;
+  g.m = g.n = g.k = g.lda = g.ldb = g.ldc = 4;
+  g.a = a.data();
+  g.b = b.data();
+  g.c = c.data();
+  g.velocity = v.data();
+  g.relu = true;
+  BOOST_CHECK_THROW(sk::gemm(sk::Backend::native, g), std::invalid_argument);
+  g.relu = false;
+  g.accumulate = true;
+  BOOST_CHECK_THROW(sk::gemm(sk::Backend::native, g), std::invalid_argument);
 }
 
 BOOST_AUTO_TEST_CASE(two_threads_match_one) {

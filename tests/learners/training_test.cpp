@@ -3,7 +3,10 @@
 #define BOOST_TEST_MODULE learners_training
 #include <boost/test/unit_test.hpp>
 
+#include "learners/loss.h"
+#include "learners/optimizer.h"
 #include "learners/trainer.h"
+#include "platform/cpu_features.h"
 
 using namespace starling;
 
@@ -70,5 +73,65 @@ BOOST_AUTO_TEST_CASE(backends_follow_the_same_curve) {
   for (std::size_t i = 0; i < native.history.size(); ++i) {
     BOOST_TEST(native.history[i].train_loss == onednn.history[i].train_loss, boost::test_tools::tolerance(0.05));
     BOOST_TEST(native.history[i].test_accuracy == onednn.history[i].test_accuracy, boost::test_tools::tolerance(0.02));
+  }
+}
+
+namespace {
+
+// Five SGD steps on one model, with the step as a pass after the backward or fused into it
+// (ParamUpdate); returns the parameters and the velocity after them.
+std::vector<float> five_steps(const ModelSpec& spec, const Dataset& train, bool fused) {
+  Model model(spec);
+  model.init(7);
+  OptimizerSpec o;
+  o.momentum = 0.9, o.weight_decay = 1e-3;
+  std::vector<float> x(static_cast<std::size_t>(13) * spec.input.size()), dlogits(13 * spec.classes);
+  std::vector<int32_t> labels(13);
+  std::vector<float> out;
+  for (bool nesterov : {false, true}) {
+    o.nesterov = nesterov;
+    auto optimizer = make_optimizer(model.param_count(), o);
+    for (uint32_t s = 0; s < 5; ++s) {
+      std::vector<uint32_t> rows(13);
+      for (uint32_t i = 0; i < 13; ++i) rows[i] = (s * 13 + i) % train.size();
+      train.gather(rows.data(), 13, x.data(), labels.data());
+      const float* logits = model.forward(kernels::Backend::native, 13, x.data());
+      softmax_cross_entropy(13, spec.classes, logits, labels.data(), dlogits.data());
+      ParamUpdate update;
+      if (fused && optimizer->fused_step(model.params(), 0.05f, update)) {
+        model.backward(kernels::Backend::native, 13, x.data(), dlogits.data(), &update);
+      } else {
+        model.backward(kernels::Backend::native, 13, x.data(), dlogits.data());
+        optimizer->step(model.params(), model.grads(), model.param_count(), 0.05f);
+      }
+    }
+    out.insert(out.end(), optimizer->state(0)->begin(), optimizer->state(0)->end());
+  }
+  out.insert(out.end(), model.params(), model.params() + model.param_count());
+  return out;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(the_fused_sgd_step_matches_the_separate_pass) {
+  // Dense layers fuse the step into their weight-gradient GEMM (on AVX-512) and every other
+  // layer with parameters takes it right after its backward; both must land on the bits of
+  // the pass over the whole arena (same arithmetic, same association), on every ISA path,
+  // through residual blocks too.
+  for (const char* kind : {"mlp", "cnn", "resnet8"}) {
+    ModelSpec spec;
+    spec.kind = kind;
+    spec.input = {16, 16, 1};
+    spec.classes = 4;
+    const TrainTest data = make_synthetic(64, 8, 3, spec.input, spec.classes);
+    for (platform::Isa isa : {platform::Isa::scalar, platform::Isa::avx2, platform::Isa::avx512}) {
+      if (static_cast<int>(isa) > static_cast<int>(platform::detected_isa())) continue;
+      platform::force_isa(isa);
+      const std::vector<float> separate = five_steps(spec, data.train, false);
+      const std::vector<float> fused = five_steps(spec, data.train, true);
+      BOOST_TEST_INFO(kind << " on " << platform::isa_name(isa));
+      BOOST_TEST(fused == separate);
+    }
+    platform::force_isa(platform::detected_isa());
   }
 }
