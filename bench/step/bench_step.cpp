@@ -16,6 +16,8 @@
 #include "learners/layers/residual.h"
 #include "learners/model.h"
 #include "learners/optimizer.h"
+#include "learners/sma.h"
+#include "learners/sma_group.h"
 
 #include <algorithm>
 #include <chrono>
@@ -26,6 +28,7 @@
 #include <numeric>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 using namespace starling;
@@ -39,6 +42,8 @@ struct Options {
   std::vector<int> batches{8, 16, 32};
   kernels::Backend backend = kernels::Backend::native;
   bool fused = true;  // the optimizer step inside the backward, as training runs it
+  std::vector<int> learners{1};
+  int repeats = 1;
 };
 
 std::vector<std::string> split(const std::string& text) {
@@ -53,6 +58,11 @@ Options parse(int argc, char** argv) {
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string key = argv[i], value = argv[i + 1];
     if (key == "--steps") o.steps = std::atoi(value.c_str());
+    else if (key == "--repeats") o.repeats = std::max(1, std::atoi(value.c_str()));
+    else if (key == "--learners") {
+      o.learners.clear();
+      for (const auto& k : split(value)) o.learners.push_back(std::max(1, std::atoi(k.c_str())));
+    }
     else if (key == "--models") o.models = split(value);
     else if (key == "--batches") {
       o.batches.clear();
@@ -65,7 +75,7 @@ Options parse(int argc, char** argv) {
         std::exit(2);
       }
     } else {
-      std::fprintf(stderr, "usage: bench_step [--steps N] [--models mlp,cnn,resnet8] [--batches 8,16,32] [--backend native|onednn] [--optimizer fused|separate]\n");
+      std::fprintf(stderr, "usage: bench_step [--steps N] [--models mlp,cnn,resnet8] [--batches 8,16,32] [--backend native|onednn] [--optimizer fused|separate] [--learners 1,2] [--repeats R]\n");
       std::exit(2);
     }
   }
@@ -158,7 +168,10 @@ struct Run {
   double step_seconds = 0.0;  // per step, all parts
 };
 
-Run profile(const ModelSpec& spec, int batch, int steps, const Options& options, const TrainTest& data) {
+// One learner's steps, each followed by its share of an SMA round when it has a group (the
+// defaults of [node]: α = 1/learners, no central momentum, a round every step).
+Run learner_steps(const ModelSpec& spec, int batch, int steps, const Options& options, const TrainTest& data,
+                  int index, sma::SmaGroup* group) {
   const kernels::Backend backend = options.backend;
   Model model(spec);
   model.init(1);
@@ -178,7 +191,8 @@ Run profile(const ModelSpec& spec, int batch, int steps, const Options& options,
     p.set_on(s >= 0);
     const auto t0 = Clock::now();
     p.time("gather", [&] {
-      for (int i = 0; i < batch; ++i) indices[i] = static_cast<uint32_t>((s + warmup) * batch + i) % data.train.size();
+      for (int i = 0; i < batch; ++i)
+        indices[i] = static_cast<uint32_t>(((s + warmup) * (index + 1)) * batch + i) % data.train.size();
       data.train.gather(indices.data(), batch, x.data(), labels.data());
     });
     const float* logits = model.forward(backend, batch, x.data());
@@ -190,23 +204,57 @@ Run profile(const ModelSpec& spec, int batch, int steps, const Options& options,
       model.backward(backend, batch, x.data(), dlogits.data());
       p.time("optimizer", [&] { optimizer->step(model.params(), model.grads(), model.param_count(), 0.01f); });
     }
+    if (group) p.time("SMA round (barrier waits included)", [&] { group->round(index, model.params()); });
     if (s >= 0) run.step_seconds += std::chrono::duration<double>(Clock::now() - t0).count();
   }
   run.step_seconds /= steps;
   return run;
 }
 
-void report(const std::string& kind, int batch, int steps, const Run& run, double gemm_flops, double peak) {
+// `learners` learners on threads of their own, in one SMA group; returns learner 0's parts
+// and the slowest learner's step time.
+Run profile(const ModelSpec& spec, int batch, int steps, const Options& options, const TrainTest& data, int learners) {
+  if (learners == 1) return learner_steps(spec, batch, steps, options, data, 0, nullptr);
+  Model central(spec);
+  central.init(1);  // every learner starts from the same model
+  sma::SmaGroup group(central.params(), nullptr, learners, central.param_count(), sma::alpha_for(0.0, learners), 0.f);
+  std::vector<Run> runs(static_cast<std::size_t>(learners));
+  std::vector<std::thread> others;
+  for (int j = 1; j < learners; ++j)
+    others.emplace_back([&, j] { runs[j] = learner_steps(spec, batch, steps, options, data, j, &group); });
+  runs[0] = learner_steps(spec, batch, steps, options, data, 0, &group);
+  for (std::thread& t : others) t.join();
+  for (const Run& r : runs) runs[0].step_seconds = std::max(runs[0].step_seconds, r.step_seconds);
+  return std::move(runs[0]);
+}
+
+// gemm_flops: one learner's GEMM work per step; peak: one core's.
+void report(const std::string& kind, int batch, int learners, int steps, const Run& run, double gemm_flops,
+            double peak) {
   const double step_us = run.step_seconds * 1e6;
-  std::printf("\n%s, batch %d: %.1f µs a step (%d steps), %.0f samples/s; GEMM work %.1f GFLOP/s = %.0f %% of the "
-              "FMA peak (%.1f GFLOP/s)\n",
-              kind.c_str(), batch, step_us, steps, batch / run.step_seconds, gemm_flops / run.step_seconds * 1e-9,
-              peak > 0 ? 100.0 * gemm_flops / run.step_seconds * 1e-9 / peak : 0.0, peak);
+  std::printf("\n%s, batch %d, %d learner%s: %.1f µs a step (%d steps), %.0f samples/s; GEMM work %.1f GFLOP/s a "
+              "learner = %.0f %% of the FMA peak (%.1f GFLOP/s a core)\n",
+              kind.c_str(), batch, learners, learners == 1 ? "" : "s", step_us, steps, learners * batch / run.step_seconds,
+              gemm_flops / run.step_seconds * 1e-9, peak > 0 ? 100.0 * gemm_flops / run.step_seconds * 1e-9 / peak : 0.0,
+              peak);
   std::printf("  %-58s %10s %7s\n", "part", "µs/step", "%");
   for (const std::string& name : run.parts.order()) {
     const double us = run.parts[name] / steps * 1e6;
     std::printf("  %-58s %10.1f %6.1f%%\n", name.c_str(), us, 100.0 * us / step_us);
   }
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
+
+void summarize(const std::string& kind, int batch, const std::vector<int>& learners,
+               std::map<int, std::vector<double>>& rates) {
+  const double base = median(rates[learners.front()]);
+  std::printf("\n%s, batch %d: median samples/s of %zu interleaved runs\n", kind.c_str(), batch, rates[learners.front()].size());
+  for (int k : learners)
+    std::printf("  %2d learner%s %10.0f  %5.2fx the first count\n", k, k == 1 ? " " : "s", median(rates[k]), median(rates[k]) / base);
 }
 
 }  // namespace
@@ -227,8 +275,15 @@ int main(int argc, char** argv) {
     }
     for (int batch : o.batches) {
       const int steps = o.steps > 0 ? o.steps : kind == "mlp" ? 2000 : kind == "cnn" ? 200 : 60;
-      const Run run = profile(spec, batch, steps, o, data);
-      report(kind, batch, steps, run, 2.0 * (3.0 * macs - first) * batch, peak);
+      // Learner counts interleaved over the repeats; the parts of each count's last run.
+      std::map<int, std::vector<double>> rates;
+      for (int r = 0; r < o.repeats; ++r)
+        for (int k : o.learners) {
+          const Run run = profile(spec, batch, steps, o, data, k);
+          rates[k].push_back(k * batch / run.step_seconds);
+          if (r + 1 == o.repeats) report(kind, batch, k, steps, run, 2.0 * (3.0 * macs - first) * batch, peak);
+        }
+      if (o.learners.size() > 1) summarize(kind, batch, o.learners, rates);
     }
   }
   return 0;
