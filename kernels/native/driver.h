@@ -139,6 +139,7 @@ void run_block(const GemmArgs& g, const Operands& ops, int i0, int mc, int p0, i
     t.mr = std::min(MR, mc - ir);
     set_a<Kernel>(g, ops, ops.a_packed ? ir : i0 + ir, p0, kc, t);
     t.nr = std::min(NR, nc - jr);
+    t.stream_b = !ops.b_packed;
     if (ops.b_packed) {
       t.b = ops.b_packed + static_cast<long>(jr) * kc;
       t.b_rs = NR;

@@ -19,8 +19,9 @@ constexpr int kMR = 8;
 // The epilogue ingredients a loop's instantiation may meet (bits of its MAY argument):
 // loops without the old C and the mask, or without any, carry fewer pointers and at shallow
 // depths spill less around C's stores.
-constexpr unsigned kLoadC = 1, kBias = 2, kRelu = 4, kMask = 8, kSgd = 16;
-constexpr unsigned kNone = 0, kBiasRelu = kBias | kRelu, kAny = kLoadC | kBias | kRelu | kMask | kSgd;
+// kStreamB is no epilogue: B read in place (TileArgs::stream_b) is prefetched ahead.
+constexpr unsigned kLoadC = 1, kBias = 2, kRelu = 4, kMask = 8, kSgd = 16, kStreamB = 32;
+constexpr unsigned kNone = 0, kBiasRelu = kBias | kRelu, kAny = kLoadC | kBias | kRelu | kMask | kSgd | kStreamB;
 
 // Adds the old C, bias, ReLU and ReLU-gradient mask to the MR×NV accumulators, one pass
 // per ingredient, so each flag is tested once per tile rather than once per vector.
@@ -70,6 +71,8 @@ __attribute__((always_inline)) inline void sgd_store(const __m512 (&acc)[MR][NV]
     for (int v = 0; v < NV; ++v) {
       float* w_at = t.c + i * t.ldc + 16 * v;
       float* v_at = t.velocity + i * t.ldc + 16 * v;
+      _mm_prefetch(reinterpret_cast<const char*>(w_at + MR * t.ldc), _MM_HINT_T0);
+      _mm_prefetch(reinterpret_cast<const char*>(v_at + MR * t.ldc), _MM_HINT_T0);
       const __m512 w = _mm512_maskz_loadu_ps(lanes[v], w_at);
       const __m512 g = _mm512_fmadd_ps(wd, w, acc[i][v]);
       const __m512 vel = _mm512_fmadd_ps(mu, _mm512_maskz_loadu_ps(lanes[v], v_at), g);
@@ -106,8 +109,11 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
   for (int p = 0; p < t.kc; ++p) {
     __m512 bv[NV];
 #pragma GCC unroll 3
-    for (int v = 0; v < NV; ++v)
+    for (int v = 0; v < NV; ++v) {
       bv[v] = FULL ? _mm512_loadu_ps(b + 16 * v) : _mm512_maskz_loadu_ps(lanes[v], b + 16 * v);
+      if ((MAY & kStreamB) && t.stream_b)
+        _mm_prefetch(reinterpret_cast<const char*>(b + 16 * b_rs + 16 * v), _MM_HINT_T0);
+    }
 #pragma GCC unroll 16
     for (int i = 0; i < MR; ++i) {
       const __m512 ai = _mm512_set1_ps(a[i * rs]);
@@ -120,7 +126,7 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
   if constexpr ((MAY & kSgd) != 0) {
     if (t.velocity) return sgd_store<MR, NV>(acc, t, lanes);
   }
-  if constexpr (MAY != kNone) finish<MR, NV, MAY>(acc, t, lanes);
+  if constexpr ((MAY & ~kStreamB) != kNone) finish<MR, NV, MAY>(acc, t, lanes);
 #pragma GCC unroll 16
   for (int i = 0; i < MR; ++i)
 #pragma GCC unroll 3
@@ -165,14 +171,18 @@ __attribute__((noinline)) void column_impl(const TileArgs& args, int tiles, long
 }
 
 // Calls run(unit_rs, may) with t's A stride (unit or not) as a std::bool_constant and the
-// epilogue ingredients it may meet (kNone, kBiasRelu or kAny) as a std::integral_constant,
-// for the loops' instantiations.
+// epilogue ingredients it may meet (kNone, kBiasRelu or kAny, with kStreamB where B streams)
+// as a std::integral_constant, for the loops' instantiations.
 template <class Run>
 void with_variant(const TileArgs& t, Run&& run) {
   auto stride = [&](auto may) { t.a_rs == 1 ? run(std::true_type{}, may) : run(std::false_type{}, may); };
+  auto stream = [&](auto may) {
+    if (t.stream_b) stride(std::integral_constant<unsigned, may | kStreamB>{});
+    else stride(may);
+  };
   if (t.load_c || t.mask || t.velocity) stride(std::integral_constant<unsigned, kAny>{});
-  else if (t.bias || t.relu) stride(std::integral_constant<unsigned, kBiasRelu>{});
-  else stride(std::integral_constant<unsigned, kNone>{});
+  else if (t.bias || t.relu) stream(std::integral_constant<unsigned, kBiasRelu>{});
+  else stream(std::integral_constant<unsigned, kNone>{});
 }
 
 template <int MR, int NV, bool FULL>

@@ -15,6 +15,7 @@ struct TileArgs {
   // Row p of the B panel starts at b + p*b_rs and holds nr contiguous floats.
   const float* b = nullptr;
   long b_rs = 0;
+  bool stream_b = false;  // B read in place, from wherever it lies: worth prefetching ahead
   float* c = nullptr;
   long ldc = 0;
   bool load_c = false;          // add to C (accumulate, or any K block after the first)
