@@ -1,15 +1,16 @@
 // bench_step: where a training step's time goes. For the shipped models (MLP, CNN, resnet8)
-// at batch 8, 16 and 32, one learner on one thread runs a fixed number of steps on a
-// synthetic set of Fashion-MNIST's shape and times each part: gathering the batch, each
-// layer's forward and backward (ReLUs fused as in training; a residual block's layers listed
-// under it), softmax and loss, and the
-// optimizer update (SGD, Nesterov momentum and weight decay as in the shipped configs): fused
-// into the backward as training runs it, so inside each layer's "bwd", or with
-// --optimizer separate as one pass over the arena of its own.
+// at batch 8, 16 and 32, learners run a fixed number of steps on a synthetic set of
+// Fashion-MNIST's shape and time each part: gathering the batch, each layer's forward and
+// backward (ReLUs fused as in training; a residual block's layers listed under it), softmax
+// and loss, and the optimizer update (SGD, Nesterov momentum and weight decay as in the
+// shipped configs): fused into the backward as training runs it, so inside each layer's
+// "bwd", or with --optimizer separate as one pass over the arena of its own. With several
+// learners, each on a thread of its own, the SMA round among them is a part too.
 // Prints µs per step and % of the step per part, the GEMM layers' achieved GFLOP/s and the
-// step's % of the FMA peak measured in the same process.
+// step's % of the FMA peak measured in the same process; learner counts alternate over the
+// repeats, and their median samples/s are compared.
 //   bench_step [--steps N] [--models mlp,cnn,resnet8] [--batches 8,16,32] [--backend native|onednn]
-//              [--optimizer fused|separate]
+//              [--optimizer fused|separate] [--learners 1,2] [--sync-every N] [--repeats R]
 #include "fma_peak.h"
 #include "learners/dataset.h"
 #include "learners/loss.h"
@@ -43,6 +44,7 @@ struct Options {
   kernels::Backend backend = kernels::Backend::native;
   bool fused = true;  // the optimizer step inside the backward, as training runs it
   std::vector<int> learners{1};
+  int sync_every = 1;  // steps between SMA rounds (node.sync_every)
   int repeats = 1;
 };
 
@@ -59,6 +61,7 @@ Options parse(int argc, char** argv) {
     const std::string key = argv[i], value = argv[i + 1];
     if (key == "--steps") o.steps = std::atoi(value.c_str());
     else if (key == "--repeats") o.repeats = std::max(1, std::atoi(value.c_str()));
+    else if (key == "--sync-every") o.sync_every = std::max(1, std::atoi(value.c_str()));
     else if (key == "--learners") {
       o.learners.clear();
       for (const auto& k : split(value)) o.learners.push_back(std::max(1, std::atoi(k.c_str())));
@@ -75,7 +78,7 @@ Options parse(int argc, char** argv) {
         std::exit(2);
       }
     } else {
-      std::fprintf(stderr, "usage: bench_step [--steps N] [--models mlp,cnn,resnet8] [--batches 8,16,32] [--backend native|onednn] [--optimizer fused|separate] [--learners 1,2] [--repeats R]\n");
+      std::fprintf(stderr, "usage: bench_step [--steps N] [--models mlp,cnn,resnet8] [--batches 8,16,32] [--backend native|onednn] [--optimizer fused|separate] [--learners 1,2] [--sync-every N] [--repeats R]\n");
       std::exit(2);
     }
   }
@@ -168,8 +171,8 @@ struct Run {
   double step_seconds = 0.0;  // per step, all parts
 };
 
-// One learner's steps, each followed by its share of an SMA round when it has a group (the
-// defaults of [node]: α = 1/learners, no central momentum, a round every step).
+// One learner's steps, followed by its share of an SMA round every sync_every steps when it
+// has a group (α = 1/learners and no central momentum, the defaults of [node]).
 Run learner_steps(const ModelSpec& spec, int batch, int steps, const Options& options, const TrainTest& data,
                   int index, sma::SmaGroup* group) {
   const kernels::Backend backend = options.backend;
@@ -204,7 +207,7 @@ Run learner_steps(const ModelSpec& spec, int batch, int steps, const Options& op
       model.backward(backend, batch, x.data(), dlogits.data());
       p.time("optimizer", [&] { optimizer->step(model.params(), model.grads(), model.param_count(), 0.01f); });
     }
-    if (group) p.time("SMA round (barrier waits included)", [&] { group->round(index, model.params()); });
+    if (group && (s + warmup + 1) % options.sync_every == 0) p.time("SMA round (barrier waits included)", [&] { group->round(index, model.params()); });
     if (s >= 0) run.step_seconds += std::chrono::duration<double>(Clock::now() - t0).count();
   }
   run.step_seconds /= steps;
