@@ -290,6 +290,7 @@ BOOST_AUTO_TEST_CASE(sgd_epilogue_updates_parameters_and_velocity) {
   }
   run_case({97, 130, 1031, true, false, false, sgd, 2}, rng);
   sk::set_threads(2);
+  run_case({2000, 256, 32, true, false, false, sgd, 0}, rng);  // split in two, each half fused
   run_case({784, 256, 2000, true, false, false, sgd, 0}, rng);
   sk::set_threads(1);
 }
