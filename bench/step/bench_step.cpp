@@ -194,7 +194,7 @@ Run learner_steps(const ModelSpec& spec, int batch, int steps, const Options& op
     p.set_on(s >= 0);
     const auto t0 = Clock::now();
     p.time("gather", [&] {
-      for (int i = 0; i < batch; ++i)
+      for (int i = 0; i < batch; ++i)  // each learner its own walk through the rows
         indices[i] = static_cast<uint32_t>(((s + warmup) * (index + 1)) * batch + i) % data.train.size();
       data.train.gather(indices.data(), batch, x.data(), labels.data());
     });
@@ -207,7 +207,8 @@ Run learner_steps(const ModelSpec& spec, int batch, int steps, const Options& op
       model.backward(backend, batch, x.data(), dlogits.data());
       p.time("optimizer", [&] { optimizer->step(model.params(), model.grads(), model.param_count(), 0.01f); });
     }
-    if (group && (s + warmup + 1) % options.sync_every == 0) p.time("SMA round (barrier waits included)", [&] { group->round(index, model.params()); });
+    if (group && (s + warmup + 1) % options.sync_every == 0)
+      p.time("SMA round (barrier waits included)", [&] { group->round(index, model.params()); });
     if (s >= 0) run.step_seconds += std::chrono::duration<double>(Clock::now() - t0).count();
   }
   run.step_seconds /= steps;
