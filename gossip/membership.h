@@ -19,7 +19,7 @@
 // it, so that a peer resumed after SIGSTOP does not declare everyone dead before its I/O
 // thread has read what they sent meanwhile.
 //
-// Degree, not n (issue #15): once the owner names the peers it watches (watch(), the
+// Degree, not n: once the owner names the peers it watches (watch(), the
 // monitoring overlay of watch_overlay.h), heartbeats go to those alone and only they can
 // time out; every other tracked peer stays alive until a death notice says otherwise. A
 // peer that learns a death (a watched peer timed out or said leave, or a notice told it)

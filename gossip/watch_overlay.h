@@ -1,5 +1,5 @@
 #pragma once
-// Who watches whom (issue #15): the monitoring overlay of a job's control plane. Peer i of
+// Who watches whom: the monitoring overlay of a job's control plane. Peer i of
 // the ring order watches the peers 2^k places before and after it (k = 0, 1, ... while
 // 2^k < n), so each peer watches and is watched by at most 2·⌈log2 n⌉ others, the relation
 // is symmetric (heartbeats go both ways), and the overlay's diameter is O(log n): a death

@@ -254,11 +254,13 @@ double median(std::vector<double> v) {
 }
 
 void summarize(const std::string& kind, int batch, const std::vector<int>& learners,
-               std::map<int, std::vector<double>>& rates) {
-  const double base = median(rates[learners.front()]);
-  std::printf("\n%s, batch %d: median samples/s of %zu interleaved runs\n", kind.c_str(), batch, rates[learners.front()].size());
-  for (int k : learners)
-    std::printf("  %2d learner%s %10.0f  %5.2fx the first count\n", k, k == 1 ? " " : "s", median(rates[k]), median(rates[k]) / base);
+               const std::map<int, std::vector<double>>& rates) {
+  const std::vector<double>& first = rates.at(learners.front());
+  std::printf("\n%s, batch %d: median samples/s of %zu interleaved runs\n", kind.c_str(), batch, first.size());
+  for (int k : learners) {
+    const double rate = median(rates.at(k));
+    std::printf("  %2d learner%s %10.0f  %5.2fx the first count\n", k, k == 1 ? " " : "s", rate, rate / median(first));
+  }
 }
 
 }  // namespace

@@ -40,18 +40,21 @@ void Dense::forward(kernels::Backend backend, int batch, const float* x, float* 
 
 void Dense::backward(kernels::Backend backend, int batch, const float* x, const float*, const float* dy,
                      float* dx) {
-  weight_gradient(backend, batch, x, dy, nullptr);
-  kernels::column_sums(batch, out_, dy, db_, false);
-  input_gradient(backend, batch, x, dy, dx);
+  backward_with(backend, batch, x, dy, dx, nullptr);
 }
 
 bool Dense::backward_update(kernels::Backend backend, int batch, const float* x, const float*, const float* dy,
                             float* dx, const ParamUpdate& update) {
-  input_gradient(backend, batch, x, dy, dx);  // first: it reads the weights before their step
-  weight_gradient(backend, batch, x, dy, &update);
-  kernels::column_sums(batch, out_, dy, db_, false);
-  update.apply(b_, db_, static_cast<std::size_t>(out_));
+  backward_with(backend, batch, x, dy, dx, &update);
   return true;
+}
+
+void Dense::backward_with(kernels::Backend backend, int batch, const float* x, const float* dy, float* dx,
+                          const ParamUpdate* update) {
+  input_gradient(backend, batch, x, dy, dx);  // first: it reads the weights before any step
+  weight_gradient(backend, batch, x, dy, update);
+  kernels::column_sums(batch, out_, dy, db_, false);
+  if (update) update->apply(b_, db_, static_cast<std::size_t>(out_));
 }
 
 void Dense::weight_gradient(kernels::Backend backend, int batch, const float* x, const float* dy,

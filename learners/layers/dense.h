@@ -29,6 +29,9 @@ class Dense final : public Layer {
   float* dw_ = nullptr;
   float* db_ = nullptr;
 
+  // Both backwards: with an update, the parameters take it instead of keeping their gradient.
+  void backward_with(kernels::Backend backend, int batch, const float* x, const float* dy, float* dx,
+                     const ParamUpdate* update);
   // dW = xᵀ·dy into dw_, or, with an update, straight into the weights' SGD step.
   void weight_gradient(kernels::Backend backend, int batch, const float* x, const float* dy,
                        const ParamUpdate* update);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `starling launch --in-process` (issue #15): the peers of a job as threads of one process.
+# `starling launch --in-process`: the peers of a job as threads of one process.
 #  1. Twelve all-reduce peers give the same model bits in one process as twelve processes.
 #  2. 128 gossip peers (one [[peer]] entry with count = 128) finish in one process with no
 #     peer lost, each watching 13 others (the peers 2^k places away) rather than 127.

@@ -1,4 +1,4 @@
-// Failure detection at scale (issue #15), on real sockets in one process:
+// Failure detection at scale, on real sockets in one process:
 //  - a death among 128 peers: every peer watches only its 13 overlay peers (1, 2, ..., 64
 //    places either way; gossip/watch_overlay.h), so the victim's watchers detect its silence, ask its other
 //    watchers (indirect probes), and every other live peer learns it from the death notices
