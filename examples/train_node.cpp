@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <string>
 
 namespace {
 
@@ -31,9 +32,23 @@ starling::TrainTest load_data() {
   }
 }
 
+// The one optional argument, epochs: a positive number; anything else (--help too) gets the usage.
+bool parse_epochs(int argc, char** argv, double& epochs) {
+  if (argc < 2) return true;
+  char* end = nullptr;
+  epochs = std::strtod(argv[1], &end);
+  return argc == 2 && end != argv[1] && *end == '\0' && epochs > 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  double epochs = 2.0;
+  if (!parse_epochs(argc, argv, epochs)) {
+    const bool help = argc == 2 && (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h");
+    std::fprintf(help ? stdout : stderr, "usage: %s [epochs]   (a positive number; default 2)\n", argv[0]);
+    return help ? 0 : 2;
+  }
   starling::actors::NodeSpec spec;
   spec.train.learner.model.kind = "mlp";
   spec.train.learner.model.hidden = {256, 128};
@@ -43,7 +58,7 @@ int main(int argc, char** argv) {
   spec.train.schedule.kind = "cosine";
   spec.train.schedule.lr = 0.05;
   spec.train.schedule.warmup_steps = 200;
-  spec.train.epochs = argc > 1 ? std::atof(argv[1]) : 2.0;
+  spec.train.epochs = epochs;
   spec.learners = 2;  // two small-batch replicas kept together by SMA
   spec.intra_sync = starling::actors::IntraSync::sma;
   try {

@@ -6,7 +6,7 @@
 //
 //   bench_allreduce [--peers 2,4] [--min-bytes 1024] [--max-bytes 67108864]
 //                   [--segment-bytes 1048576] [--socket-buffer BYTES] [--io-threads 1]
-//                   [--json FILE]
+//                   [--json FILE]      (--help lists them)
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -17,9 +17,10 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
-#include <sstream>
 #include <string>
 #include <vector>
+
+#include <CLI/CLI.hpp>
 
 #include "gossip/allreduce_ring.h"
 #include "gossip/transport.h"
@@ -46,25 +47,24 @@ struct Row {
   double busbw() const { return algbw() * 2.0 * (peers - 1) / peers; }
 };
 
-std::vector<int> parse_list(const std::string& text) {
-  std::vector<int> out;
-  std::stringstream in(text);
-  for (std::string item; std::getline(in, item, ',');) out.push_back(std::stoi(item));
-  return out;
-}
-
+// Exits 2 with CLI11's message on a bad option or value; `--help` prints the options and exits 0.
 Config parse_args(int argc, char** argv) {
   Config c;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string key = argv[i], value = argv[i + 1];
-    if (key == "--peers") c.peers = parse_list(value);
-    else if (key == "--min-bytes") c.min_bytes = std::stoull(value);
-    else if (key == "--max-bytes") c.max_bytes = std::stoull(value);
-    else if (key == "--segment-bytes") c.segment_bytes = std::stoull(value);
-    else if (key == "--socket-buffer") c.socket_buffer_bytes = std::stoi(value);
-    else if (key == "--io-threads") c.io_threads = std::stoi(value);
-    else if (key == "--json") c.json = value;
-    else throw std::invalid_argument("unknown option " + key);
+  CLI::App app{"bench_allreduce: Starling's ring all-reduce among p processes on 127.0.0.1"};
+  app.add_option("--peers", c.peers, "Process counts, comma-separated")->delimiter(',')->check(CLI::Range(2, 64));
+  app.add_option("--min-bytes", c.min_bytes, "Smallest message")->check(CLI::Range(std::size_t{4}, std::size_t{1} << 32));
+  app.add_option("--max-bytes", c.max_bytes, "Largest message (sizes grow 4x)")
+      ->check(CLI::Range(std::size_t{4}, std::size_t{1} << 32));
+  app.add_option("--segment-bytes", c.segment_bytes, "Pipelining segment")
+      ->check(CLI::Range(std::size_t{4}, std::size_t{1} << 32));
+  app.add_option("--socket-buffer", c.socket_buffer_bytes, "ZeroMQ SNDBUF/RCVBUF (0: the OS default)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--io-threads", c.io_threads, "ZeroMQ I/O threads")->check(CLI::Range(1, 16));
+  app.add_option("--json", c.json, "Also write the rows here");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    std::exit(app.exit(e) == 0 ? 0 : 2);
   }
   return c;
 }

@@ -35,7 +35,12 @@ struct Case {
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  if (argc > 1) {  // no options: any argument, --help included, gets the usage
+    const bool help = std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h";
+    std::fprintf(help ? stdout : stderr, "usage: %s (no options; the CNN's shapes at batch 32, every ISA path)\n", argv[0]);
+    return help ? 0 : 2;
+  }
   // The CNN at batch 32: im2col/col2im per Conv2D chunk (9 and 2 samples), the rest whole.
   const sk::ConvShape conv1{9, 28, 28, 1, 5, 1, 0, 32}, conv2{2, 12, 12, 32, 5, 1, 0, 64};
   const sk::PoolShape pool1{32, 24, 24, 32, 2, 2}, pool2{32, 8, 8, 64, 2, 2};
