@@ -14,12 +14,20 @@ constexpr platform::IsaDispatch<decltype(&native::direct_conv_avx512)> kConv{nul
                                                                               native::direct_conv_avx512};
 constexpr platform::IsaDispatch<decltype(&native::direct_conv_weight_gradient_avx512)> kWeightGradient{
     nullptr, nullptr, native::direct_conv_weight_gradient_avx512};
+constexpr platform::IsaDispatch<decltype(&native::direct_conv_narrow_weight_gradient_avx512)> kNarrowWeightGradient{
+    nullptr, nullptr, native::direct_conv_narrow_weight_gradient_avx512};
 
 }  // namespace
 
+// kConv first: narrow_window_row is AVX-512 code.
 bool direct_conv_supported(const ConvShape& s) {
-  return kConv.get() && s.stride == 1 && s.kernel % 2 == 1 && s.pad == (s.kernel - 1) / 2 && s.in_c % 16 == 0 &&
-         s.out_c % 16 == 0 && s.batch > 0;
+  if (!kConv.get() || s.stride != 1 || s.out_c % 16 != 0 || s.batch <= 0) return false;
+  const bool wide_same = s.in_c % 16 == 0 && s.kernel % 2 == 1 && s.pad == (s.kernel - 1) / 2;
+  return wide_same || (s.in_c < 16 && native::narrow_window_row(s));
+}
+
+bool direct_input_gradient_supported(const ConvShape& s) {
+  return direct_conv_supported(s) && 2 * s.pad == s.kernel - 1 && direct_conv_supported(transposed(s));
 }
 
 long padded_size(const ConvShape& s) {
@@ -49,7 +57,7 @@ void direct_conv(const ConvShape& s, const float* xp, const float* w, const floa
 }
 
 void direct_conv_weight_gradient(const ConvShape& s, const float* xp, const float* dy, float* dwt) {
-  kWeightGradient.get()(s, xp, dy, dwt);
+  (s.in_c % 16 == 0 ? kWeightGradient : kNarrowWeightGradient).get()(s, xp, dy, dwt);
 }
 
 void flip_weights(const ConvShape& s, const float* w, float* wf) {

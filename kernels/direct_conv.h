@@ -1,18 +1,24 @@
 #pragma once
-// Direct convolution for stride 1 and "same" padding on NHWC, without im2col: the
+// Direct convolution for stride 1 on NHWC, without im2col: the
 // micro-kernel reads each output pixel's window straight from a zero-bordered copy of the
 // input, one window row (kernel·in_c contiguous floats) at a time, and keeps a tile of
 // outputs in registers across the window's rows. im2col would write kernel² copies of the
 // input to cache and read them back; here the input is copied once, with its border.
 // The input gradient of such a convolution is the same operation on the output gradient
 // with the window flipped (flip_weights); the weight gradient reads the windows in place too.
+// Inputs of fewer than 16 channels (a first layer on images, where im2col's GEMM would have a
+// depth of kernel²·in_c, 25 for 5×5 grey) take any padding.
 #include "kernels/ops.h"
 
 namespace starling::kernels {
 
-/// Whether direct_conv runs this shape on this CPU: AVX-512, stride 1, an odd kernel with
-/// pad (kernel − 1)/2, and in_c and out_c multiples of 16.
+/// Whether direct_conv and direct_conv_weight_gradient run this shape on this CPU: AVX-512,
+/// stride 1, out_c a multiple of 16, and either in_c a multiple of 16 with an odd kernel and
+/// pad (kernel − 1)/2, or a window row (kernel·in_c) of 1, 3, 5, 7, 9 or 15 floats, any pad.
 bool direct_conv_supported(const ConvShape& s);
+/// Whether the input gradient runs as direct_conv(transposed(s), …): both shapes supported,
+/// and "same" padding, which the flipped window keeps.
+bool direct_input_gradient_supported(const ConvShape& s);
 /// Floats of the zero-bordered input: batch·(in_h + 2·pad)·(in_w + 2·pad)·in_c.
 long padded_size(const ConvShape& s);
 /// xp = x inside a zero border s.pad wide on every side (overwrites all of xp).

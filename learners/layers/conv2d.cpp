@@ -1,6 +1,7 @@
 // 2-D convolution layer: im2col + GEMM in chunks of samples whose patches stay in cache, or,
-// for stride-1 "same" convolutions on the native backend where the CPU has the kernel, the
-// direct convolution (kernels/direct_conv.h) for the forward pass and the input gradient.
+// for the stride-1 shapes that kernels/direct_conv.h supports on the native backend where the
+// CPU has the kernels, the direct convolution for the forward pass and the weight gradient,
+// and for the input gradient too where the padding is "same".
 #include "learners/layers/conv2d.h"
 
 #include "kernels/direct_conv.h"
@@ -81,8 +82,8 @@ void Conv2D::reserve(int batch) {
   wt_.reserve(s.patch() * out_c_);
   dwt_.reserve(s.patch() * out_c_);
   if (kernels::direct_conv_supported(s)) {
-    const long widest = std::max(kernels::padded_size(s), kernels::padded_size(kernels::transposed(s)));
-    padded_.reserve(static_cast<std::size_t>(widest));
+    const long dy_padded = kernels::direct_input_gradient_supported(s) ? kernels::padded_size(kernels::transposed(s)) : 0;
+    padded_.reserve(static_cast<std::size_t>(std::max(kernels::padded_size(s), dy_padded)));
   }
 }
 
@@ -159,7 +160,7 @@ void Conv2D::patch_weight_gradient(kernels::Backend backend, int batch, const fl
 // lands on one input pixel carries that pixel's mask, so masking the sum is the same.
 void Conv2D::input_gradient(kernels::Backend backend, int batch, const float* x, const float* dy, float* dx) {
   const auto s = shape(batch);
-  if (direct(backend, batch)) {  // dx is the convolution of dy with the flipped window
+  if (direct(backend, batch) && kernels::direct_input_gradient_supported(s)) {  // dy with the flipped window
     const auto t = kernels::transposed(s);
     kernels::flip_weights(s, w_, wt_.data());
     kernels::pad_input(t, dy, padded_.data());

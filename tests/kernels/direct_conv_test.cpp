@@ -58,16 +58,18 @@ void expect_close(const std::vector<float>& got, const std::vector<double>& want
     }
 }
 
-sk::ConvShape shape(int batch, int h, int w, int in_c, int kernel, int out_c) {
+// pad −1: "same", (kernel − 1)/2.
+sk::ConvShape shape(int batch, int h, int w, int in_c, int kernel, int out_c, int pad = -1) {
   sk::ConvShape s;
   s.batch = batch, s.in_h = h, s.in_w = w, s.in_c = in_c, s.kernel = kernel, s.stride = 1;
-  s.pad = (kernel - 1) / 2, s.out_c = out_c;
+  s.pad = pad < 0 ? (kernel - 1) / 2 : pad, s.out_c = out_c;
   return s;
 }
 
 void check_forward(const sk::ConvShape& s, std::mt19937& rng) {
   const std::string who = "b" + std::to_string(s.batch) + " " + std::to_string(s.in_h) + "x" + std::to_string(s.in_w) +
-                          "x" + std::to_string(s.in_c) + " k" + std::to_string(s.kernel) + " →" + std::to_string(s.out_c);
+                          "x" + std::to_string(s.in_c) + " k" + std::to_string(s.kernel) + " pad " +
+                          std::to_string(s.pad) + " →" + std::to_string(s.out_c);
   const std::vector<float> x = random_vector(static_cast<std::size_t>(s.batch) * s.in_h * s.in_w * s.in_c, rng);
   const std::vector<float> w = random_vector(static_cast<std::size_t>(s.patch()) * s.out_c, rng);
   const std::vector<float> bias = random_vector(s.out_c, rng);
@@ -131,7 +133,7 @@ void check_weight_gradient(const sk::ConvShape& s, std::mt19937& rng) {
   sk::pad_input(s, x.data(), xp.data());
   sk::direct_conv_weight_gradient(s, xp.data(), dy.data(), dwt.data());
   expect_close(dwt, want, "weight gradient b" + std::to_string(s.batch) + " " + std::to_string(s.in_c) + "→" +
-                              std::to_string(s.out_c) + " k" + std::to_string(s.kernel));
+                              std::to_string(s.out_c) + " k" + std::to_string(s.kernel) + " pad " + std::to_string(s.pad));
 }
 
 }  // namespace
@@ -161,6 +163,44 @@ BOOST_AUTO_TEST_CASE(direct_conv_matches_double_reference) {
     check_weight_gradient(shape(2, 3, 7, 32, 1, 16), rng);
     check_weight_gradient(shape(2, 4, 6, 16, 5, 16), rng);
     check_weight_gradient(shape(9, 28, 28, 16, 3, 16), rng);
+  }
+  sp::force_isa(sp::detected_isa());
+}
+
+// Inputs of fewer than 16 channels: any padding, window rows of 1 to 15 floats, the forward
+// pass and the weight gradient (whose tiles run along output channels, 16 or 32 at a time);
+// the input gradient is not direct for them, nor for any padding but "same".
+BOOST_AUTO_TEST_CASE(direct_conv_of_narrow_inputs_matches_double_reference) {
+  std::mt19937 rng(37);
+  for (sp::Isa isa : {sp::Isa::scalar, sp::Isa::avx2, sp::Isa::avx512}) {
+    if (static_cast<int>(isa) > static_cast<int>(sp::detected_isa())) continue;
+    sp::force_isa(isa);
+    const sk::ConvShape conv1 = shape(9, 28, 28, 1, 5, 32, 0);  // the CNN's first layer: two chunks of samples
+    if (isa != sp::Isa::avx512) {
+      BOOST_TEST(!sk::direct_conv_supported(conv1));
+      continue;
+    }
+    BOOST_TEST(sk::direct_conv_supported(conv1));
+    BOOST_TEST(!sk::direct_input_gradient_supported(conv1));
+    BOOST_TEST(!sk::direct_conv_supported(shape(2, 9, 9, 2, 5, 32)));   // a window row of 10 floats
+    BOOST_TEST(!sk::direct_conv_supported(shape(2, 9, 9, 1, 5, 24)));   // channels out not in 16s
+    BOOST_TEST(!sk::direct_conv_supported(shape(2, 9, 9, 16, 3, 16, 0)));  // wide, not "same"
+    BOOST_TEST(sk::direct_input_gradient_supported(shape(2, 9, 9, 16, 3, 16)));
+    sk::ConvShape strided = conv1;
+    strided.stride = 2;
+    BOOST_TEST(!sk::direct_conv_supported(strided));
+    const sk::ConvShape shapes[] = {conv1,
+                                    shape(2, 7, 13, 1, 3, 16, 1),
+                                    shape(1, 9, 23, 1, 7, 64, 2),
+                                    shape(3, 5, 6, 1, 1, 48, 0),
+                                    shape(2, 8, 17, 3, 3, 32, 0),
+                                    shape(2, 9, 11, 3, 5, 32, 2),
+                                    shape(1, 6, 29, 3, 5, 16, 1)};
+    for (const sk::ConvShape& c : shapes) {
+      BOOST_TEST(sk::direct_conv_supported(c));
+      check_forward(c, rng);
+      check_weight_gradient(c, rng);
+    }
   }
   sp::force_isa(sp::detected_isa());
 }

@@ -116,15 +116,19 @@ BOOST_AUTO_TEST_CASE(conv2d_layer_with_stride_and_padding) {
     // backend where the CPU has it (im2col on oneDNN).
     Conv2D same(Shape{5, 9, 16}, 32, 3, 1, 1);
     check_layer(same, 2, b, rng);
+    // Fewer than 16 input channels: the direct forward and weight gradient, any padding; the
+    // input gradient through im2col.
+    Conv2D grey(Shape{7, 9, 1}, 16, 5);
+    check_layer(grey, 2, b, rng);
+    Conv2D rgb(Shape{5, 6, 3}, 32, 3, 1, 1);
+    check_layer(rgb, 2, b, rng);
   }
 }
 
 // The direct convolution (native backend, where the CPU has it) and im2col + GEMM (oneDNN)
-// give the same output and gradients, with the input's ReLU mask.
-BOOST_AUTO_TEST_CASE(conv2d_direct_and_im2col_paths_agree) {
-  if (kBackends.size() < 2) return;  // no oneDNN in this build: nothing to agree with
-  std::mt19937_64 rng(12);
-  Conv2D conv(Shape{6, 17, 32}, 16, 3, 1, 1, false);
+// give the same output and gradients, with the input's ReLU mask: for channels in 16s and
+// "same" padding, and for a narrow input with none (direct forward and weight gradient).
+void expect_paths_agree(Conv2D& conv, std::mt19937_64& rng) {
   conv.set_relu_input(true);
   std::vector<float> params = random_vector(conv.param_count(), rng, 0.5f), grads(conv.param_count());
   conv.bind(params.data(), grads.data());
@@ -150,6 +154,15 @@ BOOST_AUTO_TEST_CASE(conv2d_direct_and_im2col_paths_agree) {
   long masked = 0;
   for (std::size_t i = 0; i < in; ++i) masked += x[i] <= 0.f && dx[1][i] == 0.f;
   BOOST_TEST(masked > static_cast<long>(in) / 4);
+}
+
+BOOST_AUTO_TEST_CASE(conv2d_direct_and_im2col_paths_agree) {
+  if (kBackends.size() < 2) return;  // no oneDNN in this build: nothing to agree with
+  std::mt19937_64 rng(12);
+  Conv2D wide(Shape{6, 17, 32}, 16, 3, 1, 1, false);
+  expect_paths_agree(wide, rng);
+  Conv2D narrow(Shape{11, 28, 1}, 32, 5);
+  expect_paths_agree(narrow, rng);
 }
 
 BOOST_AUTO_TEST_CASE(maxpool_relu_flatten_layers) {
