@@ -56,8 +56,11 @@ void direct_conv(const ConvShape& s, const float* xp, const float* w, const floa
   kConv.get()(s, xp, w, bias, relu, y);
 }
 
-void direct_conv_weight_gradient(const ConvShape& s, const float* xp, const float* dy, float* dwt) {
-  (s.in_c % 16 == 0 ? kWeightGradient : kNarrowWeightGradient).get()(s, xp, dy, dwt);
+bool direct_conv_weight_gradient(const ConvShape& s, const float* xp, const float* dy, float* dw, float* dwt) {
+  const bool wide = s.in_c % 16 == 0;
+  if (wide) kWeightGradient.get()(s, xp, dy, dwt);
+  else kNarrowWeightGradient.get()(s, xp, dy, dw);
+  return wide;
 }
 
 void flip_weights(const ConvShape& s, const float* w, float* wf) {

@@ -13,7 +13,6 @@
 
 #include <algorithm>
 #include <type_traits>
-#include <vector>
 
 namespace starling::kernels::native {
 namespace {
@@ -208,17 +207,13 @@ bool narrow_window_row(const ConvShape& s) {
   return with_narrow_segment(s.kernel * s.in_c, [](auto) {});
 }
 
-void direct_conv_narrow_weight_gradient_avx512(const ConvShape& s, const float* xp, const float* dy, float* dwt) {
-  const long patch = s.patch();
-  std::vector<float> dw(static_cast<std::size_t>(patch * s.out_c));
+void direct_conv_narrow_weight_gradient_avx512(const ConvShape& s, const float* xp, const float* dy, float* dw) {
   with_narrow_segment(s.kernel * s.in_c, [&](auto segment) {
     constexpr int SEG = decltype(segment)::value;
     // Two vectors of channels where their accumulators leave room (dy's and a broadcast).
-    if (s.out_c % 32 == 0 && 2 * SEG + 3 <= 32) run_narrow<SEG, 2>(s, xp, dy, dw.data());
-    else run_narrow<SEG, 1>(s, xp, dy, dw.data());
+    if (s.out_c % 32 == 0 && 2 * SEG + 3 <= 32) run_narrow<SEG, 2>(s, xp, dy, dw);
+    else run_narrow<SEG, 1>(s, xp, dy, dw);
   });
-  for (int o = 0; o < s.out_c; ++o)  // dWᵀ, the contract of direct_conv_weight_gradient
-    for (long q = 0; q < patch; ++q) dwt[o * patch + q] = dw[static_cast<std::size_t>(q * s.out_c + o)];
 }
 
 }  // namespace starling::kernels::native

@@ -119,12 +119,12 @@ void Conv2D::forward(kernels::Backend backend, int batch, const float* x, float*
 // the patch is longer than out_c (3×3 kernels), dWᵀ = Σ dyᵀ · cols is computed instead and
 // transposed once: the patch is then the GEMM's column side, which the wide micro-kernel
 // tiles fill, rather than a column side of out_c (16 at resnet8's first stage). The direct
-// convolution computes dWᵀ from the forward pass's bordered input, without patches.
+// convolution computes dW or dWᵀ from the forward pass's bordered input, without patches.
 void Conv2D::weight_gradient(kernels::Backend backend, int batch, const float* x, const float* dy) {
   const auto s = shape(batch);
   const int patch = static_cast<int>(s.patch());
-  const bool from_padded = direct(backend, batch), transposed = from_padded || patch > out_c_;
-  if (from_padded) kernels::direct_conv_weight_gradient(s, padded_.data(), dy, dwt_.data());
+  bool transposed = patch > out_c_;
+  if (direct(backend, batch)) transposed = kernels::direct_conv_weight_gradient(s, padded_.data(), dy, dw_, dwt_.data());
   else patch_weight_gradient(backend, batch, x, dy, transposed);
   if (transposed)
     for (int o = 0; o < out_c_; ++o)

@@ -120,7 +120,8 @@ void check_input_gradient(const sk::ConvShape& s, std::mt19937& rng) {
   expect_close(dx, want, "input gradient " + std::to_string(s.in_c) + "→" + std::to_string(s.out_c));
 }
 
-// dWᵀ[o, (kh, kw, c)] = Σ over outputs of dy · the input under that tap.
+// dWᵀ[o, (kh, kw, c)] = Σ over outputs of dy · the input under that tap (narrow inputs give dW,
+// compared transposed).
 void check_weight_gradient(const sk::ConvShape& s, std::mt19937& rng) {
   const std::vector<float> x = random_vector(static_cast<std::size_t>(s.batch) * s.in_h * s.in_w * s.in_c, rng);
   const std::vector<float> dy = random_vector(static_cast<std::size_t>(s.batch) * s.out_h() * s.out_w() * s.out_c, rng);
@@ -129,9 +130,13 @@ void check_weight_gradient(const sk::ConvShape& s, std::mt19937& rng) {
     for (int c = 0; c < s.in_c; ++c)
       for (int o = 0; o < s.out_c; ++o) want[o * s.patch() + tap + c] += static_cast<double>(dy[out + o]) * x[in + c];
   });
-  std::vector<float> xp(sk::padded_size(s)), dwt(want.size(), 7.f);
+  std::vector<float> xp(sk::padded_size(s)), dw(want.size(), 7.f), dwt(want.size(), 7.f);
   sk::pad_input(s, x.data(), xp.data());
-  sk::direct_conv_weight_gradient(s, xp.data(), dy.data(), dwt.data());
+  const bool transposed = sk::direct_conv_weight_gradient(s, xp.data(), dy.data(), dw.data(), dwt.data());
+  BOOST_TEST(transposed == (s.in_c % 16 == 0));  // the layout each kernel tiles
+  if (!transposed)
+    for (int o = 0; o < s.out_c; ++o)
+      for (long q = 0; q < s.patch(); ++q) dwt[o * s.patch() + q] = dw[q * s.out_c + o];
   expect_close(dwt, want, "weight gradient b" + std::to_string(s.batch) + " " + std::to_string(s.in_c) + "→" +
                               std::to_string(s.out_c) + " k" + std::to_string(s.kernel) + " pad " + std::to_string(s.pad));
 }
