@@ -22,8 +22,7 @@ constexpr platform::IsaDispatch<decltype(&native::direct_conv_narrow_weight_grad
 // kConv first: narrow_window_row is AVX-512 code.
 bool direct_conv_supported(const ConvShape& s) {
   if (!kConv.get() || s.stride != 1 || s.out_c % 16 != 0 || s.batch <= 0) return false;
-  const bool wide_same = s.in_c % 16 == 0 && s.kernel % 2 == 1 && s.pad == (s.kernel - 1) / 2;
-  return wide_same || (s.in_c < 16 && native::narrow_window_row(s));
+  return s.in_c % 16 == 0 || (s.in_c < 16 && native::narrow_window_row(s));
 }
 
 bool direct_input_gradient_supported(const ConvShape& s) {

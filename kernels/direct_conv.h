@@ -6,15 +6,15 @@
 // input to cache and read them back; here the input is copied once, with its border.
 // The input gradient of such a convolution is the same operation on the output gradient
 // with the window flipped (flip_weights); the weight gradient reads the windows in place too.
-// Inputs of fewer than 16 channels (a first layer on images, where im2col's GEMM would have a
-// depth of kernel²·in_c, 25 for 5×5 grey) take any padding.
+// Any kernel and padding; inputs of fewer than 16 channels (a first layer on images, where
+// im2col's GEMM would have a depth of kernel²·in_c, 25 for 5×5 grey) need a short window row.
 #include "kernels/ops.h"
 
 namespace starling::kernels {
 
 /// Whether direct_conv and direct_conv_weight_gradient run this shape on this CPU: AVX-512,
-/// stride 1, out_c a multiple of 16, and either in_c a multiple of 16 with an odd kernel and
-/// pad (kernel − 1)/2, or a window row (kernel·in_c) of 1, 3, 5, 7, 9 or 15 floats, any pad.
+/// stride 1, out_c a multiple of 16, and either in_c a multiple of 16 or a window row
+/// (kernel·in_c) of 1, 3, 5, 7, 9 or 15 floats.
 bool direct_conv_supported(const ConvShape& s);
 /// Whether the input gradient runs as direct_conv(transposed(s), …): both shapes supported,
 /// and "same" padding, which the flipped window keeps.

@@ -16,6 +16,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
+#include <vector>
 
 namespace starling::kernels::ops_detail {
 namespace {
@@ -121,72 +123,114 @@ inline void col2im(const ConvShape& s, const float* dcols, float* dx) {
       for (int ox = 0; ox < ow; ++ox, src += patch) col2im_row(s, src, oy, ox, dx + n * in_sample);
 }
 
-// One output pixel: channel vectors compared lane-wise, the first window element as the
-// start so no -inf fill pass is needed. Ties keep the earlier element.
-inline void pool_pixel(const PoolShape& s, const float* __restrict xn, int oy, int ox, float* __restrict y,
-                       int32_t* __restrict am) {
-  const int C = s.channels;
-  const int32_t first = ((oy * s.stride) * s.in_w + ox * s.stride) * C;
-  for (int c = 0; c < C; ++c) {
-    y[c] = xn[first + c];
-    am[c] = first + c;
+// Offsets (within the sample) of the first channel of each element of output pixel (oy,
+// ox)'s window, in window order (row by row). A window of SIZE² elements (SIZE > 0: its
+// side known at compile time) goes to a local array, which stays in registers; other sides
+// go to `scratch`, of s.size² elements.
+template <int SIZE>
+struct WindowOffsets {
+  int32_t local[SIZE ? SIZE * SIZE : 1];
+  const int32_t* at;
+  WindowOffsets(const PoolShape& s, int oy, int ox, int32_t* scratch) {
+    const int size = SIZE ? SIZE : s.size;
+    int32_t* off = SIZE ? local : scratch;
+    at = off;
+    for (int ky = 0; ky < size; ++ky)
+      for (int kx = 0; kx < size; ++kx) *off++ = ((oy * s.stride + ky) * s.in_w + ox * s.stride + kx) * s.channels;
   }
-  for (int ky = 0; ky < s.size; ++ky)
-    for (int kx = ky == 0 ? 1 : 0; kx < s.size; ++kx) {
-      const int32_t off = ((oy * s.stride + ky) * s.in_w + (ox * s.stride + kx)) * C;
-      for (int c = 0; c < C; ++c) {
-        const float v = xn[off + c];
-        const bool gt = v > y[c];
-        y[c] = gt ? v : y[c];
-        am[c] = gt ? off + c : am[c];
-      }
+};
+
+// One output pixel, channels innermost: each channel's best value and its offset stay in
+// registers across the window, then are stored once. The first window element is the
+// start, so no -inf fill is needed; ties keep the earlier element. SIZE: the window's side
+// when known at compile time (0: s.size), so that the window loop unrolls inside the
+// vectorized channel loop.
+template <int SIZE>
+void pool_pixel(const PoolShape& s, const float* __restrict xn, const int32_t* __restrict off, float* __restrict y,
+                int32_t* __restrict am) {
+  const int window = SIZE ? SIZE * SIZE : s.size * s.size;
+  for (int c = 0; c < s.channels; ++c) {
+    float best = xn[off[0] + c];
+    int32_t at = off[0] + c;
+    for (int k = 1; k < window; ++k) {
+      const float v = xn[off[k] + c];
+      const bool gt = v > best;
+      best = gt ? v : best;
+      at = gt ? off[k] + c : at;
     }
+    y[c] = best;
+    am[c] = at;
+  }
 }
 
-inline void maxpool_forward(const PoolShape& s, const float* x, float* y, int32_t* argmax) {
+template <int SIZE>
+void maxpool_forward_of(const PoolShape& s, const float* x, float* y, int32_t* argmax) {
   const int oh = s.out_h(), ow = s.out_w(), C = s.channels;
   const long in_sample = static_cast<long>(s.in_h) * s.in_w * C;
+  std::vector<int32_t> scratch(SIZE ? 0 : static_cast<std::size_t>(s.size) * s.size);
   for (int n = 0; n < s.batch; ++n)
     for (int oy = 0; oy < oh; ++oy)
       for (int ox = 0; ox < ow; ++ox) {
         const long o = ((static_cast<long>(n) * oh + oy) * ow + ox) * C;
-        pool_pixel(s, x + n * in_sample, oy, ox, y + o, argmax + o);
+        const WindowOffsets<SIZE> window(s, oy, ox, scratch.data());
+        pool_pixel<SIZE>(s, x + n * in_sample, window.at, y + o, argmax + o);
       }
+}
+
+// Calls f(std::integral_constant<int, SIZE>) with the window's side where it is one of the
+// common ones, else with 0 (the side read from s).
+template <class F>
+void with_window(const PoolShape& s, F f) {
+  if (s.size == 2) return f(std::integral_constant<int, 2>{});
+  if (s.size == 3) return f(std::integral_constant<int, 3>{});
+  f(std::integral_constant<int, 0>{});
+}
+
+inline void maxpool_forward(const PoolShape& s, const float* x, float* y, int32_t* argmax) {
+  with_window(s, [&](auto size) { maxpool_forward_of<size>(s, x, y, argmax); });
 }
 
 // Non-overlapping windows (stride == size): every input element belongs to at most one
 // window, so dx is written once, as a select, instead of zero-filled and scattered into.
-inline void pool_back_pixel(const PoolShape& s, const float* __restrict dy, const int32_t* __restrict am, int oy,
-                            int ox, float* __restrict dxn) {
-  const int C = s.channels;
-  for (int ky = 0; ky < s.size; ++ky)
-    for (int kx = 0; kx < s.size; ++kx) {
-      const int32_t off = ((oy * s.stride + ky) * s.in_w + (ox * s.stride + kx)) * C;
-      float* __restrict d = dxn + off;
-      for (int c = 0; c < C; ++c) d[c] = am[c] == off + c ? dy[c] : 0.f;
-    }
+// Each channel's argmax and dy are read once for its whole window.
+template <int SIZE>
+void pool_back_pixel(const PoolShape& s, const float* __restrict dy, const int32_t* __restrict am,
+                     const int32_t* __restrict off, float* __restrict dxn) {
+  const int window = SIZE ? SIZE * SIZE : s.size * s.size;
+  for (int c = 0; c < s.channels; ++c) {
+    const int32_t at = am[c];
+    const float g = dy[c];
+    for (int k = 0; k < window; ++k) dxn[off[k] + c] = at == off[k] + c ? g : 0.f;
+  }
 }
 
-template <class Runs>
-void maxpool_backward(const PoolShape& s, const float* dy, const int32_t* argmax, float* dx) {
+template <class Runs, int SIZE>
+void maxpool_backward_of(const PoolShape& s, const float* dy, const int32_t* argmax, float* dx) {
   const int oh = s.out_h(), ow = s.out_w(), C = s.channels;
   const long in_sample = static_cast<long>(s.in_h) * s.in_w * C;
   const long out_sample = static_cast<long>(oh) * ow * C;
   const bool tiled = Runs::kSelectPoolGradient && s.stride == s.size;
   // Rows and columns past the last window (odd sizes) and overlapping windows need the fill.
   if (!tiled || oh * s.size != s.in_h || ow * s.size != s.in_w) zero_run(dx, s.batch * in_sample);
+  std::vector<int32_t> scratch(SIZE ? 0 : static_cast<std::size_t>(s.size) * s.size);
   for (int n = 0; n < s.batch; ++n) {
     float* dxn = dx + n * in_sample;
     if (tiled) {
       for (int oy = 0; oy < oh; ++oy)
         for (int ox = 0; ox < ow; ++ox) {
           const long o = n * out_sample + (static_cast<long>(oy) * ow + ox) * C;
-          pool_back_pixel(s, dy + o, argmax + o, oy, ox, dxn);
+          const WindowOffsets<SIZE> window(s, oy, ox, scratch.data());
+          pool_back_pixel<SIZE>(s, dy + o, argmax + o, window.at, dxn);
         }
     } else {
       for (long i = 0; i < out_sample; ++i) dxn[argmax[n * out_sample + i]] += dy[n * out_sample + i];
     }
   }
+}
+
+template <class Runs>
+void maxpool_backward(const PoolShape& s, const float* dy, const int32_t* argmax, float* dx) {
+  with_window(s, [&](auto size) { maxpool_backward_of<Runs, size>(s, dy, argmax, dx); });
 }
 
 // No __restrict on the ReLUs: callers may run them in place.

@@ -81,18 +81,29 @@ constexpr int rows_for() {
   return NV == 4 ? 7 : 14;
 }
 
+// Pixels per tile along an output row of `ow`: the most, up to MR, that split the row into
+// equal tiles, unless those hold fewer than half of MR's accumulators (a row of 8 under 64
+// channels: two tiles of 4, not 7 and a lone pixel).
+template <int MR>
+int tile_width(int ow) {
+  for (int m = MR; 2 * m >= MR; --m)
+    if (ow % m == 0) return m;
+  return MR;
+}
+
 template <int NV, int PIX>
 void run(const ConvShape& s, const float* xp, const float* w, const float* bias, bool relu, float* y) {
   constexpr int MR = rows_for<NV>();
   const int oh = s.out_h(), ow = s.out_w(), pw = s.in_w + 2 * s.pad;
+  const int step = tile_width<MR>(ow);
   Window t;
   t.pixel = s.in_c, t.row = static_cast<long>(pw) * s.in_c, t.rows = s.kernel, t.seg = s.kernel * s.in_c;
   t.ldw = s.out_c, t.ldy = s.out_c, t.relu = relu;
   const long padded_sample = static_cast<long>(s.in_h + 2 * s.pad) * t.row;
   for (int n = 0; n < s.batch; ++n)
     for (int h = 0; h < oh; ++h)
-      for (int x0 = 0; x0 < ow; x0 += MR) {
-        const int mr = ow - x0 < MR ? ow - x0 : MR;
+      for (int x0 = 0; x0 < ow; x0 += step) {
+        const int mr = ow - x0 < step ? ow - x0 : step;
         t.a = xp + n * padded_sample + h * t.row + static_cast<long>(x0) * s.in_c;
         for (int j0 = 0; j0 < s.out_c; j0 += 16 * NV) {
           t.w = w + j0;

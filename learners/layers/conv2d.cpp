@@ -1,7 +1,8 @@
 // 2-D convolution layer: im2col + GEMM in chunks of samples whose patches stay in cache, or,
 // for the stride-1 shapes that kernels/direct_conv.h supports on the native backend where the
 // CPU has the kernels, the direct convolution for the forward pass and the weight gradient,
-// and for the input gradient too where the padding is "same".
+// and for the input gradient too where the padding is "same" (with less, the flipped window
+// would multiply a border of zeros wider than the input: im2col's GEMM does less work).
 #include "learners/layers/conv2d.h"
 
 #include "kernels/direct_conv.h"
@@ -81,7 +82,7 @@ void Conv2D::reserve(int batch) {
   dcols_.reserve(per_sample * samples_per_chunk(s, kDxChunkRows));
   wt_.reserve(s.patch() * out_c_);
   dwt_.reserve(s.patch() * out_c_);
-  if (kernels::direct_conv_supported(s)) {
+  if (kernels::direct_conv_supported(s) && s.pad > 0) {
     const long dy_padded = kernels::direct_input_gradient_supported(s) ? kernels::padded_size(kernels::transposed(s)) : 0;
     padded_.reserve(static_cast<std::size_t>(std::max(kernels::padded_size(s), dy_padded)));
   }
@@ -91,14 +92,19 @@ bool Conv2D::direct(kernels::Backend backend, int batch) const {
   return backend == kernels::Backend::native && kernels::direct_conv_supported(shape(batch));
 }
 
+// The direct kernels read x inside its zero border: x itself where the padding is 0, else
+// the copy in padded_, which `fill` writes and the weight gradient later reads again.
+const float* Conv2D::bordered(const kernels::ConvShape& s, const float* x, bool fill) {
+  if (s.pad == 0) return x;
+  if (fill) kernels::pad_input(s, x, padded_.data());
+  return padded_.data();
+}
+
 // y[chunk] = im2col(x[chunk]) · W + b, chunk by chunk.
 void Conv2D::forward(kernels::Backend backend, int batch, const float* x, float* y) {
   reserve(batch);
   const auto s = shape(batch);
-  if (direct(backend, batch)) {
-    kernels::pad_input(s, x, padded_.data());
-    return kernels::direct_conv(s, padded_.data(), w_, b_, relu_output_, y);
-  }
+  if (direct(backend, batch)) return kernels::direct_conv(s, bordered(s, x, true), w_, b_, relu_output_, y);
   const int step = samples_per_chunk(s, s.rows());
   for (int n0 = 0; n0 < batch; n0 += step) {
     const auto c = shape(std::min(step, batch - n0));
@@ -124,7 +130,7 @@ void Conv2D::weight_gradient(kernels::Backend backend, int batch, const float* x
   const auto s = shape(batch);
   const int patch = static_cast<int>(s.patch());
   bool transposed = patch > out_c_;
-  if (direct(backend, batch)) transposed = kernels::direct_conv_weight_gradient(s, padded_.data(), dy, dw_, dwt_.data());
+  if (direct(backend, batch)) transposed = kernels::direct_conv_weight_gradient(s, bordered(s, x, false), dy, dw_, dwt_.data());
   else patch_weight_gradient(backend, batch, x, dy, transposed);
   if (transposed)
     for (int o = 0; o < out_c_; ++o)
@@ -163,8 +169,7 @@ void Conv2D::input_gradient(kernels::Backend backend, int batch, const float* x,
   if (direct(backend, batch) && kernels::direct_input_gradient_supported(s)) {  // dy with the flipped window
     const auto t = kernels::transposed(s);
     kernels::flip_weights(s, w_, wt_.data());
-    kernels::pad_input(t, dy, padded_.data());
-    kernels::direct_conv(t, padded_.data(), wt_.data(), nullptr, false, dx);
+    kernels::direct_conv(t, bordered(t, dy, true), wt_.data(), nullptr, false, dx);
     if (relu_input_) kernels::relu_backward(static_cast<long>(batch) * in_.size(), x, dx, dx);
     return;
   }

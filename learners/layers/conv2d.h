@@ -31,6 +31,7 @@ class Conv2D final : public Layer {
  private:
   kernels::ConvShape shape(int batch) const;
   bool direct(kernels::Backend backend, int batch) const;
+  const float* bordered(const kernels::ConvShape& s, const float* x, bool fill);
   void weight_gradient(kernels::Backend backend, int batch, const float* x, const float* dy);
   void patch_weight_gradient(kernels::Backend backend, int batch, const float* x, const float* dy, bool transposed);
   void input_gradient(kernels::Backend backend, int batch, const float* x, const float* dy, float* dx);
@@ -47,7 +48,7 @@ class Conv2D final : public Layer {
   AlignedBuffer<float> wt_;     // Wᵀ (out_c × patch) for the input gradient
   AlignedBuffer<float> dwt_;    // dWᵀ (out_c × patch), where the weight gradient is computed so
   // x with a zero border from the forward pass (read again by the weight gradient), then dy
-  // with one for the input gradient, for the direct convolution.
+  // with one for the input gradient, for the direct convolution; unused without padding.
   AlignedBuffer<float> padded_;
 };
 

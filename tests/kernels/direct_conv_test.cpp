@@ -1,6 +1,7 @@
 // The direct convolution against a double-precision reference on shapes with ragged row
-// widths (tiles of 14 and 7 pixels cut short), every supported channel blocking, odd
-// kernels of 1, 3 and 5, with and without bias and ReLU; and the input gradient it gives
+// widths (tiles of 14 and 7 pixels cut short, or split evenly), every supported channel
+// blocking, kernels of 1, 3, 4 and 5 at "same" and other paddings, with and without bias
+// and ReLU; and the input gradient it gives
 // with flipped weights, and the weight gradient from the bordered input, against the
 // reference's sums over outputs. On ISA paths without the kernel,
 // direct_conv_supported must say no.
@@ -168,6 +169,14 @@ BOOST_AUTO_TEST_CASE(direct_conv_matches_double_reference) {
     check_weight_gradient(shape(2, 3, 7, 32, 1, 16), rng);
     check_weight_gradient(shape(2, 4, 6, 16, 5, 16), rng);
     check_weight_gradient(shape(9, 28, 28, 16, 3, 16), rng);
+    // Wide inputs at other paddings: the CNN's second layer (no padding, rows of 8 pixels in
+    // two tiles of 4 under 64 channels), an even kernel, and a border wider than "same".
+    for (const sk::ConvShape& c : {shape(3, 12, 12, 32, 5, 64, 0), shape(2, 7, 10, 16, 4, 32, 1),
+                                   shape(1, 5, 9, 16, 3, 48, 2)}) {
+      BOOST_TEST(sk::direct_conv_supported(c));
+      check_forward(c, rng);
+      check_weight_gradient(c, rng);
+    }
   }
   sp::force_isa(sp::detected_isa());
 }
@@ -189,7 +198,8 @@ BOOST_AUTO_TEST_CASE(direct_conv_of_narrow_inputs_matches_double_reference) {
     BOOST_TEST(!sk::direct_input_gradient_supported(conv1));
     BOOST_TEST(!sk::direct_conv_supported(shape(2, 9, 9, 2, 5, 32)));   // a window row of 10 floats
     BOOST_TEST(!sk::direct_conv_supported(shape(2, 9, 9, 1, 5, 24)));   // channels out not in 16s
-    BOOST_TEST(!sk::direct_conv_supported(shape(2, 9, 9, 16, 3, 16, 0)));  // wide, not "same"
+    BOOST_TEST(sk::direct_conv_supported(shape(2, 9, 9, 16, 3, 16, 0)));  // wide, not "same"
+    BOOST_TEST(!sk::direct_input_gradient_supported(shape(2, 9, 9, 16, 3, 16, 0)));
     BOOST_TEST(sk::direct_input_gradient_supported(shape(2, 9, 9, 16, 3, 16)));
     sk::ConvShape strided = conv1;
     strided.stride = 2;
