@@ -24,6 +24,7 @@ struct BaselineRuns {
     for (; i < n; ++i) d[i] = s[i];
   }
   using Fixed = PlainFixed<BaselineRuns>;
+  static void transpose(int rows, int cols, const float* a, float* at) { blocked_transpose(rows, cols, a, at); }
 };
 
 }  // namespace
@@ -73,6 +74,8 @@ void groupnorm_backward(const NormShape& s, const float* x, const float* y, cons
 }
 
 void sgd_step(long n, float* w, const float* g, float* v, const SgdArgs& args) { ops().sgd_step(n, w, g, v, args); }
+
+void transpose(int rows, int cols, const float* a, float* at) { ops().transpose(rows, cols, a, at); }
 
 void sma_correct(long n, const float* z, float* w, float* sum, float alpha, bool accumulate) {
   ops().sma_correct(n, z, w, sum, alpha, accumulate);

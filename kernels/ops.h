@@ -75,6 +75,9 @@ void sma_center(long n, float* z, float* z_prev, const float* sum, float momentu
 /// [0, classes) are the caller's bug and are treated as class 0.
 double softmax_xent(int batch, int classes, const float* logits, const int32_t* labels, float* dlogits);
 
+/// at[cols × rows] = a[rows × cols]ᵀ, in blocks that keep both sides' lines in L1.
+void transpose(int rows, int cols, const float* a, float* at);
+
 /// Index of the largest logit per row.
 void argmax_rows(int rows, int cols, const float* x, int32_t* out);
 

@@ -20,6 +20,7 @@ struct Avx2Runs {
     for (; i < n; ++i) d[i] = s[i];
   }
   using Fixed = PlainFixed<Avx2Runs>;
+  static void transpose(int rows, int cols, const float* a, float* at) { blocked_transpose(rows, cols, a, at); }
 };
 
 }  // namespace

@@ -7,6 +7,7 @@
 // takes any length; Runs::Fixed(n).copy moves n floats with its masks set up once.
 // Runs::kSelectPoolGradient: max-pool gradients as a select per input element (measured
 // faster with AVX2/AVX-512) rather than a zero fill and scatter (faster with SSE2 only).
+// Runs::transpose: blocked_transpose, or a transpose in registers.
 //
 // Internal linkage on purpose, as in native/driver.h: the AVX-512 and baseline builds of
 // these templates must never be merged by the linker.
@@ -258,6 +259,18 @@ inline void column_sums(int rows, int cols, const float* dy, float* db, bool acc
   for (; i < rows; ++i) add_run(db, dy + static_cast<long>(i) * cols, cols);
 }
 
+// 16×16 blocks, each written column by column of `at`: its lines stay in L1 while a
+// block's reads stride down `a`.
+inline void blocked_transpose(int rows, int cols, const float* __restrict a, float* __restrict at) {
+  constexpr int kBlock = 16;
+  for (int j0 = 0; j0 < cols; j0 += kBlock)
+    for (int i0 = 0; i0 < rows; i0 += kBlock) {
+      const int i1 = std::min(rows, i0 + kBlock), j1 = std::min(cols, j0 + kBlock);
+      for (int j = j0; j < j1; ++j)
+        for (int i = i0; i < i1; ++i) at[static_cast<long>(j) * rows + i] = a[static_cast<long>(i) * cols + j];
+    }
+}
+
 inline void sgd_step(long n, float* __restrict w, const float* __restrict g, float* __restrict v, const SgdArgs& a) {
   const float lr = a.lr, mu = a.momentum, wd = a.weight_decay;
   // The same association as the GEMM's SGD epilogue (gemm_avx512.cpp), so that the fused
@@ -320,6 +333,7 @@ constexpr OpsTable make_table() {
   t.groupnorm_forward = &groupnorm_forward;
   t.groupnorm_backward = &groupnorm_backward;
   t.sgd_step = &sgd_step;
+  t.transpose = &Runs::transpose;
   t.sma_correct = &sma_correct;
   t.sma_center = &sma_center;
   return t;

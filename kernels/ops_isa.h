@@ -20,6 +20,7 @@ struct OpsTable {
   void (*groupnorm_backward)(const NormShape&, const float*, const float*, const float*, const float*, const float*,
                              const float*, float*, float*, float*, float*) = nullptr;
   void (*sgd_step)(long, float*, const float*, float*, const SgdArgs&) = nullptr;
+  void (*transpose)(int, int, const float*, float*) = nullptr;
   void (*sma_correct)(long, const float*, float*, float*, float, bool) = nullptr;
   void (*sma_center)(long, float*, float*, const float*, float) = nullptr;
 };

@@ -1,5 +1,5 @@
 // bench_ops: single-thread time of the non-GEMM kernels (im2col, col2im, max pooling, ReLU,
-// column sums) on the CNN's shapes, once per ISA path (forced like STARLING_ISA), so the
+// column sums, transpose) on the CNN's shapes, once per ISA path (forced like STARLING_ISA), so the
 // vectorized paths can be compared with the baseline build. Best of 7 samples of 20 calls.
 //   bench_ops
 #include "platform/cpu_features.h"
@@ -61,6 +61,7 @@ int main(int argc, char** argv) {
       {"relu bwd 589824", [&] { sk::relu_backward(big, x.data(), y.data(), dx.data()); }},
       {"column_sums 18432x32", [&] { sk::column_sums(18432, 32, x.data(), y.data(), false); }},
       {"column_sums 32x128", [&] { sk::column_sums(32, 128, x.data(), y.data(), false); }},
+      {"transpose conv2 W 800x64", [&] { sk::transpose(800, 64, x.data(), y.data()); }},
   };
   std::printf("%-26s %10s %10s %10s   (µs per call)\n", "op", "scalar", "avx2", "avx512");
   for (const Case& c : cases) {

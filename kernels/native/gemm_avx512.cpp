@@ -5,6 +5,7 @@
 #include "kernels/epilogue.h"
 #include "kernels/native/driver.h"
 #include "kernels/native/isa_gemm.h"
+#include "kernels/transpose16_avx512.h"
 
 #include <immintrin.h>
 
@@ -80,10 +81,6 @@ __attribute__((always_inline)) inline void sgd_store(const __m512 (&acc)[MR][NV]
       _mm512_mask_storeu_ps(v_at, lanes[v], vel);
       _mm512_mask_storeu_ps(w_at, lanes[v], _mm512_fnmadd_ps(lr, step, w));
     }
-}
-
-inline __mmask16 lanes_for(int count) {
-  return count >= 16 ? __mmask16(0xFFFF) : count <= 0 ? __mmask16(0) : __mmask16((1u << count) - 1);
 }
 
 // MR rows; NV vectors of 16 columns; FULL: all NV*16 columns valid (no masks on B loads);
@@ -220,36 +217,6 @@ void pick_rows(const TileArgs& t) {
     if (t.mr < MR) return pick_rows<MR - 1, NV_MAX>(t);
   }
   pick_width<MR, NV_MAX>(t);
-}
-
-// In-register transpose of a 16×16 block: pairs of rows interleaved (ps, then pd), then
-// 128-bit lanes regrouped twice. Row 4L + q of the result comes from lane L of the four
-// 4-row groups' vector q. maskz forms with full masks: the plain ones make GCC 12 warn.
-inline void transpose16(__m512 (&r)[16]) {
-  constexpr __mmask16 all = 0xFFFF;
-  __m512 t[16], u[16];
-  for (int i = 0; i < 8; ++i) {
-    t[2 * i] = _mm512_maskz_unpacklo_ps(all, r[2 * i], r[2 * i + 1]);
-    t[2 * i + 1] = _mm512_maskz_unpackhi_ps(all, r[2 * i], r[2 * i + 1]);
-  }
-  for (int i = 0; i < 4; ++i) {
-    const __m512d a = _mm512_castps_pd(t[4 * i]), b = _mm512_castps_pd(t[4 * i + 1]);
-    const __m512d c = _mm512_castps_pd(t[4 * i + 2]), d = _mm512_castps_pd(t[4 * i + 3]);
-    u[4 * i + 0] = _mm512_castpd_ps(_mm512_maskz_unpacklo_pd(0xFF, a, c));
-    u[4 * i + 1] = _mm512_castpd_ps(_mm512_maskz_unpackhi_pd(0xFF, a, c));
-    u[4 * i + 2] = _mm512_castpd_ps(_mm512_maskz_unpacklo_pd(0xFF, b, d));
-    u[4 * i + 3] = _mm512_castpd_ps(_mm512_maskz_unpackhi_pd(0xFF, b, d));
-  }
-  for (int q = 0; q < 4; ++q) {
-    const __m512 v0 = _mm512_maskz_shuffle_f32x4(all, u[q], u[4 + q], 0x44);
-    const __m512 v1 = _mm512_maskz_shuffle_f32x4(all, u[8 + q], u[12 + q], 0x44);
-    const __m512 v2 = _mm512_maskz_shuffle_f32x4(all, u[q], u[4 + q], 0xEE);
-    const __m512 v3 = _mm512_maskz_shuffle_f32x4(all, u[8 + q], u[12 + q], 0xEE);
-    r[q] = _mm512_maskz_shuffle_f32x4(all, v0, v1, 0x88);
-    r[4 + q] = _mm512_maskz_shuffle_f32x4(all, v0, v1, 0xDD);
-    r[8 + q] = _mm512_maskz_shuffle_f32x4(all, v2, v3, 0x88);
-    r[12 + q] = _mm512_maskz_shuffle_f32x4(all, v2, v3, 0xDD);
-  }
 }
 
 // MR = 8 rows × NR = 16·NV_MAX columns: 32 (16 accumulators) for narrow C, 48 (24

@@ -132,9 +132,7 @@ void Conv2D::weight_gradient(kernels::Backend backend, int batch, const float* x
   bool transposed = patch > out_c_;
   if (direct(backend, batch)) transposed = kernels::direct_conv_weight_gradient(s, bordered(s, x, false), dy, dw_, dwt_.data());
   else patch_weight_gradient(backend, batch, x, dy, transposed);
-  if (transposed)
-    for (int o = 0; o < out_c_; ++o)
-      for (int q = 0; q < patch; ++q) dw_[static_cast<std::size_t>(q) * out_c_ + o] = dwt_[static_cast<std::size_t>(o) * patch + q];
+  if (transposed) kernels::transpose(out_c_, patch, dwt_.data(), dw_);
 }
 
 void Conv2D::patch_weight_gradient(kernels::Backend backend, int batch, const float* x, const float* dy,
@@ -174,8 +172,7 @@ void Conv2D::input_gradient(kernels::Backend backend, int batch, const float* x,
     return;
   }
   const int patch = static_cast<int>(s.patch());
-  for (int q = 0; q < patch; ++q)
-    for (int o = 0; o < out_c_; ++o) wt_[static_cast<std::size_t>(o) * patch + q] = w_[static_cast<std::size_t>(q) * out_c_ + o];
+  kernels::transpose(patch, out_c_, w_, wt_.data());
   const int step = samples_per_chunk(s, kDxChunkRows);
   for (int n0 = 0; n0 < batch; n0 += step) {
     const auto c = shape(std::min(step, batch - n0));

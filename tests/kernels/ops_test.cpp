@@ -1,5 +1,5 @@
-// Non-GEMM kernel tests: im2col, col2im, max pooling forward/backward, ReLU forward/backward
-// column sums, the SGD step and the SMA loops on every ISA path this CPU supports (forced with force_isa), against the
+// Non-GEMM kernel tests: im2col, col2im, max pooling forward/backward, ReLU forward/backward,
+// column sums, the blocked transpose, the SGD step and the SMA loops on every ISA path this CPU supports (forced with force_isa), against the
 // simplest possible reference loops, over ragged shapes (odd channel counts, padding,
 // strides, windows that do not tile the input). Outputs start poisoned with NaN so an
 // element a kernel forgets to write fails the exact comparison.
@@ -242,6 +242,27 @@ BOOST_AUTO_TEST_CASE(column_sums_match_reference) {
         expect_same(db, want,
                     std::string(sp::isa_name(isa)) + " column_sums " + std::to_string(rows) + "x" + std::to_string(cols));
       }
+    }
+  }
+  sp::force_isa(sp::detected_isa());
+}
+
+// Blocks of 16 cut short on both sides, a single row and column, the CNN's W (800 × 64).
+BOOST_AUTO_TEST_CASE(transpose_matches_reference) {
+  std::mt19937 rng(15);
+  const int shapes[][2] = {{1, 1}, {1, 37}, {37, 1}, {16, 16}, {17, 33}, {800, 64}, {64, 800}};
+  for (const auto& rc : shapes) {
+    const int rows = rc[0], cols = rc[1];
+    const std::vector<float> a = random_vector(static_cast<std::size_t>(rows) * cols, rng);
+    std::vector<float> want(a.size());
+    for (int i = 0; i < rows; ++i)
+      for (int j = 0; j < cols; ++j)
+        want[static_cast<std::size_t>(j) * rows + i] = a[static_cast<std::size_t>(i) * cols + j];
+    for (sp::Isa isa : supported_isas()) {
+      sp::force_isa(isa);
+      std::vector<float> at(a.size(), kNaN);
+      sk::transpose(rows, cols, a.data(), at.data());
+      expect_same(at, want, std::string(sp::isa_name(isa)) + " transpose " + std::to_string(rows) + "x" + std::to_string(cols));
     }
   }
   sp::force_isa(sp::detected_isa());
