@@ -66,6 +66,10 @@ class Layer {
     return false;
   }
 
+  /// The output is the input's floats unchanged, only the shape differs (Flatten): a chain
+  /// passes the input's buffer on as the output, and the gradient back, without a copy.
+  virtual bool renames_only() const { return false; }
+
   /// Fusion hooks used by the model builder (layer_factory.cpp). The layer can apply a ReLU
   /// to its own output (set_relu_output).
   virtual bool can_apply_relu() const { return false; }

@@ -6,7 +6,11 @@
 namespace starling {
 
 LayerChain::LayerChain(Shape input, std::vector<std::unique_ptr<Layer>> layers)
-    : input_(input), layers_(std::move(layers)), first_trainable_(layers_.size()), acts_(layers_.size()) {
+    : input_(input),
+      layers_(std::move(layers)),
+      first_trainable_(layers_.size()),
+      acts_(layers_.size()),
+      outs_(layers_.size(), nullptr) {
   for (std::size_t i = layers_.size(); i-- > 0;)
     if (layers_[i]->param_count() > 0) first_trainable_ = i;
 }
@@ -46,7 +50,7 @@ void LayerChain::reserve(int batch) {
   for (std::size_t i = 0; i < layers_.size(); ++i) {
     const long out = layers_[i]->output_shape().size();
     widest = std::max(widest, out);
-    acts_[i].resize(static_cast<std::size_t>(batch) * out);
+    if (!layers_[i]->renames_only()) acts_[i].resize(static_cast<std::size_t>(batch) * out);
     layers_[i]->reserve(batch);
   }
   grad_a_.resize(static_cast<std::size_t>(batch) * widest);
@@ -58,8 +62,9 @@ const float* LayerChain::forward(kernels::Backend backend, int batch, const floa
   reserve(batch);
   const float* in = x;
   for (std::size_t i = 0; i < layers_.size(); ++i) {
-    layers_[i]->forward(backend, batch, in, acts_[i].data());
-    in = acts_[i].data();
+    if (!layers_[i]->renames_only()) layers_[i]->forward(backend, batch, in, acts_[i].data());
+    outs_[i] = layers_[i]->renames_only() ? in : acts_[i].data();
+    in = outs_[i];
   }
   return in;
 }
@@ -73,11 +78,15 @@ void LayerChain::backward(kernels::Backend backend, int batch, const float* x, c
   const std::size_t last = dx ? 0 : first_trainable();
   float* next = grad_a_.data();
   for (std::size_t i = layers_.size(); i-- > last;) {
-    const float* in = i == 0 ? x : acts_[i - 1].data();
-    float* out = i == last ? dx : next;
     Layer& layer = *layers_[i];
-    if (!update || !layer.backward_update(backend, batch, in, acts_[i].data(), dy, out, *update)) {
-      layer.backward(backend, batch, in, acts_[i].data(), dy, out);
+    if (layer.renames_only()) {  // the gradient passes back as it is
+      if (i == last && dx) std::memcpy(dx, dy, sizeof(float) * static_cast<std::size_t>(batch) * input_.size());
+      continue;
+    }
+    const float* in = i == 0 ? x : outs_[i - 1];
+    float* out = i == last ? dx : next;
+    if (!update || !layer.backward_update(backend, batch, in, outs_[i], dy, out, *update)) {
+      layer.backward(backend, batch, in, outs_[i], dy, out);
       if (update && layer.param_count() > 0) update->apply(params_of_[i], grads_of_[i], layer.param_count());
     }
     dy = out;

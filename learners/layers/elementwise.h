@@ -25,6 +25,7 @@ class Flatten final : public Layer {
   std::string name() const override { return "flatten"; }
   Shape input_shape() const override { return in_; }
   Shape output_shape() const override { return {1, 1, static_cast<int>(in_.size())}; }
+  bool renames_only() const override { return true; }
   void forward(kernels::Backend backend, int batch, const float* x, float* y) override;
   void backward(kernels::Backend backend, int batch, const float* x, const float* y, const float* dy,
                 float* dx) override;

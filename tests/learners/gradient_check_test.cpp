@@ -116,6 +116,10 @@ BOOST_AUTO_TEST_CASE(conv2d_layer_with_stride_and_padding) {
     // backend where the CPU has it (im2col on oneDNN).
     Conv2D same(Shape{5, 9, 16}, 32, 3, 1, 1);
     check_layer(same, 2, b, rng);
+    // Channels in 16s without padding (the CNN's second layer): the direct forward and
+    // weight gradient, the input gradient through im2col.
+    Conv2D valid(Shape{6, 9, 16}, 16, 3);
+    check_layer(valid, 2, b, rng);
     // Fewer than 16 input channels: the direct forward and weight gradient, any padding; the
     // input gradient through im2col.
     Conv2D grey(Shape{7, 9, 1}, 16, 5);
@@ -126,8 +130,9 @@ BOOST_AUTO_TEST_CASE(conv2d_layer_with_stride_and_padding) {
 }
 
 // The direct convolution (native backend, where the CPU has it) and im2col + GEMM (oneDNN)
-// give the same output and gradients, with the input's ReLU mask: for channels in 16s and
-// "same" padding, and for a narrow input with none (direct forward and weight gradient).
+// give the same output and gradients, with the input's ReLU mask: for channels in 16s with
+// "same" padding and with none, and for a narrow input with none (direct forward and weight
+// gradient).
 void expect_paths_agree(Conv2D& conv, std::mt19937_64& rng) {
   conv.set_relu_input(true);
   std::vector<float> params = random_vector(conv.param_count(), rng, 0.5f), grads(conv.param_count());
@@ -163,6 +168,8 @@ BOOST_AUTO_TEST_CASE(conv2d_direct_and_im2col_paths_agree) {
   expect_paths_agree(wide, rng);
   Conv2D narrow(Shape{11, 28, 1}, 32, 5);
   expect_paths_agree(narrow, rng);
+  Conv2D valid(Shape{12, 12, 32}, 64, 5);
+  expect_paths_agree(valid, rng);
 }
 
 BOOST_AUTO_TEST_CASE(maxpool_relu_flatten_layers) {
