@@ -55,10 +55,11 @@ void direct_conv(const ConvShape& s, const float* xp, const float* w, const floa
   kConv.get()(s, xp, w, bias, relu, y);
 }
 
-bool direct_conv_weight_gradient(const ConvShape& s, const float* xp, const float* dy, float* dw, float* dwt) {
+bool direct_conv_weight_gradient(const ConvShape& s, const float* xp, const float* dy, float* dw, float* dwt,
+                                 bool accumulate) {
   const bool wide = s.in_c % 16 == 0;
-  if (wide) kWeightGradient.get()(s, xp, dy, dwt);
-  else kNarrowWeightGradient.get()(s, xp, dy, dw);
+  if (wide) kWeightGradient.get()(s, xp, dy, dwt, accumulate);
+  else kNarrowWeightGradient.get()(s, xp, dy, dw, accumulate);
   return wide;
 }
 

@@ -28,10 +28,11 @@ void pad_input(const ConvShape& s, const float* x, float* xp);
 /// direct_conv_supported(s).
 void direct_conv(const ConvShape& s, const float* xp, const float* w, const float* bias, bool relu, float* y);
 /// The weight gradient dW[(kh, kw, c), o] = Σ over output pixels of the pixel's window of xp
-/// at (kh, kw, c) times dy[pixel, o], in the layout its kernel tiles best, overwritten: for
-/// in_c in 16s as dWᵀ (out_c × patch) in dwt, returning true; for narrower inputs as dW
-/// (patch × out_c, the weights' layout) in dw, returning false.
-bool direct_conv_weight_gradient(const ConvShape& s, const float* xp, const float* dy, float* dw, float* dwt);
+/// at (kh, kw, c) times dy[pixel, o], in the layout its kernel tiles best, overwritten (added
+/// to with `accumulate`): for in_c in 16s as dWᵀ (out_c × patch) in dwt, returning true; for
+/// narrower inputs as dW (patch × out_c, the weights' layout) in dw, returning false.
+bool direct_conv_weight_gradient(const ConvShape& s, const float* xp, const float* dy, float* dw, float* dwt,
+                                 bool accumulate = false);
 /// The weights of the input gradient: wf[(kh, kw, o), c] = w[(k−1−kh, k−1−kw, c), o], so
 /// that dx = direct_conv(transposed(s), pad_input(dy), wf).
 void flip_weights(const ConvShape& s, const float* w, float* wf);

@@ -38,13 +38,27 @@ std::vector<std::unique_ptr<Layer>> fuse_relus(std::vector<std::unique_ptr<Layer
   return layers;
 }
 
+// A max pool whose windows tile its input, right after a convolution, moves into it
+// (Conv2D::set_max_pool). Run after fuse_relus, which looks through the pool for the ReLU's
+// consumer.
+std::vector<std::unique_ptr<Layer>> fuse_pools(std::vector<std::unique_ptr<Layer>> layers) {
+  for (std::size_t i = 1; i < layers.size(); ++i) {
+    auto* conv = dynamic_cast<Conv2D*>(layers[i - 1].get());
+    const auto* pool = dynamic_cast<const MaxPool2D*>(layers[i].get());
+    if (!conv || !pool || !pool->tiles()) continue;
+    conv->set_max_pool(pool->size());
+    layers.erase(layers.begin() + static_cast<long>(i));
+  }
+  return layers;
+}
+
 // `salt` numbers the dropout layers, so that each draws masks of its own.
 std::unique_ptr<Layer> make(const LayerDesc& d, uint64_t& salt);
 
 std::vector<std::unique_ptr<Layer>> make_all(const std::vector<LayerDesc>& descs, uint64_t& salt) {
   std::vector<std::unique_ptr<Layer>> layers;
   for (const LayerDesc& d : descs) layers.push_back(make(d, salt));
-  return fuse_relus(std::move(layers));
+  return fuse_pools(fuse_relus(std::move(layers)));
 }
 
 std::unique_ptr<Layer> make(const LayerDesc& d, uint64_t& salt) {

@@ -100,7 +100,7 @@ __attribute__((noinline)) void wide_tile(const GradTile& args) {
 
 // dWᵀ (out_c × patch), chunk by chunk of samples, tile by tile.
 template <int NV>
-void run_wide(const ConvShape& s, const float* xp, const float* dy, float* dwt) {
+void run_wide(const ConvShape& s, const float* xp, const float* dy, float* dwt, bool accumulate) {
   const int row = s.kernel * s.in_c;
   const long patch = s.patch(), out_sample = static_cast<long>(s.out_h()) * s.out_w() * s.out_c;
   GradTile t = walk_of(s);
@@ -108,7 +108,7 @@ void run_wide(const ConvShape& s, const float* xp, const float* dy, float* dwt) 
   const int chunk = samples_per_chunk(s, t);
   for (int n0 = 0; n0 < s.batch; n0 += chunk) {
     t.samples = std::min(chunk, s.batch - n0);
-    t.accumulate = n0 > 0;
+    t.accumulate = accumulate || n0 > 0;
     for (int o0 = 0; o0 < s.out_c; o0 += kWideRows)
       for (long q0 = 0; q0 < patch; q0 += 16 * NV) {
         const long kh = q0 / row, r0 = q0 % row;
@@ -160,7 +160,7 @@ void narrow_rows(int kr, const GradTile& t) {
 
 // dW (patch × out_c), chunk by chunk of samples, tile by tile of window rows and channels.
 template <int SEG, int NV>
-void run_narrow(const ConvShape& s, const float* xp, const float* dy, float* dw) {
+void run_narrow(const ConvShape& s, const float* xp, const float* dy, float* dw, bool accumulate) {
   constexpr int KR = rows_per_tile<SEG, NV>();
   const long out_sample = static_cast<long>(s.out_h()) * s.out_w() * s.out_c;
   GradTile t = walk_of(s);
@@ -168,7 +168,7 @@ void run_narrow(const ConvShape& s, const float* xp, const float* dy, float* dw)
   const int chunk = samples_per_chunk(s, t);
   for (int n0 = 0; n0 < s.batch; n0 += chunk) {
     t.samples = std::min(chunk, s.batch - n0);
-    t.accumulate = n0 > 0;
+    t.accumulate = accumulate || n0 > 0;
     for (int j0 = 0; j0 < s.out_c; j0 += 16 * NV)
       for (int kh = 0; kh < s.kernel; kh += KR) {
         t.x = xp + n0 * t.padded_sample + kh * t.padded_row;
@@ -196,23 +196,24 @@ bool with_narrow_segment(int floats, F f) {
 
 }  // namespace
 
-void direct_conv_weight_gradient_avx512(const ConvShape& s, const float* xp, const float* dy, float* dwt) {
+void direct_conv_weight_gradient_avx512(const ConvShape& s, const float* xp, const float* dy, float* dwt, bool accumulate) {
   const int row = s.kernel * s.in_c;  // a multiple of 16: in_c is
-  if (row % 48 == 0) return run_wide<3>(s, xp, dy, dwt);
-  if (row % 32 == 0) return run_wide<2>(s, xp, dy, dwt);
-  run_wide<1>(s, xp, dy, dwt);
+  if (row % 48 == 0) return run_wide<3>(s, xp, dy, dwt, accumulate);
+  if (row % 32 == 0) return run_wide<2>(s, xp, dy, dwt, accumulate);
+  run_wide<1>(s, xp, dy, dwt, accumulate);
 }
 
 bool narrow_window_row(const ConvShape& s) {
   return with_narrow_segment(s.kernel * s.in_c, [](auto) {});
 }
 
-void direct_conv_narrow_weight_gradient_avx512(const ConvShape& s, const float* xp, const float* dy, float* dw) {
+void direct_conv_narrow_weight_gradient_avx512(const ConvShape& s, const float* xp, const float* dy, float* dw,
+                                                bool accumulate) {
   with_narrow_segment(s.kernel * s.in_c, [&](auto segment) {
     constexpr int SEG = decltype(segment)::value;
     // Two vectors of channels where their accumulators leave room (dy's and a broadcast).
-    if (s.out_c % 32 == 0 && 2 * SEG + 3 <= 32) run_narrow<SEG, 2>(s, xp, dy, dw);
-    else run_narrow<SEG, 1>(s, xp, dy, dw);
+    if (s.out_c % 32 == 0 && 2 * SEG + 3 <= 32) run_narrow<SEG, 2>(s, xp, dy, dw, accumulate);
+    else run_narrow<SEG, 1>(s, xp, dy, dw, accumulate);
   });
 }
 

@@ -6,10 +6,12 @@
 namespace starling::kernels::native {
 
 void direct_conv_avx512(const ConvShape& s, const float* xp, const float* w, const float* bias, bool relu, float* y);
-void direct_conv_weight_gradient_avx512(const ConvShape& s, const float* xp, const float* dy, float* dwt);
+/// dWᵀ, overwritten or, with accumulate, added to.
+void direct_conv_weight_gradient_avx512(const ConvShape& s, const float* xp, const float* dy, float* dwt, bool accumulate);
 /// For inputs of fewer than 16 channels, dW in the weights' layout (the same file); needs
 /// narrow_window_row(s).
-void direct_conv_narrow_weight_gradient_avx512(const ConvShape& s, const float* xp, const float* dy, float* dw);
+void direct_conv_narrow_weight_gradient_avx512(const ConvShape& s, const float* xp, const float* dy, float* dw,
+                                                bool accumulate);
 /// Whether the narrow kernel has an instantiation for a window row of s.kernel·s.in_c floats.
 /// Compiled for AVX-512 like the kernels: call it only where the CPU has AVX-512.
 bool narrow_window_row(const ConvShape& s);

@@ -21,6 +21,9 @@ class MaxPool2D final : public Layer {
   void forward(kernels::Backend backend, int batch, const float* x, float* y) override;
   void backward(kernels::Backend backend, int batch, const float* x, const float* y, const float* dy,
                 float* dx) override;
+  int size() const { return size_; }
+  /// Whether the windows tile the input (stride = size), as a fused pool needs.
+  bool tiles() const { return stride_ == size_; }
 
  private:
   kernels::PoolShape shape(int batch) const;

@@ -11,6 +11,7 @@
 #include "platform/cpu_features.h"
 #include "kernels/direct_conv.h"
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <string>
@@ -138,8 +139,18 @@ void check_weight_gradient(const sk::ConvShape& s, std::mt19937& rng) {
   if (!transposed)
     for (int o = 0; o < s.out_c; ++o)
       for (long q = 0; q < s.patch(); ++q) dwt[o * s.patch() + q] = dw[q * s.out_c + o];
-  expect_close(dwt, want, "weight gradient b" + std::to_string(s.batch) + " " + std::to_string(s.in_c) + "→" +
-                              std::to_string(s.out_c) + " k" + std::to_string(s.kernel) + " pad " + std::to_string(s.pad));
+  const std::string who = "weight gradient b" + std::to_string(s.batch) + " " + std::to_string(s.in_c) + "→" +
+                          std::to_string(s.out_c) + " k" + std::to_string(s.kernel) + " pad " + std::to_string(s.pad);
+  expect_close(dwt, want, who);
+  // accumulate adds the same sums to what the layout holds.
+  std::fill(dw.begin(), dw.end(), 7.f);
+  std::fill(dwt.begin(), dwt.end(), 7.f);
+  sk::direct_conv_weight_gradient(s, xp.data(), dy.data(), dw.data(), dwt.data(), true);
+  if (!transposed)
+    for (int o = 0; o < s.out_c; ++o)
+      for (long q = 0; q < s.patch(); ++q) dwt[o * s.patch() + q] = dw[q * s.out_c + o];
+  for (double& w : want) w += 7.0;
+  expect_close(dwt, want, who + " accumulated");
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // Every layer's and both losses' analytic gradients against central finite differences in
-// double precision, on both kernel backends; and whole models (with fused ReLUs, and the
-// residual network) likewise.
+// double precision, on both kernel backends; and whole models (with fused ReLUs and pools,
+// and the residual network) likewise.
 #define BOOST_TEST_MODULE learners_gradients
 #include <boost/test/unit_test.hpp>
 
@@ -170,6 +170,68 @@ BOOST_AUTO_TEST_CASE(conv2d_direct_and_im2col_paths_agree) {
   expect_paths_agree(narrow, rng);
   Conv2D valid(Shape{12, 12, 32}, 64, 5);
   expect_paths_agree(valid, rng);
+}
+
+// A max pool fused into the convolution before it (Conv2D::set_max_pool): narrow and wide
+// inputs, with "same" padding (the direct input gradient) and without.
+BOOST_AUTO_TEST_CASE(conv2d_with_a_fused_max_pool) {
+  std::mt19937_64 rng(13);
+  for (Backend b : kBackends) {
+    Conv2D grey(Shape{8, 10, 1}, 16, 3);
+    grey.set_max_pool(2);
+    check_layer(grey, 2, b, rng);
+    Conv2D same(Shape{6, 9, 16}, 16, 3, 1, 1);
+    same.set_max_pool(2);
+    check_layer(same, 2, b, rng);
+  }
+  Conv2D small(Shape{4, 4, 1}, 16, 3);
+  BOOST_CHECK_THROW(small.set_max_pool(3), std::invalid_argument);  // a 2×2 output
+}
+
+// The fused pool gives what the convolution and a MaxPool2D after it give, with the ReLUs
+// fused as a model builds them, on batches the fused layer cuts into several chunks (its
+// unpooled output is kept a chunk at a time): the output and input gradient per sample, the
+// parameter gradients summed over the chunks.
+void expect_fused_pool_agrees(Shape in, int out_c, int kernel, int pad, int batch, Backend backend, std::mt19937_64& rng) {
+  Conv2D plain(in, out_c, kernel, 1, pad), fused(in, out_c, kernel, 1, pad);
+  for (Conv2D* c : {&plain, &fused}) c->set_relu_output(true), c->set_relu_input(true);
+  fused.set_max_pool(2);
+  MaxPool2D pool(plain.output_shape(), 2, 2);
+  std::vector<float> params = random_vector(plain.param_count(), rng, 0.5f), grads[2];
+  const std::size_t in_n = batch * in.size(), mid = batch * plain.output_shape().size(), out = batch * pool.output_shape().size();
+  BOOST_REQUIRE(fused.output_shape() == pool.output_shape());
+  const std::vector<float> x = random_vector(in_n, rng), dy = random_vector(out, rng);
+  std::vector<float> y[2], dx[2], conv_y(mid), conv_dy(mid);
+  for (int i = 0; i < 2; ++i) grads[i].resize(params.size()), y[i].resize(out), dx[i].resize(in_n);
+  plain.bind(params.data(), grads[0].data());
+  plain.forward(backend, batch, x.data(), conv_y.data());
+  pool.forward(backend, batch, conv_y.data(), y[0].data());
+  pool.backward(backend, batch, conv_y.data(), y[0].data(), dy.data(), conv_dy.data());
+  plain.backward(backend, batch, x.data(), conv_y.data(), conv_dy.data(), dx[0].data());
+  fused.bind(params.data(), grads[1].data());
+  fused.forward(backend, batch, x.data(), y[1].data());
+  fused.backward(backend, batch, x.data(), y[1].data(), dy.data(), dx[1].data());
+  auto close = [](const std::vector<float>& a, const std::vector<float>& b) {
+    for (std::size_t i = 0; i < a.size(); ++i)
+      if (!(std::fabs(a[i] - b[i]) <= 1e-4f * (1.f + std::fabs(b[i])))) return false;
+    return true;
+  };
+  BOOST_TEST(y[1] == y[0]);
+  BOOST_TEST(close(dx[1], dx[0]));
+  BOOST_TEST(close(grads[1], grads[0]));
+}
+
+BOOST_AUTO_TEST_CASE(fused_max_pool_matches_convolution_then_pool) {
+  std::mt19937_64 rng(14);
+  for (Backend b : kBackends) {
+    expect_fused_pool_agrees(Shape{66, 66, 1}, 32, 3, 0, 3, b, rng);    // 512 KB a sample: a chunk each
+    expect_fused_pool_agrees(Shape{36, 36, 16}, 32, 3, 1, 5, b, rng);   // 162 KB a sample: chunks of 3
+    expect_fused_pool_agrees(Shape{12, 12, 32}, 64, 5, 0, 3, b, rng);   // the CNN's second layer
+  }
+  Model cnn(ModelSpec{"cnn", {}, {28, 28, 1}, 10, {}});  // pools fused, the signature as before
+  BOOST_TEST(cnn.signature() ==
+             "28x28x1|conv2d(5x5x32, relu)|maxpool2d(2)|conv2d(5x5x64, relu)|maxpool2d(2)|flatten|"
+             "dense(1024→128, relu)|dense(128→10)|" + std::to_string(cnn.param_count()));
 }
 
 BOOST_AUTO_TEST_CASE(maxpool_relu_flatten_layers) {
