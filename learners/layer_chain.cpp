@@ -62,9 +62,11 @@ const float* LayerChain::forward(kernels::Backend backend, int batch, const floa
   reserve(batch);
   const float* in = x;
   for (std::size_t i = 0; i < layers_.size(); ++i) {
-    if (!layers_[i]->renames_only()) layers_[i]->forward(backend, batch, in, acts_[i].data());
-    outs_[i] = layers_[i]->renames_only() ? in : acts_[i].data();
-    in = outs_[i];
+    if (!layers_[i]->renames_only()) {
+      layers_[i]->forward(backend, batch, in, acts_[i].data());
+      in = acts_[i].data();
+    }
+    outs_[i] = in;
   }
   return in;
 }

@@ -3,6 +3,7 @@
 // CPU has the kernels, the direct convolution for the forward pass and the weight gradient,
 // and for the input gradient too where the padding is "same" (with less, the flipped window
 // would multiply a border of zeros wider than the input: im2col's GEMM does less work).
+// A fused max pool runs the whole layer chunk by chunk of samples (pool_chunk).
 #include "learners/layers/conv2d.h"
 
 #include "kernels/direct_conv.h"
@@ -165,7 +166,7 @@ void Conv2D::convolve(kernels::Backend backend, int batch, const float* x, float
   }
 }
 
-// dW (+)= Σ over chunks of colsᵀ · dy, the patches recomputed from x rather than kept from the
+// dW = Σ over chunks of colsᵀ · dy (added to dW with accumulate), the patches recomputed from x rather than kept from the
 // forward pass (recomputing a cached chunk is cheaper than rereading it from memory). Where
 // the patch is longer than out_c (3×3 kernels), dWᵀ = Σ dyᵀ · cols is computed instead, for
 // the caller to transpose once: the patch is then the GEMM's column side, which the wide
