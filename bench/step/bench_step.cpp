@@ -13,6 +13,7 @@
 //              [--optimizer fused|separate] [--learners 1,2] [--sync-every N] [--repeats R]
 #include "fma_peak.h"
 #include "kernels/gemm.h"
+#include "learners/aligned_buffer.h"
 #include "learners/dataset.h"
 #include "learners/loss.h"
 #include "learners/layers/residual.h"
@@ -131,6 +132,7 @@ class TimedLayer final : public Layer {
   void init(std::mt19937_64& rng) override { inner_->init(rng); }
   void reserve(int batch) override { inner_->reserve(batch); }
   void set_mode(bool training, uint64_t key) override { inner_->set_mode(training, key); }
+  bool renames_only() const override { return inner_->renames_only(); }  // then the chain runs neither pass
   void forward(kernels::Backend backend, int batch, const float* x, float* y) override {
     parts_.time(label_ + " fwd", [&] { inner_->forward(backend, batch, x, y); });
   }
@@ -182,7 +184,7 @@ Run learner_steps(const ModelSpec& spec, int batch, int steps, const Options& op
   Run run;
   Parts& p = run.parts;
   time_layers(model.chain(), "", p);
-  std::vector<float> x(static_cast<std::size_t>(batch) * spec.input.size());
+  AlignedBuffer<float> x(static_cast<std::size_t>(batch) * spec.input.size());  // as the learner's batch
   std::vector<float> dlogits(static_cast<std::size_t>(batch) * spec.classes);
   std::vector<int32_t> labels(static_cast<std::size_t>(batch));
   std::vector<uint32_t> indices(static_cast<std::size_t>(batch));
