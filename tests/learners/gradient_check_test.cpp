@@ -227,6 +227,7 @@ BOOST_AUTO_TEST_CASE(fused_max_pool_matches_convolution_then_pool) {
     expect_fused_pool_agrees(Shape{66, 66, 1}, 32, 3, 0, 3, b, rng);    // 512 KB a sample: a chunk each
     expect_fused_pool_agrees(Shape{36, 36, 16}, 32, 3, 1, 5, b, rng);   // 162 KB a sample: chunks of 3
     expect_fused_pool_agrees(Shape{12, 12, 32}, 64, 5, 0, 3, b, rng);   // the CNN's second layer
+    expect_fused_pool_agrees(Shape{17, 15, 16}, 16, 3, 0, 2, b, rng);   // odd sides: a row and column past the windows
   }
   Model cnn(ModelSpec{"cnn", {}, {28, 28, 1}, 10, {}});  // pools fused, the signature as before
   BOOST_TEST(cnn.signature() ==
