@@ -13,6 +13,7 @@
 #include "learners/layers/residual.h"
 #include "learners/loss.h"
 #include "learners/model.h"
+#include "platform/cpu_features.h"
 
 #include <cmath>
 #include <functional>
@@ -229,6 +230,13 @@ BOOST_AUTO_TEST_CASE(fused_max_pool_matches_convolution_then_pool) {
     expect_fused_pool_agrees(Shape{12, 12, 32}, 64, 5, 0, 3, b, rng);   // the CNN's second layer
     expect_fused_pool_agrees(Shape{17, 15, 16}, 16, 3, 0, 2, b, rng);   // odd sides: a row and column past the windows
   }
+  // Without AVX-512 the native backend's convolutions go through im2col, chunked the same way.
+  for (platform::Isa isa : {platform::Isa::scalar, platform::Isa::avx2}) {
+    platform::force_isa(isa);
+    expect_fused_pool_agrees(Shape{66, 66, 1}, 32, 3, 0, 2, Backend::native, rng);
+    expect_fused_pool_agrees(Shape{17, 15, 16}, 16, 3, 1, 2, Backend::native, rng);
+  }
+  platform::force_isa(platform::detected_isa());
   Model cnn(ModelSpec{"cnn", {}, {28, 28, 1}, 10, {}});  // pools fused, the signature as before
   BOOST_TEST(cnn.signature() ==
              "28x28x1|conv2d(5x5x32, relu)|maxpool2d(2)|conv2d(5x5x64, relu)|maxpool2d(2)|flatten|"
