@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <vector>
 
 namespace starling::kernels {
 
@@ -87,23 +86,24 @@ void sma_center(long n, float* z, float* z_prev, const float* sum, float momentu
 }
 
 // Each exponential once, in double: the softmax is e_j / Σ e, so the gradient divides the
-// row's exponentials rather than taking them again.
+// row's exponentials (kept in dlogits meanwhile) rather than taking them again.
 double softmax_xent(int batch, int classes, const float* logits, const int32_t* labels, float* dlogits) {
   double total = 0.0;
   const double inv_batch = 1.0 / batch;
-  std::vector<double> e(static_cast<std::size_t>(classes));
   for (int i = 0; i < batch; ++i) {
     const float* z = logits + static_cast<long>(i) * classes;
+    float* d = dlogits ? dlogits + static_cast<long>(i) * classes : nullptr;
     const int label = labels[i] >= 0 && labels[i] < classes ? labels[i] : 0;
     const float zmax = *std::max_element(z, z + classes);
     double sum = 0.0;
-    for (int j = 0; j < classes; ++j) sum += e[j] = std::exp(static_cast<double>(z[j] - zmax));
-    total += std::log(sum) - (z[label] - zmax);
-    if (dlogits) {
-      float* d = dlogits + static_cast<long>(i) * classes;
-      const double scale = inv_batch / sum;
-      for (int j = 0; j < classes; ++j) d[j] = static_cast<float>(e[j] * scale - (j == label ? inv_batch : 0.0));
+    for (int j = 0; j < classes; ++j) {
+      const double e = std::exp(static_cast<double>(z[j] - zmax));
+      sum += e;
+      if (d) d[j] = static_cast<float>(e);
     }
+    total += std::log(sum) - (z[label] - zmax);
+    const double scale = inv_batch / sum;
+    for (int j = 0; d && j < classes; ++j) d[j] = static_cast<float>(d[j] * scale - (j == label ? inv_batch : 0.0));
   }
   return total / batch;
 }

@@ -124,43 +124,42 @@ inline void col2im(const ConvShape& s, const float* dcols, float* dx) {
       for (int ox = 0; ox < ow; ++ox, src += patch) col2im_row(s, src, oy, ox, dx + n * in_sample);
 }
 
-// Offsets (within the sample) of the first channel of each element of output pixel (oy,
-// ox)'s window, in window order (row by row). A window of SIZE² elements (SIZE > 0: its
-// side known at compile time) goes to a local array, which stays in registers; other sides
-// go to `scratch`, of s.size² elements.
+// Offsets of a window's elements from its first, in window order (row by row): the same
+// for every window, so taken once per call. SIZE: the window's side when known at compile
+// time (0: s.size), so that the window loops below unroll inside the vectorized channel loop.
 template <int SIZE>
-struct WindowOffsets {
-  int32_t local[SIZE ? SIZE * SIZE : 1];
-  const int32_t* at;
-  WindowOffsets(const PoolShape& s, int oy, int ox, int32_t* scratch) {
-    const int size = SIZE ? SIZE : s.size;
-    int32_t* off = SIZE ? local : scratch;
-    at = off;
-    for (int ky = 0; ky < size; ++ky)
-      for (int kx = 0; kx < size; ++kx) *off++ = ((oy * s.stride + ky) * s.in_w + ox * s.stride + kx) * s.channels;
-  }
-};
+std::vector<int32_t> window_offsets(const PoolShape& s) {
+  const int size = SIZE ? SIZE : s.size;
+  std::vector<int32_t> rel;
+  for (int ky = 0; ky < size; ++ky)
+    for (int kx = 0; kx < size; ++kx) rel.push_back((ky * s.in_w + kx) * s.channels);
+  return rel;
+}
+
+// Where output pixel (oy, ox)'s window starts within its sample.
+inline int32_t window_start(const PoolShape& s, int oy, int ox) {
+  return ((oy * s.stride) * s.in_w + ox * s.stride) * s.channels;
+}
 
 // One output pixel, channels innermost: each channel's best value and its offset stay in
 // registers across the window, then are stored once. The first window element is the
-// start, so no -inf fill is needed; ties keep the earlier element. SIZE: the window's side
-// when known at compile time (0: s.size), so that the window loop unrolls inside the
-// vectorized channel loop.
+// start, so no -inf fill is needed; ties keep the earlier element.
 template <int SIZE>
-void pool_pixel(const PoolShape& s, const float* __restrict xn, const int32_t* __restrict off, float* __restrict y,
-                int32_t* __restrict am) {
+void pool_pixel(const PoolShape& s, const float* __restrict xn, int32_t first, const int32_t* __restrict rel,
+                float* __restrict y, int32_t* __restrict am) {
   const int window = SIZE ? SIZE * SIZE : s.size * s.size;
+  const float* __restrict w = xn + first;
   for (int c = 0; c < s.channels; ++c) {
-    float best = xn[off[0] + c];
-    int32_t at = off[0] + c;
+    float best = w[c];
+    int32_t at = c;
     for (int k = 1; k < window; ++k) {
-      const float v = xn[off[k] + c];
+      const float v = w[rel[k] + c];
       const bool gt = v > best;
       best = gt ? v : best;
-      at = gt ? off[k] + c : at;
+      at = gt ? rel[k] + c : at;
     }
     y[c] = best;
-    am[c] = at;
+    am[c] = first + at;
   }
 }
 
@@ -168,13 +167,12 @@ template <int SIZE>
 void maxpool_forward_of(const PoolShape& s, const float* x, float* y, int32_t* argmax) {
   const int oh = s.out_h(), ow = s.out_w(), C = s.channels;
   const long in_sample = static_cast<long>(s.in_h) * s.in_w * C;
-  std::vector<int32_t> scratch(SIZE ? 0 : static_cast<std::size_t>(s.size) * s.size);
+  const std::vector<int32_t> rel = window_offsets<SIZE>(s);
   for (int n = 0; n < s.batch; ++n)
     for (int oy = 0; oy < oh; ++oy)
       for (int ox = 0; ox < ow; ++ox) {
         const long o = ((static_cast<long>(n) * oh + oy) * ow + ox) * C;
-        const WindowOffsets<SIZE> window(s, oy, ox, scratch.data());
-        pool_pixel<SIZE>(s, x + n * in_sample, window.at, y + o, argmax + o);
+        pool_pixel<SIZE>(s, x + n * in_sample, window_start(s, oy, ox), rel.data(), y + o, argmax + o);
       }
 }
 
@@ -195,13 +193,14 @@ inline void maxpool_forward(const PoolShape& s, const float* x, float* y, int32_
 // window, so dx is written once, as a select, instead of zero-filled and scattered into.
 // Each channel's argmax and dy are read once for its whole window.
 template <int SIZE>
-void pool_back_pixel(const PoolShape& s, const float* __restrict dy, const int32_t* __restrict am,
-                     const int32_t* __restrict off, float* __restrict dxn) {
+void pool_back_pixel(const PoolShape& s, const float* __restrict dy, const int32_t* __restrict am, int32_t first,
+                     const int32_t* __restrict rel, float* __restrict dxn) {
   const int window = SIZE ? SIZE * SIZE : s.size * s.size;
+  float* __restrict d = dxn + first;
   for (int c = 0; c < s.channels; ++c) {
-    const int32_t at = am[c];
+    const int32_t at = am[c] - first;
     const float g = dy[c];
-    for (int k = 0; k < window; ++k) dxn[off[k] + c] = at == off[k] + c ? g : 0.f;
+    for (int k = 0; k < window; ++k) d[rel[k] + c] = at == rel[k] + c ? g : 0.f;
   }
 }
 
@@ -213,15 +212,14 @@ void maxpool_backward_of(const PoolShape& s, const float* dy, const int32_t* arg
   const bool tiled = Runs::kSelectPoolGradient && s.stride == s.size;
   // Rows and columns past the last window (odd sizes) and overlapping windows need the fill.
   if (!tiled || oh * s.size != s.in_h || ow * s.size != s.in_w) zero_run(dx, s.batch * in_sample);
-  std::vector<int32_t> scratch(SIZE ? 0 : static_cast<std::size_t>(s.size) * s.size);
+  const std::vector<int32_t> rel = window_offsets<SIZE>(s);
   for (int n = 0; n < s.batch; ++n) {
     float* dxn = dx + n * in_sample;
     if (tiled) {
       for (int oy = 0; oy < oh; ++oy)
         for (int ox = 0; ox < ow; ++ox) {
           const long o = n * out_sample + (static_cast<long>(oy) * ow + ox) * C;
-          const WindowOffsets<SIZE> window(s, oy, ox, scratch.data());
-          pool_back_pixel<SIZE>(s, dy + o, argmax + o, window.at, dxn);
+          pool_back_pixel<SIZE>(s, dy + o, argmax + o, window_start(s, oy, ox), rel.data(), dxn);
         }
     } else {
       for (long i = 0; i < out_sample; ++i) dxn[argmax[n * out_sample + i]] += dy[n * out_sample + i];

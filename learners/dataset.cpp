@@ -140,8 +140,8 @@ void Dataset::gather(const uint32_t* indices, int n, float* x, int32_t* y) const
   constexpr std::size_t kLine = 64;
   for (int i = 0; i < n; ++i) {
     const uint8_t* record = records_ + static_cast<std::size_t>(indices[i]) * record_bytes_;
-    for (std::size_t at = 0; at < record_bytes_ + kLine - 1; at += kLine)
-      __builtin_prefetch(record + std::min(at, record_bytes_ - 1), 0, 2);
+    for (std::size_t at = 0; at < record_bytes_; at += kLine) __builtin_prefetch(record + at, 0, 2);
+    __builtin_prefetch(record + record_bytes_ - 1, 0, 2);  // the line the record ends in
   }
   const std::size_t size = static_cast<std::size_t>(shape_.size());
   const float scale = 1.f / (255.f * std_), shift = -mean_ / std_;

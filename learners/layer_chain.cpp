@@ -6,11 +6,7 @@
 namespace starling {
 
 LayerChain::LayerChain(Shape input, std::vector<std::unique_ptr<Layer>> layers)
-    : input_(input),
-      layers_(std::move(layers)),
-      first_trainable_(layers_.size()),
-      acts_(layers_.size()),
-      outs_(layers_.size(), nullptr) {
+    : input_(input), layers_(std::move(layers)), first_trainable_(layers_.size()), acts_(layers_.size()) {
   for (std::size_t i = layers_.size(); i-- > 0;)
     if (layers_[i]->param_count() > 0) first_trainable_ = i;
 }
@@ -62,38 +58,40 @@ const float* LayerChain::forward(kernels::Backend backend, int batch, const floa
   reserve(batch);
   const float* in = x;
   for (std::size_t i = 0; i < layers_.size(); ++i) {
-    if (!layers_[i]->renames_only()) {
-      layers_[i]->forward(backend, batch, in, acts_[i].data());
-      in = acts_[i].data();
-    }
-    outs_[i] = in;
+    if (layers_[i]->renames_only()) continue;
+    layers_[i]->forward(backend, batch, in, acts_[i].data());
+    in = acts_[i].data();
   }
   return in;
 }
 
+// Layer i's output in the last forward on x: its activations, or, where it only renames,
+// its input's.
+const float* LayerChain::output_of(std::size_t i, const float* x) const {
+  for (;; --i) {
+    if (!layers_[i]->renames_only()) return acts_[i].data();
+    if (i == 0) return x;
+  }
+}
+
 void LayerChain::backward(kernels::Backend backend, int batch, const float* x, const float* dy, float* dx,
                           const ParamUpdate* update) {
-  if (layers_.empty()) {
-    if (dx) std::memcpy(dx, dy, sizeof(float) * static_cast<std::size_t>(batch) * input_.size());
-    return;
-  }
   const std::size_t last = dx ? 0 : first_trainable();
   float* next = grad_a_.data();
   for (std::size_t i = layers_.size(); i-- > last;) {
     Layer& layer = *layers_[i];
-    if (layer.renames_only()) {  // the gradient passes back as it is
-      if (i == last && dx) std::memcpy(dx, dy, sizeof(float) * static_cast<std::size_t>(batch) * input_.size());
-      continue;
-    }
-    const float* in = i == 0 ? x : outs_[i - 1];
+    if (layer.renames_only()) continue;  // the gradient passes back as it is
+    const float* in = i == 0 ? x : output_of(i - 1, x);
     float* out = i == last ? dx : next;
-    if (!update || !layer.backward_update(backend, batch, in, outs_[i], dy, out, *update)) {
-      layer.backward(backend, batch, in, outs_[i], dy, out);
+    if (!update || !layer.backward_update(backend, batch, in, acts_[i].data(), dy, out, *update)) {
+      layer.backward(backend, batch, in, acts_[i].data(), dy, out);
       if (update && layer.param_count() > 0) update->apply(params_of_[i], grads_of_[i], layer.param_count());
     }
     dy = out;
     next = next == grad_a_.data() ? grad_b_.data() : grad_a_.data();
   }
+  // An empty chain, or one that begins with renaming layers, hands dy back as it came.
+  if (dx && dy != dx) std::memcpy(dx, dy, sizeof(float) * static_cast<std::size_t>(batch) * input_.size());
 }
 
 }  // namespace starling

@@ -43,12 +43,13 @@ class LayerChain {
   std::size_t first_trainable() const { return first_trainable_; }
 
  private:
+  const float* output_of(std::size_t i, const float* x) const;
+
   Shape input_;
   std::vector<std::unique_ptr<Layer>> layers_;
   std::size_t first_trainable_;
   std::vector<float*> params_of_, grads_of_;  // each layer's views, from bind()
   std::vector<AlignedBuffer<float>> acts_;  // empty for a layer that renames_only()
-  std::vector<const float*> outs_;          // each layer's output in the last forward
   AlignedBuffer<float> grad_a_, grad_b_;
   int reserved_batch_ = 0;
 };

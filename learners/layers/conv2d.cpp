@@ -26,6 +26,8 @@ std::string Conv2D::name() const {
   return "conv2d(" + std::to_string(kernel_) + "x" + std::to_string(kernel_) + "x" + std::to_string(out_c_) +
          (stride_ > 1 ? ", stride " + std::to_string(stride_) : "") + (pad_ > 0 ? ", pad " + std::to_string(pad_) : "") +
          (bias_ ? "" : ", no bias") + (relu_output_ ? ", relu)" : ")") +
+         // The fused pool named as its own layer was, after Model::signature's separator, so
+         // that fusing changes no model's signature (checkpoints name it).
          (pool_ ? "|maxpool2d(" + std::to_string(pool_) + ")" : "");
 }
 

@@ -4,6 +4,7 @@
 #define BOOST_TEST_MODULE learners_gradients
 #include <boost/test/unit_test.hpp>
 
+#include "learners/layer_chain.h"
 #include "learners/layers/conv2d.h"
 #include "learners/layers/dense.h"
 #include "learners/layers/dropout.h"
@@ -17,6 +18,7 @@
 
 #include <cmath>
 #include <functional>
+#include <memory>
 #include <random>
 #include <vector>
 
@@ -241,6 +243,40 @@ BOOST_AUTO_TEST_CASE(fused_max_pool_matches_convolution_then_pool) {
   BOOST_TEST(cnn.signature() ==
              "28x28x1|conv2d(5x5x32, relu)|maxpool2d(2)|conv2d(5x5x64, relu)|maxpool2d(2)|flatten|"
              "dense(1024→128, relu)|dense(128→10)|" + std::to_string(cnn.param_count()));
+}
+
+// A flatten in a chain renames the buffer it is given: the chain passes x on and the
+// gradient back, into dx where the flatten comes first, and the layer after it sees the same.
+BOOST_AUTO_TEST_CASE(layer_chain_passes_buffers_through_a_flatten) {
+  std::mt19937_64 rng(15);
+  const Shape in{2, 3, 2};
+  const int batch = 3;
+  const std::vector<float> x = random_vector(batch * in.size(), rng), dy12 = random_vector(batch * in.size(), rng);
+  std::vector<std::unique_ptr<Layer>> only;
+  only.push_back(std::make_unique<Flatten>(in));
+  LayerChain renaming(in, std::move(only));
+  BOOST_TEST(renaming.forward(Backend::native, batch, x.data()) == x.data());
+  std::vector<float> dx(x.size());
+  renaming.backward(Backend::native, batch, x.data(), dy12.data(), dx.data());
+  BOOST_TEST(dx == dy12);
+
+  std::vector<float> params = random_vector(Dense(12, 5).param_count(), rng), grads(params.size()), alone_grads(params.size());
+  std::vector<std::unique_ptr<Layer>> layers;
+  layers.push_back(std::make_unique<Flatten>(in));
+  layers.push_back(std::make_unique<Dense>(12, 5));
+  LayerChain chain(in, std::move(layers));
+  chain.bind(params.data(), grads.data());
+  Dense alone(12, 5);
+  alone.bind(params.data(), alone_grads.data());
+  const std::vector<float> dy5 = random_vector(batch * 5, rng);
+  std::vector<float> y(dy5.size()), alone_dx(x.size());
+  const float* chain_y = chain.forward(Backend::native, batch, x.data());
+  alone.forward(Backend::native, batch, x.data(), y.data());
+  BOOST_TEST(std::vector<float>(chain_y, chain_y + y.size()) == y);
+  chain.backward(Backend::native, batch, x.data(), dy5.data(), dx.data());
+  alone.backward(Backend::native, batch, x.data(), y.data(), dy5.data(), alone_dx.data());
+  BOOST_TEST(dx == alone_dx);
+  BOOST_TEST(grads == alone_grads);
 }
 
 BOOST_AUTO_TEST_CASE(maxpool_relu_flatten_layers) {
