@@ -38,6 +38,12 @@ class SpinBarrier {
   std::condition_variable wake_;
 };
 
+/// Where a member's round went, in seconds: at the two barriers, and averaging its slice.
+struct RoundTimes {
+  double waiting = 0.0;
+  double averaging = 0.0;
+};
+
 class SmaGroup {
  public:
   /// z and z_prev are the node's central model and its previous value (n floats each) for
@@ -45,8 +51,9 @@ class SmaGroup {
   SmaGroup(float* z, float* z_prev, int learners, std::size_t n, float alpha, float momentum);
 
   /// Learner j's share of one round; false when the group was aborted (learner j must stop).
-  /// `replica` is learner j's parameters (the same every round).
-  bool round(int j, float* replica);
+  /// `replica` is learner j's parameters (the same every round). With `times`, adds the
+  /// round's waits and averaging to it.
+  bool round(int j, float* replica, RoundTimes* times = nullptr);
   /// Releases every member waiting in round(), now and later (a member failed or the node
   /// stops); the first non-empty `why` is kept for the members to report.
   void abort(const std::string& why = {});

@@ -5,10 +5,13 @@
 // and loss, and the optimizer update (SGD, Nesterov momentum and weight decay as in the
 // shipped configs): fused into the backward as training runs it, so inside each layer's
 // "bwd", or with --optimizer separate as one pass over the arena of its own. With several
-// learners, each on a thread of its own, the SMA round among them is a part too.
+// learners, each on a thread of its own, the SMA round among them is two parts: the barrier
+// waits (the learners' imbalance) and the averaging of the learner's slice, whose traffic is
+// set against the same pass over private memory, with the bound the averaging puts on k
+// learners' speed-up over one.
 // Prints µs per step and % of the step per part, the GEMM layers' achieved GFLOP/s and the
-// step's % of the FMA peak measured in the same process; learner counts alternate over the
-// repeats, and their median samples/s are compared.
+// step's % of the FMA peak measured in the same process (before every run, the best kept);
+// learner counts alternate over the repeats, and their median samples/s are compared.
 //   bench_step [--steps N] [--models mlp,cnn,resnet8] [--batches 8,16,32] [--backend native|onednn]
 //              [--optimizer fused|separate] [--learners 1,2] [--sync-every N] [--repeats R]
 #include "fma_peak.h"
@@ -108,6 +111,17 @@ class Parts {
     f();
     it->second += std::chrono::duration<double>(Clock::now() - t0).count();
   }
+  // Books seconds measured elsewhere under `name`.
+  void add(const std::string& name, double seconds) {
+    if (!on_) return;
+    auto [it, fresh] = seconds_.try_emplace(name, 0.0);
+    if (fresh) order_.push_back(name);
+    it->second += seconds;
+  }
+  double total(const std::string& name) const {
+    auto it = seconds_.find(name);
+    return it == seconds_.end() ? 0.0 : it->second;
+  }
   void set_on(bool on) { on_ = on; }  // off during warm-up
   const std::vector<std::string>& order() const { return order_; }
   double operator[](const std::string& name) const { return seconds_.at(name); }
@@ -171,6 +185,9 @@ struct Run {
   double step_seconds = 0.0;  // per step, all parts
 };
 
+const std::string kSmaWaits = "SMA round: barrier waits";
+const std::string kSmaAveraging = "SMA round: averaging its slice";
+
 // One learner's steps, followed by its share of an SMA round every sync_every steps when it
 // has a group (α = 1/learners and no central momentum, the defaults of [node]).
 Run learner_steps(const ModelSpec& spec, int batch, int steps, const Options& options, const TrainTest& data,
@@ -207,8 +224,12 @@ Run learner_steps(const ModelSpec& spec, int batch, int steps, const Options& op
       model.backward(backend, batch, x.data(), dlogits.data());
       p.time("optimizer", [&] { optimizer->step(model.params(), model.grads(), model.param_count(), 0.01f); });
     }
-    if (group && (s + warmup + 1) % options.sync_every == 0)
-      p.time("SMA round (barrier waits included)", [&] { group->round(index, model.params()); });
+    if (group && (s + warmup + 1) % options.sync_every == 0) {
+      sma::RoundTimes round;
+      group->round(index, model.params(), &round);
+      p.add(kSmaWaits, round.waiting);
+      p.add(kSmaAveraging, round.averaging);
+    }
     if (s >= 0) run.step_seconds += std::chrono::duration<double>(Clock::now() - t0).count();
   }
   run.step_seconds /= steps;
@@ -253,6 +274,53 @@ double median(std::vector<double> v) {
   return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
 }
 
+// Seconds of one SMA averaging pass over a private copy of a learner's slice (z and every
+// replica's slice, as in the round), on every learner's thread at once, the copy as close to
+// the core as its size allows: the round's averaging where no line is shared between cores
+// and none was pushed out by a step. The median over the threads.
+double private_averaging_seconds(std::size_t n, int learners) {
+  constexpr int kPasses = 200;
+  const std::size_t slice = sma::slice_bound(n, learners, 1);
+  std::vector<double> seconds(static_cast<std::size_t>(learners), 0.0);
+  auto passes = [&](int t) {
+    AlignedBuffer<float> z(slice);
+    std::vector<AlignedBuffer<float>> replicas(static_cast<std::size_t>(learners), AlignedBuffer<float>(slice));
+    std::vector<float*> pointers;
+    for (AlignedBuffer<float>& r : replicas) pointers.push_back(r.data());
+    std::fill(z.data(), z.data() + slice, 0.f);
+    for (AlignedBuffer<float>& r : replicas) std::fill(r.data(), r.data() + slice, 1.f);
+    for (int pass = 0; pass < kPasses; ++pass) {
+      const auto t0 = Clock::now();
+      sma::average_slice(z.data(), nullptr, pointers.data(), learners, 1.f / learners, 0.f, 0, slice);
+      seconds[static_cast<std::size_t>(t)] += std::chrono::duration<double>(Clock::now() - t0).count() / kPasses;
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int t = 1; t < learners; ++t) threads.emplace_back(passes, t);
+  passes(0);
+  for (std::thread& t : threads) t.join();
+  return median(seconds);
+}
+
+// The SMA round of a run of `learners` on a model of n parameters: its averaging's traffic
+// and speed against the same pass over private memory and, where each learner has a core,
+// the bound the averaging puts on k learners' speed-up over one (each as fast as one alone).
+void report_round(const Run& run, int steps, int sync_every, std::size_t n, int learners) {
+  const double rounds = static_cast<double>(steps) / sync_every;
+  const double averaging = run.parts.total(kSmaAveraging) / rounds;
+  const double private_pass = private_averaging_seconds(n, learners);
+  const double bytes = 2.0 * sizeof(float) * (learners + 1.0) * sma::slice_bound(n, learners, 1);
+  std::printf("  SMA averaging: %.2f MB read and written by a learner a round, %.1f µs = %.0f GB/s; over private "
+              "memory, on every learner's thread at once: %.1f µs = %.0f GB/s\n",
+              bytes * 1e-6, averaging * 1e6, bytes / averaging * 1e-9, private_pass * 1e6, bytes / private_pass * 1e-9);
+  if (learners > static_cast<int>(std::thread::hardware_concurrency())) return;
+  // The faster of the two, so that a noisy private pass never loosens the bound.
+  const double fastest = std::min(averaging, private_pass);
+  const double compute = run.step_seconds - (run.parts.total(kSmaAveraging) + run.parts.total(kSmaWaits)) / steps;
+  std::printf("  With the faster of the two, %d learners on %d cores are at most %.2fx one at this step time\n",
+              learners, learners, learners * compute / (compute + fastest / sync_every));
+}
+
 void summarize(const std::string& kind, int batch, const std::vector<int>& learners,
                const std::map<int, std::vector<double>>& rates) {
   const std::vector<double>& first = rates.at(learners.front());
@@ -268,7 +336,9 @@ void summarize(const std::string& kind, int batch, const std::vector<int>& learn
 int main(int argc, char** argv) {
   const Options o = parse(argc, argv);
   kernels::set_threads(1);
-  const double peak = bench::fma_peak_gflops(platform::active_isa());
+  // Re-measured before every run, the best so far kept: a figure taken while a neighbour on
+  // the host held the core would flatter every percentage after it.
+  double peak = 0.0;
   const TrainTest data = make_synthetic(4096, 16, 1);
   for (const std::string& kind : o.models) {
     ModelSpec spec;
@@ -285,9 +355,12 @@ int main(int argc, char** argv) {
       std::map<int, std::vector<double>> rates;
       for (int r = 0; r < o.repeats; ++r)
         for (int k : o.learners) {
+          peak = std::max(peak, bench::fma_peak_gflops(platform::active_isa()));
           const Run run = profile(spec, batch, steps, o, data, k);
           rates[k].push_back(k * batch / run.step_seconds);
-          if (r + 1 == o.repeats) report(kind, batch, k, steps, run, 2.0 * (3.0 * macs - first) * batch, peak);
+          if (r + 1 < o.repeats) continue;
+          report(kind, batch, k, steps, run, 2.0 * (3.0 * macs - first) * batch, peak);
+          if (k > 1) report_round(run, steps, o.sync_every, Model(spec).param_count(), k);
         }
       if (o.learners.size() > 1) summarize(kind, batch, o.learners, rates);
     }

@@ -178,3 +178,28 @@ BOOST_AUTO_TEST_CASE(abort_releases_a_waiting_member_with_the_reason) {
   BOOST_TEST(!group.round(0, w0.data()));  // and every later round
   BOOST_TEST(w0[0] == 1.f);                // nothing averaged
 }
+
+BOOST_AUTO_TEST_CASE(round_times_add_each_members_averaging_and_waits) {
+  const std::size_t n = 1 << 16;
+  std::vector<float> z(n, 0.f);
+  std::vector<std::vector<float>> w(2, std::vector<float>(n, 1.f));
+  sma::SmaGroup group(z.data(), nullptr, 2, n, 0.5f, 0.f);
+  std::vector<sma::RoundTimes> times(2);
+  std::vector<double> after_one(2);
+  std::vector<std::thread> threads;
+  for (int j = 0; j < 2; ++j)
+    threads.emplace_back([&, j] {
+      group.round(j, w[j].data(), &times[j]);
+      after_one[j] = times[j].averaging;
+      group.round(j, w[j].data(), &times[j]);
+    });
+  for (auto& t : threads) t.join();
+  for (int j = 0; j < 2; ++j) {
+    BOOST_TEST(after_one[j] > 0.0);  // a slice of 32k floats takes µs, never nothing
+    BOOST_TEST(times[j].averaging > after_one[j]);  // added to, not overwritten
+    BOOST_TEST(times[j].waiting >= 0.0);
+  }
+  // Both rounds ran: z = 0 + 2·½(1 − 0) = 1 and w = ½, then z = 1 + 2·½(½ − 1) = ½ and w = ¾.
+  BOOST_TEST(z[n - 1] == 0.5f);
+  BOOST_TEST(w[0][0] == 0.75f);
+}
