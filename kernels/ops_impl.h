@@ -16,6 +16,7 @@
 #include "kernels/norm_impl.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <type_traits>
 #include <vector>
@@ -126,13 +127,15 @@ inline void col2im(const ConvShape& s, const float* dcols, float* dx) {
 
 // Offsets of a window's elements from its first, in window order (row by row): the same
 // for every window, so taken once per call. SIZE: the window's side when known at compile
-// time (0: s.size), so that the window loops below unroll inside the vectorized channel loop.
+// time (0: s.size), so that the window loops below unroll inside the vectorized channel loop;
+// then the offsets live on the stack, since a fused pool calls this once per chunk of samples.
 template <int SIZE>
-std::vector<int32_t> window_offsets(const PoolShape& s) {
+auto window_offsets(const PoolShape& s) {
+  std::conditional_t<SIZE == 0, std::vector<int32_t>, std::array<int32_t, SIZE * SIZE>> rel{};
   const int size = SIZE ? SIZE : s.size;
-  std::vector<int32_t> rel;
+  if constexpr (SIZE == 0) rel.resize(static_cast<std::size_t>(size) * size);
   for (int ky = 0; ky < size; ++ky)
-    for (int kx = 0; kx < size; ++kx) rel.push_back((ky * s.in_w + kx) * s.channels);
+    for (int kx = 0; kx < size; ++kx) rel[static_cast<std::size_t>(ky * size + kx)] = (ky * s.in_w + kx) * s.channels;
   return rel;
 }
 
@@ -167,7 +170,7 @@ template <int SIZE>
 void maxpool_forward_of(const PoolShape& s, const float* x, float* y, int32_t* argmax) {
   const int oh = s.out_h(), ow = s.out_w(), C = s.channels;
   const long in_sample = static_cast<long>(s.in_h) * s.in_w * C;
-  const std::vector<int32_t> rel = window_offsets<SIZE>(s);
+  const auto rel = window_offsets<SIZE>(s);
   for (int n = 0; n < s.batch; ++n)
     for (int oy = 0; oy < oh; ++oy)
       for (int ox = 0; ox < ow; ++ox) {
@@ -212,7 +215,7 @@ void maxpool_backward_of(const PoolShape& s, const float* dy, const int32_t* arg
   const bool tiled = Runs::kSelectPoolGradient && s.stride == s.size;
   // Rows and columns past the last window (odd sizes) and overlapping windows need the fill.
   if (!tiled || oh * s.size != s.in_h || ow * s.size != s.in_w) zero_run(dx, s.batch * in_sample);
-  const std::vector<int32_t> rel = window_offsets<SIZE>(s);
+  const auto rel = window_offsets<SIZE>(s);
   for (int n = 0; n < s.batch; ++n) {
     float* dxn = dx + n * in_sample;
     if (tiled) {

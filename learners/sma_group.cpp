@@ -59,16 +59,17 @@ SmaGroup::SmaGroup(float* z, float* z_prev, int learners, std::size_t n, float a
 
 bool SmaGroup::round(int j, float* replica, RoundTimes* times) {
   using Clock = std::chrono::steady_clock;
-  const Clock::time_point start = times ? Clock::now() : Clock::time_point{};
+  auto now = [times] { return times ? Clock::now() : Clock::time_point{}; };  // no clock reads untimed
+  const Clock::time_point start = now();
   replicas_[static_cast<std::size_t>(j)] = replica;  // published to the others by the barrier
   if (!barrier_.arrive_and_wait()) return false;  // every replica has taken its step
-  const Clock::time_point arrived = times ? Clock::now() : Clock::time_point{};
+  const Clock::time_point arrived = now();
   const int k = size();
   average_slice(z_, z_prev_, replicas_.data(), k, alpha_, momentum_, slice_bound(n_, k, j), slice_bound(n_, k, j + 1));
-  const Clock::time_point averaged = times ? Clock::now() : Clock::time_point{};
+  const Clock::time_point averaged = now();
   const bool whole = barrier_.arrive_and_wait();  // every slice is averaged: replicas and z are whole again
   if (times) {
-    times->waiting += std::chrono::duration<double>(arrived - start + (Clock::now() - averaged)).count();
+    times->waiting += std::chrono::duration<double>(arrived - start + (now() - averaged)).count();
     times->averaging += std::chrono::duration<double>(averaged - arrived).count();
   }
   return whole;

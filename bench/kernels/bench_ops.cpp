@@ -1,6 +1,6 @@
 // bench_ops: single-thread time of the non-GEMM kernels (im2col, col2im, max pooling, ReLU,
-// column sums, transpose) on the CNN's shapes, once per ISA path (forced like STARLING_ISA), so the
-// vectorized paths can be compared with the baseline build. Best of 7 samples of 20 calls.
+// column sums, transpose) on the CNN's shapes, once per ISA path (forced like STARLING_ISA),
+// so the vectorized paths can be compared with the baseline build. Best of 7 samples of 20 calls.
 //   bench_ops
 #include "platform/cpu_features.h"
 #include "kernels/ops.h"

@@ -105,18 +105,14 @@ class Parts {
   template <typename F>
   void time(const std::string& name, F&& f) {
     if (!on_) return f();
-    auto [it, fresh] = seconds_.try_emplace(name, 0.0);  // listed before the parts inside f
-    if (fresh) order_.push_back(name);
+    double& seconds = slot(name);  // listed before the parts inside f
     const auto t0 = Clock::now();
     f();
-    it->second += std::chrono::duration<double>(Clock::now() - t0).count();
+    seconds += std::chrono::duration<double>(Clock::now() - t0).count();
   }
   // Books seconds measured elsewhere under `name`.
   void add(const std::string& name, double seconds) {
-    if (!on_) return;
-    auto [it, fresh] = seconds_.try_emplace(name, 0.0);
-    if (fresh) order_.push_back(name);
-    it->second += seconds;
+    if (on_) slot(name) += seconds;
   }
   double total(const std::string& name) const {
     auto it = seconds_.find(name);
@@ -124,9 +120,14 @@ class Parts {
   }
   void set_on(bool on) { on_ = on; }  // off during warm-up
   const std::vector<std::string>& order() const { return order_; }
-  double operator[](const std::string& name) const { return seconds_.at(name); }
 
  private:
+  double& slot(const std::string& name) {
+    auto [it, fresh] = seconds_.try_emplace(name, 0.0);
+    if (fresh) order_.push_back(name);
+    return it->second;
+  }
+
   std::map<std::string, double> seconds_;
   std::vector<std::string> order_;
   bool on_ = true;
@@ -264,7 +265,7 @@ void report(const std::string& kind, int batch, int learners, int steps, const R
               peak);
   std::printf("  %-58s %10s %7s\n", "part", "µs/step", "%");
   for (const std::string& name : run.parts.order()) {
-    const double us = run.parts[name] / steps * 1e6;
+    const double us = run.parts.total(name) / steps * 1e6;
     std::printf("  %-58s %10.1f %6.1f%%\n", name.c_str(), us, 100.0 * us / step_us);
   }
 }

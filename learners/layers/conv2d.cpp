@@ -168,13 +168,13 @@ void Conv2D::convolve(kernels::Backend backend, int batch, const float* x, float
   }
 }
 
-// dW = Σ over chunks of colsᵀ · dy (added to dW with accumulate), the patches recomputed from x rather than kept from the
-// forward pass (recomputing a cached chunk is cheaper than rereading it from memory). Where
-// the patch is longer than out_c (3×3 kernels), dWᵀ = Σ dyᵀ · cols is computed instead, for
-// the caller to transpose once: the patch is then the GEMM's column side, which the wide
-// micro-kernel tiles fill, rather than a column side of out_c (16 at resnet8's first stage).
-// The direct convolution computes dW or dWᵀ from the bordered input, without patches. Returns
-// whether the gradient is dWᵀ in dwt_.
+// dW = Σ over chunks of colsᵀ · dy (added to dW with accumulate), the patches recomputed
+// from x rather than kept from the forward pass (recomputing a cached chunk is cheaper than
+// rereading it from memory). Where the patch is longer than out_c (3×3 kernels), dWᵀ =
+// Σ dyᵀ · cols is computed instead, for the caller to transpose once: the patch is then the
+// GEMM's column side, which the wide micro-kernel tiles fill, rather than a column side of
+// out_c (16 at resnet8's first stage). The direct convolution computes dW or dWᵀ from the
+// bordered input, without patches. Returns whether the gradient is dWᵀ in dwt_.
 bool Conv2D::weight_gradient(kernels::Backend backend, int batch, const float* x, const float* dy, bool accumulate) {
   const auto s = shape(batch);
   if (direct(backend, batch))

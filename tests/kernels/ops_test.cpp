@@ -1,8 +1,9 @@
 // Non-GEMM kernel tests: im2col, col2im, max pooling forward/backward, ReLU forward/backward,
-// column sums, the blocked transpose, the SGD step and the SMA loops on every ISA path this CPU supports (forced with force_isa), against the
-// simplest possible reference loops, over ragged shapes (odd channel counts, padding,
-// strides, windows that do not tile the input). Outputs start poisoned with NaN so an
-// element a kernel forgets to write fails the exact comparison.
+// column sums, the transpose, the SGD step and the SMA loops on every ISA path this CPU
+// supports (forced with force_isa), against the simplest possible reference loops, over
+// ragged shapes (odd channel counts, padding, strides, windows that do not tile the input).
+// Outputs start poisoned with NaN so an element a kernel forgets to write fails the exact
+// comparison.
 #define BOOST_TEST_MODULE kernels_ops
 #include <boost/test/unit_test.hpp>
 
