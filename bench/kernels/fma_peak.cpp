@@ -1,23 +1,46 @@
-// Times the per-ISA FMA loops and turns them into a peak GFLOP/s figure (best of a few).
+// Times the per-ISA FMA loops and turns them into a peak GFLOP/s figure (best of a few) and
+// the FMA slots a vector store costs.
 #include "fma_peak.h"
 
 #include <algorithm>
 #include <chrono>
 
 namespace starling::bench {
+namespace {
+
+// The fastest of a few runs of `iterations`, in seconds.
+template <class Loop>
+double fastest(Loop&& loop, long iterations) {
+  double best = 1e30;
+  for (int trial = 0; trial < 5; ++trial) {
+    const auto t0 = std::chrono::steady_clock::now();
+    loop(iterations);
+    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  return best;
+}
+
+}  // namespace
 
 double fma_peak_gflops(platform::Isa isa) {
   if (isa == platform::Isa::scalar) return 0.0;
   auto loop = isa == platform::Isa::avx512 ? fma_loop_avx512 : fma_loop_avx2;
-  loop(1 << 20);  // warm up clocks
-  double best = 0.0;
-  for (int trial = 0; trial < 5; ++trial) {
-    const auto t0 = std::chrono::steady_clock::now();
-    const double flops = loop(20 << 20);
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    best = std::max(best, flops / s * 1e-9);
-  }
-  return best;
+  loop(1 << 20, nullptr);  // warm up clocks
+  double flops = 0.0;
+  const double seconds = fastest([&](long n) { flops = loop(n, nullptr); }, 20 << 20);
+  return flops / seconds * 1e-9;
+}
+
+double vector_store_slots(platform::Isa isa) {
+  if (isa == platform::Isa::scalar) return 0.0;
+  auto loop = isa == platform::Isa::avx512 ? fma_loop_avx512 : fma_loop_avx2;
+  alignas(64) static float buffer[48 * 16];
+  constexpr long kIterations = 4 << 20;
+  loop(1 << 20, nullptr);  // warm up clocks
+  const double plain = fastest([&](long n) { loop(n, nullptr); }, kIterations);
+  const double storing = fastest([&](long n) { loop(n, buffer); }, kIterations);
+  // Per iteration: 12 FMAs, and 6 stores in the storing loop.
+  return std::max(0.0, (storing - plain) / 6.0 / (plain / 12.0));
 }
 
 }  // namespace starling::bench

@@ -8,8 +8,15 @@ namespace starling::bench {
 /// using the vector width of `isa` (scalar: the AVX2 figure is not claimed; returns 0).
 double fma_peak_gflops(platform::Isa isa);
 
-// Per-ISA loops; each returns the flops done, run for about `seconds`.
-double fma_loop_avx2(long iterations);
-double fma_loop_avx512(long iterations);
+/// FMA issue slots that one vector store of `isa`'s width (to L1) takes from a loop of
+/// independent FMAs: 0 where the core overlaps the two, 2 on a core whose FMA pipes carry
+/// the store's data. Measured as the slowdown of the FMA loop when it also stores half its
+/// chains each iteration (0 for scalar).
+double vector_store_slots(platform::Isa isa);
+
+// Per-ISA loops of `iterations` × 12 FMAs; each returns the flops done. With `stores` (a
+// buffer of 48 aligned vectors), 6 of the 12 results are stored there each iteration too.
+double fma_loop_avx2(long iterations, float* stores = nullptr);
+double fma_loop_avx512(long iterations, float* stores = nullptr);
 
 }  // namespace starling::bench

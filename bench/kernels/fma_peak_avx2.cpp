@@ -5,7 +5,10 @@
 
 namespace starling::bench {
 
-double fma_loop_avx2(long iterations) {
+namespace {
+
+template <bool STORE>
+double loop(long iterations, float* stores) {
   // Named variables, not an array: an array of vectors gets spilled around the asm barrier.
   __m256 a0 = _mm256_set1_ps(0.f), a1 = _mm256_set1_ps(1.f), a2 = _mm256_set1_ps(2.f), a3 = _mm256_set1_ps(3.f);
   __m256 a4 = _mm256_set1_ps(4.f), a5 = _mm256_set1_ps(5.f), a6 = _mm256_set1_ps(6.f), a7 = _mm256_set1_ps(7.f);
@@ -24,6 +27,15 @@ double fma_loop_avx2(long iterations) {
     a9 = _mm256_fmadd_ps(a9, x, y);
     a10 = _mm256_fmadd_ps(a10, x, y);
     a11 = _mm256_fmadd_ps(a11, x, y);
+    if constexpr (STORE) {  // half the chains, to one of 8 rows of 6 vectors
+      float* row = stores + (i & 7) * 6 * 8;
+      _mm256_store_ps(row, a0);
+      _mm256_store_ps(row + 8, a1);
+      _mm256_store_ps(row + 2 * 8, a2);
+      _mm256_store_ps(row + 3 * 8, a3);
+      _mm256_store_ps(row + 4 * 8, a4);
+      _mm256_store_ps(row + 5 * 8, a5);
+    }
     // Keeps every chain live so the compiler cannot fold or drop the loop.
     __asm__ volatile("" : "+x"(a0), "+x"(a1), "+x"(a2), "+x"(a3), "+x"(a4), "+x"(a5),
                      "+x"(a6), "+x"(a7), "+x"(a8), "+x"(a9), "+x"(a10), "+x"(a11));
@@ -36,6 +48,12 @@ double fma_loop_avx2(long iterations) {
   volatile float sink = lanes[0];
   (void)sink;
   return 2.0 * 8 * 12 * static_cast<double>(iterations);
+}
+
+}  // namespace
+
+double fma_loop_avx2(long iterations, float* stores) {
+  return stores ? loop<true>(iterations, stores) : loop<false>(iterations, nullptr);
 }
 
 }  // namespace starling::bench

@@ -10,8 +10,10 @@
 // set against the same pass over private memory, with the bound the averaging puts on k
 // learners' speed-up over one.
 // Prints µs per step and % of the step per part, the GEMM layers' achieved GFLOP/s and the
-// step's % of the FMA peak measured in the same process (before every run, the best kept);
-// learner counts alternate over the repeats, and their median samples/s are compared.
+// step's % of the FMA peak measured in the same process (before every run, the best kept),
+// and the most of it the step's update allows: its FMAs, and its stores at the FMA slots a
+// vector store takes on this core, measured likewise. Learner counts alternate over the
+// repeats, and their median samples/s are compared.
 //   bench_step [--steps N] [--models mlp,cnn,resnet8] [--batches 8,16,32] [--backend native|onednn]
 //              [--optimizer fused|separate] [--learners 1,2] [--sync-every N] [--repeats R]
 #include "fma_peak.h"
@@ -254,15 +256,37 @@ Run profile(const ModelSpec& spec, int batch, int steps, const Options& options,
   return std::move(runs[0]);
 }
 
-// gemm_flops: one learner's GEMM work per step; peak: one core's.
+// The update of a vector of weights as bench_step's optimizer runs it (Nesterov momentum and
+// weight decay, sgd_args.h): 4 FMAs, and the stores of the weights and their velocity.
+constexpr double kUpdateFmas = 4.0, kUpdateStores = 2.0;
+
+// The most of the FMA peak a step can reach: its GEMM work at the peak, and the update of
+// every parameter at the FMA slots its arithmetic and stores take; every other cost zero.
+double peak_ceiling(double gemm_flops, std::size_t params, double store_slots) {
+  const double update_flops = 2.0 * static_cast<double>(params) * (kUpdateFmas + kUpdateStores * store_slots);
+  return gemm_flops / (gemm_flops + update_flops);
+}
+
+// What the machine allows a step: its FMA peak a core, and the FMA slots a vector store takes.
+struct Machine {
+  double peak = 0.0;
+  double store_slots = 0.0;
+};
+
+// gemm_flops: one learner's GEMM work per step; params: the model's.
 void report(const std::string& kind, int batch, int learners, int steps, const Run& run, double gemm_flops,
-            double peak) {
+            std::size_t params, const Machine& machine) {
+  const double peak = machine.peak;
   const double step_us = run.step_seconds * 1e6;
   std::printf("\n%s, batch %d, %d learner%s: %.1f µs a step (%d steps), %.0f samples/s; GEMM work %.1f GFLOP/s a "
               "learner = %.0f %% of the FMA peak (%.1f GFLOP/s a core)\n",
               kind.c_str(), batch, learners, learners == 1 ? "" : "s", step_us, steps, learners * batch / run.step_seconds,
               gemm_flops / run.step_seconds * 1e-9, peak > 0 ? 100.0 * gemm_flops / run.step_seconds * 1e-9 / peak : 0.0,
               peak);
+  std::printf("  at most %.0f %% of the peak with the update of its %zu parameters: %.0f FMAs and %.0f vector stores "
+              "a vector of weights, a store taking %.2f FMA slots on this core\n",
+              100.0 * peak_ceiling(gemm_flops, params, machine.store_slots), params, kUpdateFmas, kUpdateStores,
+              machine.store_slots);
   std::printf("  %-58s %10s %7s\n", "part", "µs/step", "%");
   for (const std::string& name : run.parts.order()) {
     const double us = run.parts.total(name) / steps * 1e6;
@@ -338,8 +362,9 @@ int main(int argc, char** argv) {
   const Options o = parse(argc, argv);
   kernels::set_threads(1);
   // Re-measured before every run, the best so far kept: a figure taken while a neighbour on
-  // the host held the core would flatter every percentage after it.
-  double peak = 0.0;
+  // the host held the core would flatter every percentage after it, and loosen the ceiling.
+  Machine machine;
+  machine.store_slots = 1e30;
   const TrainTest data = make_synthetic(4096, 16, 1);
   for (const std::string& kind : o.models) {
     ModelSpec spec;
@@ -356,12 +381,14 @@ int main(int argc, char** argv) {
       std::map<int, std::vector<double>> rates;
       for (int r = 0; r < o.repeats; ++r)
         for (int k : o.learners) {
-          peak = std::max(peak, bench::fma_peak_gflops(platform::active_isa()));
+          machine.peak = std::max(machine.peak, bench::fma_peak_gflops(platform::active_isa()));
+          machine.store_slots = std::min(machine.store_slots, bench::vector_store_slots(platform::active_isa()));
           const Run run = profile(spec, batch, steps, o, data, k);
           rates[k].push_back(k * batch / run.step_seconds);
           if (r + 1 < o.repeats) continue;
-          report(kind, batch, k, steps, run, 2.0 * (3.0 * macs - first) * batch, peak);
-          if (k > 1) report_round(run, steps, o.sync_every, Model(spec).param_count(), k);
+          const std::size_t params = Model(spec).param_count();
+          report(kind, batch, k, steps, run, 2.0 * (3.0 * macs - first) * batch, params, machine);
+          if (k > 1) report_round(run, steps, o.sync_every, params, k);
         }
       if (o.learners.size() > 1) summarize(kind, batch, o.learners, rates);
     }
