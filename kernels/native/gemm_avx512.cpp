@@ -1,7 +1,8 @@
 // AVX-512 micro-kernels of the native GEMM: MR=8 rows × NR=32 columns (two zmm per row, 16
-// independent accumulators: enough to cover 4-cycle FMA latency on two pipes) and, for wide
-// and deep products, × NR=48 (24 accumulators, fewer loads per FMA), with the epilogue fused
-// into the store. Compiled with -mavx512f/bw/dq/vl -mfma for this file only.
+// independent accumulators: enough to cover 4-cycle FMA latency on two pipes), for wide and
+// deep products × NR=48 (24 accumulators, fewer loads per FMA), and for the SGD epilogue at
+// k = batch 6 rows × 64 columns, with the epilogue fused into the store. Compiled with
+// -mavx512f/bw/dq/vl -mfma for this file only.
 #include "kernels/epilogue.h"
 #include "kernels/native/driver.h"
 #include "kernels/native/isa_gemm.h"
@@ -14,8 +15,6 @@
 
 namespace starling::kernels::native {
 namespace {
-
-constexpr int kMR = 8;
 
 // The epilogue ingredients a loop's instantiation may meet (bits of its MAY argument):
 // loops without the old C and the mask, or without any, carry fewer pointers and at shallow
@@ -32,11 +31,11 @@ __attribute__((always_inline)) inline void finish(__m512 (&acc)[MR][NV], const T
   if ((MAY & kLoadC) && t.load_c)
 #pragma GCC unroll 16
     for (int i = 0; i < MR; ++i)
-#pragma GCC unroll 3
+#pragma GCC unroll 4
       for (int v = 0; v < NV; ++v)
         acc[i][v] = _mm512_add_ps(acc[i][v], _mm512_maskz_loadu_ps(lanes[v], t.c + i * t.ldc + 16 * v));
   if ((MAY & kBias) && t.bias)
-#pragma GCC unroll 3
+#pragma GCC unroll 4
     for (int v = 0; v < NV; ++v) {
       const __m512 b = _mm512_maskz_loadu_ps(lanes[v], t.bias + 16 * v);
 #pragma GCC unroll 16
@@ -47,12 +46,12 @@ __attribute__((always_inline)) inline void finish(__m512 (&acc)[MR][NV], const T
   if ((MAY & kRelu) && t.relu)
 #pragma GCC unroll 16
     for (int i = 0; i < MR; ++i)
-#pragma GCC unroll 3
+#pragma GCC unroll 4
       for (int v = 0; v < NV; ++v) acc[i][v] = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(acc[i][v], zero, _CMP_GT_OQ), acc[i][v]);
   if ((MAY & kMask) && t.mask)
 #pragma GCC unroll 16
     for (int i = 0; i < MR; ++i)
-#pragma GCC unroll 3
+#pragma GCC unroll 4
       for (int v = 0; v < NV; ++v) {
         const __m512 m = _mm512_maskz_loadu_ps(lanes[v], t.mask + i * t.ldmask + 16 * v);
         acc[i][v] = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(m, zero, _CMP_GT_OQ), acc[i][v]);
@@ -68,7 +67,7 @@ __attribute__((always_inline)) inline void sgd_store(const __m512 (&acc)[MR][NV]
   const bool nesterov = t.sgd.nesterov;
 #pragma GCC unroll 16
   for (int i = 0; i < MR; ++i)
-#pragma GCC unroll 3
+#pragma GCC unroll 4
     for (int v = 0; v < NV; ++v) {
       float* w_at = t.c + i * t.ldc + 16 * v;
       float* v_at = t.velocity + i * t.ldc + 16 * v;
@@ -93,7 +92,7 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
   __m512 acc[MR][NV];
 #pragma GCC unroll 16
   for (int i = 0; i < MR; ++i)
-#pragma GCC unroll 3
+#pragma GCC unroll 4
     for (int v = 0; v < NV; ++v) acc[i][v] = _mm512_setzero_ps();
   __mmask16 lanes[NV];
   for (int v = 0; v < NV; ++v) lanes[v] = FULL ? __mmask16(0xFFFF) : lanes_for(t.nr - 16 * v);
@@ -105,7 +104,7 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
 #pragma GCC unroll 4
   for (int p = 0; p < t.kc; ++p) {
     __m512 bv[NV];
-#pragma GCC unroll 3
+#pragma GCC unroll 4
     for (int v = 0; v < NV; ++v) {
       bv[v] = FULL ? _mm512_loadu_ps(b + 16 * v) : _mm512_maskz_loadu_ps(lanes[v], b + 16 * v);
       if ((MAY & kStreamB) && t.stream_b)
@@ -114,7 +113,7 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
 #pragma GCC unroll 16
     for (int i = 0; i < MR; ++i) {
       const __m512 ai = _mm512_set1_ps(a[i * rs]);
-#pragma GCC unroll 3
+#pragma GCC unroll 4
       for (int v = 0; v < NV; ++v) acc[i][v] = _mm512_fmadd_ps(ai, bv[v], acc[i][v]);
     }
     a += cs;
@@ -126,7 +125,7 @@ __attribute__((always_inline)) inline void tile_body(const TileArgs& t) {
   if constexpr ((MAY & ~kStreamB) != kNone) finish<MR, NV, MAY>(acc, t, lanes);
 #pragma GCC unroll 16
   for (int i = 0; i < MR; ++i)
-#pragma GCC unroll 3
+#pragma GCC unroll 4
     for (int v = 0; v < NV; ++v) _mm512_mask_storeu_ps(t.c + i * t.ldc + 16 * v, lanes[v], acc[i][v]);
 }
 
@@ -140,11 +139,11 @@ __attribute__((noinline)) void tile_impl(const TileArgs& args) {
 
 // `tiles` whole MR×(16·NV) tiles side by side along C's rows in one call: at shallow depths
 // (k = batch) a call per tile cost as much as a third of the tile's FMAs.
-template <int NV, bool UNIT_RS, unsigned MAY>
+template <int MR, int NV, bool UNIT_RS, unsigned MAY>
 __attribute__((noinline)) void row_impl(const TileArgs& args, int tiles, long b_step) {
   TileArgs t = args;
   for (int j = 0; j < tiles; ++j) {
-    tile_body<kMR, NV, true, UNIT_RS, MAY>(t);
+    tile_body<MR, NV, true, UNIT_RS, MAY>(t);
     t.b += b_step;
     t.c += 16 * NV;
     if (t.bias) t.bias += 16 * NV;
@@ -155,15 +154,15 @@ __attribute__((noinline)) void row_impl(const TileArgs& args, int tiles, long b_
 
 // `tiles` whole-height tiles one under another, each MR rows on (`a_step` into A): a block
 // one tile wide (conv1's 32 filters or 25 taps, fc3's 10 classes) in one call, not one per tile.
-template <int NV, bool FULL, bool UNIT_RS, unsigned MAY>
+template <int MR, int NV, bool FULL, bool UNIT_RS, unsigned MAY>
 __attribute__((noinline)) void column_impl(const TileArgs& args, int tiles, long a_step) {
   TileArgs t = args;
   for (int i = 0; i < tiles; ++i) {
-    tile_body<kMR, NV, FULL, UNIT_RS, MAY>(t);
+    tile_body<MR, NV, FULL, UNIT_RS, MAY>(t);
     t.a += a_step;
-    t.c += kMR * t.ldc;
-    if (t.mask) t.mask += kMR * t.ldmask;
-    if (t.velocity) t.velocity += kMR * t.ldc;
+    t.c += MR * t.ldc;
+    if (t.mask) t.mask += MR * t.ldmask;
+    if (t.velocity) t.velocity += MR * t.ldc;
   }
 }
 
@@ -196,7 +195,11 @@ template <int NV_MAX, class Run>
 void with_width(int nr, Run&& run) {
   using full = std::true_type;
   using part = std::false_type;
-  if constexpr (NV_MAX == 3) {
+  if constexpr (NV_MAX == 4) {
+    if (nr == 64) return run(std::integral_constant<int, 4>{}, full{});
+    if (nr > 48) return run(std::integral_constant<int, 4>{}, part{});
+  }
+  if constexpr (NV_MAX >= 3) {
     if (nr == 48) return run(std::integral_constant<int, 3>{}, full{});
     if (nr > 32) return run(std::integral_constant<int, 3>{}, part{});
   }
@@ -219,19 +222,12 @@ void pick_rows(const TileArgs& t) {
   pick_width<MR, NV_MAX>(t);
 }
 
-// MR = 8 rows × NR = 16·NV_MAX columns: 32 (16 accumulators) for narrow C, 48 (24
-// accumulators, 3 vector loads and 8 broadcasts per 24 FMAs instead of 2 and 8 per 16)
-// where C is wide enough to fill its panels.
-template <int NV_MAX>
-struct Avx512Kernel {
-  static constexpr int MR = kMR;
-  static constexpr int NR = 16 * NV_MAX;
-  static void tile(const TileArgs& t) { pick_rows<kMR, NV_MAX>(t); }
-  // Two slivers of untransposed A by 16×16 transposes of their rows (rows past `rows` load
-  // as zeros), 16 depths at a time: each column's low 8 floats go to the first sliver, its
-  // high 8 to the second. A scalar copy cost up to a tenth of a 256³ product.
+// Two slivers of 8 rows of untransposed A by 16×16 transposes of their rows (rows past
+// `rows` load as zeros), 16 depths at a time: each column's low 8 floats go to the first
+// sliver, its high 8 to the second. A scalar copy cost up to a tenth of a 256³ product.
+struct EightRowSlivers {
   static void pack_a_rows(const float* src, long lda, int kc, int rows, float* sliver) {
-    static_assert(kMR == 8, "a column of the transpose holds two slivers' rows");
+    constexpr int kMR = 8;  // a column of the transpose holds two slivers' rows
     float* second = sliver + static_cast<long>(kMR) * kc;
     for (int pp = 0; pp < kc; pp += 16) {
       const int depth = std::min(16, kc - pp);
@@ -246,12 +242,25 @@ struct Avx512Kernel {
       }
     }
   }
+};
+struct NoRowSlivers {};
+
+// ROWS × NR = 16·NV_MAX columns: 8 × 32 (16 accumulators) for narrow C; 8 × 48 (24
+// accumulators, 3 vector loads and 8 broadcasts per 24 FMAs instead of 2 and 8 per 16)
+// where C is wide enough to fill its panels; 6 × 64 (24 accumulators) for the SGD epilogue
+// at k = batch ≤ 16, where bench_step times the dense layers' backward 5–10 % faster than
+// with 8 × 32 at batch 8.
+template <int ROWS, int NV_MAX>
+struct Avx512Kernel : std::conditional_t<ROWS == 8, EightRowSlivers, NoRowSlivers> {
+  static constexpr int MR = ROWS;
+  static constexpr int NR = 16 * NV_MAX;
+  static void tile(const TileArgs& t) { pick_rows<MR, NV_MAX>(t); }
   static void row(const TileArgs& t, int tiles, long b_step) {
-    with_variant(t, [&](auto unit_rs, auto may) { row_impl<NV_MAX, unit_rs, may>(t, tiles, b_step); });
+    with_variant(t, [&](auto unit_rs, auto may) { row_impl<MR, NV_MAX, unit_rs, may>(t, tiles, b_step); });
   }
   static void column(const TileArgs& t, int tiles, long a_step) {
     with_width<NV_MAX>(t.nr, [&](auto nv, auto full) {
-      with_variant(t, [&](auto unit_rs, auto may) { column_impl<nv, full, unit_rs, may>(t, tiles, a_step); });
+      with_variant(t, [&](auto unit_rs, auto may) { column_impl<MR, nv, full, unit_rs, may>(t, tiles, a_step); });
     });
   }
   // Bᵀ panel by 16×16 blocks (rows of B past nr and depths past kc load as zeros), where a
@@ -275,15 +284,19 @@ struct Avx512Kernel {
 }  // namespace
 
 void gemm_avx512(const GemmArgs& args) {
-  static const Blocking narrow = make_blocking(kMR, 32), wide = make_blocking(kMR, 48);
+  static const Blocking narrow = make_blocking(8, 32), wide = make_blocking(8, 48), update = make_blocking(6, 64);
   // 48-column panels where they fill (from 96 columns: n = 64 would leave a 16-wide rest)
   // and the depth hides their larger tile's setup; at k = batch the 32-wide tile is faster
-  // (bench_kernels compares them).
+  // (bench_kernels compares them), except under the SGD epilogue from 64 columns on at
+  // batches up to 16 (at 32, 6 × 64 was 2–4 % slower in bench_step).
   const bool use_wide = (args.n >= 96 || args.n == 48) && args.k >= 256;
+  const bool use_update = args.velocity && args.n >= 64 && args.k <= 16;
+  const Blocking& blocking = use_wide ? wide : use_update ? update : narrow;
   // The SGD epilogue needs the whole product in one K block: C holds parameters, not sums.
-  if (args.velocity && args.k > (use_wide ? wide : narrow).kc) return detail::gemm_then_sgd(args, gemm_avx512);
-  if (use_wide) return run_gemm<Avx512Kernel<3>>(args, wide);
-  run_gemm<Avx512Kernel<2>>(args, narrow);
+  if (args.velocity && args.k > blocking.kc) return detail::gemm_then_sgd(args, gemm_avx512);
+  if (use_wide) return run_gemm<Avx512Kernel<8, 3>>(args, wide);
+  if (use_update) return run_gemm<Avx512Kernel<6, 4>>(args, update);
+  run_gemm<Avx512Kernel<8, 2>>(args, narrow);
 }
 
 }  // namespace starling::kernels::native

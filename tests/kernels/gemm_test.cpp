@@ -289,6 +289,13 @@ BOOST_AUTO_TEST_CASE(sgd_epilogue_updates_parameters_and_velocity) {
     run_case({128, 10, batch, true, false, false, sgd, 0}, rng);
   }
   run_case({97, 130, 1031, true, false, false, sgd, 2}, rng);
+  // From 64 columns at depths up to 16 the AVX-512 kernel's 6×64 tiles: rows past a
+  // multiple of 6, the last tile 1 to 4 vectors wide or the whole width (one tile down the
+  // column), A packed.
+  for (int t = 0; t < 4; ++t) run_case({131, 150, 13, (t & 1) != 0, (t & 2) != 0, false, sgd, 1}, rng);
+  for (int n : {64, 65, 100, 120, 192}) run_case({61, n, 8, true, false, false, sgd, 0}, rng);
+  run_case({5, 70, 3, true, false, false, sgd, 0}, rng);
+  run_case({200, 300, 16, false, false, false, sgd, 4}, rng);
   sk::set_threads(2);
   run_case({2000, 256, 32, true, false, false, sgd, 0}, rng);  // split in two, each half fused
   run_case({784, 256, 2000, true, false, false, sgd, 0}, rng);
