@@ -29,12 +29,8 @@ double loop(long iterations, float* stores) {
     a11 = _mm256_fmadd_ps(a11, x, y);
     if constexpr (STORE) {  // half the chains, to one of 8 rows of 6 vectors
       float* row = stores + (i & 7) * 6 * 8;
-      _mm256_store_ps(row, a0);
-      _mm256_store_ps(row + 8, a1);
-      _mm256_store_ps(row + 2 * 8, a2);
-      _mm256_store_ps(row + 3 * 8, a3);
-      _mm256_store_ps(row + 4 * 8, a4);
-      _mm256_store_ps(row + 5 * 8, a5);
+      _mm256_store_ps(row, a0), _mm256_store_ps(row + 8, a1), _mm256_store_ps(row + 2 * 8, a2);
+      _mm256_store_ps(row + 3 * 8, a3), _mm256_store_ps(row + 4 * 8, a4), _mm256_store_ps(row + 5 * 8, a5);
     }
     // Keeps every chain live so the compiler cannot fold or drop the loop.
     __asm__ volatile("" : "+x"(a0), "+x"(a1), "+x"(a2), "+x"(a3), "+x"(a4), "+x"(a5),

@@ -29,12 +29,8 @@ double loop(long iterations, float* stores) {
     a11 = _mm512_fmadd_ps(a11, x, y);
     if constexpr (STORE) {  // half the chains, to one of 8 rows of 6 vectors
       float* row = stores + (i & 7) * 6 * 16;
-      _mm512_store_ps(row, a0);
-      _mm512_store_ps(row + 16, a1);
-      _mm512_store_ps(row + 2 * 16, a2);
-      _mm512_store_ps(row + 3 * 16, a3);
-      _mm512_store_ps(row + 4 * 16, a4);
-      _mm512_store_ps(row + 5 * 16, a5);
+      _mm512_store_ps(row, a0), _mm512_store_ps(row + 16, a1), _mm512_store_ps(row + 2 * 16, a2);
+      _mm512_store_ps(row + 3 * 16, a3), _mm512_store_ps(row + 4 * 16, a4), _mm512_store_ps(row + 5 * 16, a5);
     }
     // Keeps every chain live so the compiler cannot fold or drop the loop.
     __asm__ volatile("" : "+v"(a0), "+v"(a1), "+v"(a2), "+v"(a3), "+v"(a4), "+v"(a5),
