@@ -9,9 +9,8 @@ namespace starling::bench {
 double fma_peak_gflops(platform::Isa isa);
 
 /// FMA issue slots that one vector store of `isa`'s width (to L1) takes from a loop of
-/// independent FMAs: 0 where the core overlaps the two, 2 on a core whose FMA pipes carry
-/// the store's data. Measured as the slowdown of the FMA loop when it also stores half its
-/// chains each iteration (0 for scalar).
+/// independent FMAs, 0 where the core overlaps the two: the slowdown of the FMA loop when it
+/// also stores half its chains each iteration, per store (0 for scalar).
 double vector_store_slots(platform::Isa isa);
 
 // Per-ISA loops of `iterations` × 12 FMAs; each returns the flops done. With `stores` (a

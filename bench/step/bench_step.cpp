@@ -188,6 +188,13 @@ struct Run {
   double step_seconds = 0.0;  // per step, all parts
 };
 
+// SGD with the shipped configs' Nesterov momentum and weight decay (kUpdateFmas counts its work).
+OptimizerSpec bench_optimizer() {
+  OptimizerSpec o;
+  o.momentum = 0.9, o.nesterov = true, o.weight_decay = 1e-4;
+  return o;
+}
+
 const std::string kSmaWaits = "SMA round: barrier waits";
 const std::string kSmaAveraging = "SMA round: averaging its slice";
 
@@ -198,9 +205,7 @@ Run learner_steps(const ModelSpec& spec, int batch, int steps, const Options& op
   const kernels::Backend backend = options.backend;
   Model model(spec);
   model.init(1);
-  OptimizerSpec o;
-  o.momentum = 0.9, o.nesterov = true, o.weight_decay = 1e-4;
-  auto optimizer = make_optimizer(model.param_count(), o);
+  auto optimizer = make_optimizer(model.param_count(), bench_optimizer());
   Run run;
   Parts& p = run.parts;
   time_layers(model.chain(), "", p);
@@ -256,8 +261,8 @@ Run profile(const ModelSpec& spec, int batch, int steps, const Options& options,
   return std::move(runs[0]);
 }
 
-// The update of a vector of weights as bench_step's optimizer runs it (Nesterov momentum and
-// weight decay, sgd_args.h): 4 FMAs, and the stores of the weights and their velocity.
+// The update of a vector of weights under bench_optimizer(), in the fused step of
+// sgd_args.h: 4 FMAs, and the stores of the weights and their velocity.
 constexpr double kUpdateFmas = 4.0, kUpdateStores = 2.0;
 
 // The most of the FMA peak a step can reach: its GEMM work at the peak, and the update of
