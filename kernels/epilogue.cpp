@@ -31,6 +31,7 @@ void gemm_then_sgd(const GemmArgs& a, void (*product)(const GemmArgs&)) {
   p.c = gradient.data();
   p.ldc = a.n;
   product(p);
+  if (a.ldc == a.n) return sgd_step(static_cast<long>(a.m) * a.n, a.c, gradient.data(), a.velocity, a.sgd);
   for (int i = 0; i < a.m; ++i) {
     const long row = static_cast<long>(i) * a.ldc;
     sgd_step(a.n, a.c + row, gradient.data() + static_cast<long>(i) * a.n, a.velocity + row, a.sgd);

@@ -293,7 +293,10 @@ void gemm_avx512(const GemmArgs& args) {
   const bool use_update = args.velocity && args.n >= 64 && args.k <= 16;
   const Blocking& blocking = use_wide ? wide : use_update ? update : narrow;
   // The SGD epilogue needs the whole product in one K block: C holds parameters, not sums.
-  if (args.velocity && args.k > blocking.kc) return detail::gemm_then_sgd(args, gemm_avx512);
+  // Under 16 columns each row's update would be masked loads and stores, several times the
+  // cost of a full vector's: a contiguous C takes its step in one pass after the product.
+  const bool narrow_contiguous = args.n < 16 && args.ldc == args.n;
+  if (args.velocity && (args.k > blocking.kc || narrow_contiguous)) return detail::gemm_then_sgd(args, gemm_avx512);
   if (use_wide) return run_gemm<Avx512Kernel<8, 3>>(args, wide);
   if (use_update) return run_gemm<Avx512Kernel<6, 4>>(args, update);
   run_gemm<Avx512Kernel<8, 2>>(args, narrow);

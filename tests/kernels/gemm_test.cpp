@@ -295,6 +295,8 @@ BOOST_AUTO_TEST_CASE(sgd_epilogue_updates_parameters_and_velocity) {
   for (int t = 0; t < 4; ++t) run_case({131, 150, 13, (t & 1) != 0, (t & 2) != 0, false, sgd, 1}, rng);
   for (int n : {64, 65, 100, 120, 192}) run_case({61, n, 8, true, false, false, sgd, 0}, rng);
   run_case({5, 70, 3, true, false, false, sgd, 0}, rng);
+  // Under 16 columns, C contiguous: the product first, then one step over all of C.
+  for (int pad : {0, 3}) run_case({37, 7, 9, true, false, false, sgd, pad}, rng);
   run_case({200, 300, 16, false, false, false, sgd, 4}, rng);
   sk::set_threads(2);
   run_case({2000, 256, 32, true, false, false, sgd, 0}, rng);  // split in two, each half fused
