@@ -68,7 +68,8 @@ int useful_threads(const GemmArgs& args) {
 }
 
 void run_threaded(const GemmArgs& args, int parts) {
-  // 96 is a multiple of every kernel's MR and NR (4/6/8 rows, 8/16/32/48 columns).
+  // 96 is a multiple of every kernel's MR (4/6/8 rows) and of every NR (8/16/32/48 columns)
+  // but the SGD epilogue's 64, where a piece of columns ends in a narrower tile.
   const std::vector<GemmArgs> pieces = split(args, parts, 96);
   // A worker's exception (bad_alloc of its pack buffer) must reach the caller, not terminate.
   std::vector<std::exception_ptr> errors(pieces.size());
