@@ -248,8 +248,8 @@ struct NoRowSlivers {};
 // ROWS × NR = 16·NV_MAX columns: 8 × 32 (16 accumulators) for narrow C; 8 × 48 (24
 // accumulators, 3 vector loads and 8 broadcasts per 24 FMAs instead of 2 and 8 per 16)
 // where C is wide enough to fill its panels; 6 × 64 (24 accumulators) for the SGD epilogue
-// at k = batch ≤ 16, where bench_step times the dense layers' backward 5–10 % faster than
-// with 8 × 32 at batch 8.
+// at k = batch ≤ 16, where bench_step times the MLP's 784→256 backward 8 % faster than with
+// 8 × 32 at batch 8.
 template <int ROWS, int NV_MAX>
 struct Avx512Kernel : std::conditional_t<ROWS == 8, EightRowSlivers, NoRowSlivers> {
   static constexpr int MR = ROWS;
