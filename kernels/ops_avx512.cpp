@@ -30,21 +30,7 @@ struct Avx512Runs {
     long n_;
     __mmask16 lanes_;
   };
-  // 16×16 blocks transposed in registers; the ragged edges by masks.
-  static void transpose(int rows, int cols, const float* a, float* at) {
-    for (int i0 = 0; i0 < rows; i0 += 16) {
-      const __mmask16 down = lanes_for(rows - i0);
-      for (int j0 = 0; j0 < cols; j0 += 16) {
-        const __mmask16 across = lanes_for(cols - j0);
-        __m512 r[16];
-        for (int i = 0; i < 16; ++i)
-          r[i] = i0 + i < rows ? _mm512_maskz_loadu_ps(across, a + static_cast<long>(i0 + i) * cols + j0) : _mm512_setzero_ps();
-        transpose16(r);
-        for (int j = 0; j < 16 && j0 + j < cols; ++j)
-          _mm512_mask_storeu_ps(at + static_cast<long>(j0 + j) * rows + i0, down, r[j]);
-      }
-    }
-  }
+  static void transpose(int rows, int cols, const float* a, float* at) { transpose_blocks(rows, cols, a, cols, at, rows); }
 };
 
 }  // namespace

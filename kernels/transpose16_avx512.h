@@ -1,10 +1,12 @@
 #pragma once
-// A 16×16 block of floats transposed in zmm registers, for the files compiled with AVX-512
+// 16×16 blocks of floats transposed in zmm registers, for the files compiled with AVX-512
 // (the GEMM's packing, the ops' transpose): include it only there.
 //
 // Internal linkage on purpose, as in native/driver.h: AVX-512 code must never be merged by
 // the linker with a build of the same name for another instruction set.
 #include <immintrin.h>
+
+#include <algorithm>
 
 namespace starling::kernels {
 namespace {
@@ -41,6 +43,26 @@ inline void transpose16(__m512 (&r)[16]) {
     r[4 + q] = _mm512_maskz_shuffle_f32x4(all, v0, v1, 0xDD);
     r[8 + q] = _mm512_maskz_shuffle_f32x4(all, v2, v3, 0x88);
     r[12 + q] = _mm512_maskz_shuffle_f32x4(all, v2, v3, 0xDD);
+  }
+}
+
+/// dst[j*ldd + i] = src[i*lds + j] for i < rows, j < cols, 16×16 blocks at a time through
+/// registers. Only a block's ragged edge is masked: a masked store costs several plain ones.
+inline void transpose_blocks(int rows, int cols, const float* src, long lds, float* dst, long ldd) {
+  for (int i0 = 0; i0 < rows; i0 += 16) {
+    const int down = std::min(16, rows - i0);
+    for (int j0 = 0; j0 < cols; j0 += 16) {
+      const int across = std::min(16, cols - j0);
+      __m512 r[16];
+      for (int i = 0; i < 16; ++i)
+        r[i] = i < down ? _mm512_maskz_loadu_ps(lanes_for(across), src + (i0 + i) * lds + j0) : _mm512_setzero_ps();
+      transpose16(r);
+      for (int j = 0; j < across; ++j) {
+        float* at = dst + (j0 + j) * ldd + i0;
+        if (down == 16) _mm512_storeu_ps(at, r[j]);
+        else _mm512_mask_storeu_ps(at, lanes_for(down), r[j]);
+      }
+    }
   }
 }
 

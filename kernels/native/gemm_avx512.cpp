@@ -263,21 +263,10 @@ struct Avx512Kernel : std::conditional_t<ROWS == 8, EightRowSlivers, NoRowSliver
       with_variant(t, [&](auto unit_rs, auto may) { column_impl<MR, nv, full, unit_rs, may>(t, tiles, a_step); });
     });
   }
-  // Bᵀ panel by 16×16 blocks (rows of B past nr and depths past kc load as zeros), where a
-  // scalar gather would cost a load per element.
+  // Bᵀ panel through 16×16 register transposes, where a scalar gather would cost a load per
+  // element. Panel columns past nr are left unwritten: a partial tile masks them.
   static void pack_bt(const float* src, long ldb, int kc, int nr, float* panel) {
-    for (int jj = 0; jj < nr; jj += 16) {
-      const int rows = std::min(16, nr - jj);
-      for (int pp = 0; pp < kc; pp += 16) {
-        const int depth = std::min(16, kc - pp);
-        const __mmask16 lanes = lanes_for(depth);
-        __m512 r[16];
-        for (int j = 0; j < 16; ++j)
-          r[j] = j < rows ? _mm512_maskz_loadu_ps(lanes, src + (jj + j) * ldb + pp) : _mm512_setzero_ps();
-        transpose16(r);
-        for (int p = 0; p < depth; ++p) _mm512_storeu_ps(panel + static_cast<long>(pp + p) * NR + jj, r[p]);
-      }
-    }
+    transpose_blocks(nr, kc, src, ldb, panel, NR);
   }
 };
 
