@@ -8,6 +8,7 @@
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <stdexcept>
 #include <tuple>
@@ -25,6 +26,18 @@ bool parse_intra_sync(const std::string& text, IntraSync& out) {
 }
 
 const char* intra_sync_name(IntraSync mode) { return kIntraSyncNames[static_cast<int>(mode)]; }
+
+std::string uneven_learners_note(int learners, int cores, IntraSync mode) {
+  if (mode == IntraSync::none || cores < 1 || learners <= cores || learners % cores == 0) return {};
+  const int most = (learners + cores - 1) / cores;  // learners on the busiest core
+  const double share = static_cast<double>(learners) / (static_cast<double>(cores) * most);
+  char line[256];
+  std::snprintf(line, sizeof line,
+                "%d learners on %d cores: each round waits for the cores that run %d of them, so expect about "
+                "%.2fx the samples/s of %d learners; a multiple of %d keeps every core busy",
+                learners, cores, most, share, cores, cores);
+  return line;
+}
 
 namespace {
 
@@ -69,8 +82,10 @@ NodeResult run_node(const NodeSpec& spec, const Dataset& train_data, const Datas
                  spec.checkpoint_keep);
   }
 
-  caf::actor_system_config cfg;
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  if (const std::string note = uneven_learners_note(spec.learners, static_cast<int>(cores), spec.intra_sync); !note.empty())
+    spdlog::warn("{}", note);
+  caf::actor_system_config cfg;
   cfg.set("scheduler.max-threads", static_cast<size_t>(spec.threads > 0 ? spec.threads : cores));
   // The node actor waits for its learners' replies once or twice per iteration: a scheduler
   // worker that sleeps 50 µs between polls (CAF's "moderate" phase) would add that to each

@@ -93,6 +93,11 @@ struct NodeResult {
   std::vector<int64_t> label_counts;
 };
 
+/// Learners in lockstep rounds (sma, average) that do not share the cores evenly leave some
+/// cores idle in every round, since a step is never split between cores: a sentence for the
+/// log saying so and what it costs; empty when every core runs as many learners.
+std::string uneven_learners_note(int learners, int cores, IntraSync mode);
+
 /// Trains on an actor system of its own; throws std::runtime_error naming the learner when
 /// one fails or why the peers cannot go on (too few left: the node then writes a
 /// checkpoint first, when it has a checkpoint folder), CheckpointMismatch when asked to

@@ -49,6 +49,17 @@ BOOST_AUTO_TEST_CASE(several_learners_train_and_are_reproducible) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(uneven_learners_are_named_with_their_cost) {
+  BOOST_TEST(uneven_learners_note(3, 2, IntraSync::sma) ==
+             "3 learners on 2 cores: each round waits for the cores that run 2 of them, so expect about 0.75x the "
+             "samples/s of 2 learners; a multiple of 2 keeps every core busy");
+  BOOST_TEST(uneven_learners_note(5, 4, IntraSync::average).find("about 0.62x the samples/s of 4 learners") !=
+             std::string::npos);
+  for (int learners : {1, 2, 4, 8}) BOOST_TEST(uneven_learners_note(learners, 2, IntraSync::sma).empty());
+  BOOST_TEST(uneven_learners_note(3, 2, IntraSync::none).empty());  // independent replicas never wait
+  BOOST_TEST(uneven_learners_note(0, 2, IntraSync::sma).empty());   // auto-tuned
+}
+
 // With learners on threads of their own the SMA rounds run among the learners, inside the
 // node's orders; on the scheduler the node runs them: the same arithmetic, the same bits.
 BOOST_AUTO_TEST_CASE(learners_own_sma_rounds_match_the_nodes) {
