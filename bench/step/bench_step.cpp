@@ -8,7 +8,7 @@
 // learners, each on a thread of its own, the SMA round among them is two parts: the barrier
 // waits (the learners' imbalance) and the averaging of the learner's slice, whose traffic is
 // set against the same pass over private memory, with the bound the averaging puts on k
-// learners' speed-up over one.
+// learners' speed-up over one; each learner's step without the round shows the imbalance.
 // Prints µs per step and % of the step per part, the GEMM layers' achieved GFLOP/s and the
 // step's % of the FMA peak measured in the same process (before every run, the best kept),
 // and the most of it the step's update allows: its FMAs, and its stores at the FMA slots a
@@ -186,6 +186,7 @@ void time_layers(LayerChain& chain, const std::string& prefix, Parts& parts) {
 struct Run {
   Parts parts;
   double step_seconds = 0.0;  // per step, all parts
+  std::vector<double> compute_seconds;  // with several learners, each one's step less its round
 };
 
 // SGD with the shipped configs' Nesterov momentum and weight decay (kUpdateFmas counts its work).
@@ -257,7 +258,12 @@ Run profile(const ModelSpec& spec, int batch, int steps, const Options& options,
     others.emplace_back([&, j] { runs[j] = learner_steps(spec, batch, steps, options, data, j, &group); });
   runs[0] = learner_steps(spec, batch, steps, options, data, 0, &group);
   for (std::thread& t : others) t.join();
+  std::vector<double> compute;
+  for (const Run& r : runs)
+    compute.push_back(r.step_seconds - (r.parts.total(kSmaWaits) + r.parts.total(kSmaAveraging)) / steps);
   for (const Run& r : runs) runs[0].step_seconds = std::max(runs[0].step_seconds, r.step_seconds);
+  runs[0].compute_seconds = std::move(compute);
+
   return std::move(runs[0]);
 }
 
@@ -343,6 +349,10 @@ void report_round(const Run& run, int steps, int sync_every, std::size_t n, int 
   std::printf("  SMA averaging: %.2f MB read and written by a learner a round, %.1f µs = %.0f GB/s; over private "
               "memory, on every learner's thread at once: %.1f µs = %.0f GB/s\n",
               bytes * 1e-6, averaging * 1e6, bytes / averaging * 1e-9, private_pass * 1e6, bytes / private_pass * 1e-9);
+  std::printf("  Each learner's step without the round:");
+  for (std::size_t j = 0; j < run.compute_seconds.size(); ++j)
+    std::printf("%s %.1f", j ? "," : "", run.compute_seconds[j] * 1e6);
+  std::printf(" µs (the waits are their differences and each step's jitter)\n");
   if (learners > static_cast<int>(std::thread::hardware_concurrency())) return;
   // The faster of the two, so that a noisy private pass never loosens the bound.
   const double fastest = std::min(averaging, private_pass);
