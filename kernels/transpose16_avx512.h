@@ -51,16 +51,18 @@ inline void transpose16(__m512 (&r)[16]) {
 inline void transpose_blocks(int rows, int cols, const float* src, long lds, float* dst, long ldd) {
   for (int i0 = 0; i0 < rows; i0 += 16) {
     const int down = std::min(16, rows - i0);
+    const __mmask16 down_lanes = lanes_for(down);
     for (int j0 = 0; j0 < cols; j0 += 16) {
       const int across = std::min(16, cols - j0);
+      const __mmask16 across_lanes = lanes_for(across);
       __m512 r[16];
       for (int i = 0; i < 16; ++i)
-        r[i] = i < down ? _mm512_maskz_loadu_ps(lanes_for(across), src + (i0 + i) * lds + j0) : _mm512_setzero_ps();
+        r[i] = i < down ? _mm512_maskz_loadu_ps(across_lanes, src + (i0 + i) * lds + j0) : _mm512_setzero_ps();
       transpose16(r);
       for (int j = 0; j < across; ++j) {
         float* at = dst + (j0 + j) * ldd + i0;
         if (down == 16) _mm512_storeu_ps(at, r[j]);
-        else _mm512_mask_storeu_ps(at, lanes_for(down), r[j]);
+        else _mm512_mask_storeu_ps(at, down_lanes, r[j]);
       }
     }
   }

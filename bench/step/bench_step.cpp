@@ -354,9 +354,10 @@ void report_round(const Run& run, int steps, int sync_every, std::size_t n, int 
     std::printf("%s %.1f", j ? "," : "", run.compute_seconds[j] * 1e6);
   std::printf(" µs (the waits are their differences and each step's jitter)\n");
   if (learners > static_cast<int>(std::thread::hardware_concurrency())) return;
-  // The faster of the two, so that a noisy private pass never loosens the bound.
+  // The faster of the two, so that a noisy private pass never loosens the bound; and the
+  // fastest learner's step, as if every learner ran as fast.
   const double fastest = std::min(averaging, private_pass);
-  const double compute = run.step_seconds - (run.parts.total(kSmaAveraging) + run.parts.total(kSmaWaits)) / steps;
+  const double compute = *std::min_element(run.compute_seconds.begin(), run.compute_seconds.end());
   std::printf("  With the faster of the two, %d learners on %d cores are at most %.2fx one at this step time\n",
               learners, learners, learners * compute / (compute + fastest / sync_every));
 }
@@ -390,6 +391,7 @@ int main(int argc, char** argv) {
       if (first == 0.0) first = gemm_macs(d);
       macs += gemm_macs(d);
     }
+    const std::size_t params = Model(spec).param_count();
     for (int batch : o.batches) {
       const int steps = o.steps > 0 ? o.steps : kind == "mlp" ? 2000 : kind == "cnn" ? 200 : 60;
       // Learner counts interleaved over the repeats; the parts of each count's last run.
@@ -401,7 +403,6 @@ int main(int argc, char** argv) {
           const Run run = profile(spec, batch, steps, o, data, k);
           rates[k].push_back(k * batch / run.step_seconds);
           if (r + 1 < o.repeats) continue;
-          const std::size_t params = Model(spec).param_count();
           report(kind, batch, k, steps, run, 2.0 * (3.0 * macs - first) * batch, params, machine);
           if (k > 1) report_round(run, steps, o.sync_every, params, k);
         }
