@@ -37,7 +37,7 @@ CODE_SPAN = re.compile(r"(`+)(.+?)(?<!`)\1(?!`)", re.S)
 LINK = re.compile(r"!?\[((?:[^\[\]]|\[[^\]]*\])*)\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
 HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 STARLING_CMD = re.compile(r"(?<![\w.-])starling[ \t]+([a-z][a-z0-9-]*)")
-STARLING_TOP_OPTION = re.compile(r"(?<![\w.-])starling[ \t]+(--[a-z][a-z0-9-]*)")
+STARLING_TOP_OPTION = re.compile(r"(?<![\w./-])starling[ \t]+(--[a-z][a-z0-9-]*)")
 MAKE_CMD = re.compile(r"(?<![\w.-])make[ \t]+([A-Za-z][\w-]*)(?![\w.=-])")
 LONG_OPTION = re.compile(r"(?<![\w-])(--[a-z][a-z0-9-]*)")
 SHORT_OPTION = re.compile(r"(?<![\w-])(-[a-zA-Z])(?=\s|$)")
@@ -184,7 +184,12 @@ class Checker:
 
     def check_path(self, doc, line, token):
         token = token.strip("'\"()[],;:").rstrip(".")
-        if not token or token.startswith(("-", "/", "~", "$")) or "://" in token:
+        if not token or token.startswith(("-", "/", "~", "$")):
+            return
+        if KEY.match(token.split("=")[0]) and not re.search(r"\.(%s)$" % "|".join(SOURCE_EXTENSIONS), token):
+            self.check_key(doc, line, token.split("=")[0])
+            return
+        if "://" in token:
             return
         if any(c in token for c in "<>*$=|…"):
             return
@@ -201,7 +206,6 @@ class Checker:
             if token not in self.names:
                 self.error(doc, line, "`%s`: no file of that name in the repository" % token)
             return
-        self.check_key(doc, line, token.split("=")[0])
 
     def check_key(self, doc, line, token):
         m = KEY.match(token)
@@ -260,17 +264,18 @@ class Checker:
                 continue
             prose.append((number, text))
         # Code spans may run over a line break: read the prose a paragraph at a time.
-        paragraph = []
+        paragraph, generated = [], False
         for number, text in prose + [(len(lines) + 1, "")]:
             if KEYS_BEGIN in text:
                 in_generated = True
             if text.strip():
                 paragraph.append((number, text))
+                generated = generated or in_generated
                 if KEYS_END in text:
                     in_generated = False
                 continue
-            self.check_paragraph(doc, paragraph, in_generated)
-            paragraph = []
+            self.check_paragraph(doc, paragraph, generated)
+            paragraph, generated = [], False
 
     def check_paragraph(self, doc, paragraph, in_generated):
         if not paragraph:
