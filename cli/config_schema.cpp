@@ -1,7 +1,7 @@
 // The config schema: one row per key (cli/config_schema.h), then the rules across keys.
 #include "cli/config_schema.h"
 
-#include "gossip/topology.h"
+#include "gossip/topology/topology.h"
 #include "learners/partition.h"
 
 #include <cmath>

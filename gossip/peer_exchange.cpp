@@ -5,11 +5,11 @@
 #include <algorithm>
 #include <iterator>
 
-#include "gossip/curve_keys.h"
-#include "gossip/error.h"
-#include "gossip/topology.h"
-#include "gossip/view_topology.h"
-#include "gossip/watch_overlay.h"
+#include "gossip/algorithms/view_topology.h"
+#include "gossip/control/watch_overlay.h"
+#include "gossip/topology/topology.h"
+#include "gossip/transport/curve_keys.h"
+#include "gossip/transport/error.h"
 
 namespace starling::gossip {
 namespace {
