@@ -6,7 +6,7 @@ JOBS  ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 STARLING = $(BUILD)/cli/starling
 
-.PHONY: all deps bench-deps configure build starling demo test readme bench experiments scaling fuzz faults soak clean
+.PHONY: all deps bench-deps configure build starling demo test docs readme bench experiments scaling fuzz faults soak clean
 
 all: build
 
@@ -35,9 +35,12 @@ demo: starling
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
-# The README's config key table from the schema (cli/config_schema.cpp); a test fails until it is rerun.
-readme: build
-	scripts/readme_config_keys.sh $(STARLING) README.md
+# The config reference's key table (docs/config.md) from the schema (cli/config_schema.cpp);
+# a test fails until it is rerun. `readme` is its old name.
+docs: starling
+	scripts/config_keys_doc.sh $(STARLING) docs/config.md
+
+readme: docs
 
 bench: bench-deps build
 	@scripts/bench.sh $(BUILD)
