@@ -88,23 +88,23 @@ echo "slurm: job $job1 of 4 peers COMPLETED with identical models after $((SECON
 long=("${small[@]}" --set run.name=kill --set run.epochs=12 --set run.eval_every=1 --set data.synthetic_train=8000
       --set model.hidden=[64] --set exchange.heartbeat_seconds=0.2 --set exchange.failure_timeout_seconds=2
       --set exchange.start_timeout_seconds=3)
-timeout 150 sbatch --wait --parsable --time=5 --nodes=2 --ntasks=4 --distribution=cyclic --overcommit --output="$tmp/job2.out" \
-  "$src/examples/slurm/starling.sbatch" "$src/examples/slurm/job.toml" "${long[@]}" >"$tmp/job2.id" &
-waiter=$!
+# Submitted without --wait, whose polling backs off to seconds; the test polls instead.
+sbatch --parsable --time=5 --nodes=2 --ntasks=4 --distribution=cyclic --overcommit --output="$tmp/job2.out" \
+  "$src/examples/slurm/starling.sbatch" "$src/examples/slurm/job.toml" "${long[@]}" >"$tmp/job2.id"
+job2=$(head -1 "$tmp/job2.id")
 for _ in $(seq 600); do [ "$(rows kill 3)" -ge 2 ] && break; sleep 0.1; done
 [ "$(rows kill 3)" -ge 2 ] || fail "peer 3 of the second job made no progress within 60 s"
-job2=$(head -1 "$tmp/job2.id")
 grep -q "peer 3 of 4 from the slurm allocation, at tcp://127.0.0.2:$((base + 1))" "$tmp/job2.out" \
   || fail "peer 3 is not the second task on the second node"
 # scontrol listpids JOB NODE: PID JOBID STEPID LOCALID GLOBALID of the job's tasks there.
 victim=$(scontrol listpids "$job2" 127.0.0.2 | awk '$3 == 0 && $5 == 3 { print $1 }' | head -1)
 [ -n "$victim" ] || fail "scontrol listpids shows no task 3 on 127.0.0.2: $(scontrol listpids "$job2" 127.0.0.2)"
 kill -9 "$victim"
-set +e
-wait "$waiter"
-rc=$?
-set -e
-[ "$rc" -ne 124 ] || fail "job $job2 did not end within 150 s"
+for _ in $(seq 900); do
+  case $(job_state "$job2") in PENDING | RUNNING | COMPLETING) sleep 0.1 ;; *) break ;; esac
+done
+state=$(job_state "$job2")
+case $state in PENDING | RUNNING | COMPLETING) fail "job $job2 is still $state 90 s after the kill" ;; esac
 identical kill 0 1 2
 [ ! -e "$(summary kill 3)" ] || fail "the killed peer wrote a summary"
 for id in 0 1 2; do
@@ -113,7 +113,6 @@ for id in 0 1 2; do
 done
 grep -Eq "peer 3 is dead" "$tmp/job2.out" || fail "the death is not logged"
 # The step lost a task to a signal: srun, the batch script and so the job fail, honestly.
-state=$(job_state "$job2")
-[ "$rc" -ne 0 ] && [ "$state" = FAILED ] || fail "job $job2 with a killed peer: sbatch exited $rc, state $state (expected non-zero, FAILED)"
+[ "$state" = FAILED ] || fail "job $job2 with a killed peer is $state, not FAILED"
 echo "slurm: job $job2 lost peer 3 to kill -9; peers 0-2 finished identical (job $state) after $((SECONDS - started)) s"
 echo "slurm end-to-end: ok in $((SECONDS - started)) s"
