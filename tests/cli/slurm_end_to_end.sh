@@ -30,7 +30,7 @@ fail() {
 }
 # Every step below is bounded, so that the test ends (and this trap stops the daemons) well
 # before ctest's timeout, whose kill no trap could see.
-trap 'slurm_cluster_down; rm -rf "$tmp"' EXIT
+trap 'trap "" INT TERM; slurm_cluster_down; rm -rf "$tmp"' EXIT
 trap 'exit 1' INT TERM
 field() { grep "\"$2\":" "$1" | head -1 | sed 's/.*": *//; s/[",]//g'; }
 summary() { echo "$tmp/out/$1-peer$2.summary.json"; }
