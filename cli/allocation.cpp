@@ -206,7 +206,7 @@ Allocation slurm_allocation(const Environment& env, int base_port) {
   const std::string tasks_name = step ? "SLURM_STEP_TASKS_PER_NODE" : "SLURM_TASKS_PER_NODE";
   const std::string count_name = step ? "SLURM_STEP_NUM_TASKS" : "SLURM_NTASKS";
 
-  std::vector<std::string> hosts, hosts_of_env;
+  std::vector<std::string> hosts;
   std::vector<int> tasks;
   try {
     hosts = expand_hostlist(nodelist->second);

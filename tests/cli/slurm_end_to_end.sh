@@ -60,6 +60,9 @@ for list in '127.0.0.[1-2]' 'node[01-03,07],gpu5' 'a[1-2]b[3-4]' 'n[8-10]' 'n[00
   [ "$got" = "$expected" ] || fail "nodelist $list: starling's hosts $(echo $got) are not scontrol's $(echo $expected)"
 done
 
+# No endpoint is written by hand: the example's config has no [[peer]] list.
+! grep -q '^\[\[peer\]\]' "$src/examples/slurm/job.toml" || fail "examples/slurm/job.toml lists its peers by hand"
+
 # A small, quick job: the example's config on synthetic data, its outputs and ports our own.
 base=$((10000 + ($$ % 20000)))
 small=(--set run.name=e2e --set run.out_dir="$tmp/out" --set run.epochs=2 --set run.target_accuracy=0.5
