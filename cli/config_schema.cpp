@@ -123,7 +123,7 @@ std::vector<KeySpec> data_keys() {
     {"data.synthetic_test", integer(1000, 10, 10000000), "size of the synthetic test set",
      [](V v, Config& c) { c.data.synthetic_test = static_cast<int>(v.integer); }},
     {"data.partition", choice_of(kPartitionNames),
-     "how the training set is split across peers (see [Several peers](#several-peers))",
+     "how the training set is split across peers (see [Partitions](heterogeneous-data.md#partitions-across-peers))",
      [](V v, Config& c) {
        c.data.partition.kind = parse_partition(v.text);
        c.data.partition_at = v.at;
@@ -249,7 +249,8 @@ std::vector<KeySpec> exchange_keys() {
      [](V v, Config& c) { c.node.period = static_cast<int>(v.integer); }},
     {"exchange.overlap", flag(false),
      "mix a snapshot of z beside the learners' compute and apply it one exchange late, strict after the last "
-     "iteration and at checkpoints (see above); `allreduce`, `local-sgd`, `gossip`; with `async-gossip` a config "
+     "iteration and at checkpoints (see [strict or overlapped](algorithms.md#when-the-exchange-runs-strict-or-"
+     "overlapped)); `allreduce`, `local-sgd`, `gossip`; with `async-gossip` a config "
      "error (exit 2)",
      [](V v, Config& c) { c.node.overlap = v.flag; }},
     {"exchange.timeout_seconds", number(60.0, 0.0, 86400.0, kOpen),
@@ -264,7 +265,8 @@ std::vector<KeySpec> exchange_keys() {
      [](V v, Config& c) { c.node.exchange.quasi_global_momentum = v.number; }},
     {"exchange.outer_lr", number(1.0, 0.0, 100.0, kOpen),
      "with `\"allreduce\"` or `\"local-sgd\"`: the outer learning rate α of SlowMo/DiLoCo's outer step on the "
-     "change since the last synchronisation (see above); 1 with `outer_momentum = 0`: plain all-reduce",
+     "change since the last synchronisation (see [SlowMo/DiLoCo](algorithms.md#outer-optimizer-slowmo--diloco)); "
+     "1 with `outer_momentum = 0`: plain all-reduce",
      [](V v, Config& c) { c.node.exchange.outer_lr = v.number; }},
     {"exchange.outer_momentum", number(0.0, 0.0, 0.999999),
      "with `\"allreduce\"` or `\"local-sgd\"`: the outer momentum β; 0: none",
