@@ -1,17 +1,17 @@
 // CRC-32C by carry-less multiplication (AVX-512 VPCLMULQDQ): the payload is folded 256
 // bytes at a time into four 512-bit accumulators, which are then folded into one 128-bit
-// remainder that the crc32 instruction finishes. A fold moves 16 bytes A forward by D bits:
-// A·x^D ≡ lo64(A)·k(D+32) ⊕ hi64(A)·k(D−32) (mod P), k(e) = reflect32(x^e mod P) << 1 in
-// the reflected bit order the crc32 instruction uses. Four independent folds keep the
-// carry-less multipliers busy where the crc32 instruction is one serial chain. Compiled
-// with AVX-512 and VPCLMULQDQ flags; reached only through
-// crc32c() when the CPU has them.
+// remainder that the crc32 instruction finishes (the fold constants: crc32c_fold.h). Four
+// independent folds keep the carry-less multipliers busy where the crc32 instruction is one
+// serial chain. Compiled with AVX-512 and VPCLMULQDQ flags; reached only through crc32c()
+// when the CPU has them.
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 
 #if defined(__x86_64__)
 #include <immintrin.h>
+
+#include "protocols/crc32c_fold.h"
 
 namespace starling::protocols {
 
@@ -20,26 +20,8 @@ std::uint32_t crc32c_sse42(const void* data, std::size_t size, std::uint32_t pre
 
 namespace {
 
-// x^e mod P in the normal bit order, P = x^32 + 0x1EDC6F41 (Castagnoli).
-constexpr std::uint32_t x_power_mod(int e) {
-  std::uint32_t r = 1;
-  for (int i = 0; i < e; ++i) r = (r << 1) ^ ((r & 0x80000000u) ? 0x1EDC6F41u : 0u);
-  return r;
-}
-
-constexpr std::uint64_t fold_constant(int e) {
-  const std::uint32_t r = x_power_mod(e);
-  std::uint32_t reflected = 0;
-  for (int i = 0; i < 32; ++i)
-    if ((r >> i) & 1u) reflected |= 1u << (31 - i);
-  return static_cast<std::uint64_t>(reflected) << 1;
-}
-
-// The pair that folds 16 bytes forward by `bits`, for the low and the high 64 bits.
-struct FoldBy {
-  std::uint64_t lo, hi;
-};
-constexpr FoldBy fold_by(int bits) { return {fold_constant(bits + 32), fold_constant(bits - 32)}; }
+using crc32c_fold::FoldBy;
+using crc32c_fold::fold_by;
 
 constexpr FoldBy k2048 = fold_by(2048), k512 = fold_by(512);
 constexpr FoldBy k384 = fold_by(384), k256 = fold_by(256), k128 = fold_by(128);
