@@ -97,4 +97,11 @@ std::uint32_t crc32c(const void* data, std::size_t size, std::uint32_t previous)
   return implementations().get()(data, size, previous);
 }
 
+const char* crc32c_active() {
+  const Crc32cFn active = implementations().get();
+  for (const Crc32cPath& path : crc32c_paths())
+    if (path.fn == active) return path.name;
+  return "table";
+}
+
 }  // namespace starling::protocols

@@ -27,4 +27,7 @@ struct Crc32cPath {
 /// compare each with the table, and benchmarks time them.
 std::vector<Crc32cPath> crc32c_paths();
 
+/// The name of the implementation crc32c() takes at the active ISA (benchmarks print it).
+const char* crc32c_active();
+
 }  // namespace starling::protocols
