@@ -14,14 +14,9 @@
 #include "protocols/crc32c_fold.h"
 
 namespace starling::protocols {
-
-// crc32c_sse42.cpp: the crc32-instruction path, which finishes the tail here.
-std::uint32_t crc32c_sse42(const void* data, std::size_t size, std::uint32_t previous);
-
 namespace {
 
-using crc32c_fold::FoldBy;
-using crc32c_fold::fold_by;
+using namespace crc32c_fold;
 
 constexpr FoldBy k2048 = fold_by(2048), k512 = fold_by(512);
 constexpr FoldBy k384 = fold_by(384), k256 = fold_by(256), k128 = fold_by(128);
@@ -37,16 +32,12 @@ __m512i fold(__m512i x, __m512i k, __m512i next) {
                                    0x96);  // a ^ b ^ c
 }
 
-__m128i fold128(__m128i x, FoldBy k) {
-  const __m128i kk = _mm_set_epi64x(static_cast<long long>(k.hi), static_cast<long long>(k.lo));
-  return _mm_xor_si128(_mm_clmulepi64_si128(x, kk, 0x00), _mm_clmulepi64_si128(x, kk, 0x11));
-}
-
 // The four lanes of x (16 bytes each, oldest first) folded into the last one.
 __m128i fold_lanes(__m512i x) {
   alignas(64) __m128i lane[4];
   _mm512_store_si512(lane, x);
-  const __m128i a = fold128(lane[0], k384), b = fold128(lane[1], k256), c = fold128(lane[2], k128);
+  const __m128i a = fold128(lane[0], constants128(k384)), b = fold128(lane[1], constants128(k256));
+  const __m128i c = fold128(lane[2], constants128(k128));
   return _mm_ternarylogic_epi64(_mm_xor_si128(a, b), c, lane[3], 0x96);
 }
 
@@ -69,11 +60,7 @@ std::uint32_t crc32c_clmul(const void* data, std::size_t size, std::uint32_t pre
   }
   __m512i x = fold(fold(fold(x0, near, x1), near, x2), near, x3);
   for (; size >= 64; p += 64, size -= 64) x = fold(x, near, _mm512_loadu_si512(p));
-  // 16 bytes left whose CRC from zero is the CRC so far; the crc32 instruction takes them.
-  const __m128i r = fold_lanes(x);
-  std::uint64_t c = _mm_crc32_u64(0, static_cast<std::uint64_t>(_mm_cvtsi128_si64(r)));
-  c = _mm_crc32_u64(c, static_cast<std::uint64_t>(_mm_extract_epi64(r, 1)));
-  return crc32c_sse42(p, size, ~static_cast<std::uint32_t>(c));
+  return finish(fold_lanes(x), p, size);
 }
 
 }  // namespace starling::protocols

@@ -14,28 +14,14 @@
 #include "protocols/crc32c_fold.h"
 
 namespace starling::protocols {
-
-// crc32c_sse42.cpp: the crc32-instruction path, which takes short buffers and tails here.
-std::uint32_t crc32c_sse42(const void* data, std::size_t size, std::uint32_t previous);
-
 namespace {
 
-using crc32c_fold::FoldBy;
-using crc32c_fold::fold_by;
+using namespace crc32c_fold;
 
-constexpr FoldBy k128 = fold_by(128);
+constexpr std::size_t kStreams = 8, kBytes = 32, kStep = kStreams * kBytes;
+constexpr FoldBy kFar = fold_by(8 * kStep), kNear = fold_by(8 * kBytes), k128 = fold_by(128);
 
-__m128i constants128(FoldBy k) {
-  return _mm_set_epi64x(static_cast<long long>(k.hi), static_cast<long long>(k.lo));
-}
-
-// x folded forward by the distance k encodes, onto next.
-__m128i fold128(__m128i x, __m128i k, __m128i next) {
-  return _mm_xor_si128(_mm_xor_si128(_mm_clmulepi64_si128(x, k, 0x00), _mm_clmulepi64_si128(x, k, 0x11)), next);
-}
-
-// Eight 32-byte streams, each folded forward by 256 bytes per step, then folded into one
-// another, onto whole 32-byte blocks left, and into one 128-bit remainder.
+// Each 128-bit lane of x folded forward onto the matching lane of next.
 __m256i fold256(__m256i x, __m256i k, __m256i next) {
   return _mm256_xor_si256(
       _mm256_xor_si256(_mm256_clmulepi64_epi128(x, k, 0x00), _mm256_clmulepi64_epi128(x, k, 0x11)), next);
@@ -45,8 +31,9 @@ __m256i load256(const std::uint8_t* p) { return _mm256_loadu_si256(reinterpret_c
 
 }  // namespace
 
+// Eight 32-byte streams, each folded forward by 256 bytes per step, then folded into one
+// another, onto whole 32-byte blocks left, and into one 128-bit remainder.
 std::uint32_t crc32c_vpclmul256(const void* data, std::size_t size, std::uint32_t previous) {
-  constexpr std::size_t kStreams = 8, kBytes = 32, kStep = kStreams * kBytes;
   const auto* p = static_cast<const std::uint8_t*>(data);
   if (size < kStep) return crc32c_sse42(p, size, previous);
   __m256i x[kStreams];
@@ -55,8 +42,8 @@ std::uint32_t crc32c_vpclmul256(const void* data, std::size_t size, std::uint32_
   // The running CRC enters as an XOR into the first four bytes (reflected CRC).
   x[0] = _mm256_xor_si256(x[0], _mm256_zextsi128_si256(_mm_cvtsi32_si128(static_cast<int>(~previous))));
   p += kStep, size -= kStep;
-  const __m256i far = _mm256_broadcastsi128_si256(constants128(fold_by(8 * kStep)));
-  const __m256i near = _mm256_broadcastsi128_si256(constants128(fold_by(8 * kBytes)));
+  const __m256i far = _mm256_broadcastsi128_si256(constants128(kFar));
+  const __m256i near = _mm256_broadcastsi128_si256(constants128(kNear));
   for (; size >= kStep; p += kStep, size -= kStep) {
 #pragma GCC unroll 8
     for (std::size_t s = 0; s < kStreams; ++s) x[s] = fold256(x[s], far, load256(p + s * kBytes));
@@ -67,12 +54,10 @@ std::uint32_t crc32c_vpclmul256(const void* data, std::size_t size, std::uint32_
   for (; size >= kBytes; p += kBytes, size -= kBytes) acc = fold256(acc, near, load256(p));
   // The older 16 bytes folded onto the newer, then whole 16-byte blocks left.
   const __m128i k = constants128(k128);
-  __m128i r = fold128(_mm256_castsi256_si128(acc), k, _mm256_extracti128_si256(acc, 1));
-  for (; size >= 16; p += 16, size -= 16) r = fold128(r, k, _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
-  // 16 bytes whose CRC from zero is the CRC so far; the crc32 instruction takes them.
-  std::uint64_t c = _mm_crc32_u64(0, static_cast<std::uint64_t>(_mm_cvtsi128_si64(r)));
-  c = _mm_crc32_u64(c, static_cast<std::uint64_t>(_mm_extract_epi64(r, 1)));
-  return crc32c_sse42(p, size, ~static_cast<std::uint32_t>(c));
+  __m128i r = _mm_xor_si128(fold128(_mm256_castsi256_si128(acc), k), _mm256_extracti128_si256(acc, 1));
+  for (; size >= 16; p += 16, size -= 16)
+    r = _mm_xor_si128(fold128(r, k), _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+  return finish(r, p, size);
 }
 
 }  // namespace starling::protocols
