@@ -11,7 +11,7 @@
 #   BASELINE adds another build's bench_allreduce (e.g. of an earlier commit) to each round,
 #   as the columns `base` and `st/base`.
 #   ISA (scalar, avx2 or avx512) caps every party, for a like-for-like comparison on a host
-#   with a wider ISA: Starling through --isa (STARLING_ISA), ATen through
+#   with a wider ISA: Starling through STARLING_ISA (which BASELINE builds read too), ATen through
 #   ATEN_CPU_CAPABILITY (Gloo's own sum is compiled in), Open MPI's reductions through
 #   op_avx_support. The table's last lines say which ISA each party ran.
 set -eu
@@ -25,10 +25,9 @@ baseline=${BASELINE:-}
 isa=${ISA:-}
 out=$(mktemp -d)
 
-st_isa=""
 gloo_isa=""
 if [ -n "$isa" ]; then
-  st_isa="--isa $isa"
+  export STARLING_ISA="$isa"
   gloo_isa="--isa $isa"
   case "$isa" in  # Open MPI's op/avx flags: SSE..SSE4.1 0xf, AVX 0x10, AVX2 0x20
     scalar) export OMPI_MCA_op_avx_support=0x3 ;;
@@ -44,13 +43,11 @@ fi
 for r in $(seq "$rounds"); do
   for p in $(echo "$peers" | tr ',' ' '); do
     echo "round $r/$rounds, $p peers" >&2
-    # shellcheck disable=SC2086 # the ISA options are one word each or nothing
-    "$build/bench/allreduce/bench_allreduce" --peers "$p" --min-bytes "$min" --max-bytes "$max" $st_isa \
+    "$build/bench/allreduce/bench_allreduce" --peers "$p" --min-bytes "$min" --max-bytes "$max" \
       --json "$out/starling_${r}_$p.json" >/dev/null
-    # shellcheck disable=SC2086
     [ -n "$baseline" ] && "$baseline/bench/allreduce/bench_allreduce" --peers "$p" --min-bytes "$min" \
-      --max-bytes "$max" $st_isa --json "$out/base_${r}_$p.json" >/dev/null
-    # shellcheck disable=SC2086
+      --max-bytes "$max" --json "$out/base_${r}_$p.json" >/dev/null
+    # shellcheck disable=SC2086 # the ISA option is two words or nothing
     /usr/bin/python3 "$here/gloo_allreduce.py" --peers "$p" --min-bytes "$min" --max-bytes "$max" $gloo_isa \
       --json "$out/gloo_${r}_$p.json" >/dev/null
     [ "$mpi" = yes ] && mpirun --allow-run-as-root --oversubscribe --mca btl tcp,self -np "$p" \
