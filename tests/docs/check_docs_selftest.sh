@@ -28,7 +28,7 @@ starling launch --config configs/fmnist-mlp-4peers-allreduce.toml --netns
 EOF
 out=$(/usr/bin/python3 "$check" --starling "$starling" --root "$root" --doc "$tmp/good.md") \
   || fail "a right page failed: $out"
-echo "$out" | grep -q "0 missing" || fail "unexpected output: $out"
+grep -q "0 missing" <<<"$out" || fail "unexpected output: $out"
 
 # One wrong name per page, and the message each must give.
 expect() {  # NAME MESSAGE TEXT
@@ -36,7 +36,7 @@ expect() {  # NAME MESSAGE TEXT
   if out=$(/usr/bin/python3 "$check" --starling "$starling" --root "$root" --doc "$tmp/$1.md"); then
     fail "$1: passed, but it names something that does not exist: $3"
   fi
-  echo "$out" | grep -qF -- "$2" || fail "$1: expected '$2' in: $out"
+  grep -qF -- "$2" <<<"$out" || fail "$1: expected '$2' in: $out"
 }
 expect link "link to \`missing.md\`: no such file" 'See [it](missing.md).'
 expect anchor "no heading \`#nowhere\`" 'See [it](#nowhere).'
