@@ -256,9 +256,15 @@ struct Avx2Kernel {
   }
 };
 
-// 4 × 24 where 4 divides m and 6 does not, unless one 16-column tile spans C (resnet8's
-// 16 channels); 6 × 16 elsewhere. 4 × 24 also loads less per FMA (7 loads per 12, not 8).
-bool four_rows(const GemmArgs& g) { return g.m % 4 == 0 && g.m % 6 != 0 && g.n > 16; }
+// 4 × 24 where 4 divides m and 6 does not (6 × 16 would end in a 2-row tile of a few
+// accumulators), and 4 × 24 also loads less per FMA (7 loads per 12, not 8), unless C is
+// one 16-column tile wide (resnet8's 16 channels) or, on tall C where that 2-row tile is a
+// small part, its rows would end in a lone 8-column vector (32 channels: 24 + 8).
+bool four_rows(const GemmArgs& g) {
+  if (g.m % 4 != 0 || g.m % 6 == 0 || g.n <= 16) return false;
+  const int rest = g.n % 24;
+  return g.m < 96 || rest == 0 || rest > 8;
+}
 
 }  // namespace
 
@@ -267,7 +273,7 @@ void gemm_avx2(const GemmArgs& args) {
   const bool use_four = four_rows(args);
   const Blocking& blocking = use_four ? four : six;
   // The SGD epilogue needs the whole product in one K block: C holds parameters, not sums.
-  // Under 8 columns each row's update would be masked loads and stores: a contiguous C
+  // Under 16 columns each row's update would be masked loads and stores: a contiguous C
   // takes its step in one pass after the product.
   const bool narrow_contiguous = args.n < 16 && args.ldc == args.n;
   if (args.velocity && (args.k > blocking.kc || narrow_contiguous)) return detail::gemm_then_sgd(args, gemm_avx2);
