@@ -1,7 +1,7 @@
 // The config schema: one row per key (cli/config_schema.h), then the rules across keys.
 #include "cli/config_schema.h"
 
-#include "gossip/topology.h"
+#include "gossip/topology/topology.h"
 #include "learners/partition.h"
 
 #include <cmath>
@@ -123,7 +123,7 @@ std::vector<KeySpec> data_keys() {
     {"data.synthetic_test", integer(1000, 10, 10000000), "size of the synthetic test set",
      [](V v, Config& c) { c.data.synthetic_test = static_cast<int>(v.integer); }},
     {"data.partition", choice_of(kPartitionNames),
-     "how the training set is split across peers (see [Several peers](#several-peers))",
+     "how the training set is split across peers (see [Partitions](heterogeneous-data.md#partitions-across-peers))",
      [](V v, Config& c) {
        c.data.partition.kind = parse_partition(v.text);
        c.data.partition_at = v.at;
@@ -249,7 +249,8 @@ std::vector<KeySpec> exchange_keys() {
      [](V v, Config& c) { c.node.period = static_cast<int>(v.integer); }},
     {"exchange.overlap", flag(false),
      "mix a snapshot of z beside the learners' compute and apply it one exchange late, strict after the last "
-     "iteration and at checkpoints (see above); `allreduce`, `local-sgd`, `gossip`; with `async-gossip` a config "
+     "iteration and at checkpoints (see [strict or overlapped](algorithms.md#when-the-exchange-runs-strict-or-"
+     "overlapped)); `allreduce`, `local-sgd`, `gossip`; with `async-gossip` a config "
      "error (exit 2)",
      [](V v, Config& c) { c.node.overlap = v.flag; }},
     {"exchange.timeout_seconds", number(60.0, 0.0, 86400.0, kOpen),
@@ -264,7 +265,8 @@ std::vector<KeySpec> exchange_keys() {
      [](V v, Config& c) { c.node.exchange.quasi_global_momentum = v.number; }},
     {"exchange.outer_lr", number(1.0, 0.0, 100.0, kOpen),
      "with `\"allreduce\"` or `\"local-sgd\"`: the outer learning rate α of SlowMo/DiLoCo's outer step on the "
-     "change since the last synchronisation (see above); 1 with `outer_momentum = 0`: plain all-reduce",
+     "change since the last synchronisation (see [SlowMo/DiLoCo](algorithms.md#outer-optimizer-slowmo--diloco)); "
+     "1 with `outer_momentum = 0`: plain all-reduce",
      [](V v, Config& c) { c.node.exchange.outer_lr = v.number; }},
     {"exchange.outer_momentum", number(0.0, 0.0, 0.999999),
      "with `\"allreduce\"` or `\"local-sgd\"`: the outer momentum β; 0: none",
@@ -332,6 +334,19 @@ std::vector<KeySpec> launch_keys() {
      "every peer a thread of one process (each with its own ZeroMQ endpoint and exchange), for experiments with "
      "hundreds of peers on one host; `starling launch --in-process` sets it",
      [](V v, Config& c) { c.launch.in_process = v.flag; }},
+    {"launch.endpoints", choice("peers", {"peers", "slurm", "openmpi"}),
+     "where the job's peers come from: `\"peers\"`, the `[[peer]]` list; `\"slurm\"`, the Slurm job step the "
+     "peers are tasks of (`srun`): peer i is task `SLURM_PROCID` i on the node Slurm placed it on, at `base_port` "
+     "plus its index among the step's tasks on that node; `\"openmpi\"`, the ranks of `mpirun` (all on one host). "
+     "Either with no `[[peer]]` entries (docs/slurm.md)",
+     [](V v, Config& c) {
+       c.launch.endpoints = v.text;
+       c.launch.endpoints_at = v.at;
+     }},
+    {"launch.base_port", integer(5600, 1, 65535),
+     "with `endpoints` from an allocation: the port of the first peer on each node; a node's further peers take "
+     "the ports after it",
+     [](V v, Config& c) { c.launch.base_port = static_cast<int>(v.integer); }},
   };
 }
 

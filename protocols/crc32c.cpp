@@ -1,5 +1,6 @@
-// CRC-32C: slicing-by-8 table (scalar), the crc32 instruction (avx2 level) or carry-less
-// multiplication folding (avx512 with VPCLMULQDQ), picked through platform::IsaDispatch.
+// CRC-32C: slicing-by-8 table (scalar); at the avx2 level 256-bit carry-less folding where
+// the CPU has VPCLMULQDQ, else the crc32 instruction; at avx512 512-bit folding where the
+// CPU has VPCLMULQDQ. Picked through platform::IsaDispatch.
 #include "protocols/crc32c.h"
 
 #include "platform/isa_dispatch.h"
@@ -13,6 +14,8 @@ namespace starling::protocols {
 std::uint32_t crc32c_sse42(const void* data, std::size_t size, std::uint32_t previous);
 // Defined in crc32c_clmul.cpp (AVX-512 with VPCLMULQDQ, called only when the CPU has them).
 std::uint32_t crc32c_clmul(const void* data, std::size_t size, std::uint32_t previous);
+// Defined in crc32c_vpclmul256.cpp (AVX2 with VPCLMULQDQ, called only when the CPU has them).
+std::uint32_t crc32c_vpclmul256(const void* data, std::size_t size, std::uint32_t previous);
 
 namespace {
 
@@ -54,23 +57,51 @@ std::uint32_t crc32c_table(const void* data, std::size_t size, std::uint32_t pre
 
 namespace {
 
-using CrcFn = std::uint32_t (*)(const void*, std::size_t, std::uint32_t);
-
-// Built at first use: the folding path needs VPCLMULQDQ beyond the avx512 level.
-const platform::IsaDispatch<CrcFn>& implementations() {
+// The fastest avx2-level path this CPU has (null off x86-64).
+Crc32cFn best_avx2() {
 #if defined(__x86_64__)
-  static const platform::IsaDispatch<CrcFn> d{crc32c_table, crc32c_sse42,
-                                              platform::has_vpclmulqdq() ? crc32c_clmul : nullptr};
+  if (platform::detected_isa() < platform::Isa::avx2) return nullptr;
+  return platform::has_vpclmulqdq() ? crc32c_vpclmul256 : crc32c_sse42;
 #else
-  static const platform::IsaDispatch<CrcFn> d{crc32c_table, nullptr, nullptr};
+  return nullptr;
+#endif
+}
+
+// Built at first use: the folding paths need carry-less multiplication beyond the levels.
+const platform::IsaDispatch<Crc32cFn>& implementations() {
+#if defined(__x86_64__)
+  static const platform::IsaDispatch<Crc32cFn> d{crc32c_table, best_avx2(),
+                                                 platform::has_vpclmulqdq() ? crc32c_clmul : nullptr};
+#else
+  static const platform::IsaDispatch<Crc32cFn> d{crc32c_table, nullptr, nullptr};
 #endif
   return d;
 }
 
 }  // namespace
 
+std::vector<Crc32cPath> crc32c_paths() {
+  std::vector<Crc32cPath> paths{{"table", crc32c_table}};
+#if defined(__x86_64__)
+  const platform::Isa isa = platform::detected_isa();
+  if (isa >= platform::Isa::avx2) {
+    paths.push_back({"sse42", crc32c_sse42});
+    if (platform::has_vpclmulqdq()) paths.push_back({"vpclmul256", crc32c_vpclmul256});
+  }
+  if (isa >= platform::Isa::avx512 && platform::has_vpclmulqdq()) paths.push_back({"vpclmul512", crc32c_clmul});
+#endif
+  return paths;
+}
+
 std::uint32_t crc32c(const void* data, std::size_t size, std::uint32_t previous) {
   return implementations().get()(data, size, previous);
+}
+
+const char* crc32c_active() {
+  const Crc32cFn active = implementations().get();
+  for (const Crc32cPath& path : crc32c_paths())
+    if (path.fn == active) return path.name;
+  return "table";
 }
 
 }  // namespace starling::protocols

@@ -1,10 +1,11 @@
 #pragma once
 // CRC-32C (Castagnoli, reflected polynomial 0x82F63B78) of frame payloads. Folds by
-// carry-less multiplication (AVX-512 VPCLMULQDQ) when the active ISA is avx512 and the CPU
-// has it, uses the SSE4.2 crc32 instruction at avx2, else a slicing-by-8 table; all give
-// the same value ("123456789" -> 0xE3069283).
+// carry-less multiplication where the CPU has VPCLMULQDQ (256-bit at the avx2 level,
+// 512-bit at avx512), else takes the SSE4.2 crc32 instruction (avx2) or a slicing-by-8
+// table (scalar); all give the same value ("123456789" -> 0xE3069283).
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace starling::protocols {
 
@@ -13,5 +14,20 @@ std::uint32_t crc32c(const void* data, std::size_t size, std::uint32_t previous 
 
 /// The table implementation, always available (tests compare it to the hardware path).
 std::uint32_t crc32c_table(const void* data, std::size_t size, std::uint32_t previous = 0);
+
+using Crc32cFn = std::uint32_t (*)(const void* data, std::size_t size, std::uint32_t previous);
+
+/// One implementation, named ("table", "sse42", "vpclmul256", "vpclmul512").
+struct Crc32cPath {
+  const char* name;
+  Crc32cFn fn;
+};
+
+/// Every implementation this CPU can run, the table first, whatever the active ISA: tests
+/// compare each with the table, and benchmarks time them.
+std::vector<Crc32cPath> crc32c_paths();
+
+/// The name of the implementation crc32c() takes at the active ISA (benchmarks print it).
+const char* crc32c_active();
 
 }  // namespace starling::protocols

@@ -1,11 +1,9 @@
 // CRC-32C by carry-less multiplication (AVX-512 VPCLMULQDQ): the payload is folded 256
 // bytes at a time into four 512-bit accumulators, which are then folded into one 128-bit
-// remainder that the crc32 instruction finishes. A fold moves 16 bytes A forward by D bits:
-// A·x^D ≡ lo64(A)·k(D+32) ⊕ hi64(A)·k(D−32) (mod P), k(e) = reflect32(x^e mod P) << 1 in
-// the reflected bit order the crc32 instruction uses. Four independent folds keep the
-// carry-less multipliers busy where the crc32 instruction is one serial chain. Compiled
-// with AVX-512 and VPCLMULQDQ flags; reached only through
-// crc32c() when the CPU has them.
+// remainder that the crc32 instruction finishes (the fold constants: crc32c_fold.h). Four
+// independent folds keep the carry-less multipliers busy where the crc32 instruction is one
+// serial chain. Compiled with AVX-512 and VPCLMULQDQ flags; reached only through crc32c()
+// when the CPU has them.
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -13,33 +11,12 @@
 #if defined(__x86_64__)
 #include <immintrin.h>
 
+#include "protocols/crc32c_fold.h"
+
 namespace starling::protocols {
-
-// crc32c_sse42.cpp: the crc32-instruction path, which finishes the tail here.
-std::uint32_t crc32c_sse42(const void* data, std::size_t size, std::uint32_t previous);
-
 namespace {
 
-// x^e mod P in the normal bit order, P = x^32 + 0x1EDC6F41 (Castagnoli).
-constexpr std::uint32_t x_power_mod(int e) {
-  std::uint32_t r = 1;
-  for (int i = 0; i < e; ++i) r = (r << 1) ^ ((r & 0x80000000u) ? 0x1EDC6F41u : 0u);
-  return r;
-}
-
-constexpr std::uint64_t fold_constant(int e) {
-  const std::uint32_t r = x_power_mod(e);
-  std::uint32_t reflected = 0;
-  for (int i = 0; i < 32; ++i)
-    if ((r >> i) & 1u) reflected |= 1u << (31 - i);
-  return static_cast<std::uint64_t>(reflected) << 1;
-}
-
-// The pair that folds 16 bytes forward by `bits`, for the low and the high 64 bits.
-struct FoldBy {
-  std::uint64_t lo, hi;
-};
-constexpr FoldBy fold_by(int bits) { return {fold_constant(bits + 32), fold_constant(bits - 32)}; }
+using namespace crc32c_fold;
 
 constexpr FoldBy k2048 = fold_by(2048), k512 = fold_by(512);
 constexpr FoldBy k384 = fold_by(384), k256 = fold_by(256), k128 = fold_by(128);
@@ -55,16 +32,12 @@ __m512i fold(__m512i x, __m512i k, __m512i next) {
                                    0x96);  // a ^ b ^ c
 }
 
-__m128i fold128(__m128i x, FoldBy k) {
-  const __m128i kk = _mm_set_epi64x(static_cast<long long>(k.hi), static_cast<long long>(k.lo));
-  return _mm_xor_si128(_mm_clmulepi64_si128(x, kk, 0x00), _mm_clmulepi64_si128(x, kk, 0x11));
-}
-
 // The four lanes of x (16 bytes each, oldest first) folded into the last one.
 __m128i fold_lanes(__m512i x) {
   alignas(64) __m128i lane[4];
   _mm512_store_si512(lane, x);
-  const __m128i a = fold128(lane[0], k384), b = fold128(lane[1], k256), c = fold128(lane[2], k128);
+  const __m128i a = fold128(lane[0], constants128(k384)), b = fold128(lane[1], constants128(k256));
+  const __m128i c = fold128(lane[2], constants128(k128));
   return _mm_ternarylogic_epi64(_mm_xor_si128(a, b), c, lane[3], 0x96);
 }
 
@@ -87,11 +60,7 @@ std::uint32_t crc32c_clmul(const void* data, std::size_t size, std::uint32_t pre
   }
   __m512i x = fold(fold(fold(x0, near, x1), near, x2), near, x3);
   for (; size >= 64; p += 64, size -= 64) x = fold(x, near, _mm512_loadu_si512(p));
-  // 16 bytes left whose CRC from zero is the CRC so far; the crc32 instruction takes them.
-  const __m128i r = fold_lanes(x);
-  std::uint64_t c = _mm_crc32_u64(0, static_cast<std::uint64_t>(_mm_cvtsi128_si64(r)));
-  c = _mm_crc32_u64(c, static_cast<std::uint64_t>(_mm_extract_epi64(r, 1)));
-  return crc32c_sse42(p, size, ~static_cast<std::uint32_t>(c));
+  return finish(fold_lanes(x), p, size);
 }
 
 }  // namespace starling::protocols

@@ -1,15 +1,15 @@
 // bench_allreduce: Starling's ring all-reduce (mean) among p processes on 127.0.0.1, for
 // p in --peers and message sizes from --min-bytes to --max-bytes (×4 steps). The parent
-// forks one child per rank before any ZeroMQ context exists; rank 0 times each run and
-// reports the median over repetitions through a pipe. Columns follow nccl-tests:
-// algbw = bytes / seconds, busbw = algbw · 2(p−1)/p.
+// forks one child per rank before any ZeroMQ context exists; each binds a port the OS picks
+// and the parent hands each its right neighbour's endpoint (bench_ranks.h), so no port is
+// guessed. Rank 0 times each run and reports the median over repetitions through a pipe.
+// Columns follow nccl-tests: algbw = bytes / seconds, busbw = algbw · 2(p−1)/p. --isa caps
+// the vectorized paths (as STARLING_ISA does); the ISA and CRC-32C path run go to stderr
+// and to each JSON row.
 //
 //   bench_allreduce [--peers 2,4] [--min-bytes 1024] [--max-bytes 67108864]
 //                   [--segment-bytes 1048576] [--socket-buffer BYTES] [--io-threads 1]
-//                   [--json FILE]      (--help lists them)
-#include <sys/wait.h>
-#include <unistd.h>
-
+//                   [--isa scalar|avx2|avx512] [--json FILE]      (--help lists them)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -22,8 +22,11 @@
 
 #include <CLI/CLI.hpp>
 
-#include "gossip/allreduce_ring.h"
-#include "gossip/transport.h"
+#include "bench/allreduce/bench_ranks.h"
+#include "gossip/algorithms/allreduce_ring.h"
+#include "gossip/transport/transport.h"
+#include "platform/cpu_features.h"
+#include "protocols/crc32c.h"
 
 namespace {
 
@@ -36,6 +39,7 @@ struct Config {
   std::size_t segment_bytes = AllreduceOptions{}.segment_bytes;
   int socket_buffer_bytes = 0;
   int io_threads = 1;
+  std::string isa;  // empty: STARLING_ISA or the CPU's best
   std::string json;
 };
 
@@ -60,6 +64,8 @@ Config parse_args(int argc, char** argv) {
   app.add_option("--socket-buffer", c.socket_buffer_bytes, "ZeroMQ SNDBUF/RCVBUF (0: the OS default)")
       ->check(CLI::NonNegativeNumber);
   app.add_option("--io-threads", c.io_threads, "ZeroMQ I/O threads")->check(CLI::Range(1, 16));
+  app.add_option("--isa", c.isa, "Cap the vectorized paths at this ISA (as STARLING_ISA does)")
+      ->check(CLI::IsMember({"scalar", "avx2", "avx512"}));
   app.add_option("--json", c.json, "Also write the rows here");
   try {
     app.parse(argc, argv);
@@ -78,10 +84,6 @@ std::vector<std::size_t> sizes_of(const Config& c) {
 // Same count on every rank: enough runs for a stable median, bounded for large sizes.
 int repetitions(std::size_t bytes) {
   return static_cast<int>(std::clamp<std::size_t>((std::size_t{256} << 20) / bytes, 5, 200));
-}
-
-std::string endpoint(int base_port, int rank) {
-  return "tcp://127.0.0.1:" + std::to_string(base_port + rank);
 }
 
 double median(std::vector<double> v) {
@@ -107,55 +109,42 @@ double time_size(Transport& t, const std::vector<PeerId>& ring, std::size_t byte
   return median(times);
 }
 
-// A child process: one rank of the ring; rank 0 writes "bytes seconds" lines to out_fd.
-int run_rank(int rank, int p, int base_port, const Config& c, int out_fd) {
+// One rank of the ring, in its own process; rank 0 writes "bytes seconds" lines.
+int run_rank(int rank, int p, const Config& c, starling::bench::RankLink& link) {
   const std::vector<std::size_t> sizes = sizes_of(c);
   TransportContext context(c.io_threads);
   TransportOptions o;
   o.self = static_cast<PeerId>(rank);
-  o.bind_endpoint = endpoint(base_port, rank);
+  o.bind_endpoint = "tcp://127.0.0.1:*";  // the OS picks a free port
   o.accept = {static_cast<PeerId>((rank + p - 1) % p)};
   o.socket_buffer_bytes = c.socket_buffer_bytes;
   Transport t(context, o);
-  const int right = (rank + 1) % p;
-  t.connect(static_cast<PeerId>(right), endpoint(base_port, right));
+  t.connect(static_cast<PeerId>((rank + 1) % p), link.exchange(rank, t.endpoint()));
   std::vector<PeerId> ring;
   for (int r = 0; r < p; ++r) ring.push_back(static_cast<PeerId>(r));
   for (std::size_t i = 0; i < sizes.size(); ++i) {
     const double seconds = time_size(t, ring, sizes[i], c.segment_bytes, static_cast<std::uint64_t>(i) << 32);
-    if (rank == 0) dprintf(out_fd, "%zu %.9f\n", sizes[i], seconds);
+    if (rank == 0) dprintf(link.result_fd(), "%zu %.9f\n", sizes[i], seconds);
   }
   return 0;
 }
 
 std::vector<Row> run_peers(int p, const Config& c) {
-  const int base_port = 20000 + static_cast<int>((getpid() * 97 + p * 131) % 30000);
-  int fds[2];
-  if (pipe(fds) != 0) throw std::runtime_error("pipe failed");
-  std::vector<pid_t> children;
-  for (int r = 0; r < p; ++r) {
-    const pid_t pid = fork();
-    if (pid == 0) {
-      close(fds[0]);
-      int rc = 1;
-      try {
-        rc = run_rank(r, p, base_port, c, fds[1]);
-      } catch (const std::exception& e) {
-        std::fprintf(stderr, "rank %d: %s\n", r, e.what());
-      }
-      _exit(rc);
-    }
-    children.push_back(pid);
-  }
-  close(fds[1]);
   std::vector<Row> rows;
-  FILE* in = fdopen(fds[0], "r");
-  std::size_t bytes;
-  double seconds;
-  while (std::fscanf(in, "%zu %lf", &bytes, &seconds) == 2) rows.push_back({p, bytes, seconds});
-  std::fclose(in);
-  for (pid_t pid : children) waitpid(pid, nullptr, 0);
+  starling::bench::run_ranks(
+      p, [&](int rank, starling::bench::RankLink& link) { return run_rank(rank, p, c, link); },
+      [&](const std::string& line) {
+        std::size_t bytes;
+        double seconds;
+        if (std::sscanf(line.c_str(), "%zu %lf", &bytes, &seconds) == 2) rows.push_back({p, bytes, seconds});
+      });
   return rows;
+}
+
+// What the vectorized paths run at: the ISA level and the CRC-32C implementation.
+std::string isa_in_use() {
+  return std::string(starling::platform::isa_name(starling::platform::active_isa())) + " (crc32c " +
+         starling::protocols::crc32c_active() + ")";
 }
 
 void write_json(const std::string& path, const std::vector<Row>& rows) {
@@ -164,7 +153,8 @@ void write_json(const std::string& path, const std::vector<Row>& rows) {
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const Row& r = rows[i];
     out << "  {\"peers\": " << r.peers << ", \"bytes\": " << r.bytes << ", \"seconds\": " << r.seconds
-        << ", \"algbw_gbps\": " << r.algbw() << ", \"busbw_gbps\": " << r.busbw() << "}"
+        << ", \"algbw_gbps\": " << r.algbw() << ", \"busbw_gbps\": " << r.busbw() << ", \"isa\": \""
+        << isa_in_use() << "\"}"
         << (i + 1 < rows.size() ? ",\n" : "\n");
   }
   out << "]\n";
@@ -175,6 +165,9 @@ void write_json(const std::string& path, const std::vector<Row>& rows) {
 int main(int argc, char** argv) {
   try {
     const Config config = parse_args(argc, argv);
+    starling::platform::Isa cap;
+    if (starling::platform::parse_isa(config.isa, cap)) starling::platform::force_isa(cap);  // the ranks inherit it
+    std::fprintf(stderr, "starling isa: %s\n", isa_in_use().c_str());
     std::vector<Row> all;
     std::printf("%5s %12s %12s %11s %11s\n", "peers", "bytes", "seconds", "algbw_gbps", "busbw_gbps");
     for (int p : config.peers) {

@@ -6,10 +6,14 @@
 # after the other, for every peer count, and the table gives each one's median over the
 # rounds (each run itself reports a median over its repetitions) and the ratios of those
 # medians; the spread column is Starling/Gloo's lowest and highest per-round ratio.
-# Usage: [BASELINE=OTHER_BUILD_DIR] run.sh [BUILD_DIR] [PEERS] [MIN_BYTES] [MAX_BYTES] [ROUNDS]
+# Usage: [ISA=avx2] [BASELINE=OTHER_BUILD_DIR] run.sh [BUILD_DIR] [PEERS] [MIN_BYTES] [MAX_BYTES] [ROUNDS]
 #   BUILD_DIR defaults to build-gossip at the repository root; bench_allreduce must be built.
 #   BASELINE adds another build's bench_allreduce (e.g. of an earlier commit) to each round,
 #   as the columns `base` and `st/base`.
+#   ISA (scalar, avx2 or avx512) caps every party, for a like-for-like comparison on a host
+#   with a wider ISA: Starling through STARLING_ISA (which BASELINE builds read too), ATen through
+#   ATEN_CPU_CAPABILITY (Gloo's own sum is compiled in), Open MPI's reductions through
+#   op_avx_support. The table's last lines say which ISA each party ran.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 build=${1:-$here/../../build-gossip}
@@ -18,7 +22,18 @@ min=${3:-1024}
 max=${4:-67108864}
 rounds=${5:-5}
 baseline=${BASELINE:-}
+isa=${ISA:-}
 out=$(mktemp -d)
+
+gloo_isa=""
+if [ -n "$isa" ]; then
+  export STARLING_ISA="$isa"
+  gloo_isa="--isa $isa"
+  case "$isa" in  # Open MPI's op/avx flags: SSE..SSE4.1 0xf, AVX 0x10, AVX2 0x20
+    scalar) export OMPI_MCA_op_avx_support=0x3 ;;
+    avx2) export OMPI_MCA_op_avx_support=0x3f ;;
+  esac
+fi
 
 mpi=no
 if command -v mpicxx >/dev/null 2>&1 && command -v mpirun >/dev/null 2>&1; then
@@ -32,16 +47,21 @@ for r in $(seq "$rounds"); do
       --json "$out/starling_${r}_$p.json" >/dev/null
     [ -n "$baseline" ] && "$baseline/bench/allreduce/bench_allreduce" --peers "$p" --min-bytes "$min" \
       --max-bytes "$max" --json "$out/base_${r}_$p.json" >/dev/null
-    /usr/bin/python3 "$here/gloo_allreduce.py" --peers "$p" --min-bytes "$min" --max-bytes "$max" \
+    # shellcheck disable=SC2086 # the ISA option is two words or nothing
+    /usr/bin/python3 "$here/gloo_allreduce.py" --peers "$p" --min-bytes "$min" --max-bytes "$max" $gloo_isa \
       --json "$out/gloo_${r}_$p.json" >/dev/null
     [ "$mpi" = yes ] && mpirun --allow-run-as-root --oversubscribe --mca btl tcp,self -np "$p" \
       "$out/mpi_allreduce" --min-bytes "$min" --max-bytes "$max" --json "$out/mpi_${r}_$p.json" >/dev/null
   done
 done
 
-/usr/bin/python3 - "$out" <<'PY'
+mpi_isa=-
+[ "$mpi" = yes ] && mpi_isa="op/avx $(ompi_info --param op avx --level 9 --parsable 2>/dev/null |
+  sed -n 's/^mca:op:avx:param:op_avx_support:value://p')"
+
+/usr/bin/python3 - "$out" "$mpi_isa" <<'PY'
 import glob, json, re, statistics, sys
-out = sys.argv[1]
+out, mpi_isa = sys.argv[1], sys.argv[2]
 def load(name):
     """{(peers, bytes): {round: busbw}}"""
     rows = {}
@@ -68,5 +88,8 @@ for key in sorted(starling):
     s, g, m, b = med(starling, key), med(gloo, key), med(mpi, key), med(base, key)
     more = f" {cell(b)} {ratio(s, b)}" if base else ""
     print(f"{key[0]:5d} {key[1]:10d} {cell(s)} {cell(g)} {cell(m)} {ratio(s, g)} {ratio(m, g)} {spread(key):>18}{more}")
+def isas(name):
+    return ", ".join(sorted({r.get("isa", "?") for p in glob.glob(f"{out}/{name}_*.json") for r in json.load(open(p))}))
+print(f"isa: starling {isas('starling')}; gloo {isas('gloo')}; mpi {mpi_isa}")
 PY
 echo "raw results: $out"

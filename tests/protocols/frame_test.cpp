@@ -22,7 +22,8 @@ namespace isa = starling::platform;
 
 namespace {
 
-// The CRC paths this CPU has: table (scalar), crc32 instruction (avx2), folding (avx512).
+// The ISA levels this CPU has: table (scalar), folding or the crc32 instruction (avx2),
+// folding (avx512).
 std::vector<isa::Isa> crc_paths() {
   std::vector<isa::Isa> paths;
   for (isa::Isa path : {isa::Isa::scalar, isa::Isa::avx2, isa::Isa::avx512})
@@ -113,6 +114,27 @@ BOOST_AUTO_TEST_CASE(every_path_matches_table_at_every_length) {
           mismatches +=
               crc32c(data.data() + offset, len, previous) != crc32c_table(data.data() + offset, len, previous);
     BOOST_TEST(mismatches == 0, isa::isa_name(path));
+  }
+}
+
+// Every implementation this CPU can run, including those no forced ISA level reaches here
+// (the crc32 instruction where VPCLMULQDQ folds at avx2): random lengths up to 64 KiB with
+// ragged ends, at random offsets, continuing from random CRCs.
+BOOST_AUTO_TEST_CASE(every_implementation_matches_table_on_random_lengths) {
+  std::mt19937 rng(3);
+  std::vector<std::uint8_t> data(70000);
+  for (auto& b : data) b = static_cast<std::uint8_t>(rng());
+  const std::vector<Crc32cPath> paths = crc32c_paths();
+  BOOST_TEST_REQUIRE(std::string(paths.front().name) == "table");
+  for (const Crc32cPath& path : paths) {
+    int mismatches = 0;
+    for (int trial = 0; trial < 3000; ++trial) {
+      const std::size_t offset = rng() % 64;
+      const std::size_t len = rng() % (std::size_t{1} << (rng() % 17));
+      const std::uint32_t previous = trial % 2 ? static_cast<std::uint32_t>(rng()) : 0u;
+      mismatches += path.fn(data.data() + offset, len, previous) != crc32c_table(data.data() + offset, len, previous);
+    }
+    BOOST_TEST(mismatches == 0, path.name);
   }
 }
 
