@@ -9,20 +9,22 @@ namespace starling::kernels {
 
 namespace {
 
-// Only AVX-512 has these kernels; elsewhere the layers take im2col and the GEMM.
-constexpr platform::IsaDispatch<decltype(&native::direct_conv_avx512)> kConv{nullptr, nullptr,
+// AVX2 and AVX-512 have these kernels; the scalar path takes im2col and the GEMM.
+constexpr platform::IsaDispatch<decltype(&native::direct_conv_avx512)> kConv{nullptr, native::direct_conv_avx2,
                                                                               native::direct_conv_avx512};
 constexpr platform::IsaDispatch<decltype(&native::direct_conv_weight_gradient_avx512)> kWeightGradient{
-    nullptr, nullptr, native::direct_conv_weight_gradient_avx512};
+    nullptr, native::direct_conv_weight_gradient_avx2, native::direct_conv_weight_gradient_avx512};
 constexpr platform::IsaDispatch<decltype(&native::direct_conv_narrow_weight_gradient_avx512)> kNarrowWeightGradient{
-    nullptr, nullptr, native::direct_conv_narrow_weight_gradient_avx512};
+    nullptr, native::direct_conv_narrow_weight_gradient_avx2, native::direct_conv_narrow_weight_gradient_avx512};
+constexpr platform::IsaDispatch<decltype(&native::narrow_window_row)> kNarrowWindowRow{
+    nullptr, native::narrow_window_row_avx2, native::narrow_window_row};
 
 }  // namespace
 
-// kConv first: narrow_window_row is AVX-512 code.
+// kConv first: each narrow_window_row is compiled for its ISA.
 bool direct_conv_supported(const ConvShape& s) {
   if (!kConv.get() || s.stride != 1 || s.out_c % 16 != 0 || s.batch <= 0) return false;
-  return s.in_c % 16 == 0 || (s.in_c < 16 && native::narrow_window_row(s));
+  return s.in_c % 16 == 0 || (s.in_c < 16 && kNarrowWindowRow.get()(s));
 }
 
 bool direct_input_gradient_supported(const ConvShape& s) {

@@ -42,13 +42,20 @@ bool use_nt(const GemmArgs& g) {
 }
 
 void run_avx512(const GemmArgs& args) {
-  if (args.velocity) return gemm_avx512(args);  // the only kernel with the SGD epilogue
+  if (args.velocity) return gemm_avx512(args);  // the nt and dot kernels have no SGD epilogue
   if (use_nt(args)) return gemm_avx512_nt(args);
   if (use_dot(args)) return gemm_avx512_dot(args);
   gemm_avx512(args);
 }
 
-constexpr platform::IsaDispatch<void (*)(const GemmArgs&)> kGemm{gemm_scalar, gemm_avx2, run_avx512};
+// AVX2's A·Bᵀ over at most 8 rows as Cᵀ = B·Aᵀ, from k = 16: below, the blocked kernel's
+// transposed B panel is short and its tiles win (bench_kernels).
+void run_avx2(const GemmArgs& args) {
+  if (!args.velocity && args.trans_b && !args.trans_a && args.m <= 8 && args.k >= 16) return gemm_avx2_nt(args);
+  gemm_avx2(args);
+}
+
+constexpr platform::IsaDispatch<void (*)(const GemmArgs&)> kGemm{gemm_scalar, run_avx2, run_avx512};
 
 void run_single(const GemmArgs& args) { kGemm.get()(args); }
 
@@ -103,8 +110,8 @@ void check(const GemmArgs& g) {
 void gemm(const GemmArgs& args) {
   if (args.m <= 0 || args.n <= 0 || !args.c) return;
   if (args.ldc < args.n) throw std::invalid_argument("native gemm: ldc smaller than n");
-  // Only the AVX-512 kernel fuses the SGD epilogue; it falls back itself where it cannot.
-  if (args.velocity && (args.k <= 0 || platform::active_isa() != platform::Isa::avx512))
+  // The vector kernels fuse the SGD epilogue, falling back themselves where they cannot.
+  if (args.velocity && (args.k <= 0 || platform::active_isa() == platform::Isa::scalar))
     return detail::gemm_then_sgd(args, gemm);
   if (args.k <= 0) return zero_product(args);
   check(args);

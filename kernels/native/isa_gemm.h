@@ -7,6 +7,8 @@ namespace starling::kernels::native {
 
 void gemm_scalar(const GemmArgs& args);
 void gemm_avx2(const GemmArgs& args);
+/// C = A·Bᵀ (trans_b, not trans_a) as Cᵀ = B·Aᵀ without packing B; for 1 to 8 rows.
+void gemm_avx2_nt(const GemmArgs& args);
 void gemm_avx512(const GemmArgs& args);
 /// C = A·Bᵀ (trans_b, not trans_a) without packing; for few rows and k ≥ 16.
 void gemm_avx512_dot(const GemmArgs& args);

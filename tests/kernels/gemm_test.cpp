@@ -271,6 +271,22 @@ BOOST_AUTO_TEST_CASE(a_times_b_transposed_at_training_rows) {
     }
 }
 
+BOOST_AUTO_TEST_CASE(four_row_tiles_across_ragged_panels) {
+  // Row counts that 4 divides and 6 does not take AVX2's 4 × 24 tiles: widths around whole
+  // 24-column panels and their 8/16-column rests, every transpose, every epilogue and the
+  // SGD step, at depths of a batch and past a K block.
+  std::mt19937 rng(9);
+  int r = 0;
+  for (int m : {4, 8, 20, 32, 44})
+    for (int n : {3, 8, 17, 24, 31, 48, 49, 71}) {
+      const int k = r % 3 == 0 ? 8 : r % 3 == 1 ? 33 : 613;
+      const bool ta = (r & 1) != 0, tb = (r & 2) != 0;
+      run_case({m, n, k, ta, tb, (r & 4) != 0, kEpilogues[r % 6], r % 3}, rng);
+      run_case({m, n, k, ta, tb, false, sgd, r % 2 * 3}, rng);
+      ++r;
+    }
+}
+
 BOOST_AUTO_TEST_CASE(zero_depth_writes_the_epilogue_of_zero) {
   std::mt19937 rng(5);
   for (bool acc : {false, true}) run_case({5, 9, 0, false, false, acc, bias | relu, 1}, rng);
