@@ -90,24 +90,6 @@ std::vector<PeerId> neighbours(const ExchangeSpec& s) {
 
 }  // namespace
 
-std::string peer_key_name(PeerId id) { return "peer" + std::to_string(id); }
-
-bool parse_exchange_mode(const std::string& text, ExchangeMode& out) {
-  for (std::size_t i = 0; i < std::size(kExchangeModeNames); ++i)
-    if (text == kExchangeModeNames[i]) {
-      out = static_cast<ExchangeMode>(i);
-      return true;
-    }
-  return false;
-}
-
-const char* exchange_mode_name(ExchangeMode mode) { return kExchangeModeNames[static_cast<int>(mode)]; }
-
-bool uses_topology(ExchangeMode mode) {
-  return mode == ExchangeMode::gossip || mode == ExchangeMode::async_gossip || mode == ExchangeMode::gradient_tracking ||
-         mode == ExchangeMode::push_sum || mode == ExchangeMode::exact_diffusion;
-}
-
 PeerExchange::PeerExchange(const ExchangeSpec& spec, protocols::Span<float> model)
     : spec_(spec), model_(model), context_(1), last_report_(std::chrono::steady_clock::now()) {
   if (spec.rank < 0 || spec.rank >= static_cast<int>(spec.peers.size()))

@@ -3,8 +3,6 @@
 
 #include <cmath>
 
-#include "gossip/algorithms/exchange_spec.h"
-
 namespace starling::gossip {
 
 bool parse_attack(const std::string& text, Attack& out) {
@@ -17,12 +15,6 @@ bool parse_attack(const std::string& text, Attack& out) {
 }
 
 const char* attack_name(Attack attack) { return kAttackNames[static_cast<int>(attack)]; }
-
-AttackSpec attack_of(const std::vector<PeerAddress>& peers, PeerId id) {
-  for (const PeerAddress& p : peers)
-    if (p.id == id) return p.attack;
-  return {};
-}
 
 namespace {
 

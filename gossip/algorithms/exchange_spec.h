@@ -35,7 +35,7 @@ bool uses_topology(ExchangeMode mode);
 struct PeerAddress {
   PeerId id = 0;
   std::string endpoint;  // e.g. tcp://127.0.0.1:5601
-  AttackSpec attack;     // an attacking peer (attack.h); every peer knows, only attackers use it
+  AttackSpec attack{};   // an attacking peer (attack.h); every peer knows, only attackers use it
 };
 
 /// The attack of peer `id` among `peers` (none when it is not listed).

@@ -62,8 +62,8 @@ std::vector<std::vector<float>> run_byzantine_job(const Problem& problem, const 
 
 double honest_worst(const Problem& problem, const Byzantine& b) {
   const double worst = worst_error(run_byzantine_job(problem, b), problem.optimum(0, kPeers), kPeers);
-  std::printf("%s: %s x%.2f, %s: worst honest relative error %.4f\n", exchange_mode_name(ExchangeMode::gossip),
-              attack_name(b.attack), b.scale, aggregator_name(b.aggregator.kind), worst);
+  std::printf("%s x%.2f, %s: worst honest relative error %.4f\n", attack_name(b.attack), b.scale,
+              aggregator_name(b.aggregator.kind), worst);
   return worst;
 }
 
