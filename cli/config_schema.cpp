@@ -554,6 +554,8 @@ void check_byzantine(const std::vector<KeyValue>& values, const Config& c) {
                      "mean of a pair is its mean)");
   if (value_of(values, "exchange.clip_radius").given && x.aggregator.kind != gossip::Aggregator::clipped)
     fail(value_of(values, "exchange.clip_radius"), "expected only with exchange.aggregator = \"clipped\"");
+  if (x.aggregator.kind == gossip::Aggregator::trimmed_mean && x.topology == "one-peer-exponential")
+    fail(value_of(values, "exchange.trim"), "leaves nothing: \"one-peer-exponential\" mixes one neighbour a round");
   if (value_of(values, "exchange.trim").given && x.aggregator.kind != gossip::Aggregator::trimmed_mean)
     fail(value_of(values, "exchange.trim"), "expected only with exchange.aggregator = \"trimmed-mean\"");
   std::vector<bool> attackers;

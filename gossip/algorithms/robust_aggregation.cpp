@@ -79,9 +79,9 @@ std::vector<NeighbourSample> coordinate_mix(std::size_t trim, protocols::Span<fl
     samples.push_back({distance(x, n.values), false});
     rows.push_back(n.values);
   }
-  if (2 * trim >= rows.size())
-    STARLING_GOSSIP_THROW(InvalidArgument, "trim " + std::to_string(trim) + " leaves nothing of " +
-                                               std::to_string(rows.size()) + " values");
+  // The config keeps 2·trim below the neighbour count; a view that lost neighbours to deaths
+  // trims at most down to the median rather than stopping the peer.
+  trim = std::min(trim, (rows.size() - 1) / 2);
   robust_kernels().trimmed_mean(rows.data(), rows.size(), trim, x.data(), x.size());
   return samples;
 }

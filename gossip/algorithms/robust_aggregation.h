@@ -56,8 +56,9 @@ struct NeighbourVector {
 };
 
 /// Mixes x with its neighbours by `spec` (not for Aggregator::mean, which GossipAverage and
-/// AsyncGossip do themselves); returns one sample per neighbour, in order. Trimmed mean
-/// needs 2·trim < neighbours + 1; median and trimmed mean ignore the weights.
+/// AsyncGossip do themselves); returns one sample per neighbour, in order. A trim that would
+/// leave nothing of the neighbours + 1 values is lowered to the median's; median and trimmed
+/// mean ignore the weights.
 std::vector<NeighbourSample> robust_mix(const AggregatorSpec& spec, protocols::Span<float> x,
                                         const std::vector<NeighbourVector>& neighbours);
 

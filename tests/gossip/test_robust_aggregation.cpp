@@ -170,11 +170,13 @@ BOOST_AUTO_TEST_CASE(trimmed_mean_and_median_match_double_precision) {
   sp::force_isa(sp::detected_isa());
 }
 
-BOOST_AUTO_TEST_CASE(a_trim_that_leaves_nothing_is_refused) {
+// A view that lost neighbours to deaths may leave a trim too large: it becomes the median.
+BOOST_AUTO_TEST_CASE(a_trim_that_would_leave_nothing_is_the_median) {
   std::mt19937 rng(4);
   const Case c = random_case(rng, 10, 2);
   std::vector<float> x = c.own;
-  BOOST_CHECK_THROW(g::robust_mix({g::Aggregator::trimmed_mean, 0.0, 2}, x, views(c)), std::exception);
+  g::robust_mix({g::Aggregator::trimmed_mean, 0.0, 2}, x, views(c));
+  expect_close(x, ref_trimmed(c, 1), 30.0);
 }
 
 BOOST_AUTO_TEST_CASE(isa_paths_agree_bit_for_bit) {
