@@ -85,6 +85,7 @@ struct NodeResult {
   std::string resumed_from;       // the checkpoint this run continued from; empty for a fresh start
   int64_t resumed_from_step = 0;  // its iteration
   std::map<std::string, uint64_t> drops;  // messages from other peers dropped, by reason
+  std::map<uint32_t, gossip::NeighbourStats> neighbours;  // robust aggregation: each neighbour seen
   uint64_t view_changes = 0;              // membership views this peer went through
   std::vector<uint32_t> members;          // of the last view (synchronous modes)
   std::optional<int64_t> joined_at_step;  // the running job's step this peer joined at

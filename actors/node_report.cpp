@@ -88,6 +88,7 @@ NodeResult node_result(NodeState& s, const std::vector<LearnerSpec>& learners) {
   out.label_counts = epoch_label_counts(learners, s.train);
   if (s.peers.exchange) {
     out.drops = s.peers.exchange->drops();
+    out.neighbours = s.peers.exchange->neighbour_stats();
     out.view_changes = s.peers.exchange->view_changes();
     out.members = s.peers.exchange->members();
   }

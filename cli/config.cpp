@@ -93,6 +93,13 @@ KeyValue read_key(SectionReader& r, const KeySpec& spec, const std::string& file
       }
       [[fallthrough]];
     case KeyKind::integer: v.integer = r.integer(key, v.integer, t.int_min, t.int_max); break;
+    case KeyKind::number_or_adaptive:
+      if (r.is_text(key)) {
+        r.choice(key, "adaptive", {"adaptive"});
+        v.number = 0.0;
+        break;
+      }
+      [[fallthrough]];
     case KeyKind::number: v.number = r.number(key, v.number, t.min, t.max, t.open_min); break;
     case KeyKind::text: v.text = r.text(key, v.text); break;
     case KeyKind::path: v.text = relative_to_config(r.text(key, v.text), file); break;
@@ -127,6 +134,10 @@ void put(toml::table& table, const KeySpec& spec, const KeyValue& v) {
       else table.insert(key, v.integer);
       break;
     case KeyKind::integer: table.insert(key, v.integer); break;
+    case KeyKind::number_or_adaptive:
+      if (v.number == 0.0) table.insert(key, "adaptive");
+      else table.insert(key, v.number);
+      break;
     case KeyKind::number: table.insert(key, v.number); break;
     case KeyKind::text:
     case KeyKind::path:
@@ -201,7 +212,7 @@ void read_peers(const toml::table& root, const std::string& file, Config& c, tom
   for (const auto& peer : c.peers) {
     if (peer.learners != c.peers.front().learners)
       throw ConfigError(file + ": peer.learners: every peer needs the same learner count (they run the same number of iterations)");
-    c.node.exchange.peers.push_back({peer.id, peer.endpoint});
+    c.node.exchange.peers.push_back({peer.id, peer.endpoint, peer.attack});
   }
 }
 

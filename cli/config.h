@@ -54,6 +54,8 @@ struct PeerEntry {
   std::string endpoint;  // tcp://host:port
   int learners = 0;      // 0: [node] learners
   int count = 1;         // read_peers expands an entry of count n into n peers (ids and ports in a row)
+  gossip::AttackSpec attack;  // an attacking peer (gossip/algorithms/attack.h); none by default
+  std::string attack_at;      // where `attack` was set, for errors
 };
 
 struct Config {

@@ -4,6 +4,7 @@
 #include "gossip/topology/topology.h"
 #include "learners/partition.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -40,6 +41,13 @@ KeyType number(double fallback, double min, double max, bool open_min = false) {
   KeyType t = of_kind(KeyKind::number);
   t.fallback.number = fallback;
   t.min = min, t.max = max, t.open_min = open_min;
+  return t;
+}
+
+// A positive number at most `max`, or "adaptive" (the default, read as 0).
+KeyType number_or_adaptive(double fallback, double max) {
+  KeyType t = number(fallback, 0.0, max, true);
+  t.kind = KeyKind::number_or_adaptive;
   return t;
 }
 
@@ -245,6 +253,10 @@ std::vector<KeySpec> exchange_keys() {
     {"exchange.clique_size", integer(0, 0, 1024),
      "peers per clique of `\"d-cliques\"`; 0: the dataset's number of classes",
      [](V v, Config& c) { c.node.exchange.clique_size = static_cast<int>(v.integer); }},
+    {"exchange.ring_peers", integer(0, 0, 1000000),
+     "`\"ring-and-leaves\"`: the first this many peers form a ring, each later one is a leaf of one ring peer, two "
+     "to each in turn (with attacking leaves, ClippedGossip's Byzantine-majority graph); 0: all on the ring",
+     [](V v, Config& c) { c.node.exchange.ring_peers = static_cast<int>(v.integer); }},
     {"exchange.period", integer(1, 1, 1000000), "iterations between exchanges; 10 when unset under `\"local-sgd\"`",
      [](V v, Config& c) { c.node.period = static_cast<int>(v.integer); }},
     {"exchange.overlap", flag(false),
@@ -273,6 +285,16 @@ std::vector<KeySpec> exchange_keys() {
      [](V v, Config& c) { c.node.exchange.outer_momentum = v.number; }},
     {"exchange.outer_nesterov", flag(true), "the outer momentum as Nesterov's (DiLoCo) rather than heavy ball (SlowMo)",
      [](V v, Config& c) { c.node.exchange.outer_nesterov = v.flag; }},
+    {"exchange.aggregator", choice_of(gossip::kAggregatorNames),
+     "with `\"gossip\"` (D-PSGD): how a peer mixes its neighbours' models in (docs/byzantine.md): the mean, "
+     "`\"clipped\"` (ClippedGossip's self-centred clipping), or coordinate-wise `\"trimmed-mean\"` or `\"median\"`",
+     [](V v, Config& c) { gossip::parse_aggregator(v.text, c.node.exchange.aggregator.kind); }},
+    {"exchange.clip_radius", number_or_adaptive(0.0, 1e12),
+     "`\"clipped\"`: the radius τ of every neighbour's difference; `\"adaptive\"`: each round the second-largest "
+     "neighbour distance",
+     [](V v, Config& c) { c.node.exchange.aggregator.clip_radius = v.number; }},
+    {"exchange.trim", integer(1, 1, 100000), "`\"trimmed-mean\"`: values dropped at each end of every coordinate",
+     [](V v, Config& c) { c.node.exchange.aggregator.trim = static_cast<int>(v.integer); }},
     {"exchange.max_staleness", integer(4, 0, 1000000), "async gossip: steps ahead of a neighbour",
      [](V v, Config& c) { c.node.exchange.max_staleness = static_cast<uint64_t>(v.integer); }},
     {"exchange.staleness_scaling", flag(false), "async gossip: divide the mixed-in change by the gap",
@@ -365,6 +387,15 @@ std::vector<KeySpec> peer_keys() {
     {"peer.count", integer(1, 1, 65536),
      "this entry stands for `count` peers in ring order: ids `id`, `id`+1, ... on ports `port`, `port`+1, ... of one host",
      [](V v, Config& c) { c.peers.back().count = static_cast<int>(v.integer); }},
+    {"peer.attack", choice_of(gossip::kAttackNames),
+     "an attacking peer (docs/byzantine.md): a real peer that sends crafted models to its honest neighbours; "
+     "`exchange.mode = \"gossip\"` only; reported apart from the honest peers",
+     [](V v, Config& c) {
+       gossip::parse_attack(v.text, c.peers.back().attack.kind);
+       c.peers.back().attack_at = v.at;
+     }},
+    {"peer.attack_scale", number(1.0, 0.0, 1e6, kOpen), "the attack's strength s (docs/byzantine.md)",
+     [](V v, Config& c) { c.peers.back().attack.scale = v.number; }},
   };
 }
 
@@ -524,6 +555,55 @@ void resolve_dependent_defaults(std::vector<KeyValue>& values) {
   if (!value_of(values, "security.curve").flag) value_of(values, "security.keys_dir").text.clear();
 }
 
+// Robust aggregation and attackers (issue 33): where they run, and what a topology can hold.
+void check_byzantine(const std::vector<KeyValue>& values, const Config& c) {
+  const auto& x = c.node.exchange;
+  const bool dpsgd = x.mode == gossip::ExchangeMode::gossip && x.codec == "none" && x.quasi_global_momentum == 0.0;
+  const bool pairwise = x.mode == gossip::ExchangeMode::async_gossip;
+  const KeyValue& aggregator = value_of(values, "exchange.aggregator");
+  if (x.aggregator.kind != gossip::Aggregator::mean && !dpsgd && !pairwise)
+    fail(aggregator, "expected \"mean\" unless exchange.mode = \"gossip\" without a codec or quasi-global momentum "
+                     "(D-PSGD), or \"clipped\" under \"async-gossip\"");
+  if (pairwise && x.aggregator.kind != gossip::Aggregator::mean && x.aggregator.kind != gossip::Aggregator::clipped)
+    fail(aggregator, "expected \"mean\" or \"clipped\" with exchange.mode = \"async-gossip\" (a median or trimmed "
+                     "mean of a pair is its mean)");
+  if (value_of(values, "exchange.clip_radius").given && x.aggregator.kind != gossip::Aggregator::clipped)
+    fail(value_of(values, "exchange.clip_radius"), "expected only with exchange.aggregator = \"clipped\"");
+  if (x.aggregator.kind == gossip::Aggregator::trimmed_mean && x.topology == "one-peer-exponential")
+    fail(value_of(values, "exchange.trim"), "leaves nothing: \"one-peer-exponential\" mixes one neighbour a round");
+  if (value_of(values, "exchange.trim").given && x.aggregator.kind != gossip::Aggregator::trimmed_mean)
+    fail(value_of(values, "exchange.trim"), "expected only with exchange.aggregator = \"trimmed-mean\"");
+  std::vector<bool> attackers;
+  for (const PeerEntry& p : c.peers) {
+    attackers.push_back(p.attack.on());
+    if (p.attack.on() && !dpsgd)
+      throw ConfigError(p.attack_at + ": expected \"none\" unless exchange.mode = \"gossip\" without a codec or "
+                                      "quasi-global momentum (attackers run in D-PSGD's rounds only)");
+  }
+  if (!dpsgd || c.peers.empty()) return;
+  gossip::TopologyOptions options;
+  options.random_degree = x.random_degree, options.seed = x.seed, options.clique_size = x.clique_size;
+  options.ring_peers = x.ring_peers;
+  const gossip::Topology graph = gossip::topology_by_name(x.topology, static_cast<int>(c.peers.size()), options);
+  for (int r = 0; r < graph.size(); ++r) {
+    if (attackers[r]) continue;
+    int honest = 0;
+    for (int n : graph.neighbors(r)) honest += attackers[n] ? 0 : 1;
+    // An honest peer whose neighbours all attack has nothing true to mix: the topology cannot place them.
+    if (honest == 0 && graph.degree(r) > 0) {
+      const auto last = std::find(attackers.rbegin(), attackers.rend(), true);
+      throw ConfigError(c.peers[attackers.rend() - last - 1].attack_at + ": more attackers than \"" + x.topology +
+                        "\" can place: every neighbour of peer " + std::to_string(c.peers[r].id) + " attacks");
+    }
+    if (x.aggregator.kind == gossip::Aggregator::trimmed_mean && 2 * x.aggregator.trim >= graph.degree(r))
+      fail(value_of(values, "exchange.trim"), std::to_string(x.aggregator.trim) + " is at least half the " +
+                                                  std::to_string(graph.degree(r)) + " neighbours of peer " +
+                                                  std::to_string(c.peers[r].id));
+  }
+  if (std::find(attackers.begin(), attackers.end(), false) == attackers.end())
+    throw ConfigError(c.peers.back().attack_at + ": every peer attacks: no honest peer left to train");
+}
+
 void check_across_keys(const std::vector<KeyValue>& values, const Config& c) {
   check_run_and_data(values, c);
   check_exchange(values, c);
@@ -531,6 +611,7 @@ void check_across_keys(const std::vector<KeyValue>& values, const Config& c) {
   check_outer_optimizer(values, c);
   refuse_overlap_and_codecs(values, c);
   check_peers(values, c);
+  check_byzantine(values, c);
 }
 
 }  // namespace starling::cli

@@ -16,6 +16,7 @@ enum class KeyKind {
   integer,          // in [int_min, int_max]
   integer_or_auto,  // in [int_min, int_max], or "auto", read as 0
   number,           // finite, in [min, max] ((min, max] when open_min)
+  number_or_adaptive,  // a number as `number`, or "adaptive", read as 0
   text,             // any string
   path,             // a string naming a file or folder, relative to the config file
   choice,           // one of `choices`

@@ -17,6 +17,7 @@ const char* type_name(KeyKind kind) {
     case KeyKind::integer: return "integer";
     case KeyKind::integer_or_auto: return "integer_or_auto";
     case KeyKind::number: return "number";
+    case KeyKind::number_or_adaptive: return "number_or_adaptive";
     case KeyKind::text: return "string";
     case KeyKind::path: return "path";
     case KeyKind::choice: return "choice";
@@ -54,6 +55,7 @@ std::string default_cell(const KeyType& t) {
     case KeyKind::integer:
     case KeyKind::integer_or_auto: return std::to_string(v.integer);
     case KeyKind::number: return number_text(v.number);
+    case KeyKind::number_or_adaptive: return v.number == 0.0 ? "`\"adaptive\"`" : number_text(v.number);
     case KeyKind::text:
     case KeyKind::path:
     case KeyKind::choice: return "`\"" + v.text + "\"`";
@@ -73,8 +75,10 @@ std::string allowed_cell(const KeyType& t) {
     case KeyKind::integer_or_auto:
       return "[" + integer_text(t.int_min) + ", " + integer_text(t.int_max) + "] or `\"auto\"`";
     case KeyKind::number:
+    case KeyKind::number_or_adaptive:
       return (t.open_min ? "(" : "[") + number_text(t.min) + ", " +
-             (t.max == std::numeric_limits<double>::max() ? "inf)" : number_text(t.max) + "]");
+             (t.max == std::numeric_limits<double>::max() ? "inf)" : number_text(t.max) + "]") +
+             (t.kind == KeyKind::number_or_adaptive ? " or `\"adaptive\"`" : "");
     case KeyKind::choice: return quoted_list(t.choices);
     case KeyKind::integers: return "positive integers";
     case KeyKind::path: return "relative to the config file";
@@ -89,7 +93,8 @@ void add_default(toml::table& row, const KeyType& t) {
     case KeyKind::flag: row.insert("default", v.flag); break;
     case KeyKind::integer:
     case KeyKind::integer_or_auto: row.insert("default", v.integer); break;
-    case KeyKind::number: row.insert("default", v.number); break;
+    case KeyKind::number:
+    case KeyKind::number_or_adaptive: row.insert("default", v.number); break;
     case KeyKind::text:
     case KeyKind::path:
     case KeyKind::choice: row.insert("default", v.text); break;
@@ -107,7 +112,7 @@ void add_range(toml::table& row, const KeyType& t) {
   if (t.kind == KeyKind::integer || t.kind == KeyKind::integer_or_auto) {
     row.insert("min", t.int_min);
     row.insert("max", t.int_max);
-  } else if (t.kind == KeyKind::number) {
+  } else if (t.kind == KeyKind::number || t.kind == KeyKind::number_or_adaptive) {
     row.insert("min", t.min);
     if (t.max != std::numeric_limits<double>::max()) row.insert("max", t.max);
     row.insert("min_exclusive", t.open_min);
@@ -124,7 +129,9 @@ std::string schema_markdown() {
   std::ostringstream out;
   out << "| key | type | default | allowed | meaning |\n|---|---|---|---|---|\n";
   for (const KeySpec& k : config_schema()) {
-    const std::string type = k.type.kind == KeyKind::integer_or_auto ? "integer" : type_name(k.type.kind);
+    const std::string type = k.type.kind == KeyKind::integer_or_auto      ? "integer"
+                             : k.type.kind == KeyKind::number_or_adaptive ? "number"
+                                                                          : type_name(k.type.kind);
     out << "| `" << k.name << "` | " << type << " | " << default_cell(k.type) << " | " << allowed_cell(k.type) << " | "
         << k.doc << " |\n";
   }

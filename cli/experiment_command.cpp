@@ -10,11 +10,13 @@
 #include "cli/train_command.h"
 
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <signal.h>
 #include <spdlog/spdlog.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -244,6 +246,13 @@ int run_experiment(const ExperimentOptions& options) {
   ExperimentSpec spec;
   try {
     spec = load_experiment(options.config);
+    if (!options.only.empty())
+      spec.variants.erase(std::remove_if(spec.variants.begin(), spec.variants.end(),
+                                         [&](const Variant& v) {
+                                           return v.name != spec.baseline &&
+                                                  ::fnmatch(options.only.c_str(), v.name.c_str(), 0) != 0;
+                                         }),
+                          spec.variants.end());
     check_prerequisites(spec);
     check_partitions(spec);
   } catch (const ConfigError& e) {

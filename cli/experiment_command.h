@@ -11,6 +11,7 @@ struct ExperimentOptions {
   std::string config;
   std::string out;         // the experiment's folder
   std::string executable;  // the starling binary that runs the variants
+  std::string only;        // a glob: run only the variants it matches, and the baseline
 };
 
 /// 0 when every run finished, 1 when one failed or the user interrupted (the report covers

@@ -30,7 +30,7 @@ struct Row {
 
 const std::vector<std::string> kFields{"epochs", "samples", "wall_seconds", "samples_per_second", "train_loss",
                                        "test_accuracy", "test_accuracy_min", "bytes_sent", "bytes_received",
-                                       "compute_seconds", "exchange_seconds"};
+                                       "compute_seconds", "exchange_seconds", "attackers", "attackers_test_accuracy"};
 
 Row fold(const VariantOutcome& o) {
   Row row;
@@ -179,18 +179,20 @@ std::optional<double> speedup(const Row& row, const Row& baseline) {
 
 std::string table_of(const ExperimentSpec& spec, const std::vector<Row>& rows, const Row& baseline) {
   std::ostringstream t;
-  t << "| variant | system | setup | test accuracy (mean / min) | time to " << fixed(spec.target_accuracy, 2)
-    << " | speedup | wall | samples/s | sent (all peers) | bytes/sample | identical |\n"
-    << "|---|---|---|---|---|---|---|---|---|---|---|\n";
+  t << "| variant | system | setup | test accuracy (mean / min) | attackers (accuracy) | time to "
+    << fixed(spec.target_accuracy, 2) << " | speedup | wall | samples/s | sent (all peers) | bytes/sample | identical |\n"
+    << "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const auto& r : rows) {
     t << "| " << r.variant->name << " | " << r.variant->system << " | " << setup_of(*r.variant) << " | ";
     if (r.finished == 0) {
-      t << "failed (see runs/" << r.variant->name << "/log.txt) | | | | | | | |\n";
+      t << "failed (see runs/" << r.variant->name << "/log.txt) | | | | | | | | |\n";
       continue;
     }
     const auto m = [&](const char* key) { return r.mean.at(key); };
     const auto s = speedup(r, baseline);
     t << fixed(m("test_accuracy"), 4) << " / " << fixed(m("test_accuracy_min"), 4) << " | "
+      << (m("attackers") > 0 ? fixed(m("attackers"), 0) + " (" + fixed(m("attackers_test_accuracy"), 4) + ")" : std::string("—"))
+      << " | "
       << (r.time_to_target ? fixed(*r.time_to_target, 1) + " s" : std::string("not reached")) << " | "
       << (s ? fixed(*s, 2) + "×" : std::string("—")) << " | " << fixed(m("wall_seconds"), 1) << " s | "
       << fixed(m("samples_per_second"), 0) << " | " << bytes_text(m("bytes_sent")) << " | "
@@ -273,7 +275,7 @@ void write_markdown(const ExperimentSpec& spec, const std::string& table, const 
   md << "Run " << now_text() << " from `" << spec.source << "`. Target test accuracy " << spec.target_accuracy
      << "; baseline `" << spec.baseline << "`. Machine:\n\n```json\n" << host.str() << "\n```\n\n";
   md << "## Results\n\n" << table
-     << "\nTest accuracy is that of each peer's node model after the last epoch (mean and minimum over peers). "
+     << "\nTest accuracy is that of each peer's node model after the last epoch (mean and minimum over the honest peers; attacking peers, docs/byzantine.md, are counted apart). "
         "Time to target: the wall time at which the slowest peer first evaluated at or above the target "
         "(mean over repeats). Speedup: the baseline's time to target over the variant's. Sent: bytes all peers "
         "put on the network (for torch-ddp computed as a ring all-reduce would send them). Identical: every peer "

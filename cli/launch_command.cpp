@@ -115,12 +115,28 @@ std::string read_file(const std::string& path) {
 
 double number(const std::string& json, const std::string& key) { return summary_number(json, key).value_or(0.0); }
 
+bool attacks(const Config& c, uint32_t id) {
+  for (const PeerEntry& p : c.peers)
+    if (p.id == id) return p.attack.on();
+  return false;
+}
+
+// The attackers' mean test accuracy, apart from the honest peers' (null with none).
+std::optional<double> attackers_accuracy(const std::vector<PeerRun>& attackers) {
+  if (attackers.empty()) return std::nullopt;
+  double acc = 0.0;
+  for (const auto& a : attackers) acc += number(read_file(a.summary), "test_accuracy") / attackers.size();
+  return acc;
+}
+
+// Accuracy, loss and time to target are the honest peers' alone; attackers count apart.
 JsonObject aggregate(const Config& c, const std::vector<PeerRun>& all) {
-  std::vector<PeerRun> children;
+  std::vector<PeerRun> children, attackers;
   std::vector<std::string> lost;
   for (const auto& child : all) {
-    if (child.status == 0) children.push_back(child);
-    else lost.push_back(std::to_string(child.id));
+    if (child.status != 0) lost.push_back(std::to_string(child.id));
+    else if (attacks(c, child.id)) attackers.push_back(child);
+    else children.push_back(child);
   }
   std::vector<std::string> checksums, files;
   double samples = 0, rate = 0, wall = 0, acc = 0, acc_min = 1, loss = 0, sent = 0, received = 0, ttt = 0;
@@ -166,6 +182,9 @@ JsonObject aggregate(const Config& c, const std::vector<PeerRun>& all) {
       .add("model_checksum", checksums)
       .add("identical_models", identical)
       .add("peers_lost", lost)
+      .add("attackers", static_cast<int>(attackers.size()))
+      .add("attackers_test_accuracy", attackers_accuracy(attackers))
+      .add("aggregator", std::string(gossip::aggregator_name(c.node.exchange.aggregator.kind)))
       .add("peer_summaries", files);
   return j;
 }
@@ -178,6 +197,18 @@ int check_partition_first(const Config& config) {
     partition_peers(config, load_data(config).train);
     return 0;
   });
+}
+
+// Attackers are never a default: a config that has them says so before anything starts.
+void announce_attackers(const Config& c) {
+  std::string list;
+  for (const PeerEntry& p : c.peers)
+    if (p.attack.on())
+      list += (list.empty() ? "" : ", ") + std::to_string(p.id) + " (" + gossip::attack_name(p.attack.kind) + " x" +
+              std::to_string(p.attack.scale) + ")";
+  if (!list.empty())
+    spdlog::warn("this job has attacking peers: {}; aggregator \"{}\"; they are reported apart from the honest peers",
+                 list, gossip::aggregator_name(c.node.exchange.aggregator.kind));
 }
 
 std::string peer_summary(const Config& c, uint32_t id) {
@@ -296,6 +327,7 @@ int run_launch(const LaunchOptions& options) {
     return 2;
   }
   if (const int status = check_partition_first(config); status != 0) return status;
+  announce_attackers(config);
   std::vector<PeerRun> runs;
   const int status =
       config.launch.in_process ? launch_threads(config, options, runs) : launch_processes(config, options, runs);

@@ -64,6 +64,7 @@ int main(int argc, char** argv) {
       "experiment", "Run every variant of an experiment config; write metrics.csv, summary.json, report.md and plots");
   experiment_cmd->add_option("-c,--config", experiment.config, "Experiment configuration (TOML)")->required();
   experiment_cmd->add_option("-o,--out", experiment.out, "Folder for the results")->required();
+  experiment_cmd->add_option("--only", experiment.only, "Run only the variants whose names match this glob (and the baseline)");
 
   starling::cli::KeygenOptions keygen;
   auto* keygen_cmd = app.add_subcommand("keygen", "Write CURVE key pairs for the peers of a config (or one named pair)");

@@ -75,6 +75,22 @@ class CliObserver final : public TrainObserver {
   const PeerOutput* quiet_;
 };
 
+// Per neighbour under a robust aggregator: its mean and largest distance from this peer's
+// model, and the fraction of rounds its difference was clipped.
+JsonObject neighbour_report(const std::map<uint32_t, gossip::NeighbourStats>& neighbours) {
+  JsonObject j;
+  for (const auto& [id, s] : neighbours) {
+    JsonObject one;
+    const double rounds = static_cast<double>(std::max<std::uint64_t>(1, s.rounds));
+    one.add("rounds", static_cast<long long>(s.rounds))
+        .add("distance_mean", s.distance_sum / rounds)
+        .add("distance_max", s.distance_max)
+        .add("clipped_fraction", static_cast<double>(s.clipped) / rounds);
+    j.add(std::to_string(id), one);
+  }
+  return j;
+}
+
 JsonObject drop_counts(const std::map<std::string, uint64_t>& drops) {
   JsonObject j;
   for (const auto& [reason, count] : drops) j.add(reason, static_cast<long long>(count));
@@ -125,6 +141,10 @@ JsonObject summarize(const Config& c, const actors::NodeResult& node) {
       .add("view_changes", static_cast<long long>(node.view_changes))
       .add("members_at_end", members)
       .add("drops", drop_counts(node.drops));
+  const gossip::AttackSpec& attack = c.peers.empty() ? gossip::AttackSpec{} : c.peers[static_cast<std::size_t>(c.node.exchange.rank)].attack;
+  j.add("attack", std::string(gossip::attack_name(attack.kind)))
+      .add("aggregator", std::string(gossip::aggregator_name(c.node.exchange.aggregator.kind)))
+      .add("neighbours", neighbour_report(node.neighbours));
   return j;
 }
 
@@ -170,6 +190,9 @@ int train_on(Config config, const TrainTest& data, const std::string& summary, c
                  actors::intra_sync_name(config.node.intra_sync), config.node.train.learner.batch,
                  kernels::backend_name(config.node.train.learner.backend), platform::isa_name(platform::active_isa()),
                  gossip::exchange_mode_name(config.node.exchange.mode), config.run.epochs);
+    if (!config.peers.empty() && config.peers[static_cast<std::size_t>(config.node.exchange.rank)].attack.on())
+      spdlog::warn("{}this peer ATTACKS ({}): it sends crafted models to its honest neighbours", tag,
+                   gossip::attack_name(config.peers[static_cast<std::size_t>(config.node.exchange.rank)].attack.kind));
     const std::string csv = config.run.out_dir + "/" + config.run.name + ".metrics.csv";
     ensure_parent_dir(csv);
     CliObserver observer(csv, config.run.name, quiet);
@@ -218,6 +241,7 @@ void select_peer(Config& config, std::optional<uint32_t> id) {
     throw ConfigError("starling peer: give --id, or run under a launcher that sets STARLING_RANK, SLURM_PROCID or OMPI_COMM_WORLD_RANK");
   }
   config.node.exchange.rank = static_cast<int>(rank);
+  config.node.train.learner.flip_labels = config.peers[rank].attack.kind == gossip::Attack::label_flip;
   if (config.peers[rank].learners > 0) config.node.learners = config.peers[rank].learners;
   config.run.name += "-peer" + std::to_string(config.peers[rank].id);
   // Peers started from one config must not share a checkpoint folder.

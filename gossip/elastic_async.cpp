@@ -16,6 +16,7 @@ AsyncGossipOptions async_options(const ExchangeSpec& spec, const ControlPlane& c
   AsyncGossipOptions a;
   a.max_staleness = spec.max_staleness;
   a.staleness_scaling = spec.staleness_scaling;
+  a.aggregator = spec.aggregator;
   a.timeout = spec.timeout;
   a.seed = spec.seed + static_cast<std::uint64_t>(spec.rank);
   a.reachable = [&control](PeerId p) { return control.alive(p) && control.responsive(p); };

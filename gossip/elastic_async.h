@@ -40,6 +40,7 @@ class ElasticAsync {
   void finish();
 
   std::map<std::string, std::uint64_t> drops() const { return async_.drops(); }
+  const std::map<PeerId, NeighbourStats>& neighbour_stats() const { return async_.neighbour_stats(); }
   const AsyncGossipStats& stats() const { return async_.stats(); }
 
  private:

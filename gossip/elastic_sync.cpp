@@ -30,6 +30,10 @@ void merge(std::map<std::string, std::uint64_t>& into, const std::map<std::strin
   for (const auto& [reason, count] : from) into[reason] += count;
 }
 
+void merge(std::map<PeerId, NeighbourStats>& into, const std::map<PeerId, NeighbourStats>& from) {
+  for (const auto& [id, stats] : from) into[id].add(stats);
+}
+
 }  // namespace
 
 ElasticSync::ElasticSync(Transport& transport, ControlPlane& control, const ExchangeSpec& spec,
@@ -253,6 +257,12 @@ std::map<std::string, std::uint64_t> ElasticSync::drops() const {
   return all;
 }
 
+std::map<PeerId, NeighbourStats> ElasticSync::neighbour_stats() const {
+  std::map<PeerId, NeighbourStats> all = neighbour_stats_;
+  if (algorithm_) merge(all, algorithm_->neighbour_stats());
+  return all;
+}
+
 AlgorithmState ElasticSync::algorithm_state() const {
   AlgorithmState state{ring(), round_, {}};
   if (algorithm_) state.values = algorithm_->state();
@@ -262,6 +272,7 @@ AlgorithmState ElasticSync::algorithm_state() const {
 // The view's algorithm, its density where adaptive compression has changed it.
 void ElasticSync::build(std::uint64_t start_round) {
   if (algorithm_) merge(drops_, algorithm_->drops());
+  if (algorithm_) merge(neighbour_stats_, algorithm_->neighbour_stats());
   algorithm_.reset();
   const std::vector<PeerId> ids = ring();
   const auto self = std::find(ids.begin(), ids.end(), transport_.self());

@@ -71,6 +71,8 @@ class ElasticSync {
   const View& view() const { return view_; }
   std::uint64_t view_changes() const { return view_changes_; }
   std::map<std::string, std::uint64_t> drops() const;
+  /// Under a robust aggregator, per neighbour over every view so far (robust_aggregation.h).
+  std::map<PeerId, NeighbourStats> neighbour_stats() const;
 
   /// The algorithm's state beyond the model, for a checkpoint (empty values: none).
   AlgorithmState algorithm_state() const;
@@ -112,6 +114,7 @@ class ElasticSync {
   std::unique_ptr<AdaptiveCompression> adaptive_;  // the density controller, across views
   std::optional<AlgorithmState> resumed_;
   std::map<std::string, std::uint64_t> drops_;  // of algorithms already replaced
+  std::map<PeerId, NeighbourStats> neighbour_stats_;  // of algorithms already replaced
 };
 
 }  // namespace starling::gossip

@@ -149,6 +149,10 @@ std::map<std::string, std::uint64_t> PeerExchange::drops() const {
   return all;
 }
 
+std::map<PeerId, NeighbourStats> PeerExchange::neighbour_stats() const {
+  return sync_ ? sync_->neighbour_stats() : async_ ? async_->neighbour_stats() : std::map<PeerId, NeighbourStats>{};
+}
+
 std::vector<PeerId> PeerExchange::members() const { return sync_ ? sync_->view().members : std::vector<PeerId>{}; }
 
 // At most one line per kDropReportEvery: what was dropped since the last one, by reason.

@@ -64,6 +64,8 @@ class PeerExchange {
   /// Every message dropped so far, by reason: the transport's, the control plane's and the
   /// algorithms'.
   std::map<std::string, std::uint64_t> drops() const;
+  /// Per neighbour under a robust aggregator: its distance and how often it was clipped.
+  std::map<PeerId, NeighbourStats> neighbour_stats() const;
   std::uint64_t view_changes() const { return sync_ ? sync_->view_changes() : 0; }
   /// The synchronous algorithm's state beyond the model, for a checkpoint; empty values for
   /// an algorithm without one and for async-gossip.

@@ -51,6 +51,8 @@ double Learner::run_batch(const ParamUpdate* update) {
   const int batch = std::min<int64_t>(spec_.batch, static_cast<int64_t>(order.size()));
   const std::size_t first = static_cast<std::size_t>((steps_ % steps_per_epoch_) * spec_.batch);
   train_.gather(order.data() + first, batch, x_.data(), labels_.data());
+  if (spec_.flip_labels)
+    for (int i = 0; i < batch; ++i) labels_[i] = spec_.model.classes - 1 - labels_[i];
   // Dropout's masks: distinct per learner and step, the same again after a resume.
   model_.set_mode(true, mix_seed(mix_seed(spec_.seed, static_cast<uint64_t>(spec_.shard)), static_cast<uint64_t>(steps_)));
   const float* logits = model_.forward(spec_.backend, batch, x_.data());

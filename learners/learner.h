@@ -22,6 +22,8 @@ struct LearnerSpec {
   /// The peer's part of a partition (learners/partition.h), shared by its learners; null:
   /// the whole training set (iid).
   std::shared_ptr<const std::vector<uint32_t>> part;
+  /// A label-flipping attacker's learner (docs/byzantine.md) trains on class C−1−c for c.
+  bool flip_labels = false;
 };
 
 /// The sampler a learner with `spec` draws its batches from; throws std::invalid_argument

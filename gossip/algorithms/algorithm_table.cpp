@@ -6,6 +6,7 @@
 
 #include "gossip/algorithms/adaptive_compression_sync.h"
 #include "gossip/algorithms/allreduce_sync.h"
+#include "gossip/algorithms/byzantine_sync.h"
 #include "gossip/algorithms/choco_sync.h"
 #include "gossip/algorithms/compressed_allreduce_sync.h"
 #include "gossip/algorithms/dpsgd_sync.h"
@@ -63,6 +64,9 @@ Variant variant_of(const ExchangeSpec& spec) {
 }  // namespace
 
 std::unique_ptr<SyncAlgorithm> make_sync_algorithm(const SyncSetup& setup) {
+  // An attacker crafts in D-PSGD's rounds (config_schema.cpp allows attackers only there).
+  if (setup.spec.mode == ExchangeMode::gossip && attack_of(setup.spec.peers, setup.members[setup.rank]).crafts())
+    return std::make_unique<ByzantineSync>(setup);
   const Variant variant = variant_of(setup.spec);
   for (const Row& row : kAlgorithms)
     if (row.mode == setup.spec.mode && row.variant == variant) return row.make(setup);

@@ -224,7 +224,7 @@ std::size_t AsyncGossip::respond(PeerId from, protocols::Span<float> x) {
   }
   announce(MessageType::heartbeat, from);
   send_vector(from, MessageType::gossip_pull_reply, n.request_seq, x);
-  mix_in(x, request, x, n.step);
+  mix_in(x, request, x, from);
   ++stats_.served;
   return 1;
 }
@@ -251,7 +251,7 @@ void AsyncGossip::on_reply(Message m, protocols::Span<float> x) {
   }
   slot = std::move(m);
   if (++out.received < out.reply.size()) return;
-  mix_in(x, out.reply, out.snapshot, neighbours_[out.partner].step);
+  mix_in(x, out.reply, out.snapshot, out.partner);
   out.done = true;
   ++stats_.exchanges;
 }
@@ -289,15 +289,35 @@ void AsyncGossip::send_vector(PeerId to, MessageType type, std::uint64_t seq, pr
 
 // x += (other − base) / (2τ); both sides of a pair use the same τ, so their deltas cancel.
 void AsyncGossip::mix_in(protocols::Span<float> x, const std::vector<Message>& segments,
-                         protocols::Span<const float> base, std::uint64_t other_step) {
+                         protocols::Span<const float> base, PeerId from) {
+  const std::uint64_t other_step = neighbours_[from].step;
   const double tau = options_.staleness_scaling ? std::max<std::uint64_t>(1, distance(step_, other_step)) : 1.0;
-  const float scale = static_cast<float>(0.5 / tau);
+  float scale = static_cast<float>(0.5 / tau);
+  if (options_.aggregator.kind == Aggregator::clipped) {
+    other_.resize(x.size());
+    for (const Message& seg : segments)
+      std::memcpy(other_.data() + seg.header.tensor_offset, seg.payload.data(), seg.header.tensor_length * sizeof(float));
+    scale *= clip_scale(from, base, other_);
+  }
   for (const Message& seg : segments) {
     const auto* src = static_cast<const unsigned char*>(seg.payload.data());
     const std::size_t begin = seg.header.tensor_offset;
     for (std::size_t i = 0; i < seg.header.tensor_length; ++i)
       x[begin + i] += scale * (load_float(src, i) - base[begin + i]);
   }
+}
+
+// min(1, τ/‖other − base‖), with τ fixed or the second-largest of the last distances seen
+// from each neighbour; counts the sample for the neighbour's report.
+float AsyncGossip::clip_scale(PeerId from, protocols::Span<const float> base, const std::vector<float>& other) {
+  const double d = gossip::distance(base, other.data());
+  NeighbourStats& stats = neighbour_stats_[from];
+  std::vector<double> last{d};
+  for (const auto& [id, s] : neighbour_stats_)
+    if (id != from && s.rounds > 0) last.push_back(s.distance_last);
+  const double radius = clip_radius(options_.aggregator, last);
+  stats.add(NeighbourSample{d, d > radius});
+  return d > radius ? static_cast<float>(radius / d) : 1.0f;
 }
 
 }  // namespace starling::gossip

@@ -44,6 +44,12 @@
 // about two heartbeats, not for its pause.
 //
 // Malformed, unexpected or out-of-range frames are dropped and counted, never mixed in.
+//
+// Robust aggregation (options.aggregator, robust_aggregation.h): only self-centred clipping
+// has a pairwise form. Each side clips the difference it mixes in, x += CLIP(other − base, τ)
+// / (2τ_s), τ fixed or adaptive: the second-largest of the last distances seen from each
+// neighbour. The two sides clip by their own τ, so the pair's sum is kept only when neither
+// clips. A median or trimmed mean of two values is their mean: those stay synchronous.
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -54,6 +60,7 @@
 #include <string>
 #include <vector>
 
+#include "gossip/algorithms/robust_aggregation.h"
 #include "gossip/transport/message.h"
 #include "gossip/transport/transport.h"
 #include "protocols/span.h"
@@ -70,6 +77,7 @@ struct AsyncGossipOptions {
   /// Whether a neighbour may be waited for and picked (see the file comment); empty: always.
   std::function<bool(PeerId)> reachable;
   std::chrono::milliseconds poll{20};  // how often waits look at `reachable` again
+  AggregatorSpec aggregator;           // mean or clipped (see the file comment)
 };
 
 struct AsyncGossipStats {
@@ -103,6 +111,7 @@ class AsyncGossip {
 
   const AsyncGossipStats& stats() const { return stats_; }
   const std::map<std::string, std::uint64_t>& drops() const { return drops_; }
+  const std::map<PeerId, NeighbourStats>& neighbour_stats() const { return neighbour_stats_; }
 
  private:
   struct Neighbour {
@@ -138,7 +147,8 @@ class AsyncGossip {
   const char* segment_problem(const Message& m) const;
   void send_vector(PeerId to, protocols::MessageType type, std::uint64_t seq, protocols::Span<const float> x);
   void mix_in(protocols::Span<float> x, const std::vector<Message>& segments, protocols::Span<const float> base,
-              std::uint64_t other_step);
+              PeerId from);
+  float clip_scale(PeerId from, protocols::Span<const float> base, const std::vector<float>& other);
 
   Transport& transport_;
   std::map<PeerId, Neighbour> neighbours_;
@@ -153,6 +163,8 @@ class AsyncGossip {
   std::mt19937_64 rng_;
   AsyncGossipStats stats_;
   std::map<std::string, std::uint64_t> drops_;
+  std::map<PeerId, NeighbourStats> neighbour_stats_;
+  std::vector<float> other_;  // a partner's vector put together, for clipping
 };
 
 }  // namespace starling::gossip

@@ -12,6 +12,17 @@ MixingSchedule view_schedule(const SyncSetup& s) {
 
 NeighbourSync::NeighbourSync(const SyncSetup& s) : NeighbourSync(s, view_schedule(s)) {}
 
+NeighbourSync::NeighbourSync(const SyncSetup& s, GossipOptions options)
+    : model_(s.model), gossip_(s.transport, s.members, view_schedule(s), options) {}
+
+// Only D-PSGD aggregates robustly: the exact algorithms built on the same mixing need the
+// average itself (config_schema.cpp refuses an aggregator with them).
+DpsgdSync::DpsgdSync(const SyncSetup& s) : NeighbourSync(s, [&] {
+  auto options = round_options<GossipOptions>(s);
+  options.aggregator = s.spec.aggregator;
+  return options;
+}()) {}
+
 NeighbourSync::NeighbourSync(const SyncSetup& s, MixingSchedule schedule)
     : model_(s.model), gossip_(s.transport, s.members, std::move(schedule), round_options<GossipOptions>(s)) {}
 

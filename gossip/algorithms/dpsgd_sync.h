@@ -1,7 +1,8 @@
 #pragma once
 // Mode gossip without a codec, D-PSGD (Lian et al. 2017): one mixing round
 // x_i ← Σ_j W_ij x_j over the configured topology laid over the view's members, with
-// Metropolis–Hastings weights (gossip_average.h, mixing_schedule.h).
+// Metropolis–Hastings weights (gossip_average.h, mixing_schedule.h), or with a robust
+// aggregator (exchange.aggregator, robust_aggregation.h) in place of the average.
 #include <cstdint>
 #include <map>
 #include <string>
@@ -17,11 +18,13 @@ namespace starling::gossip {
 class NeighbourSync : public SyncAlgorithm {
  public:
   std::map<std::string, std::uint64_t> drops() const override { return gossip_.drops(); }
+  std::map<PeerId, NeighbourStats> neighbour_stats() const override { return gossip_.neighbour_stats(); }
 
  protected:
   /// Mixing over the view's schedule (view_schedule).
   explicit NeighbourSync(const SyncSetup& setup);
   NeighbourSync(const SyncSetup& setup, MixingSchedule schedule);
+  NeighbourSync(const SyncSetup& setup, GossipOptions options);
 
   protocols::Span<float> model_;
   GossipAverage gossip_;
@@ -29,7 +32,7 @@ class NeighbourSync : public SyncAlgorithm {
 
 class DpsgdSync final : public NeighbourSync {
  public:
-  explicit DpsgdSync(const SyncSetup& setup) : NeighbourSync(setup) {}
+  explicit DpsgdSync(const SyncSetup& setup);
 
  private:
   void round(double) override { gossip_.run(model_); }

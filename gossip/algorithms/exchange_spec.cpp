@@ -1,4 +1,4 @@
-// The exchange modes' names and the peers' key-file names (gossip/algorithms/exchange_spec.h).
+// The exchange spec's names and look-ups (gossip/algorithms/exchange_spec.h).
 #include "gossip/algorithms/exchange_spec.h"
 
 #include <string>
@@ -21,6 +21,12 @@ const char* exchange_mode_name(ExchangeMode mode) { return kExchangeModeNames[st
 bool uses_topology(ExchangeMode mode) {
   return mode == ExchangeMode::gossip || mode == ExchangeMode::async_gossip || mode == ExchangeMode::gradient_tracking ||
          mode == ExchangeMode::push_sum || mode == ExchangeMode::exact_diffusion;
+}
+
+AttackSpec attack_of(const std::vector<PeerAddress>& peers, PeerId id) {
+  for (const PeerAddress& p : peers)
+    if (p.id == id) return p.attack;
+  return {};
 }
 
 }  // namespace starling::gossip

@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "gossip/algorithms/adaptive_compression.h"
+#include "gossip/algorithms/attack.h"
+#include "gossip/algorithms/robust_aggregation.h"
 #include "gossip/transport/curve.h"
 #include "gossip/transport/message.h"
 #include "protocols/codec.h"
@@ -33,7 +35,11 @@ bool uses_topology(ExchangeMode mode);
 struct PeerAddress {
   PeerId id = 0;
   std::string endpoint;  // e.g. tcp://127.0.0.1:5601
+  AttackSpec attack{};   // an attacking peer (attack.h); every peer knows, only attackers use it
 };
+
+/// The attack of peer `id` among `peers` (none when it is not listed).
+AttackSpec attack_of(const std::vector<PeerAddress>& peers, PeerId id);
 
 /// Where a peer's training goes on after it joined a running job or fell behind: the round
 /// of its next exchange and the iteration of the model it now holds.
@@ -48,6 +54,7 @@ struct ExchangeSpec {
   int random_degree = 3;
   uint64_t seed = 1;
   int clique_size = 0;  // d-cliques: peers per clique
+  int ring_peers = 0;   // ring-and-leaves: the peers on the ring (the rest are leaves)
   /// d-cliques: every peer's training samples per class, in `peers` order (empty: unknown,
   /// the cliques are then drawn by seed alone).
   std::vector<std::vector<double>> label_counts;
@@ -62,6 +69,7 @@ struct ExchangeSpec {
   double outer_lr = 1.0;        // α
   double outer_momentum = 0.0;  // β
   bool outer_nesterov = true;
+  AggregatorSpec aggregator;  // gossip (D-PSGD): how received models are mixed in (robust_aggregation.h)
   uint64_t max_staleness = 4;      // async-gossip: steps a peer may run ahead of a neighbour
   bool staleness_scaling = false;  // async-gossip: divide the mixed-in change by the step gap
   /// Compressed gossip or all-reduce: steer the codec's density so that communication

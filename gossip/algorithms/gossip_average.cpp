@@ -9,6 +9,15 @@
 #include "gossip/transport/error.h"
 
 namespace starling::gossip {
+namespace {
+
+std::vector<int> in_ranks(const MixingPlan& plan) {
+  std::vector<int> ranks;
+  for (const auto& from : plan.receive_from) ranks.push_back(from.first);
+  return ranks;
+}
+
+}  // namespace
 
 GossipAverage::GossipAverage(Transport& transport, std::vector<PeerId> peers, MixingSchedule schedule,
                              GossipOptions options)
@@ -34,38 +43,65 @@ void GossipAverage::run(protocols::Span<float> x) {
   // 1. Push the own vector, as it is before mixing, to this round's out-neighbours.
   send_vector(plan, x);
   // 2. Wait for every in-neighbour's vector of this round; later rounds are kept for later.
-  collect(round_, x.size(), deadline);
+  collect(in_ranks(plan), x.size(), deadline);
   // 3. x ← W_ii x + Σ_j W_ij x_j, then forget this round.
   mix(plan, x);
+  end_round();
+}
+
+void GossipAverage::end_round() {
   inflows_.erase(inflows_.begin(), inflows_.upper_bound(round_));
   ++round_;
 }
 
+std::map<int, std::vector<float>> GossipAverage::receive_from(const std::vector<int>& ranks, std::size_t length) {
+  collect(ranks, length, Transport::Clock::now() + options_.timeout);
+  std::map<int, std::vector<float>> out;
+  for (int r : ranks) out[r] = assembled(r, length);
+  return out;
+}
+
+void GossipAverage::send_to(int rank, protocols::Span<const float> x) {
+  if (rank < 0 || rank >= static_cast<int>(peers_.size()) || !transport_.reachable(peers_[rank]))
+    STARLING_GOSSIP_THROW(InvalidArgument, "round " + std::to_string(round_) + ": no route to rank " + std::to_string(rank));
+  send_segments(rank, x);
+}
+
+// The vector of one in-neighbour of this round, its segments put together.
+std::vector<float> GossipAverage::assembled(int rank, std::size_t length) const {
+  std::vector<float> v(length);
+  for (const Message& seg : inflows_.at(round_).at(peers_[rank]).segments)
+    std::memcpy(v.data() + seg.header.tensor_offset, seg.payload.data(), seg.header.tensor_length * sizeof(float));
+  return v;
+}
+
 void GossipAverage::send_vector(const MixingPlan& plan, protocols::Span<const float> x) {
+  for (int r : plan.send_to) send_segments(r, x);
+}
+
+void GossipAverage::send_segments(int r, protocols::Span<const float> x) {
   const std::size_t n = segment_count(x.size(), per_segment_);
-  for (int r : plan.send_to)
-    for (std::size_t s = 0; s < n; ++s) {
-      const std::size_t begin = s * per_segment_;
-      const std::size_t count = std::min(per_segment_, x.size() - std::min(begin, x.size()));
-      protocols::FrameHeader h;
-      h.type = protocols::MessageType::gossip_push;
-      h.flags = s + 1 == n ? protocols::kFlagLastChunk : 0;
-      h.round = round_;
-      h.tensor_offset = begin;
-      h.tensor_length = count;
-      const protocols::ByteSpan bytes(reinterpret_cast<const std::uint8_t*>(x.data() + begin), count * sizeof(float));
-      transport_.send(peers_[r], h, bytes);
-    }
+  for (std::size_t s = 0; s < n; ++s) {
+    const std::size_t begin = s * per_segment_;
+    const std::size_t count = std::min(per_segment_, x.size() - std::min(begin, x.size()));
+    protocols::FrameHeader h;
+    h.type = protocols::MessageType::gossip_push;
+    h.flags = s + 1 == n ? protocols::kFlagLastChunk : 0;
+    h.round = round_;
+    h.tensor_offset = begin;
+    h.tensor_length = count;
+    const protocols::ByteSpan bytes(reinterpret_cast<const std::uint8_t*>(x.data() + begin), count * sizeof(float));
+    transport_.send(peers_[r], h, bytes);
+  }
 }
 
-void GossipAverage::collect(std::uint64_t round, std::size_t length, Transport::Clock::time_point deadline) {
-  const MixingPlan plan = schedule_(round);
-  while (!complete(plan, round)) file(transport_.receive(deadline), length);
+void GossipAverage::collect(const std::vector<int>& ranks, std::size_t length, Transport::Clock::time_point deadline) {
+  while (!complete(ranks, round_)) file(transport_.receive(deadline), length);
 }
 
-bool GossipAverage::complete(const MixingPlan& plan, std::uint64_t round) const {
+bool GossipAverage::complete(const std::vector<int>& ranks, std::uint64_t round) const {
   const auto inflows = inflows_.find(round);
-  for (const auto& [rank, weight] : plan.receive_from) {
+  for (int rank : ranks) {
     if (inflows == inflows_.end()) return false;
     const auto it = inflows->second.find(peers_[rank]);
     if (it == inflows->second.end() || it->second.received != it->second.segments.size()) return false;
@@ -113,8 +149,20 @@ void GossipAverage::file(Message m, std::size_t length) {
 void GossipAverage::mix(const MixingPlan& plan, protocols::Span<float> x) {
   double weights = plan.self_weight;
   for (const auto& from : plan.receive_from) weights += from.second;
-  if (std::abs(weights - 1.0) < 1e-9) mix_differences(plan, x);
+  const bool stochastic = std::abs(weights - 1.0) < 1e-9;
+  if (stochastic && options_.aggregator.kind != Aggregator::mean && !plan.receive_from.empty()) mix_robust(plan, x);
+  else if (stochastic) mix_differences(plan, x);
   else mix_weighted(plan, x);
+}
+
+// Robust aggregation needs whole vectors (a norm, or every coordinate's values at once).
+void GossipAverage::mix_robust(const MixingPlan& plan, protocols::Span<float> x) {
+  std::vector<std::vector<float>> vectors;
+  std::vector<NeighbourVector> neighbours;
+  for (const auto& [rank, weight] : plan.receive_from) vectors.push_back(assembled(rank, x.size()));
+  for (std::size_t k = 0; k < vectors.size(); ++k) neighbours.push_back({vectors[k].data(), plan.receive_from[k].second});
+  const std::vector<NeighbourSample> samples = robust_mix(options_.aggregator, x, neighbours);
+  for (std::size_t k = 0; k < samples.size(); ++k) neighbour_stats_[peers_[plan.receive_from[k].first]].add(samples[k]);
 }
 
 // x_i ← x_i + Σ_j W_ij (x_j − x_i): with W symmetric, what i gains from j is bit for bit

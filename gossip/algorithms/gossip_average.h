@@ -4,7 +4,9 @@
 // x_i ← W_ii x_i + Σ_j W_ij x_j. Vectors travel as gossip_push segments tagged with the
 // round (for a row-stochastic plan as x_i + Σ_j W_ij (x_j − x_i), which keeps the mean); a
 // neighbour already in the next round is buffered, stale rounds are dropped and
-// counted, as are segments that do not fit the vector or carry non-finite values.
+// counted, as are segments that do not fit the vector or carry non-finite values. With a
+// robust aggregator (robust_aggregation.h) the received vectors are clipped, trimmed or
+// reduced to their median instead of averaged, and each neighbour's distance is kept.
 //
 // Contract: `peers` maps ranks of the schedule to peer ids and contains the transport's
 // own id; the transport is connected to every rank the schedule sends to and accepts every
@@ -17,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "gossip/algorithms/robust_aggregation.h"
 #include "gossip/topology/mixing_schedule.h"
 #include "gossip/transport/message.h"
 #include "gossip/transport/transport.h"
@@ -29,7 +32,9 @@ struct GossipOptions {
   std::chrono::milliseconds timeout{60000};  // for one run()
   std::uint64_t first_round = 0;
   std::uint64_t max_rounds_ahead = 4;  // later rounds than this are dropped, not buffered
+  AggregatorSpec aggregator;           // for row-stochastic plans; push-sum's stay weighted
 };
+
 
 class GossipAverage {
  public:
@@ -42,6 +47,15 @@ class GossipAverage {
 
   std::uint64_t round() const { return round_; }
   const std::map<std::string, std::uint64_t>& drops() const { return drops_; }
+  const std::map<PeerId, NeighbourStats>& neighbour_stats() const { return neighbour_stats_; }
+
+  // An attacking peer's round in three steps (byzantine_sync.h): the plan of the round, the
+  // vectors of the given in-neighbour ranks (waits for them), a vector to one out-neighbour.
+  MixingPlan plan() const { return schedule_(round_); }
+  std::map<int, std::vector<float>> receive_from(const std::vector<int>& ranks, std::size_t length);
+  void send_to(int rank, protocols::Span<const float> x);
+  /// Ends the round begun by receive_from and send_to.
+  void end_round();
 
  private:
   // Segments received from one in-neighbour for one round, indexed by segment number.
@@ -52,13 +66,16 @@ class GossipAverage {
   using RoundInflows = std::map<PeerId, Inflow>;
 
   void send_vector(const MixingPlan& plan, protocols::Span<const float> x);
-  void collect(std::uint64_t round, std::size_t length, Transport::Clock::time_point deadline);
-  bool complete(const MixingPlan& plan, std::uint64_t round) const;
+  void send_segments(int rank, protocols::Span<const float> x);
+  void collect(const std::vector<int>& ranks, std::size_t length, Transport::Clock::time_point deadline);
+  bool complete(const std::vector<int>& ranks, std::uint64_t round) const;
+  std::vector<float> assembled(int rank, std::size_t length) const;
   void file(Message m, std::size_t length);
   const char* reject_reason(const Message& m, std::size_t length) const;
   void mix(const MixingPlan& plan, protocols::Span<float> x);
   void mix_differences(const MixingPlan& plan, protocols::Span<float> x);
   void mix_weighted(const MixingPlan& plan, protocols::Span<float> x);
+  void mix_robust(const MixingPlan& plan, protocols::Span<float> x);
 
   Transport& transport_;
   std::vector<PeerId> peers_;
@@ -71,6 +88,7 @@ class GossipAverage {
   std::map<std::uint64_t, RoundInflows> inflows_;
   std::map<std::string, std::uint64_t> drops_;
   std::vector<float> own_;  // x before this round's mixing
+  std::map<PeerId, NeighbourStats> neighbour_stats_;
 };
 
 }  // namespace starling::gossip

@@ -70,6 +70,8 @@ class SyncAlgorithm {
 
   /// Messages this algorithm ignored, by reason.
   virtual std::map<std::string, std::uint64_t> drops() const = 0;
+  /// Under a robust aggregator: how far each neighbour's model was, how often it was clipped.
+  virtual std::map<PeerId, NeighbourStats> neighbour_stats() const { return {}; }
   /// The state a checkpoint must keep for the next round to continue exactly; empty values
   /// when there is none (the default).
   virtual std::vector<float> state() const { return {}; }

@@ -8,6 +8,7 @@ TopologyOptions view_topology_options(const ExchangeSpec& spec, const std::vecto
   o.random_degree = spec.random_degree;
   o.seed = spec.seed;
   o.clique_size = spec.clique_size;
+  o.ring_peers = spec.ring_peers;
   if (spec.label_counts.empty()) return o;
   for (PeerId id : members) {
     o.label_counts.emplace_back();

@@ -218,7 +218,27 @@ SpectralInfo spectral_info(const DenseMatrix& w) {
 
 SpectralInfo spectral_info(const Topology& topology) { return spectral_info(metropolis_weights(topology)); }
 
+Topology dumbbell(int p) {
+  const int half = (p + 1) / 2;
+  std::vector<std::vector<int>> n(static_cast<std::size_t>(std::max(p, 0)));
+  for (int a = 0; a < p; ++a)
+    for (int b = 0; b < p; ++b)
+      if (a != b && (a < half) == (b < half)) n[a].push_back(b);
+  if (half < p) n[0].push_back(half);
+  return Topology("dumbbell", std::move(n));
+}
+
+Topology ring_and_leaves(int p, int h) {
+  if (h <= 0 || h >= p) return ring(p);
+  std::vector<std::vector<int>> n(static_cast<std::size_t>(p));
+  for (int k = 0; h > 1 && k < h; ++k) n[k].push_back((k + 1) % h);
+  for (int k = 0; h + k < p; ++k) n[h + k].push_back((k / 2) % h);
+  return Topology("ring-and-leaves", std::move(n));
+}
+
 Topology topology_by_name(const std::string& name, int p, const TopologyOptions& options) {
+  if (name == "dumbbell") return dumbbell(p);
+  if (name == "ring-and-leaves") return ring_and_leaves(p, options.ring_peers);
   if (name == "torus") return torus(p);
   if (name == "exponential" || name == "one-peer-exponential") return exponential(p);
   if (name == "complete") return complete(p);

@@ -36,9 +36,17 @@ Topology torus(int p);
 /// rank ± 2^k (mod p) for every 2^k < p.
 Topology exponential(int p);
 Topology complete(int p);
+/// Two cliques, ranks [0, ⌈p/2⌉) and [⌈p/2⌉, p), joined by one edge between each clique's
+/// first rank: the bottleneck graph of ClippedGossip's experiments.
+Topology dumbbell(int p);
+/// Ranks [0, h) on a ring, every later rank a leaf joined to one ring rank, two leaves to each
+/// in turn (leaf k to ring rank k/2 mod h); h ≤ 0 or h ≥ p: the ring. With the leaves
+/// attacking, ClippedGossip's Byzantine-majority graph (5 honest on a ring, 11 attackers).
+Topology ring_and_leaves(int p, int h);
 /// The topologies a config can name, each built by topology_by_name.
-inline constexpr const char* kTopologyNames[] = {"ring",     "torus",  "exponential", "one-peer-exponential",
-                                                 "complete", "random", "d-cliques"};
+inline constexpr const char* kTopologyNames[] = {"ring",   "torus",     "exponential", "one-peer-exponential",
+                                                 "complete", "random", "d-cliques", "dumbbell",
+                                                 "ring-and-leaves"};
 
 /// What some topologies are built from beyond the peer count.
 struct TopologyOptions {
@@ -47,6 +55,7 @@ struct TopologyOptions {
   int clique_size = 0;     // "d-cliques": peers per clique (≤ 0: one clique)
   /// "d-cliques": each rank's training samples per class (d_cliques.h); missing rows are uniform.
   std::vector<std::vector<double>> label_counts;
+  int ring_peers = 0;  // "ring-and-leaves": the ranks on the ring
 };
 
 /// The topology a config names (kTopologyNames) over p peers; the one-peer exponential graph

@@ -498,3 +498,54 @@ BOOST_AUTO_TEST_CASE(d_cliques_gets_every_peers_label_histogram) {
     BOOST_TEST(samples == static_cast<double>(parts[r].size()));
   }
 }
+
+// Robust aggregation and attacking peers (docs/byzantine.md): their values, and every bad
+// one a ConfigError naming file:line:key.
+BOOST_AUTO_TEST_CASE(robust_aggregation_and_attackers) {
+  std::string peers;
+  for (int k = 0; k < 8; ++k)
+    peers += "[[peer]]\nid = " + std::to_string(k) + "\nendpoint = \"tcp://127.0.0.1:" + std::to_string(5600 + k) +
+             "\"\n" + (k >= 6 ? "attack = \"ipm\"\nattack_scale = 0.5\n" : "");
+  const std::string clipped = "[exchange]\nmode = \"gossip\"\ntopology = \"complete\"\naggregator = \"clipped\"\n"
+                              "clip_radius = 2.5\n" + peers;
+  const Config c = parse_config(clipped, "test.toml");
+  BOOST_TEST((c.node.exchange.aggregator.kind == starling::gossip::Aggregator::clipped));
+  BOOST_TEST(c.node.exchange.aggregator.clip_radius == 2.5);
+  BOOST_TEST((c.peers[6].attack.kind == starling::gossip::Attack::ipm));
+  BOOST_TEST(c.node.exchange.peers[7].attack.scale == 0.5);
+  BOOST_TEST(!c.peers[0].attack.on());
+  BOOST_TEST(parse_config(clipped, "test.toml", {"exchange.clip_radius=\"adaptive\""}).node.exchange.aggregator.clip_radius == 0.0);
+  // A negative or non-finite radius, or a word other than "adaptive".
+  std::string e = error_of(clipped, {"exchange.clip_radius=-1"});
+  BOOST_TEST(contains(e, "--set exchange.clip_radius"), e);
+  e = error_of("[exchange]\nmode = \"gossip\"\naggregator = \"clipped\"\nclip_radius = nan\n" + peers);
+  BOOST_TEST((contains(e, "test.toml:4: exchange.clip_radius")), e);
+  e = error_of("[exchange]\nmode = \"gossip\"\naggregator = \"clipped\"\nclip_radius = -0.5\n" + peers);
+  BOOST_TEST((contains(e, "test.toml:4: exchange.clip_radius")), e);
+  e = error_of(clipped, {"exchange.clip_radius=\"auto\""});
+  BOOST_TEST(contains(e, "exchange.clip_radius"), e);
+  // A trim of at least half the neighbours (a ring has two).
+  const std::string trimmed = "[exchange]\nmode = \"gossip\"\naggregator = \"trimmed-mean\"\ntrim = 1\n" + peers;
+  e = error_of(trimmed);
+  BOOST_TEST((contains(e, "test.toml:4: exchange.trim") && contains(e, "half the 2 neighbours")), e);
+  BOOST_TEST(error_of(trimmed, {"exchange.topology=\"complete\""}).empty());
+  e = error_of(trimmed, {"exchange.topology=\"complete\"", "exchange.trim=4"});
+  BOOST_TEST(contains(e, "exchange.trim"), e);
+  // A robust aggregator or an attacker under a mode without robust aggregation.
+  e = error_of(clipped, {"exchange.mode=\"allreduce\""});
+  BOOST_TEST((contains(e, "test.toml:4: exchange.aggregator") && contains(e, "expected \"mean\"")), e);
+  e = error_of("[exchange]\nmode = \"async-gossip\"\n" + peers);
+  BOOST_TEST((contains(e, "peer.attack") && contains(e, "D-PSGD")), e);
+  e = error_of(clipped, {"compression.codec=\"topk\""});
+  BOOST_TEST((contains(e, "exchange.aggregator") && contains(e, "without a codec")), e);
+  // More attackers than the topology can place: on a ring, peer 7 between two attackers.
+  std::string crowded;
+  for (int k = 0; k < 4; ++k)
+    crowded += "[[peer]]\nid = " + std::to_string(k) + "\nendpoint = \"tcp://127.0.0.1:" + std::to_string(5600 + k) +
+               "\"\n" + (k % 2 == 1 ? "attack = \"dissensus\"\n" : "");
+  e = error_of("[exchange]\nmode = \"gossip\"\n" + crowded);
+  BOOST_TEST((contains(e, "peer.attack") && contains(e, "more attackers than \"ring\" can place")), e);
+  // A key of one aggregator under another.
+  e = error_of(clipped, {"exchange.aggregator=\"median\""});
+  BOOST_TEST(contains(e, "exchange.clip_radius: expected only with"), e);
+}

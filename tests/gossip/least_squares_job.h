@@ -30,16 +30,23 @@ constexpr int kDim = 4;
 constexpr int kRows = 8;
 constexpr double kStep = 0.1;
 
-// Peer i: f_i(x) = ‖A_i x − b_i‖² / (2 rows), b_i = A_i z_i + noise, z_i its own.
+// Peer i: f_i(x) = ‖A_i x − b_i‖² / (2 rows), b_i = A_i z_i + noise, z_i its own: uniform in
+// ±3 by default (far apart), or a common centre plus ±`spread` (mildly heterogeneous).
 struct Problem {
   std::vector<std::vector<double>> a, b;  // per peer: rows × dim, rows
 
-  Problem() : a(kPeers), b(kPeers) {
-    std::mt19937 rng(2024);
+  Problem() : Problem(3.0, false) {}
+  explicit Problem(double spread) : Problem(spread, true) {}
+
+  Problem(double spread, bool centred) : a(kPeers), b(kPeers) {
+    std::mt19937 rng(2024), centre_rng(7);
     std::uniform_real_distribution<double> u(-1.0, 1.0);
+    std::vector<double> centre(kDim, 0.0);
+    if (centred)
+      for (double& v : centre) v = 3.0 * u(centre_rng);
     for (int i = 0; i < kPeers; ++i) {
       std::vector<double> z(kDim);
-      for (double& v : z) v = 3.0 * u(rng);
+      for (int k = 0; k < kDim; ++k) z[k] = centre[k] + spread * u(rng);
       for (int r = 0; r < kRows; ++r) {
         double dot = 0.0;
         for (int k = 0; k < kDim; ++k) {

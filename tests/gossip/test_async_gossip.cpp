@@ -44,6 +44,8 @@ struct Trial {
   std::uint64_t staleness = 2;
   bool scaling = false;
   std::chrono::microseconds slow_step{3000};  // peer 0's compute per step; the others have none
+  AggregatorSpec aggregator;                  // mean, or clipped
+  int liar = -1;                              // a peer that holds its model 100 away every step
 };
 
 struct Result {
@@ -52,6 +54,7 @@ struct Result {
   std::vector<std::vector<std::uint64_t>> true_gaps;  // against the neighbours' real steps
   std::vector<AsyncGossipStats> stats;
   std::vector<std::uint64_t> drops;
+  std::vector<std::map<PeerId, NeighbourStats>> neighbours;
 };
 
 Result run_trial(const Trial& t) {
@@ -60,7 +63,8 @@ Result run_trial(const Trial& t) {
   group.connect_topology(topo);
   Result res{std::vector<std::vector<float>>(t.peers), std::vector<std::vector<float>>(t.peers),
              std::vector<std::vector<std::uint64_t>>(t.peers), std::vector<std::vector<std::uint64_t>>(t.peers),
-             std::vector<AsyncGossipStats>(t.peers), std::vector<std::uint64_t>(t.peers)};
+             std::vector<AsyncGossipStats>(t.peers), std::vector<std::uint64_t>(t.peers),
+             std::vector<std::map<PeerId, NeighbourStats>>(t.peers)};
   std::vector<std::atomic<std::uint64_t>> real_step(t.peers);
   for (auto& s : real_step) s = 0;
   group.run_all([&](int r) {
@@ -70,11 +74,16 @@ Result run_trial(const Trial& t) {
     o.segment_bytes = 256;  // 64 floats: every vector travels in eight frames
     o.timeout = std::chrono::seconds(5);
     o.seed = 7;
+    o.aggregator = t.aggregator;
     AsyncGossip gossip(group.at(r), neighbours_of(topo, r), o);
     std::vector<float> x = input_of(r);
     res.before[r] = x;
     for (int k = 0; k < t.steps; ++k) {
       if (r == 0) std::this_thread::sleep_for(t.slow_step);
+      if (r == t.liar) {
+        x = input_of(r);
+        for (float& v : x) v += 100.0f;
+      }
       real_step[r] = static_cast<std::uint64_t>(k);
       res.gaps[r].push_back(gossip.run(x, static_cast<std::uint64_t>(k)));
       // Neighbours only ever move forward, so the real gap can only be smaller.
@@ -85,6 +94,7 @@ Result run_trial(const Trial& t) {
     gossip.finish(x);
     res.after[r] = x;
     res.stats[r] = gossip.stats();
+    res.neighbours[r] = gossip.neighbour_stats();
     for (const auto& [reason, count] : gossip.drops()) res.drops[r] += count;
   });
   return res;
@@ -187,4 +197,37 @@ BOOST_AUTO_TEST_CASE(rejects_bad_arguments) {
   // A neighbour that never answers ends in TimeoutError, not a hang.
   AsyncGossip waiting(group.at(0), {1}, o);
   BOOST_CHECK_THROW(waiting.run(x, 0), TimeoutError);
+}
+
+// Clipped pairwise gossip: a peer that holds its model 100 away in every coordinate drags its
+// neighbours there under the mean, while clipping moves them by at most τ/2 per exchange with
+// it; the clipping is counted against the liar.
+BOOST_AUTO_TEST_CASE(clipping_bounds_a_liars_pull) {
+  const auto honest_offset = [](const Result& res, int liar) {
+    const std::vector<double> start = mean_of(res.before);
+    double worst = 0.0;
+    for (int r = 0; r < static_cast<int>(res.after.size()); ++r) {
+      if (r == liar) continue;
+      double d = 0.0;
+      for (std::size_t i = 0; i < kLength; ++i) d += (res.after[r][i] - start[i]) * (res.after[r][i] - start[i]);
+      worst = std::max(worst, std::sqrt(d));
+    }
+    return worst;
+  };
+  Trial t;
+  t.liar = 2;
+  const double plain = honest_offset(run_trial(t), t.liar);
+  t.aggregator = {Aggregator::clipped, 0.05, 1};
+  const Result clipped = run_trial(t);
+  const double bounded = honest_offset(clipped, t.liar);
+  BOOST_TEST_MESSAGE("honest peers' largest offset: mean " << plain << ", clipped " << bounded);
+  BOOST_TEST(plain > 200.0);  // a tenth of the liar's 100·√500
+  // The honest inputs' spread (≈ √(500/3)·1.2 ≈ 15) plus at most 2·40 exchanges with the liar of τ/2 each.
+  BOOST_TEST(bounded < 20.0);
+  for (int r : {1, 3}) {
+    const auto it = clipped.neighbours[r].find(static_cast<PeerId>(t.liar));
+    BOOST_REQUIRE(it != clipped.neighbours[r].end());
+    BOOST_TEST(it->second.clipped > 0u);
+    BOOST_TEST(it->second.distance_max > 100.0);
+  }
 }

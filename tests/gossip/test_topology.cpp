@@ -231,3 +231,26 @@ BOOST_AUTO_TEST_CASE(watch_overlay_is_symmetric_logarithmic_and_of_small_diamete
   }
   BOOST_TEST(starling::gossip::watch_overlay({1, 2, 3}, 9).size() == 3u);  // not a member: watches everyone
 }
+
+// ClippedGossip's graphs: the dumbbell (two cliques joined by one edge) and the ring with
+// leaves (5 on a ring, 11 leaves, two on each ring peer and one more on the first).
+BOOST_AUTO_TEST_CASE(dumbbell_and_ring_and_leaves) {
+  const Topology d = topology_by_name("dumbbell", 16, {});
+  BOOST_TEST(d.is_connected());
+  BOOST_TEST(d.degree(0) == 8);  // its clique and the bridge
+  BOOST_TEST(d.degree(8) == 8);
+  for (int r : {1, 7, 9, 15}) BOOST_TEST(d.degree(r) == 7);
+  BOOST_TEST(d.connected(0, 8));
+  BOOST_TEST(!d.connected(1, 9));
+  TopologyOptions o;
+  o.ring_peers = 5;
+  const Topology t = topology_by_name("ring-and-leaves", 16, o);
+  BOOST_TEST(t.is_connected());
+  BOOST_TEST(t.degree(0) == 2 + 3);  // leaves 5, 6 and 15
+  for (int r = 1; r < 5; ++r) BOOST_TEST(t.degree(r) == 2 + 2);
+  for (int r = 5; r < 16; ++r) BOOST_TEST(t.degree(r) == 1);
+  BOOST_TEST(t.connected(7, 1));
+  BOOST_TEST(t.connected(1, 2));
+  o.ring_peers = 0;
+  BOOST_TEST(topology_by_name("ring-and-leaves", 6, o).degree(3) == 2);
+}
