@@ -1,5 +1,6 @@
 #include "actors/node.h"
 
+#include "actors/backend_choice.h"
 #include "actors/messages.h"
 #include "actors/metrics_actor.h"
 #include "actors/node_actor.h"
@@ -64,11 +65,22 @@ void prepare_checkpoint_dir(const std::string& dir) {
   remove_partial_checkpoints(dir);
 }
 
+// The spec with "auto" replaced by the backend that measured faster here, logged.
+NodeSpec with_backend_chosen(NodeSpec spec, const Dataset& train_data) {
+  if (!spec.choose_backend) return spec;
+  const BackendChoice choice = time_and_choose_backend(spec.train.learner, train_data);
+  spdlog::info("{}", choice.note);
+  spec.train.learner.backend = choice.backend;
+  spec.choose_backend = false;
+  return spec;
+}
+
 }  // namespace
 
-NodeResult run_node(const NodeSpec& spec, const Dataset& train_data, const Dataset& test_data, TrainObserver& observer) {
-  // Fail on an impossible model or shard here, before any actor exists.
-  Learner probe(spec.train.learner, train_data);
+NodeResult run_node(const NodeSpec& configured, const Dataset& train_data, const Dataset& test_data, TrainObserver& observer) {
+  // Fail on an impossible model or shard here, before any actor exists (or any timing).
+  Learner probe(configured.train.learner, train_data);
+  const NodeSpec spec = with_backend_chosen(configured, train_data);
   const std::size_t samples = spec.part ? spec.part->size() : train_data.size();
   if (spec.learners > 0 && static_cast<std::size_t>(spec.learners) > samples)
     throw std::invalid_argument(spec.part ? "more learners than samples in this peer's part of the training set"
@@ -112,6 +124,7 @@ NodeResult run_node(const NodeSpec& spec, const Dataset& train_data, const Datas
     throw std::runtime_error(failure);
   }
   self->send_exit(metrics, caf::exit_reason::user_shutdown);
+  result.backend = spec.train.learner.backend;
   return result;
 }
 

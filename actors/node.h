@@ -29,6 +29,9 @@ const char* intra_sync_name(IntraSync mode);
 
 struct NodeSpec {
   TrainSpec train;
+  /// kernels.backend = "auto": time train.learner's step on each backend at start and train
+  /// on the faster (actors/backend_choice.h); train.learner.backend is then ignored.
+  bool choose_backend = false;
   int learners = 1;  // 0: auto-tune (Crossbow): add learners while throughput rises
   IntraSync intra_sync = IntraSync::sma;
   double alpha = 0.0;     // SMA elasticity; 0 means 1/learners
@@ -72,6 +75,7 @@ struct NodeSpec {
 
 struct NodeResult {
   TrainResult train;
+  kernels::Backend backend = kernels::Backend::native;  // the one trained on, "auto" resolved
   int learners = 1;
   double compute_seconds = 0.0;    // mean learner time in forward/backward/update
   double imbalance_seconds = 0.0;  // waiting for the slowest learner

@@ -24,11 +24,21 @@ Models: the shipped configs' (configs/fmnist-mlp.toml, configs/fmnist-cnn.toml),
 built from `starling model --json` (bench/starling_model.py) and its SGD settings read from
 `starling config --json` (bench/starling_config.py).
 
+--isa scalar|avx2|avx512 caps every party at that instruction set, for a like-for-like
+comparison on a CPU that has more: Starling through STARLING_ISA, its oneDNN backend through
+ONEDNN_MAX_CPU_ISA, PyTorch's ATen kernels through ATEN_CPU_CAPABILITY and its OpenBLAS through
+OPENBLAS_CORETYPE (Haswell for avx2, SkylakeX for avx512, Prescott for scalar). Each is read when
+the party loads, so the variables are set before torch is imported. The ISA each party actually
+ran is printed first: Starling's and oneDNN's from `starling --version`, ATen's from
+torch.backends.cpu.get_cpu_capability() where this PyTorch has it (else from
+torch.__config__.show()), OpenBLAS's from openblas_get_corename().
+
 Usage:
   /usr/bin/python3 bench/compare_torch.py [--starling build/cli/starling] [--scope core|machine]
-      [--models mlp,cnn] [--batches 8,32] [--samples N] [--repeats R] [--json FILE]
+      [--models mlp,cnn] [--batches 8,32] [--samples N] [--repeats R] [--isa avx2] [--json FILE]
 """
 import argparse
+import ctypes
 import gzip
 import json
 import os
@@ -41,6 +51,27 @@ import time
 # OpenBLAS reads its thread count at load time, before torch.set_num_threads can apply; PyTorch's
 # own intra-op pool is set per run below.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+ISA_CAPS = {  # --isa: the variable each party reads at load, and its value
+    "scalar": {"STARLING_ISA": "scalar", "ONEDNN_MAX_CPU_ISA": "SSE41", "ATEN_CPU_CAPABILITY": "default",
+               "OPENBLAS_CORETYPE": "Prescott"},
+    "avx2": {"STARLING_ISA": "avx2", "ONEDNN_MAX_CPU_ISA": "AVX2", "ATEN_CPU_CAPABILITY": "avx2",
+             "OPENBLAS_CORETYPE": "Haswell"},
+    "avx512": {"STARLING_ISA": "avx512", "ONEDNN_MAX_CPU_ISA": "AVX512_CORE", "ATEN_CPU_CAPABILITY": "avx512",
+               "OPENBLAS_CORETYPE": "SkylakeX"},
+}
+
+
+def cap_isa_from_argv():
+    """Sets --isa's variables in this process (torch reads them at import) and for Starling's runs."""
+    argv = sys.argv[1:]
+    for i, arg in enumerate(argv):
+        value = arg.split("=", 1)[1] if arg.startswith("--isa=") else argv[i + 1] if arg == "--isa" and i + 1 < len(argv) else None
+        if value in ISA_CAPS:
+            os.environ.update(ISA_CAPS[value])
+
+
+cap_isa_from_argv()
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
@@ -116,6 +147,33 @@ def starling_rate(binary, kind, batch, samples, backend, learners, workdir):
         return float(json.load(f)["samples_per_second"])
 
 
+def isas_in_use(starling):
+    """One line per party: the instruction set each actually runs in this process and Starling's."""
+    version = subprocess.run([starling, "--version"], stdout=subprocess.PIPE, text=True, check=True).stdout
+    lines = [line for line in version.splitlines() if line.startswith(("isa:", "backends:"))]
+    cpu = getattr(getattr(torch.backends, "cpu", None), "get_cpu_capability", None)
+    if cpu:
+        aten = "%s (torch.backends.cpu.get_cpu_capability)" % cpu()
+    else:
+        shown = [l.split(":", 1)[1].strip() for l in torch.__config__.show().splitlines() if "CPU capability usage:" in l]
+        aten = "%s (torch.__config__.show(): PyTorch %s has no torch.backends.cpu.get_cpu_capability)" % (
+            shown[0] if shown else "unknown", torch.__version__)
+    lines.append("pytorch aten: " + aten)
+    lines.append("pytorch openblas: " + openblas_core())
+    return ["starling " + line for line in lines[:2]] + lines[2:]
+
+
+def openblas_core():
+    """The core OpenBLAS dispatches to, if PyTorch loaded OpenBLAS (openblas_get_corename)."""
+    with open("/proc/self/maps") as f:
+        libs = sorted({line.split()[-1] for line in f if "libopenblas" in line})
+    if not libs:
+        return "not loaded (PyTorch's BLAS is another)"
+    lib = ctypes.CDLL(libs[0])
+    lib.openblas_get_corename.restype = ctypes.c_char_p
+    return lib.openblas_get_corename().decode()
+
+
 def parse_args():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--starling", default="build/cli/starling", help="starling binary")
@@ -127,6 +185,7 @@ def parse_args():
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--baseline", help="another starling binary (an earlier build) whose native backend runs "
                    "interleaved with the others: the before/after ratio of a change, against the same anchor")
+    p.add_argument("--isa", choices=sorted(ISA_CAPS), help="cap every party at this instruction set (see above)")
     p.add_argument("--json", help="also write the rows here")
     return p.parse_args()
 
@@ -161,6 +220,8 @@ def measure(args, kind, batch, data, workdir):
 def main():
     args = parse_args()
     torch.set_num_interop_threads(1)
+    for line in isas_in_use(args.starling):
+        print(line)
     data = load_train()
     rows = []
     with tempfile.TemporaryDirectory(prefix="compare_torch_") as workdir:

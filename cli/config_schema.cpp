@@ -1,6 +1,7 @@
 // The config schema: one row per key (cli/config_schema.h), then the rules across keys.
 #include "cli/config_schema.h"
 
+#include "actors/backend_choice.h"
 #include "gossip/topology/topology.h"
 #include "learners/partition.h"
 
@@ -67,6 +68,13 @@ KeyType choice(std::string fallback, std::vector<std::string> choices) {
 template <typename Name, std::size_t N>
 KeyType choice_of(const Name (&names)[N], std::size_t fallback = 0) {
   return choice(std::string(names[fallback]), std::vector<std::string>(std::begin(names), std::end(names)));
+}
+
+// kernels.backend: "auto" (the default) or a backend's name.
+KeyType backend_choice() {
+  std::vector<std::string> names{actors::kAutoBackendName};
+  names.insert(names.end(), std::begin(kernels::kBackendNames), std::end(kernels::kBackendNames));
+  return choice(actors::kAutoBackendName, std::move(names));
 }
 
 KeyType integers(std::vector<int> fallback) {
@@ -208,8 +216,12 @@ std::vector<KeySpec> optimizer_keys() {
 // [kernels] and [node]: a peer's compute and its learners.
 std::vector<KeySpec> node_keys() {
   return {
-    {"kernels.backend", choice_of(kernels::kBackendNames), "`\"native\"`: Starling's kernels; `\"onednn\"`: oneDNN's (not in a build configured with `-DSTARLING_ONEDNN=OFF`)",
-     [](V v, Config& c) { kernels::parse_backend(v.text, c.node.train.learner.backend); }},
+    {"kernels.backend", backend_choice(),
+     "`\"auto\"`: the faster of the two for this model, timed at start; `\"native\"`: Starling's kernels; `\"onednn\"`: oneDNN's (not in a build configured with `-DSTARLING_ONEDNN=OFF`)",
+     [](V v, Config& c) {
+       c.node.choose_backend = v.text == actors::kAutoBackendName;
+       if (!c.node.choose_backend) kernels::parse_backend(v.text, c.node.train.learner.backend);
+     }},
     {"kernels.threads", integer(1, 1, 1024), "threads per kernel call (parallelism normally comes from learners)",
      [](V v, Config& c) { c.kernel_threads = static_cast<int>(v.integer); }},
 

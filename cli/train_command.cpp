@@ -8,6 +8,7 @@
 #include "cli/progress.h"
 #include "platform/cpu_features.h"
 #include "learners/checkpoint.h"
+#include "actors/backend_choice.h"
 #include "actors/node.h"
 
 #include <spdlog/spdlog.h>
@@ -20,6 +21,11 @@
 
 namespace starling::cli {
 namespace {
+
+// The backend as configured: "auto" until run_node has timed both.
+std::string configured_backend_name(const actors::NodeSpec& node) {
+  return node.choose_backend ? actors::kAutoBackendName : std::string(kernels::backend_name(node.train.learner.backend));
+}
 
 std::string optional_cell(const std::optional<double>& v) {
   if (!v) return "";
@@ -108,7 +114,7 @@ JsonObject summarize(const Config& c, const actors::NodeResult& node) {
       .add("learners_per_peer", node.learners)
       .add("intra_sync", actors::intra_sync_name(c.node.intra_sync))
       .add("model", c.node.train.learner.model.kind)
-      .add("backend", std::string(kernels::backend_name(c.node.train.learner.backend)))
+      .add("backend", std::string(kernels::backend_name(node.backend)))
       .add("isa", std::string(platform::isa_name(platform::active_isa())))
       .add("batch", c.node.train.learner.batch)
       .add("epochs", last.epoch)
@@ -188,7 +194,7 @@ int train_on(Config config, const TrainTest& data, const std::string& summary, c
                  tag, config.run.name, config.node.train.learner.model.kind, preview.param_count(),
                  config.node.learners > 0 ? std::to_string(config.node.learners) : std::string("auto"),
                  actors::intra_sync_name(config.node.intra_sync), config.node.train.learner.batch,
-                 kernels::backend_name(config.node.train.learner.backend), platform::isa_name(platform::active_isa()),
+                 configured_backend_name(config.node), platform::isa_name(platform::active_isa()),
                  gossip::exchange_mode_name(config.node.exchange.mode), config.run.epochs);
     if (!config.peers.empty() && config.peers[static_cast<std::size_t>(config.node.exchange.rank)].attack.on())
       spdlog::warn("{}this peer ATTACKS ({}): it sends crafted models to its honest neighbours", tag,

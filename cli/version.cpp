@@ -18,7 +18,8 @@ std::string version_text() {
   if (active != detected) out << " (forced by STARLING_ISA; this CPU has " << platform::isa_name(detected) << ")";
   out << "\nbackends:";
   for (const auto backend : {kernels::Backend::native, kernels::Backend::onednn})
-    if (kernels::backend_available(backend)) out << ' ' << kernels::backend_name(backend);
+    if (kernels::backend_available(backend))
+      out << ' ' << kernels::backend_name(backend) << " (" << kernels::backend_isa(backend) << ')';
   out << "\ncompiler: ";
 #if defined(__clang__)
   out << "clang " << __clang_major__ << '.' << __clang_minor__ << '.' << __clang_patchlevel__;

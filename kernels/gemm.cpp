@@ -6,6 +6,8 @@
 #include "kernels/onednn/gemm_onednn.h"
 #endif
 
+#include "platform/cpu_features.h"
+
 #include <atomic>
 #include <stdexcept>
 
@@ -40,6 +42,11 @@ void set_threads(int threads) {
   g_threads = threads < 1 ? 1 : threads;
   onednn::set_threads(g_threads);
 }
+
+std::string backend_isa(Backend backend) {
+  if (backend == Backend::onednn) return onednn::effective_isa();
+  return std::string(platform::isa_name(platform::active_isa()));
+}
 #else
 bool backend_available(Backend backend) { return backend == Backend::native; }
 
@@ -52,6 +59,12 @@ void gemm(Backend backend, const GemmArgs& args) {
 }
 
 void set_threads(int threads) { g_threads = threads < 1 ? 1 : threads; }
+
+std::string backend_isa(Backend backend) {
+  if (backend != Backend::native)
+    throw std::invalid_argument("kernels: this build has no oneDNN backend (configured with -DSTARLING_ONEDNN=OFF)");
+  return std::string(platform::isa_name(platform::active_isa()));
+}
 #endif
 
 int threads() { return g_threads; }

@@ -9,6 +9,7 @@
 #include "kernels/sgd_args.h"
 
 #include <iterator>
+#include <string>
 #include <string_view>
 
 namespace starling::kernels {
@@ -46,6 +47,12 @@ struct GemmArgs {
 /// Whether this build has the backend: oneDNN is optional at configure time
 /// (-DSTARLING_ONEDNN=OFF builds the native kernels alone).
 bool backend_available(Backend backend);
+
+/// The instruction set the backend's kernels run on in this process, as the backend names it
+/// ("avx2" for native; "avx2", "avx512_core", … for oneDNN, which ONEDNN_MAX_CPU_ISA caps), so
+/// that a benchmark can say which each party ran; throws std::invalid_argument for a backend
+/// this build lacks.
+std::string backend_isa(Backend backend);
 
 /// Runs the GEMM on the given backend (std::invalid_argument for one this build lacks). Sizes of 0 are valid and do nothing to C beyond
 /// what the contract says (k == 0 writes the epilogue of a zero product).

@@ -16,7 +16,10 @@
 // repeats, and their median samples/s are compared.
 //   bench_step [--steps N] [--models mlp,cnn,resnet8] [--batches 8,16,32] [--backend native|onednn]
 //              [--optimizer fused|separate] [--learners 1,2] [--sync-every N] [--repeats R]
-//              [--clock wall|thread]
+//              [--clock wall|thread] [--isa scalar|avx2|avx512]
+// --isa caps both backends at that instruction set (Starling's as STARLING_ISA does, oneDNN's
+// through ONEDNN_MAX_CPU_ISA), for a like-for-like comparison on a CPU that has more; the
+// ISA each backend then runs is printed first.
 // --clock thread times each part by the CPU time of the thread that runs it: on a host
 // shared with other work it leaves out the time the learner waited to be scheduled, which
 // wall time counts (it also leaves out an SMA round's blocked waits: compare one learner).
@@ -30,6 +33,7 @@
 #include "learners/optimizer.h"
 #include "learners/sma.h"
 #include "learners/sma_group.h"
+#include "platform/cpu_features.h"
 
 #include <CLI/CLI.hpp>
 
@@ -60,6 +64,7 @@ struct Options {
   int sync_every = 1;  // steps between SMA rounds (node.sync_every)
   int repeats = 1;
   bool thread_clock = false;  // the thread's CPU time instead of wall time
+  std::string isa;            // empty: STARLING_ISA or the CPU's best
 };
 
 // Set once from the options before any learner thread starts.
@@ -94,6 +99,8 @@ Options parse(int argc, char** argv) {
       ->check(CLI::Range(1, 1000));
   app.add_option("--clock", clock, "Time parts by wall time, or by the CPU time of the thread that runs them")
       ->check(CLI::IsMember({"wall", "thread"}));
+  app.add_option("--isa", o.isa, "Cap both backends at this instruction set")
+      ->check(CLI::IsMember({"scalar", "avx2", "avx512"}));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -394,8 +401,24 @@ void summarize(const std::string& kind, int batch, const std::vector<int>& learn
 
 }  // namespace
 
+// Caps Starling (force_isa) and oneDNN (ONEDNN_MAX_CPU_ISA, read at its first call, which
+// is later) at `isa`, then prints what each runs: a cap above the CPU's best leaves the best.
+void cap_isa(const std::string& isa) {
+  platform::Isa cap{};
+  if (platform::parse_isa(isa, cap)) {
+    platform::force_isa(cap);
+    const char* onednn = cap == platform::Isa::scalar ? "SSE41" : cap == platform::Isa::avx2 ? "AVX2" : "AVX512_CORE";
+    setenv("ONEDNN_MAX_CPU_ISA", onednn, 1);
+  }
+  std::printf("isa: starling %s", std::string(platform::isa_name(platform::active_isa())).c_str());
+  if (kernels::backend_available(kernels::Backend::onednn))
+    std::printf(", onednn %s", kernels::backend_isa(kernels::Backend::onednn).c_str());
+  std::printf("\n");
+}
+
 int main(int argc, char** argv) {
   const Options o = parse(argc, argv);
+  cap_isa(o.isa);
   g_thread_clock = o.thread_clock;
   kernels::set_threads(1);
   // Re-measured before every run, the best so far kept: a figure taken while a neighbour on

@@ -4,9 +4,11 @@
 #include "kernels/epilogue.h"
 
 #include <oneapi/dnnl/dnnl.h>
+#include <oneapi/dnnl/dnnl_debug.h>
 #include <omp.h>
 
 #include <stdexcept>
+#include <string_view>
 
 namespace starling::kernels::onednn {
 
@@ -39,5 +41,11 @@ void gemm(const GemmArgs& a) {
 }
 
 void set_threads(int threads) { omp_set_num_threads(threads); }
+
+const char* effective_isa() {
+  const char* name = dnnl_cpu_isa2str(dnnl_get_effective_cpu_isa());  // "cpu_isa_avx2", …
+  const std::string_view prefix = "cpu_isa_";
+  return std::string_view(name).substr(0, prefix.size()) == prefix ? name + prefix.size() : name;
+}
 
 }  // namespace starling::kernels::onednn

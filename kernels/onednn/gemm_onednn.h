@@ -6,5 +6,7 @@ namespace starling::kernels::onednn {
 
 void gemm(const GemmArgs& args);
 void set_threads(int threads);
+/// oneDNN's name of the ISA its kernels dispatch to here (dnnl_get_effective_cpu_isa).
+const char* effective_isa();
 
 }  // namespace starling::kernels::onednn

@@ -25,6 +25,8 @@ hidden = [32]
 [optimizer]
 lr = 0.02
 batch = 16
+[kernels]
+backend = "native"  # not "auto": the tests compare models across runs, bit for bit
 [node]
 threads = 1
 [exchange]

@@ -32,4 +32,11 @@ for key in run mode peers learners_per_peer epochs samples wall_seconds samples_
   grep -q "\"$key\":" "$tmp/s.json" || fail "summary lacks $key"
 done
 [ "$(wc -l <"$tmp/results/e2e.metrics.csv")" -ge 2 ] || fail "metrics CSV has no rows"
+# The default backend, "auto", times both at start and says which it kept and by how much.
+expect_exit 0 "backend auto: " train --config "$src/configs/fmnist-mlp.toml" --set data.dataset=synthetic --set kernels.backend=auto \
+  --set run.epochs=1 --set run.out_dir="$tmp/results" --set run.name=auto --summary "$tmp/auto.json"
+grep -Eq "backend auto: (native [0-9.]+x onednn|onednn [0-9.]+x native|native \(this build has no oneDNN)" "$tmp/out" ||
+  fail "the log does not say which backend auto chose and by how much"
+grep -Eq '"backend": ?"(native|onednn)"' "$tmp/auto.json" || fail "summary does not name the backend auto chose"
+expect_exit 2 "kernels.backend" train --config "$src/configs/fmnist-mlp.toml" --set kernels.backend=fastest
 echo "cli end-to-end: ok"
