@@ -107,23 +107,36 @@ std::vector<KeySpec> run_keys() {
 // [data]: the data set and its partition across peers.
 std::vector<KeySpec> data_keys() {
   return {
-    {"data.dataset", choice("fashion-mnist", {"fashion-mnist", "idx", "cifar10", "synthetic"}),
+    {"data.dataset", choice("fashion-mnist", {"fashion-mnist", "idx", "cifar10", "synthetic", "text"}),
      "`\"idx\"`: any IDX image set (MNIST, KMNIST, EMNIST…; image size and class count read from the files); "
-     "`\"cifar10\"`: CIFAR-10's binary batches; `\"synthetic\"`: seeded, learnable (for tests). "
+     "`\"cifar10\"`: CIFAR-10's binary batches; `\"synthetic\"`: seeded, learnable (for tests); `\"text\"`: "
+     "byte tokens from `path` for language models (see docs/language-models.md). "
      "The model's input and class count follow the data",
-     [](V v, Config& c) { c.data.dataset = v.text; }},
+     [](V v, Config& c) {
+       c.data.dataset = v.text;
+       c.data.dataset_at = v.at;
+     }},
     {"data.path", text("", KeyKind::path),
      "the set's folder; empty: Debian's `/usr/share/datasets/fashion-mnist`; needed for `\"idx\"` "
      "(`train-images-idx3-ubyte`, `train-labels-idx1-ubyte`, `t10k-…`, each `.gz` or plain) and `\"cifar10\"` "
      "(`data_batch_1.bin` … `data_batch_5.bin`, `test_batch.bin`). Nothing is downloaded; each set is converted "
-     "once into the packed cache (`run.data_dir`), again when its files change",
-     [](V v, Config& c) { c.data.path = v.text; }},
+     "once into the packed cache (`run.data_dir`), again when its files change. `\"text\"`: a file, or a folder "
+     "whose regular files are read in name order (links, hidden files and `.dat` indexes skipped), e.g. Debian's "
+     "`/usr/share/games/fortunes`",
+     [](V v, Config& c) {
+       c.data.path = v.text;
+       c.data.path_at = v.at;
+     }},
+    {"data.validation_fraction", number(0.1, 0.0, 0.5),
+     "`\"text\"`: each file's last fraction of bytes (rounded down) is held out for validation",
+     [](V v, Config& c) { c.data.validation_fraction = v.number; }},
     {"data.synthetic_train", integer(6000, 10, 10000000), "size of the synthetic training set",
      [](V v, Config& c) { c.data.synthetic_train = static_cast<int>(v.integer); }},
     {"data.synthetic_test", integer(1000, 10, 10000000), "size of the synthetic test set",
      [](V v, Config& c) { c.data.synthetic_test = static_cast<int>(v.integer); }},
     {"data.partition", choice_of(kPartitionNames),
-     "how the training set is split across peers (see [Several peers](#several-peers))",
+     "how the training set is split across peers (see [Several peers](#several-peers)); `\"by-file\"`: text only, "
+     "each peer its own files; text takes `\"iid\"`, `\"by-file\"` and `\"dirichlet\"` (over its files)",
      [](V v, Config& c) {
        c.data.partition.kind = parse_partition(v.text);
        c.data.partition_at = v.at;
@@ -163,6 +176,13 @@ std::vector<KeySpec> model_keys() {
      "identity), and `bias = false` on a convolution; the last layer gives one value per class. "
      "`configs/fmnist-cnn-layers.toml` spells out the CNN preset (same seed, same bits)",
      nullptr},
+    {"model.context", integer(64, 1, 1 << 20),
+     "language models: bytes of context; a training window is `context` + 1 bytes, and every text file's "
+     "training part must hold one",
+     [](V v, Config& c) {
+       c.node.train.learner.model.context = static_cast<int>(v.integer);
+       c.data.context_at = v.at;
+     }},
   };
 }
 
@@ -406,6 +426,9 @@ void check_run_and_data(const std::vector<KeyValue>& values, const Config& c) {
     fail(value_of(values, "run.checkpoint_every"), "needs run.checkpoint_dir");
   if (c.data.path.empty() && (c.data.dataset == "idx" || c.data.dataset == "cifar10"))
     fail(value_of(values, "data.path"), "expected the folder of the data.dataset = \"" + c.data.dataset + "\" files");
+  if (c.data.path.empty() && c.data.dataset == "text")
+    fail(value_of(values, "data.path"), "expected a text file or a folder of them for data.dataset = \"text\" "
+                                        "(Debian's fortunes: \"/usr/share/games/fortunes\")");
 }
 
 // [exchange] and [compression]: what a mode, a codec and the fault timers allow together.

@@ -20,6 +20,7 @@ struct ModelSpec {
   Shape input{28, 28, 1};
   int classes = 10;
   std::vector<LayerDesc> layers;  // kind "layers": the config's list (shapes filled in when built)
+  int context = 64;               // language models: bytes of context; a training window is context + 1
 };
 
 class Model {

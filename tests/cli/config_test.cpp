@@ -7,10 +7,13 @@
 #include "cli/data_partition.h"
 #include "learners/model.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <set>
+
+#include <unistd.h>
 
 using namespace starling::cli;
 
@@ -497,4 +500,70 @@ BOOST_AUTO_TEST_CASE(d_cliques_gets_every_peers_label_histogram) {
     for (double n : c.node.exchange.label_counts[r]) samples += n;
     BOOST_TEST(samples == static_cast<double>(parts[r].size()));
   }
+}
+
+BOOST_AUTO_TEST_CASE(text_keys_and_their_errors) {
+  const Config c = parse_config("[data]\ndataset = \"text\"\npath = \"corpus\"\nvalidation_fraction = 0.2\n[model]\ncontext = 128\n",
+                                "jobs/t.toml");
+  BOOST_TEST(c.data.dataset == "text");
+  BOOST_TEST(c.data.validation_fraction == 0.2);
+  BOOST_TEST(c.node.train.learner.model.context == 128);
+  BOOST_TEST(contains(c.data.path_at, "jobs/t.toml:3"), c.data.path_at);
+  BOOST_TEST(contains(c.data.context_at, "jobs/t.toml:6"), c.data.context_at);
+  std::string e = error_of("[data]\ndataset = \"text\"\n");
+  BOOST_TEST((contains(e, "data.path") && contains(e, "/usr/share/games/fortunes")), e);
+  e = error_of("[data]\ndataset = \"text\"\npath = \"x\"\nvalidation_fraction = 0.6\n");
+  BOOST_TEST(contains(e, "test.toml:4: data.validation_fraction"), e);
+  e = error_of("[data]\ndataset = \"text\"\npath = \"x\"\n[model]\ncontext = 0\n");
+  BOOST_TEST(contains(e, "test.toml:5: model.context"), e);
+}
+
+namespace {
+
+// A two-peer text job over `dir`'s files, parsed with `data` as more [data] keys.
+Config text_job(const std::string& dir, const std::string& data) {
+  return parse_config("[data]\ndataset = \"text\"\npath = \"" + dir + "\"\n" + data +
+                          "[model]\ncontext = 16\n[exchange]\nmode = \"allreduce\"\n"
+                          "[[peer]]\nid = 0\nendpoint = \"tcp://127.0.0.1:7000\"\n"
+                          "[[peer]]\nid = 1\nendpoint = \"tcp://127.0.0.1:7001\"\n",
+                      "text.toml");
+}
+
+std::string text_partition_error_of(const Config& c, const starling::TextCorpus& corpus) {
+  try {
+    partition_text_peers(c, corpus);
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+// Splits of text that the files rule out: config errors naming where the key was set.
+BOOST_AUTO_TEST_CASE(text_partitions_the_files_rule_out_are_config_errors) {
+  const auto dir = std::filesystem::temp_directory_path() / ("starling-text-config-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::vector<std::string> paths;
+  for (const char* name : {"a", "b", "c"}) {
+    paths.push_back((dir / name).string());
+    std::FILE* f = std::fopen(paths.back().c_str(), "wb");
+    for (int i = 0; i < 200; ++i) std::fputc('a' + i % 26, f);
+    std::fclose(f);
+  }
+  const auto corpus = starling::TextCorpus::from_files(paths, 0.1);
+  BOOST_TEST(text_partition_error_of(text_job(dir.string(), "partition = \"by-file\"\n"), corpus).empty());
+  BOOST_TEST(partition_text_peers(text_job(dir.string(), "partition = \"by-file\"\n"), corpus).size() == 2u);
+  std::string e = text_partition_error_of(text_job(dir.string(), "partition = \"shards\"\n"), corpus);
+  BOOST_TEST((contains(e, "text.toml:4: data.partition") && contains(e, "needs labelled samples")), e);
+  // With α tiny every file goes whole to one peer; seeds for which one peer gets none exist.
+  bool starved = false;
+  for (int seed = 1; seed < 40 && !starved; ++seed) {
+    Config c = text_job(dir.string(), "partition = \"dirichlet\"\nalpha = 1e-9\n");
+    c.data.partition.seed = starling::partition_seed(static_cast<uint64_t>(seed));
+    e = text_partition_error_of(c, corpus);
+    starved = !e.empty();
+  }
+  BOOST_TEST((starved && contains(e, "text.toml:5: data.alpha") && contains(e, "no window of 17 bytes")), e);
+  std::filesystem::remove_all(dir);
 }
