@@ -189,7 +189,9 @@ std::vector<KeySpec> model_keys() {
 // [optimizer]: the update rule and the learning-rate schedule.
 std::vector<KeySpec> optimizer_keys() {
   return {
-    {"optimizer.kind", choice("sgd", {"sgd", "adam"}), "the update rule",
+    {"optimizer.kind", choice("sgd", {"sgd", "adam", "adamw"}),
+     "the update rule; `\"adamw\"`: decoupled weight decay on matrices only, global-norm clipping (see "
+     "docs/language-models.md)",
      [](V v, Config& c) { c.node.train.learner.optimizer.kind = v.text; }},
     {"optimizer.lr", number(0.05, 0.0, 1e3, kOpen), "peak learning rate",
      [](V v, Config& c) { c.node.train.schedule.lr = v.number; }},
@@ -197,16 +199,22 @@ std::vector<KeySpec> optimizer_keys() {
      [](V v, Config& c) { c.node.train.learner.optimizer.momentum = v.number; }},
     {"optimizer.nesterov", flag(false), "SGD: Nesterov momentum",
      [](V v, Config& c) { c.node.train.learner.optimizer.nesterov = v.flag; }},
-    {"optimizer.weight_decay", number(0.0, 0.0, 1.0), "L2, folded into the gradient",
+    {"optimizer.weight_decay", number(0.0, 0.0, 1.0),
+     "sgd, adam: L2, folded into the gradient; adamw: decoupled, w·(1 − lr·λ), on dense weights and convolution "
+     "kernels, not on biases or normalisations",
      [](V v, Config& c) { c.node.train.learner.optimizer.weight_decay = v.number; }},
-    {"optimizer.beta1", number(0.9, 0.0, 0.999999), "Adam: first-moment decay",
+    {"optimizer.beta1", number(0.9, 0.0, 0.999999), "Adam, AdamW: first-moment decay",
      [](V v, Config& c) { c.node.train.learner.optimizer.beta1 = v.number; }},
-    {"optimizer.beta2", number(0.999, 0.0, 0.99999999), "Adam: second-moment decay",
+    {"optimizer.beta2", number(0.999, 0.0, 0.99999999), "Adam, AdamW: second-moment decay",
      [](V v, Config& c) { c.node.train.learner.optimizer.beta2 = v.number; }},
+    {"optimizer.clip_norm", number(1.0, 0.0, 1e6, kOpen),
+     "AdamW: the gradient's global L2 norm is clipped to this before each step (nanoGPT's 1.0); only with "
+     "`kind = \"adamw\"`",
+     [](V v, Config& c) { c.node.train.learner.optimizer.clip_norm = v.number; }},
     {"optimizer.batch", integer(32, 1, 65536), "samples per step, per learner",
      [](V v, Config& c) { c.node.train.learner.batch = static_cast<int>(v.integer); }},
     {"optimizer.schedule", choice("constant", {"constant", "step", "cosine"}),
-     "learning rate over time: `\"step\"` × `gamma` every `step_epochs`, `\"cosine\"` to 0 at the last step",
+     "learning rate over time: `\"step\"` × `gamma` every `step_epochs`, `\"cosine\"` to `min_lr` at the last step",
      [](V v, Config& c) { c.node.train.schedule.kind = v.text; }},
     {"optimizer.warmup_steps", integer(0, 0, kInt32Max), "steps of linear warm-up",
      [](V v, Config& c) { c.node.train.schedule.warmup_steps = v.integer; }},
@@ -214,6 +222,8 @@ std::vector<KeySpec> optimizer_keys() {
      [](V v, Config& c) { c.node.train.schedule.step_epochs = v.number; }},
     {"optimizer.gamma", number(0.1, 0.0, 1.0, kOpen), "step schedule: the factor of each drop",
      [](V v, Config& c) { c.node.train.schedule.gamma = v.number; }},
+    {"optimizer.min_lr", number(0.0, 0.0, 1e3), "cosine schedule: the rate it decays to, at most `lr`",
+     [](V v, Config& c) { c.node.train.schedule.min_lr = v.number; }},
   };
 }
 
@@ -431,6 +441,16 @@ void check_run_and_data(const std::vector<KeyValue>& values, const Config& c) {
                                         "(Debian's fortunes: \"/usr/share/games/fortunes\")");
 }
 
+// [optimizer]: the keys of one update rule or schedule are refused with another.
+void check_optimizer(const std::vector<KeyValue>& values, const Config& c) {
+  const KeyValue& clip = value_of(values, "optimizer.clip_norm");
+  if (clip.given && c.node.train.learner.optimizer.kind != "adamw")
+    fail(clip, "expected only with optimizer.kind = \"adamw\"");
+  const KeyValue& min_lr = value_of(values, "optimizer.min_lr");
+  if (min_lr.given && c.node.train.schedule.kind != "cosine") fail(min_lr, "expected only with optimizer.schedule = \"cosine\"");
+  if (c.node.train.schedule.min_lr > c.node.train.schedule.lr) fail(min_lr, "above optimizer.lr");
+}
+
 // [exchange] and [compression]: what a mode, a codec and the fault timers allow together.
 void check_exchange(const std::vector<KeyValue>& values, const Config& c) {
   const auto& x = c.node.exchange;
@@ -534,6 +554,7 @@ void resolve_dependent_defaults(std::vector<KeyValue>& values) {
 
 void check_across_keys(const std::vector<KeyValue>& values, const Config& c) {
   check_run_and_data(values, c);
+  check_optimizer(values, c);
   check_exchange(values, c);
   check_quasi_global_momentum(values, c);
   check_outer_optimizer(values, c);

@@ -63,6 +63,8 @@ class Model {
   /// arena order: they add up to param_count(). A joining peer's shape, compared by the
   /// peers it joins.
   std::vector<uint64_t> tensor_sizes() const;
+  /// The arena's spans of matrices (Layer::matrix_spans), ascending: what AdamW decays.
+  std::vector<ParamSpan> matrix_spans() const { return chain_.matrix_spans(); }
 
  private:
   ModelSpec spec_;

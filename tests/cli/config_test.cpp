@@ -567,3 +567,29 @@ BOOST_AUTO_TEST_CASE(text_partitions_the_files_rule_out_are_config_errors) {
   BOOST_TEST((starved && contains(e, "text.toml:5: data.alpha") && contains(e, "no window of 17 bytes")), e);
   std::filesystem::remove_all(dir);
 }
+
+BOOST_AUTO_TEST_CASE(adamw_keys_and_their_errors) {
+  const Config c = parse_config("[optimizer]\nkind = \"adamw\"\nlr = 1e-3\nbeta2 = 0.99\nweight_decay = 0.1\n"
+                                "clip_norm = 0.5\nschedule = \"cosine\"\nmin_lr = 1e-4\nwarmup_steps = 100\n",
+                                "t");
+  const auto& o = c.node.train.learner.optimizer;
+  BOOST_TEST(o.kind == "adamw");
+  BOOST_TEST(o.beta2 == 0.99);
+  BOOST_TEST(o.clip_norm == 0.5);
+  BOOST_TEST(c.node.train.schedule.min_lr == 1e-4);
+  BOOST_TEST(parse_config("[optimizer]\nkind = \"adamw\"\n", "t").node.train.learner.optimizer.clip_norm == 1.0);
+  std::string e = error_of("[optimizer]\nkind = \"adamw\"\nclip_norm = 0\n");
+  BOOST_TEST(contains(e, "test.toml:3: optimizer.clip_norm"), e);
+  e = error_of("[optimizer]\nkind = \"adamw\"\nclip_norm = -1\n");
+  BOOST_TEST(contains(e, "test.toml:3: optimizer.clip_norm"), e);
+  e = error_of("[optimizer]\nkind = \"adam\"\nclip_norm = 1\n");
+  BOOST_TEST((contains(e, "test.toml:3: optimizer.clip_norm") && contains(e, "adamw")), e);
+  for (const char* beta : {"beta1 = 1.0", "beta1 = -0.1", "beta2 = 1.0"}) {
+    e = error_of(std::string("[optimizer]\nkind = \"adamw\"\n") + beta + "\n");
+    BOOST_TEST(contains(e, "test.toml:3: optimizer.beta"), e);
+  }
+  e = error_of("[optimizer]\nschedule = \"cosine\"\nlr = 0.01\nmin_lr = 0.1\n");
+  BOOST_TEST((contains(e, "test.toml:4: optimizer.min_lr") && contains(e, "above optimizer.lr")), e);
+  e = error_of("[optimizer]\nmin_lr = 0.001\n");
+  BOOST_TEST((contains(e, "test.toml:2: optimizer.min_lr") && contains(e, "cosine")), e);
+}
