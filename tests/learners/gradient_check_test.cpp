@@ -5,18 +5,24 @@
 #include <boost/test/unit_test.hpp>
 
 #include "learners/layer_chain.h"
+#include "learners/layers/causal_attention.h"
 #include "learners/layers/conv2d.h"
 #include "learners/layers/dense.h"
 #include "learners/layers/dropout.h"
 #include "learners/layers/elementwise.h"
+#include "learners/layers/embedding.h"
+#include "learners/layers/gelu.h"
 #include "learners/layers/group_norm.h"
+#include "learners/layers/layer_norm.h"
 #include "learners/layers/pooling.h"
 #include "learners/layers/residual.h"
+#include "learners/layers/token_dense.h"
 #include "learners/loss.h"
 #include "learners/model.h"
 #include "platform/cpu_features.h"
 
 #include <cmath>
+#include <array>
 #include <functional>
 #include <memory>
 #include <random>
@@ -414,4 +420,155 @@ BOOST_AUTO_TEST_CASE(models_with_fused_relus) {
       };
       expect_gradient(spec.kind.c_str(), params, grads, through_model, 120);
     }
+}
+
+// The GPT's layers on sequences {1, T, C}: LayerNorm per token, exact GELU, the learned
+// position embedding, each against finite differences and a double-precision forward.
+BOOST_AUTO_TEST_CASE(layernorm_gelu_and_position_embedding) {
+  std::mt19937_64 rng(21);
+  LayerNorm norm(Shape{1, 5, 12});
+  check_layer(norm, 3, Backend::native, rng);
+  Gelu gelu(Shape{1, 4, 6});
+  check_layer(gelu, 3, Backend::native, rng);
+  PositionEmbedding position(5, 4);
+  check_layer(position, 3, Backend::native, rng);
+
+  // Forward values: LayerNorm normalises each token alone; GELU is x·Φ(x), not tanh's.
+  const int tokens = 2 * 5, width = 12;
+  std::vector<float> params = random_vector(norm.param_count(), rng), grads(norm.param_count());
+  norm.bind(params.data(), grads.data());
+  const std::vector<float> x = random_vector(static_cast<std::size_t>(tokens * width), rng, 3.f);
+  std::vector<float> y(x.size());
+  norm.forward(Backend::native, 2, x.data(), y.data());
+  for (int t = 0; t < tokens; ++t) {
+    double mean = 0.0, var = 0.0;
+    for (int c = 0; c < width; ++c) mean += x[t * width + c];
+    mean /= width;
+    for (int c = 0; c < width; ++c) var += (x[t * width + c] - mean) * (x[t * width + c] - mean);
+    var /= width;
+    for (int c = 0; c < width; ++c) {
+      const double want = (x[t * width + c] - mean) / std::sqrt(var + 1e-5) * params[c] + params[width + c];
+      BOOST_TEST(std::fabs(y[t * width + c] - want) <= 1e-5 * (1 + std::fabs(want)));
+    }
+  }
+  std::vector<float> g_in{-3.f, -1.f, -0.1f, 0.f, 0.5f, 1.f, 2.f, 4.f}, g_out(8);
+  Gelu flat(Shape{1, 1, 8});
+  flat.forward(Backend::native, 1, g_in.data(), g_out.data());
+  for (int i = 0; i < 8; ++i) {
+    const double v = g_in[i], want = 0.5 * v * (1 + std::erf(v / std::sqrt(2.0)));
+    BOOST_TEST(std::fabs(g_out[i] - want) <= 1e-6 * (1 + std::fabs(want)));
+  }
+  BOOST_TEST(g_out[5] == 0.8413447f, boost::test_tools::tolerance(1e-6f));  // GELU(1) = Φ(1)
+}
+
+// Token ids gather rows; the backward scatter-adds, so a repeated id sums its gradients.
+BOOST_AUTO_TEST_CASE(token_embedding_gathers_and_scatter_adds) {
+  std::mt19937_64 rng(22);
+  const int context = 5, vocab = 11, width = 4, batch = 3;
+  TokenEmbedding embed(context, vocab, width);
+  std::vector<float> params = random_vector(embed.param_count(), rng), grads(embed.param_count());
+  embed.bind(params.data(), grads.data());
+  std::vector<float> ids(batch * context);
+  for (float& id : ids) id = static_cast<float>(rng() % 4);  // few ids: each repeats
+  ids[0] = vocab - 1;
+  const std::size_t out = static_cast<std::size_t>(batch * context * width);
+  std::vector<float> y(out), r = random_vector(out, rng), dx(ids.size(), 1.f);
+  auto loss = [&] {
+    embed.forward(Backend::native, batch, ids.data(), y.data());
+    double sum = 0.0;
+    for (std::size_t i = 0; i < out; ++i) sum += static_cast<double>(y[i]) * r[i];
+    return sum;
+  };
+  loss();
+  for (int t = 0; t < batch * context; ++t)
+    for (int c = 0; c < width; ++c) BOOST_TEST(y[t * width + c] == params[static_cast<int>(ids[t]) * width + c]);
+  embed.backward(Backend::native, batch, ids.data(), y.data(), r.data(), dx.data());
+  const std::vector<float> dparams = grads;
+  expect_gradient("token embedding", params, dparams, loss, 44);
+  for (float d : dx) BOOST_TEST(d == 0.f);
+  for (int row = 4; row < vocab - 1; ++row)  // rows no id names get no gradient
+    for (int c = 0; c < width; ++c) BOOST_TEST(dparams[row * width + c] == 0.f);
+  for (float bad : {-1.f, 1.5f, static_cast<float>(vocab)}) {
+    ids[3] = bad;
+    BOOST_CHECK_THROW(embed.forward(Backend::native, batch, ids.data(), y.data()), TokenError);
+  }
+  BOOST_CHECK_THROW(TokenEmbedding(0, vocab, width), std::invalid_argument);
+  BOOST_TEST((embed.matrix_spans() == std::vector<ParamSpan>({{0, embed.param_count()}})));
+}
+
+namespace {
+
+// Attention in double: per sample and head, softmax of the masked, scaled Q·Kᵀ, times V.
+std::vector<double> reference_attention(const std::vector<float>& x, int batch, int t, int width, int heads) {
+  const int d = width / heads, row = 3 * width;
+  std::vector<double> y(static_cast<std::size_t>(batch) * t * width);
+  for (int b = 0; b < batch; ++b)
+    for (int h = 0; h < heads; ++h)
+      for (int i = 0; i < t; ++i) {
+        auto at = [&](int token, int part, int c) { return static_cast<double>(x[(b * t + token) * row + part * width + h * d + c]); };
+        std::vector<double> p(static_cast<std::size_t>(i) + 1);
+        double top = -1e300, sum = 0.0;
+        for (int j = 0; j <= i; ++j) {
+          double s = 0.0;
+          for (int c = 0; c < d; ++c) s += at(i, 0, c) * at(j, 1, c);
+          p[j] = s / std::sqrt(static_cast<double>(d));
+          top = std::max(top, p[j]);
+        }
+        for (double& v : p) sum += (v = std::exp(v - top));
+        for (int c = 0; c < d; ++c) {
+          double o = 0.0;
+          for (int j = 0; j <= i; ++j) o += p[j] / sum * at(j, 2, c);
+          y[(b * t + i) * width + h * d + c] = o;
+        }
+      }
+  return y;
+}
+
+}  // namespace
+
+// Causal attention on every backend: finite differences, a double forward on ragged shapes,
+// and causality (a later token's input leaves earlier outputs as they were).
+BOOST_AUTO_TEST_CASE(causal_attention_and_token_dense) {
+  std::mt19937_64 rng(23);
+  for (Backend backend : kBackends) {
+    CausalAttention small(5, 8, 2);
+    check_layer(small, 2, backend, rng);
+    TokenDense dense(5, 6, 9);
+    check_layer(dense, 2, backend, rng);
+    for (const auto [t, width, heads] : {std::array<int, 3>{7, 12, 3}, {1, 4, 1}, {13, 20, 5}, {17, 48, 4}}) {
+      CausalAttention attention(t, width, heads);
+      const int batch = 3;
+      std::vector<float> x = random_vector(static_cast<std::size_t>(batch * t * 3 * width), rng);
+      std::vector<float> y(static_cast<std::size_t>(batch * t * width));
+      attention.forward(backend, batch, x.data(), y.data());
+      const std::vector<double> want = reference_attention(x, batch, t, width, heads);
+      for (std::size_t i = 0; i < y.size(); ++i) BOOST_TEST(std::fabs(y[i] - want[i]) <= 1e-5 * (1 + std::fabs(want[i])));
+      const std::vector<float> before = y;
+      for (int c = 0; c < 3 * width; ++c) x[(t - 1) * 3 * width + c] += 1.f;  // sample 0's last token
+      attention.forward(backend, batch, x.data(), y.data());
+      for (int i = 0; i < (t - 1) * width; ++i) BOOST_TEST(y[i] == before[i]);
+    }
+  }
+  BOOST_CHECK_THROW(CausalAttention(4, 10, 3), std::invalid_argument);
+}
+
+// The sequence loss is the mean over every position, in nats, with its gradient.
+BOOST_AUTO_TEST_CASE(sequence_cross_entropy_over_the_vocabulary) {
+  std::mt19937_64 rng(24);
+  const int batch = 2, context = 3, vocab = 7;
+  std::vector<float> logits = random_vector(static_cast<std::size_t>(batch * context * vocab), rng, 2.f);
+  std::vector<int32_t> targets(static_cast<std::size_t>(batch * context));
+  for (auto& t : targets) t = static_cast<int32_t>(rng() % vocab);
+  std::vector<float> dlogits(logits.size());
+  const double loss = sequence_cross_entropy(batch, context, vocab, logits.data(), targets.data(), dlogits.data());
+  double want = 0.0;
+  for (int r = 0; r < batch * context; ++r) {
+    double top = -1e300, sum = 0.0;
+    for (int v = 0; v < vocab; ++v) top = std::max(top, static_cast<double>(logits[r * vocab + v]));
+    for (int v = 0; v < vocab; ++v) sum += std::exp(logits[r * vocab + v] - top);
+    want += -(logits[r * vocab + targets[r]] - top - std::log(sum));
+  }
+  BOOST_TEST(loss == want / (batch * context), boost::test_tools::tolerance(1e-6));
+  expect_gradient("sequence cross-entropy", logits, dlogits,
+                  [&] { return sequence_cross_entropy(batch, context, vocab, logits.data(), targets.data(), nullptr); });
 }
