@@ -43,7 +43,7 @@ void TokenEmbedding::forward(kernels::Backend, int batch, const float* x, float*
 }
 
 void TokenEmbedding::backward(kernels::Backend, int batch, const float* x, const float*, const float* dy, float* dx) {
-  std::fill(dw_, dw_ + param_count(), 0.f);
+  if (!tied_) std::fill(dw_, dw_ + param_count(), 0.f);
   const long tokens = static_cast<long>(batch) * context_;
   for (long t = 0; t < tokens; ++t) {
     float* row = dw_ + static_cast<long>(token_id(x[t], vocab_)) * width_;

@@ -37,8 +37,18 @@ class TokenEmbedding final : public Layer {
   void backward(kernels::Backend backend, int batch, const float* x, const float* y, const float* dy,
                 float* dx) override;
 
+  int context() const { return context_; }
+  int vocab() const { return vocab_; }
+  int width() const { return width_; }
+  const float* weights() const { return w_; }
+  float* weight_grads() { return dw_; }
+  /// Tied to an LM head (learners/layers/tied_head.h): the backward adds its scatter to the
+  /// weight gradient that the head's backward, run before it, wrote, rather than clearing it.
+  void set_tied(bool tied) { tied_ = tied; }
+
  private:
   int context_, vocab_, width_;
+  bool tied_ = false;
   float* w_ = nullptr;
   float* dw_ = nullptr;
 };

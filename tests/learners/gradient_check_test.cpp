@@ -16,6 +16,7 @@
 #include "learners/layers/layer_norm.h"
 #include "learners/layers/pooling.h"
 #include "learners/layers/residual.h"
+#include "learners/layers/tied_head.h"
 #include "learners/layers/token_dense.h"
 #include "learners/loss.h"
 #include "learners/model.h"
@@ -571,4 +572,43 @@ BOOST_AUTO_TEST_CASE(sequence_cross_entropy_over_the_vocabulary) {
   BOOST_TEST(loss == want / (batch * context), boost::test_tools::tolerance(1e-6));
   expect_gradient("sequence cross-entropy", logits, dlogits,
                   [&] { return sequence_cross_entropy(batch, context, vocab, logits.data(), targets.data(), nullptr); });
+}
+
+// The head tied to the token embedding: one slice of the arena, whose gradient is the
+// head's and the embedding's summed (finite differences over the shared weights see both),
+// and the position embedding's gradient checks the head's input gradient.
+BOOST_AUTO_TEST_CASE(tied_head_shares_the_embedding_and_sums_its_gradients) {
+  std::mt19937_64 rng(25);
+  const int context = 4, vocab = 9, width = 6, batch = 2;
+  for (Backend backend : kBackends) {
+    std::vector<std::unique_ptr<Layer>> layers;
+    auto embed = std::make_unique<TokenEmbedding>(context, vocab, width);
+    TokenEmbedding& tied = *embed;
+    layers.push_back(std::move(embed));
+    layers.push_back(std::make_unique<PositionEmbedding>(context, width));
+    layers.push_back(std::make_unique<TiedHead>(tied));
+    LayerChain chain(Shape{1, context, 1}, std::move(layers));
+    BOOST_TEST(chain.param_count() == padded_params(vocab * width) + padded_params(context * width));  // the head adds none
+    std::vector<float> params = random_vector(chain.param_count(), rng), grads(chain.param_count(), 0.f);
+    // Stale gradients in both slices (the padding stays zero, as in a model's arena): the
+    // backward must overwrite them, not add to them.
+    std::fill(grads.begin(), grads.begin() + vocab * width, 7.f);
+    std::fill(grads.begin() + padded_params(vocab * width), grads.begin() + padded_params(vocab * width) + context * width, 7.f);
+    chain.bind(params.data(), grads.data());
+    chain.reserve(batch);
+    std::vector<float> ids(batch * context);
+    for (float& id : ids) id = static_cast<float>(rng() % vocab);
+    const std::size_t out = static_cast<std::size_t>(batch * context * vocab);
+    const std::vector<float> r = random_vector(out, rng);
+    auto loss = [&] {
+      const float* y = chain.forward(backend, batch, ids.data());
+      double sum = 0.0;
+      for (std::size_t i = 0; i < out; ++i) sum += static_cast<double>(y[i]) * r[i];
+      return sum;
+    };
+    loss();
+    chain.backward(backend, batch, ids.data(), r.data(), nullptr);
+    const std::vector<float> dparams = grads;
+    expect_gradient("tied weights and positions", params, dparams, loss, 80);
+  }
 }
