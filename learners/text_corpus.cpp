@@ -2,13 +2,12 @@
 #include "learners/text_corpus.h"
 
 #include "learners/crc32.h"
+#include "learners/mapped_file.h"
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -111,14 +110,7 @@ std::string skip_summary(const std::string& path, const TextListing& listing) {
 
 }  // namespace
 
-struct TextCorpus::Storage {
-  std::vector<uint8_t> owned;
-  void* map = nullptr;
-  std::size_t map_bytes = 0;
-  ~Storage() {
-    if (map) munmap(map, map_bytes);
-  }
-};
+struct TextCorpus::Storage : ByteStorage {};
 
 TextCorpus TextCorpus::from_files(const std::vector<std::string>& paths, double validation_fraction) {
   if (!(validation_fraction >= 0.0 && validation_fraction < 1.0))
@@ -140,17 +132,11 @@ TextCorpus TextCorpus::from_files(const std::vector<std::string>& paths, double 
 }
 
 TextCorpus TextCorpus::open_packed(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw DataError(path + ": cannot open: " + std::strerror(errno));
-  struct stat st {};
-  const bool stat_ok = ::fstat(fd, &st) == 0;
-  const auto size = static_cast<std::size_t>(st.st_size);
-  void* map = stat_ok && size >= sizeof(PackedHeader) ? ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
-  ::close(fd);
-  if (map == MAP_FAILED) throw DataError(path + ": truncated or unreadable (no complete header)");
   TextCorpus c;
   c.storage_ = std::make_shared<Storage>();
-  c.storage_->map = map, c.storage_->map_bytes = size;
+  map_file(path, sizeof(PackedHeader), *c.storage_);
+  const void* map = c.storage_->map;
+  const std::size_t size = c.storage_->map_bytes;
 
   PackedHeader h;
   std::memcpy(&h, map, sizeof h);
