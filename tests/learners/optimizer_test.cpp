@@ -4,6 +4,10 @@
 #include <boost/test/unit_test.hpp>
 
 #include "learners/adamw_update.h"
+#include "learners/layers/conv2d.h"
+#include "learners/layers/group_norm.h"
+#include "learners/layers/residual.h"
+#include "learners/model.h"
 #include "learners/optimizer.h"
 #include "learners/schedule.h"
 #include "platform/cpu_features.h"
@@ -246,4 +250,23 @@ BOOST_AUTO_TEST_CASE(warmup_then_cosine_to_min_lr) {
   BOOST_TEST(s.lr(110) == 1e-4, tt::tolerance(1e-12));
   BOOST_TEST(s.lr(500) == 1e-4, tt::tolerance(1e-12));  // past the end: stays at the floor
   BOOST_TEST(!s.is_drop(50));  // cosine never resets SMA replicas
+}
+
+// What AdamW decays: each dense weight and convolution kernel at its arena offset (layers
+// padded to 16 floats), never a bias or a normalisation's scale and shift.
+BOOST_AUTO_TEST_CASE(the_decayed_spans_are_the_matrices) {
+  ModelSpec mlp;
+  mlp.hidden = {16};
+  mlp.input = {8, 8, 1}, mlp.classes = 3;
+  const Model model(mlp);
+  // dense 64→16 (1024 weights, 16 biases), then dense 16→3 at 1040 (48 weights, 3 biases).
+  BOOST_TEST((model.matrix_spans() == std::vector<ParamSpan>{{0, 1024}, {1040, 48}}));
+
+  std::vector<std::unique_ptr<Layer>> body, shortcut;
+  body.push_back(std::make_unique<Conv2D>(Shape{6, 6, 2}, 4, 3, 2, 1, true));  // 72 weights, 4 biases
+  body.push_back(std::make_unique<GroupNorm>(Shape{3, 3, 4}, 2));              // 8 parameters at 80
+  shortcut.push_back(std::make_unique<Conv2D>(Shape{6, 6, 2}, 4, 1, 2, 0, false));  // 8 weights
+  const Residual block(LayerChain(Shape{6, 6, 2}, std::move(body)), LayerChain(Shape{6, 6, 2}, std::move(shortcut)));
+  // The body spans 80 + 16 floats; the shortcut's kernel starts after it.
+  BOOST_TEST((block.matrix_spans() == std::vector<ParamSpan>{{0, 72}, {96, 8}}));
 }
