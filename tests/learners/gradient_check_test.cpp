@@ -16,6 +16,7 @@
 #include "learners/layers/layer_norm.h"
 #include "learners/layers/pooling.h"
 #include "learners/layers/residual.h"
+#include "learners/layers/rms_norm.h"
 #include "learners/layers/tied_head.h"
 #include "learners/layers/token_dense.h"
 #include "learners/loss.h"
@@ -610,5 +611,26 @@ BOOST_AUTO_TEST_CASE(tied_head_shares_the_embedding_and_sums_its_gradients) {
     chain.backward(backend, batch, ids.data(), r.data(), nullptr);
     const std::vector<float> dparams = grads;
     expect_gradient("tied weights and positions", params, dparams, loss, 80);
+  }
+}
+
+// RMSNorm: finite differences, and a double forward (no mean subtracted, no shift).
+BOOST_AUTO_TEST_CASE(rmsnorm_layer) {
+  std::mt19937_64 rng(26);
+  RmsNorm norm(Shape{1, 5, 12});
+  check_layer(norm, 3, Backend::native, rng);
+  const int tokens = 2 * 5, width = 12;
+  std::vector<float> params = random_vector(norm.param_count(), rng), grads(norm.param_count());
+  norm.bind(params.data(), grads.data());
+  const std::vector<float> x = random_vector(static_cast<std::size_t>(tokens * width), rng, 3.f);
+  std::vector<float> y(x.size());
+  norm.forward(Backend::native, 2, x.data(), y.data());
+  for (int t = 0; t < tokens; ++t) {
+    double sum = 0.0;
+    for (int c = 0; c < width; ++c) sum += static_cast<double>(x[t * width + c]) * x[t * width + c];
+    for (int c = 0; c < width; ++c) {
+      const double want = x[t * width + c] / std::sqrt(sum / width + 1e-5) * params[c];
+      BOOST_TEST(std::fabs(y[t * width + c] - want) <= 1e-5 * (1 + std::fabs(want)));
+    }
   }
 }
