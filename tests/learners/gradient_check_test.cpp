@@ -634,3 +634,42 @@ BOOST_AUTO_TEST_CASE(rmsnorm_layer) {
     }
   }
 }
+
+// A nanoGPT block composed of the layers above, x + attn(ln1(x)) then x + mlp(ln2(x)), as a
+// chain of two residual blocks on sequences: its parameter and input gradients against
+// finite differences on both backends.
+BOOST_AUTO_TEST_CASE(a_pre_layernorm_gpt_block) {
+  std::mt19937_64 rng(27);
+  const int context = 4, width = 8, heads = 2, batch = 2;
+  const Shape seq{1, context, width};
+  for (Backend backend : kBackends) {
+    std::vector<std::unique_ptr<Layer>> attention, mlp, block;
+    attention.push_back(std::make_unique<LayerNorm>(seq));
+    attention.push_back(std::make_unique<TokenDense>(context, width, 3 * width));
+    attention.push_back(std::make_unique<CausalAttention>(context, width, heads));
+    attention.push_back(std::make_unique<TokenDense>(context, width, width));
+    mlp.push_back(std::make_unique<LayerNorm>(seq));
+    mlp.push_back(std::make_unique<TokenDense>(context, width, 4 * width));
+    mlp.push_back(std::make_unique<Gelu>(Shape{1, context, 4 * width}));
+    mlp.push_back(std::make_unique<TokenDense>(context, 4 * width, width));
+    block.push_back(std::make_unique<Residual>(LayerChain(seq, std::move(attention)), LayerChain(seq, {})));
+    block.push_back(std::make_unique<Residual>(LayerChain(seq, std::move(mlp)), LayerChain(seq, {})));
+    LayerChain chain(seq, std::move(block));
+    std::vector<float> params = random_vector(chain.param_count(), rng, 0.5f), grads(chain.param_count());
+    chain.bind(params.data(), grads.data());
+    chain.reserve(batch);
+    std::vector<float> x = random_vector(static_cast<std::size_t>(batch * seq.size()), rng), dx(x.size());
+    const std::vector<float> r = random_vector(x.size(), rng);
+    auto loss = [&] {
+      const float* y = chain.forward(backend, batch, x.data());
+      double sum = 0.0;
+      for (std::size_t i = 0; i < x.size(); ++i) sum += static_cast<double>(y[i]) * r[i];
+      return sum;
+    };
+    loss();
+    chain.backward(backend, batch, x.data(), r.data(), dx.data());
+    const std::vector<float> dparams = grads;
+    expect_gradient("block input", x, dx, loss);
+    expect_gradient("block parameters", params, dparams, loss, 80);
+  }
+}
