@@ -77,6 +77,12 @@ void expect_gradient(const char* what, std::vector<float>& v, const std::vector<
 }
 
 // L = Σ y ⊙ r for fixed random r, so dL/dy = r.
+double weighted_sum(const float* y, const std::vector<float>& r) {
+  double sum = 0.0;
+  for (std::size_t i = 0; i < r.size(); ++i) sum += static_cast<double>(y[i]) * r[i];
+  return sum;
+}
+
 void check_layer(Layer& layer, int batch, Backend backend, std::mt19937_64& rng) {
   std::vector<float> params = random_vector(layer.param_count(), rng, 0.5f);
   std::vector<float> grads(layer.param_count());
@@ -87,9 +93,7 @@ void check_layer(Layer& layer, int batch, Backend backend, std::mt19937_64& rng)
   std::vector<float> y(out), r = random_vector(out, rng), dx(x.size());
   auto loss = [&] {
     layer.forward(backend, batch, x.data(), y.data());
-    double sum = 0.0;
-    for (std::size_t i = 0; i < out; ++i) sum += static_cast<double>(y[i]) * r[i];
-    return sum;
+    return weighted_sum(y.data(), r);
   };
   loss();
   layer.backward(backend, batch, x.data(), y.data(), r.data(), dx.data());
@@ -477,9 +481,7 @@ BOOST_AUTO_TEST_CASE(token_embedding_gathers_and_scatter_adds) {
   std::vector<float> y(out), r = random_vector(out, rng), dx(ids.size(), 1.f);
   auto loss = [&] {
     embed.forward(Backend::native, batch, ids.data(), y.data());
-    double sum = 0.0;
-    for (std::size_t i = 0; i < out; ++i) sum += static_cast<double>(y[i]) * r[i];
-    return sum;
+    return weighted_sum(y.data(), r);
   };
   loss();
   for (int t = 0; t < batch * context; ++t)
@@ -601,12 +603,7 @@ BOOST_AUTO_TEST_CASE(tied_head_shares_the_embedding_and_sums_its_gradients) {
     for (float& id : ids) id = static_cast<float>(rng() % vocab);
     const std::size_t out = static_cast<std::size_t>(batch * context * vocab);
     const std::vector<float> r = random_vector(out, rng);
-    auto loss = [&] {
-      const float* y = chain.forward(backend, batch, ids.data());
-      double sum = 0.0;
-      for (std::size_t i = 0; i < out; ++i) sum += static_cast<double>(y[i]) * r[i];
-      return sum;
-    };
+    auto loss = [&] { return weighted_sum(chain.forward(backend, batch, ids.data()), r); };
     loss();
     chain.backward(backend, batch, ids.data(), r.data(), nullptr);
     const std::vector<float> dparams = grads;
@@ -660,12 +657,7 @@ BOOST_AUTO_TEST_CASE(a_pre_layernorm_gpt_block) {
     chain.reserve(batch);
     std::vector<float> x = random_vector(static_cast<std::size_t>(batch * seq.size()), rng), dx(x.size());
     const std::vector<float> r = random_vector(x.size(), rng);
-    auto loss = [&] {
-      const float* y = chain.forward(backend, batch, x.data());
-      double sum = 0.0;
-      for (std::size_t i = 0; i < x.size(); ++i) sum += static_cast<double>(y[i]) * r[i];
-      return sum;
-    };
+    auto loss = [&] { return weighted_sum(chain.forward(backend, batch, x.data()), r); };
     loss();
     chain.backward(backend, batch, x.data(), r.data(), dx.data());
     const std::vector<float> dparams = grads;
