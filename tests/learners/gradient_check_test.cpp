@@ -4,6 +4,7 @@
 #define BOOST_TEST_MODULE learners_gradients
 #include <boost/test/unit_test.hpp>
 
+#include "learners/gpt.h"
 #include "learners/layer_chain.h"
 #include "learners/layers/causal_attention.h"
 #include "learners/layers/conv2d.h"
@@ -663,5 +664,69 @@ BOOST_AUTO_TEST_CASE(a_pre_layernorm_gpt_block) {
     const std::vector<float> dparams = grads;
     expect_gradient("block input", x, dx, loss);
     expect_gradient("block parameters", params, dparams, loss, 80);
+  }
+}
+
+// nanoGPT's CPU configuration (4 layers, 4 heads, width 128, context 64, 256 bytes):
+// nanoGPT's parameter count, its decay groups and its initialisation.
+BOOST_AUTO_TEST_CASE(gpt_has_nanogpts_parameters_and_initialisation) {
+  const GptSpec spec;
+  LayerChain gpt(Shape{1, spec.context, 1}, make_gpt(spec));
+  BOOST_TEST((gpt.output_shape() == Shape{1, 64, 256}));
+  // wte 256·128, wpe 64·128, per block 2·128 + (128·384 + 384) + (128·128 + 128) + 2·128 +
+  // (128·512 + 512) + (512·128 + 128), ln_f 2·128; every count a multiple of 16 (no padding).
+  BOOST_TEST(gpt.param_count() == 32768u + 8192u + 4u * 198272u + 256u);
+  const std::vector<ParamSpan> spans = gpt.matrix_spans();
+  BOOST_REQUIRE(spans.size() == 2u + 4u * 4u);
+  std::size_t decayed = 0;
+  for (const ParamSpan& s : spans) decayed += s.count;
+  BOOST_TEST(decayed == 32768u + 8192u + 4u * (49152u + 16384u + 65536u + 65536u));
+
+  std::vector<float> params(gpt.param_count()), grads(gpt.param_count());
+  gpt.bind(params.data(), grads.data());
+  std::mt19937_64 rng(1);
+  gpt.init(rng);
+  auto stddev = [&](const ParamSpan& s) {
+    double sum = 0.0, sq = 0.0;
+    for (std::size_t i = s.offset; i < s.offset + s.count; ++i) sum += params[i], sq += static_cast<double>(params[i]) * params[i];
+    const double mean = sum / s.count;
+    return std::sqrt(sq / s.count - mean * mean);
+  };
+  BOOST_TEST(stddev(spans[0]) == 0.02, boost::test_tools::tolerance(0.03));         // wte
+  BOOST_TEST(stddev(spans[2]) == 0.02, boost::test_tools::tolerance(0.03));         // block 0's QKV
+  BOOST_TEST(stddev(spans[3]) == 0.02 / std::sqrt(8.0), boost::test_tools::tolerance(0.03));  // its projection
+  BOOST_TEST(stddev(spans[5]) == 0.02 / std::sqrt(8.0), boost::test_tools::tolerance(0.03));  // the MLP's
+  for (std::size_t i = spans[2].offset + spans[2].count; i < spans[2].offset + spans[2].count + 384; ++i)
+    BOOST_TEST(params[i] == 0.f);  // QKV biases
+  const std::size_t block0 = spans[2].offset - 256;  // ln1: gamma 1, beta 0, before the QKV
+  for (std::size_t i = block0; i < block0 + 128; ++i) BOOST_TEST(params[i] == 1.f);
+  for (std::size_t i = block0 + 128; i < block0 + 256; ++i) BOOST_TEST(params[i] == 0.f);
+  BOOST_CHECK_THROW(make_gpt(GptSpec{2, 3, 8, 4, 11}), std::invalid_argument);
+}
+
+// A small GPT end to end, token ids to the sequence cross-entropy, against finite differences.
+BOOST_AUTO_TEST_CASE(gpt_gradient_end_to_end) {
+  std::mt19937_64 rng(28);
+  const GptSpec spec{2, 2, 8, 4, 11};
+  const int batch = 2;
+  for (Backend backend : kBackends) {
+    LayerChain gpt(Shape{1, spec.context, 1}, make_gpt(spec));
+    std::vector<float> params = random_vector(gpt.param_count(), rng, 0.3f), grads(gpt.param_count());
+    gpt.bind(params.data(), grads.data());
+    gpt.reserve(batch);
+    std::vector<float> ids(batch * spec.context);
+    std::vector<int32_t> targets(ids.size());
+    for (float& id : ids) id = static_cast<float>(rng() % spec.vocab);
+    for (int32_t& t : targets) t = static_cast<int32_t>(rng() % spec.vocab);
+    std::vector<float> dlogits(ids.size() * spec.vocab);
+    auto loss = [&] {
+      return sequence_cross_entropy(batch, spec.context, spec.vocab, gpt.forward(backend, batch, ids.data()),
+                                    targets.data(), nullptr);
+    };
+    sequence_cross_entropy(batch, spec.context, spec.vocab, gpt.forward(backend, batch, ids.data()), targets.data(),
+                           dlogits.data());
+    gpt.backward(backend, batch, ids.data(), dlogits.data(), nullptr);
+    const std::vector<float> dparams = grads;
+    expect_gradient("gpt", params, dparams, loss, 120);
   }
 }
