@@ -6,7 +6,7 @@ JOBS  ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 STARLING = $(BUILD)/cli/starling
 
-.PHONY: all deps bench-deps build demo test readme bench experiments scaling fuzz faults soak clean
+.PHONY: all deps bench-deps configure build starling demo test docs readme bench experiments scaling fuzz faults soak clean
 
 all: build
 
@@ -16,21 +16,31 @@ deps:
 bench-deps:
 	@scripts/deps.sh bench
 
-build: deps
+configure: deps
 	@cmake -S . -B $(BUILD) $(CMAKE_FLAGS) >/dev/null
+
+# Everything: the executable, the tests, the benchmarks and the examples.
+build: configure
 	@cmake --build $(BUILD) -j $(JOBS)
 
+# Only what the demo runs: the `starling` executable and its libraries.
+starling: configure
+	@cmake --build $(BUILD) -j $(JOBS) --target starling
+
 # The single-node run, then a short experiment (4 peers, 3 sync modes and PyTorch DDP).
-demo: build
+demo: starling
 	$(STARLING) train --config configs/fmnist-mlp.toml --summary $(BUILD)/demo-summary.json
 	$(STARLING) experiment --config configs/experiments/demo.toml --out results/demo
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
-# The README's config key table from the schema (cli/config_schema.cpp); a test fails until it is rerun.
-readme: build
-	scripts/readme_config_keys.sh $(STARLING) README.md
+# The config reference's key table (docs/config.md) from the schema (cli/config_schema.cpp);
+# a test fails until it is rerun. `readme` is its old name.
+docs: starling
+	scripts/config_keys_doc.sh $(STARLING) docs/config.md
+
+readme: docs
 
 bench: bench-deps build
 	@scripts/bench.sh $(BUILD)

@@ -205,6 +205,28 @@ void read_peers(const toml::table& root, const std::string& file, Config& c, tom
   }
 }
 
+// launch.endpoints from an allocation: the job's peers from the launcher's environment, in
+// place of a [[peer]] list, and this process's rank among them.
+void read_allocation(const Environment& env, Config& c, toml::array& resolved) {
+  const std::string kind = c.launch.endpoints;
+  if (kind == "peers") return;
+  const std::string at = c.launch.endpoints_at + ": \"" + kind + "\": ";
+  if (!c.peers.empty())
+    throw ConfigError(at + "expected no [[peer]] entries (the job's peers come from the allocation)");
+  Allocation a;
+  try {
+    a = kind == "slurm" ? slurm_allocation(env, c.launch.base_port) : openmpi_allocation(env, c.launch.base_port);
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError(at + e.what());
+  }
+  for (const AllocatedPeer& p : a.peers) {
+    c.peers.push_back(PeerEntry{p.rank, p.endpoint});
+    c.node.exchange.peers.push_back({p.rank, p.endpoint});
+    resolved.push_back(toml::table{{"id", static_cast<int64_t>(p.rank)}, {"endpoint", p.endpoint}});
+  }
+  c.allocation_rank = a.rank;
+}
+
 // Every key with its value, {section: {key: value}}, and the [[peer]] entries as "peer".
 toml::table resolved_table(const std::vector<KeyValue>& values, const toml::table& root, toml::array peers) {
   const auto& schema = config_schema();
@@ -223,7 +245,7 @@ toml::table resolved_table(const std::vector<KeyValue>& values, const toml::tabl
 
 // The config of `root`; with `resolved`, also every key's value.
 Config read(toml::table& root, const std::string& file, const std::vector<std::string>& overrides,
-            toml::table* resolved = nullptr) {
+            const Environment& env, toml::table* resolved = nullptr) {
   const auto overridden = apply_overrides(root, overrides);
   check_sections(root, file);
   std::vector<KeyValue> values = read_sections(root, file, overridden);
@@ -236,6 +258,7 @@ Config read(toml::table& root, const std::string& file, const std::vector<std::s
   read_model(root, file, overridden, c.data, c.node.train.learner.model);
   toml::array peers;
   read_peers(root, file, c, peers);
+  read_allocation(env, c, peers);
   check_across_keys(values, c);
   if (resolved) *resolved = resolved_table(values, root, std::move(peers));
   return c;
@@ -243,25 +266,26 @@ Config read(toml::table& root, const std::string& file, const std::vector<std::s
 
 }  // namespace
 
-Config parse_config(const std::string& text, const std::string& name, const std::vector<std::string>& overrides) {
+Config parse_config(const std::string& text, const std::string& name, const std::vector<std::string>& overrides,
+                    const Environment& env) {
   toml::table root;
   try {
     root = toml::parse(text, name);
   } catch (const toml::parse_error& e) {
     throw ConfigError(name + ":" + std::to_string(e.source().begin.line) + ": " + std::string(e.description()));
   }
-  return read(root, name, overrides);
+  return read(root, name, overrides, env);
 }
 
 Config load_config(const std::string& path, const std::vector<std::string>& overrides) {
   toml::table root = parse_toml_file(path);
-  return read(root, path, overrides);
+  return read(root, path, overrides, process_environment());
 }
 
 std::string resolved_config(const std::string& path, const std::vector<std::string>& overrides, bool json) {
   toml::table root = parse_toml_file(path);
   toml::table resolved;
-  read(root, path, overrides, &resolved);
+  read(root, path, overrides, process_environment(), &resolved);
   std::ostringstream out;
   if (json) out << toml::json_formatter{resolved};
   else out << toml::toml_formatter{resolved};

@@ -3,8 +3,10 @@
 // whole before anything runs, against the schema of cli/config_schema.h. Every problem is a ConfigError naming the file, the line (when
 // the TOML gives one), the key and what was expected; the CLI turns it into exit code 2.
 #include "actors/node.h"
+#include "cli/allocation.h"
 #include "learners/partition.h"
 
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -41,9 +43,13 @@ struct DataOptions {
   std::string dataset_at, path_at, context_at;
 };
 
-/// [launch]: how `starling launch` runs the peers on this host.
+/// [launch]: how `starling launch` runs the peers on this host, and where a job's peers
+/// come from: the [[peer]] list, or the allocation of a cluster launcher (cli/allocation.h).
 struct LaunchSettings {
   bool in_process = false;  // every peer a thread of one process (cli/in_process_launch.h)
+  std::string endpoints = "peers";  // "peers" | "slurm" | "openmpi"
+  int base_port = 5600;             // an allocation's first port on each node
+  std::string endpoints_at;         // where launch.endpoints was set, for its errors
 };
 
 /// One `[[peer]]` of a topology config.
@@ -62,13 +68,19 @@ struct Config {
   int kernel_threads = 1;  // [kernels] threads
   LaunchSettings launch;
   std::vector<PeerEntry> peers;  // [[peer]]; node.exchange is filled from these and [exchange]
+  /// With endpoints from an allocation: this process's index into `peers`, as its launcher
+  /// numbered it (SLURM_PROCID, OMPI_COMM_WORLD_RANK).
+  std::optional<std::size_t> allocation_rank;
 };
 
-/// Reads, overrides and validates; throws ConfigError.
+/// Reads, overrides and validates; throws ConfigError. With launch.endpoints from an
+/// allocation, the peers come from this process's environment.
 Config load_config(const std::string& path, const std::vector<std::string>& overrides = {});
 
-/// The same from TOML text (tests); `name` stands in for the file name in errors.
-Config parse_config(const std::string& text, const std::string& name, const std::vector<std::string>& overrides = {});
+/// The same from TOML text (tests); `name` stands in for the file name in errors, `env` for
+/// the process's environment.
+Config parse_config(const std::string& text, const std::string& name, const std::vector<std::string>& overrides = {},
+                    const Environment& env = process_environment());
 
 /// Every key of the config at `path` with its value after defaults and overrides, as TOML
 /// or, with `json`, as a JSON object {section: {key: value}} with the [[peer]] entries as

@@ -1,7 +1,7 @@
 // The config schema: one row per key (cli/config_schema.h), then the rules across keys.
 #include "cli/config_schema.h"
 
-#include "gossip/topology.h"
+#include "gossip/topology/topology.h"
 #include "learners/partition.h"
 
 #include <cmath>
@@ -362,6 +362,19 @@ std::vector<KeySpec> launch_keys() {
      "every peer a thread of one process (each with its own ZeroMQ endpoint and exchange), for experiments with "
      "hundreds of peers on one host; `starling launch --in-process` sets it",
      [](V v, Config& c) { c.launch.in_process = v.flag; }},
+    {"launch.endpoints", choice("peers", {"peers", "slurm", "openmpi"}),
+     "where the job's peers come from: `\"peers\"`, the `[[peer]]` list; `\"slurm\"`, the Slurm job step the "
+     "peers are tasks of (`srun`): peer i is task `SLURM_PROCID` i on the node Slurm placed it on, at `base_port` "
+     "plus its index among the step's tasks on that node; `\"openmpi\"`, the ranks of `mpirun` (all on one host). "
+     "Either with no `[[peer]]` entries (docs/slurm.md)",
+     [](V v, Config& c) {
+       c.launch.endpoints = v.text;
+       c.launch.endpoints_at = v.at;
+     }},
+    {"launch.base_port", integer(5600, 1, 65535),
+     "with `endpoints` from an allocation: the port of the first peer on each node; a node's further peers take "
+     "the ports after it",
+     [](V v, Config& c) { c.launch.base_port = static_cast<int>(v.integer); }},
   };
 }
 

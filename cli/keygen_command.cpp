@@ -1,8 +1,8 @@
 #include "cli/keygen_command.h"
 
 #include "cli/config.h"
-#include "gossip/curve_keys.h"
 #include "gossip/peer_exchange.h"
+#include "gossip/transport/curve_keys.h"
 
 #include <spdlog/spdlog.h>
 

@@ -287,6 +287,10 @@ int run_launch(const LaunchOptions& options) {
     config = load_config(options.config, overrides);
     if (config.node.exchange.mode == gossip::ExchangeMode::none)
       throw ConfigError(options.config + ": exchange.mode: `starling launch` needs an exchange mode and [[peer]] entries");
+    if (config.launch.endpoints != "peers")
+      throw ConfigError(config.launch.endpoints_at + ": \"" + config.launch.endpoints +
+                        "\": `starling launch` starts the [[peer]] list on this host; start the peers of an allocation "
+                        "with `srun starling peer` or `mpirun starling peer` (docs/slurm.md)");
   } catch (const ConfigError& e) {
     spdlog::error("{}", e.what());
     return 2;

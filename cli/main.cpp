@@ -8,6 +8,7 @@
 #include "cli/partition_command.h"
 #include "cli/simulate_command.h"
 #include "cli/train_command.h"
+#include "cli/version.h"
 
 #include <unistd.h>
 
@@ -23,6 +24,8 @@ int main(int argc, char** argv) {
 
   CLI::App app{"Starling: decentralized peer-to-peer training of neural networks"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", starling::cli::version_text,
+                       "Print the version, commit, instruction set and backends, then exit");
 
   starling::cli::TrainOptions train;
   auto* train_cmd = app.add_subcommand("train", "Train on one node (one process) from a TOML config");
@@ -111,6 +114,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     app.exit(e);

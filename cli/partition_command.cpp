@@ -5,7 +5,7 @@
 #include "cli/data_source.h"
 #include "cli/exit_codes.h"
 #include "cli/json.h"
-#include "gossip/d_cliques.h"
+#include "gossip/topology/d_cliques.h"
 
 #include <spdlog/spdlog.h>
 

@@ -207,6 +207,8 @@ void select_peer(Config& config, std::optional<uint32_t> id) {
     const auto it = std::find_if(config.peers.begin(), config.peers.end(), [&](const PeerEntry& p) { return p.id == *id; });
     if (it == config.peers.end()) throw ConfigError(config.source + ": no [[peer]] with id " + std::to_string(*id));
     rank = static_cast<std::size_t>(it - config.peers.begin());
+  } else if (config.allocation_rank) {
+    rank = *config.allocation_rank;  // the allocation's own numbering, which the endpoints follow
   } else if (const auto from_env = launcher_rank()) {
     if (*from_env >= config.peers.size())
       throw ConfigError("rank " + std::to_string(*from_env) + " from the launcher's environment, but " + config.source +
@@ -243,6 +245,12 @@ int run_peer(const TrainOptions& options, std::optional<uint32_t> id) {
   try {
     config = load_config(options.config, options.overrides);
     select_peer(config, id);
+    if (config.allocation_rank) {
+      const auto rank = static_cast<std::size_t>(config.node.exchange.rank);
+      spdlog::info("peer {} of {} from the {} allocation, at {} (the first at {}, the last at {})", config.peers[rank].id,
+                   config.peers.size(), config.launch.endpoints, config.peers[rank].endpoint,
+                   config.peers.front().endpoint, config.peers.back().endpoint);
+    }
     apply_resume(config, options.resume);
     config.node.exchange.join = options.join;
   } catch (const ConfigError& e) {

@@ -17,10 +17,10 @@
 #include <string>
 #include <vector>
 
-#include "gossip/async_gossip.h"
-#include "gossip/control_plane.h"
-#include "gossip/exchange_spec.h"
-#include "gossip/transport.h"
+#include "gossip/algorithms/async_gossip.h"
+#include "gossip/algorithms/exchange_spec.h"
+#include "gossip/control/control_plane.h"
+#include "gossip/transport/transport.h"
 #include "protocols/span.h"
 
 namespace starling::gossip {

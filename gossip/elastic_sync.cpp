@@ -3,10 +3,11 @@
 
 #include <algorithm>
 
-#include "gossip/error.h"
-#include "gossip/job_start.h"
-#include "gossip/join.h"
-#include "gossip/model_transfer.h"
+#include "gossip/algorithms/algorithm_table.h"
+#include "gossip/control/job_start.h"
+#include "gossip/control/join.h"
+#include "gossip/control/model_transfer.h"
+#include "gossip/transport/error.h"
 
 namespace starling::gossip {
 

@@ -44,13 +44,13 @@
 #include <utility>
 #include <vector>
 
-#include "gossip/adaptive_compression.h"
-#include "gossip/control_plane.h"
-#include "gossip/exchange_spec.h"
-#include "gossip/job_start.h"
-#include "gossip/sync_algorithm.h"
-#include "gossip/transport.h"
-#include "gossip/view_agreement.h"
+#include "gossip/algorithms/adaptive_compression.h"
+#include "gossip/algorithms/exchange_spec.h"
+#include "gossip/algorithms/sync_algorithm.h"
+#include "gossip/control/control_plane.h"
+#include "gossip/control/job_start.h"
+#include "gossip/control/view_agreement.h"
+#include "gossip/transport/transport.h"
 #include "protocols/span.h"
 
 namespace starling::gossip {

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "gossip/error.h"
+#include "gossip/transport/error.h"
 
 namespace starling::gossip {
 

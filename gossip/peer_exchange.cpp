@@ -5,11 +5,11 @@
 #include <algorithm>
 #include <iterator>
 
-#include "gossip/curve_keys.h"
-#include "gossip/error.h"
-#include "gossip/topology.h"
-#include "gossip/view_topology.h"
-#include "gossip/watch_overlay.h"
+#include "gossip/algorithms/view_topology.h"
+#include "gossip/control/watch_overlay.h"
+#include "gossip/topology/topology.h"
+#include "gossip/transport/curve_keys.h"
+#include "gossip/transport/error.h"
 
 namespace starling::gossip {
 namespace {
@@ -89,24 +89,6 @@ std::vector<PeerId> neighbours(const ExchangeSpec& s) {
 }
 
 }  // namespace
-
-std::string peer_key_name(PeerId id) { return "peer" + std::to_string(id); }
-
-bool parse_exchange_mode(const std::string& text, ExchangeMode& out) {
-  for (std::size_t i = 0; i < std::size(kExchangeModeNames); ++i)
-    if (text == kExchangeModeNames[i]) {
-      out = static_cast<ExchangeMode>(i);
-      return true;
-    }
-  return false;
-}
-
-const char* exchange_mode_name(ExchangeMode mode) { return kExchangeModeNames[static_cast<int>(mode)]; }
-
-bool uses_topology(ExchangeMode mode) {
-  return mode == ExchangeMode::gossip || mode == ExchangeMode::async_gossip || mode == ExchangeMode::gradient_tracking ||
-         mode == ExchangeMode::push_sum || mode == ExchangeMode::exact_diffusion;
-}
 
 PeerExchange::PeerExchange(const ExchangeSpec& spec, protocols::Span<float> model)
     : spec_(spec), model_(model), context_(1), last_report_(std::chrono::steady_clock::now()) {

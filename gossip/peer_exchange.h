@@ -5,8 +5,8 @@
 // once per exchange():
 // `allreduce` and `local-sgd` replace it with the mean over all peers (ring all-reduce), or
 // with a codec other than "none" with the common model plus the mean of the compressed
-// changes (gossip/compressed_allreduce.h), or with an outer learning rate ≠ 1 or an outer
-// momentum with SlowMo/DiLoCo's outer step on that mean (gossip/outer_optimizer_sync.h);
+// changes (gossip/algorithms/compressed_allreduce.h), or with an outer learning rate ≠ 1 or an outer
+// momentum with SlowMo/DiLoCo's outer step on that mean (gossip/algorithms/outer_optimizer_sync.h);
 // `gossip` does one D-PSGD round with Metropolis–Hastings weights over the topology, or with
 // a codec other than "none" one CHOCO-SGD round (compressed differences to public copies),
 // with quasi_global_momentum > 0 a D-PSGD round with quasi-global momentum;
@@ -15,11 +15,11 @@
 // Peers may die, pause, join and rejoin while the job runs: the synchronous modes agree on
 // membership views (elastic_sync.h), asynchronous gossip skips whom it cannot count on
 // (elastic_async.h). Every wait has a deadline: nothing waits forever.
-#include "gossip/control_plane.h"
+#include "gossip/algorithms/exchange_spec.h"
+#include "gossip/control/control_plane.h"
 #include "gossip/elastic_async.h"
 #include "gossip/elastic_sync.h"
-#include "gossip/exchange_spec.h"
-#include "gossip/transport.h"
+#include "gossip/transport/transport.h"
 
 #include <chrono>
 #include <cstdint>

@@ -13,7 +13,7 @@
 //  | 16+8·T |      E | endpoint the sender accepts connections on       |
 //  +--------+--------+--------------------------------------------------+
 //  heartbeat payload: +0 u64 sender clock (ns) | +8 u64 last round applied, then, only
-//    when the sender passes on deaths it learned (gossip/membership.h): +16 u32 count N
+//    when the sender passes on deaths it learned (gossip/control/membership.h): +16 u32 count N
 //    (1..kMaxNotices) and N notices of 21 bytes each:
 //    +0 u32 peer | +4 u8 NoticeKind (0..4) | +5 u64 round | +13 u64 iteration (finished:
 //    where the peer stopped; 0 otherwise)

@@ -1,6 +1,6 @@
 #pragma once
 // The view family: how the live peers of a synchronous job agree on who is in the job and
-// where it goes on (gossip/view_agreement.h has the protocol). One payload, three kinds:
+// where it goes on (gossip/control/view_agreement.h has the protocol). One payload, three kinds:
 //   status   member → leader: where the sender stands (its view, the round it is working
 //            on, the iteration its last common model belongs to) and whom it hears;
 //   prepare  leader → member: a view change has begun, send your status;

@@ -7,8 +7,8 @@
 // cores, every message waits for a core, and the exchange's own CPU work (reductions,
 // codecs, mixing) competes with the steps: what an α–β model of the link cannot show.
 // Each peer's rounds are timed after two warm-up rounds.
-#include "gossip/endpoint.h"
 #include "gossip/peer_exchange.h"
+#include "gossip/transport/endpoint.h"
 #include "simulator/median.h"
 #include "simulator/probes.h"
 

@@ -5,7 +5,7 @@
 //   CPU per byte: process CPU time (every thread: both I/O loops, ZeroMQ, the kernel's
 //   TCP work charged to them) over the bytes of that stream. On a host whose cores are all
 //   busy, it is this CPU work, not the wire, that limits loopback transfers.
-#include "gossip/transport.h"
+#include "gossip/transport/transport.h"
 #include "simulator/median.h"
 #include "simulator/probes.h"
 

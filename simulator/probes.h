@@ -5,7 +5,7 @@
 // transport, and the rate of the element-wise reduction. Each is a median of repeats, so one
 // preempted repeat (the machine is shared) does not decide the figure. No model, no
 // prediction here: only numbers with units.
-#include "gossip/exchange_spec.h"
+#include "gossip/algorithms/exchange_spec.h"
 #include "learners/learner.h"
 #include "protocols/codec.h"
 

@@ -3,7 +3,7 @@
 // thread with its own transport context (its own I/O thread), so the host runs three threads
 // per peer, as peer processes do; when they outnumber the cores, each step waits for
 // context switches, and that is what this measures.
-#include "gossip/transport.h"
+#include "gossip/transport/transport.h"
 #include "simulator/median.h"
 #include "simulator/probes.h"
 

@@ -1,7 +1,7 @@
 #include "simulator/scaling_model.h"
 
-#include "gossip/topology.h"
-#include "gossip/watch_overlay.h"
+#include "gossip/control/watch_overlay.h"
+#include "gossip/topology/topology.h"
 #include "simulator/collectives.h"
 #include "simulator/event_sim.h"
 
@@ -112,7 +112,7 @@ Cost exchange_cost(const Workload& work, const Measured& m, int p, const Wire& w
         c.seconds += (d + 1) * n * add;
         return c;
       }
-      // CHOCO-SGD (gossip/choco_gossip.cpp) per round: the change x − x̂ (a pass over n), its
+      // CHOCO-SGD (gossip/algorithms/choco_gossip.cpp) per round: the change x − x̂ (a pass over n), its
       // encoding, its decoding into the own public copy and each neighbour's decoded into
       // theirs, and the mix x += γ Σ W_ij (x̂_j − x̂_i) (a pass per neighbour and the own copy).
       Cost c = neighbour_push(d, w, wire);
@@ -120,7 +120,7 @@ Cost exchange_cost(const Workload& work, const Measured& m, int p, const Wire& w
       return c;
     }
     case ExchangeMode::gradient_tracking: {
-      // A D-PSGD round on the model and the tracker together (gossip/gradient_tracking_sync.h).
+      // A D-PSGD round on the model and the tracker together (gossip/algorithms/gradient_tracking_sync.h).
       const int d = gossip_degree(work, p);
       Cost c = neighbour_push(d, 2 * bytes, wire);
       c.seconds += (d + 1) * 2 * n * add + 3 * n * add;

@@ -26,7 +26,7 @@
 // a round of them training together here is measured, and the exchange is what it took
 // beyond the modelled compute (over loopback), or at least that (over a slower link).
 #include "gossip/peer_exchange.h"
-#include "gossip/topology.h"
+#include "gossip/topology/topology.h"
 #include "simulator/network.h"
 #include "simulator/probes.h"
 #include "simulator/stragglers.h"

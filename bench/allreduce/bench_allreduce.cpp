@@ -22,8 +22,8 @@
 
 #include <CLI/CLI.hpp>
 
-#include "gossip/allreduce_ring.h"
-#include "gossip/transport.h"
+#include "gossip/algorithms/allreduce_ring.h"
+#include "gossip/transport/transport.h"
 
 namespace {
 

@@ -7,8 +7,8 @@
 #include <boost/test/unit_test.hpp>
 
 #include "actors/node.h"
+#include "gossip/transport/endpoint.h"
 #include "tests/actors/small_node.h"
-#include "gossip/endpoint.h"
 
 #include <exception>
 #include <thread>

@@ -18,6 +18,10 @@ expect_exit 2 "config" train
 printf '[exchange]\nmode = "async-gossip"\noverlap = true\n' >"$tmp/async.toml"
 expect_exit 2 "async.toml:3: exchange.overlap: expected false" train --config "$tmp/async.toml"
 expect_exit 0 "Usage" train --help
+# What a bug report needs: version and commit, the ISA in use (a forced one says so), backends.
+expect_exit 0 "^starling [0-9][0-9.]* (commit " --version
+grep -q "^backends: native" "$tmp/out" || fail "--version names no backend"
+STARLING_ISA=scalar expect_exit 0 "^isa: scalar" --version
 expect_exit 1 "dataset-fashion-mnist" train --config "$src/configs/fmnist-mlp.toml" --set data.path="$tmp/nowhere" --set run.data_dir="$tmp/cache"
 
 expect_exit 0 "done: test_accuracy" train --config "$src/configs/fmnist-mlp.toml" --set data.dataset=synthetic \

@@ -18,7 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "gossip/sync_algorithm.h"
+#include "gossip/algorithms/algorithm_table.h"
+#include "gossip/algorithms/sync_algorithm.h"
 #include "peer_group.h"
 
 namespace starling::gossip::testing {

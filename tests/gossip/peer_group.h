@@ -9,8 +9,8 @@
 #include <thread>
 #include <vector>
 
-#include "gossip/topology.h"
-#include "gossip/transport.h"
+#include "gossip/topology/topology.h"
+#include "gossip/transport/transport.h"
 
 namespace starling::gossip::testing {
 

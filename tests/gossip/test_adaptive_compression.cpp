@@ -8,8 +8,8 @@
 #include <limits>
 #include <vector>
 
-#include "gossip/adaptive_compression.h"
-#include "gossip/error.h"
+#include "gossip/algorithms/adaptive_compression.h"
+#include "gossip/transport/error.h"
 
 using namespace starling::gossip;
 

@@ -16,8 +16,8 @@
 #include <random>
 #include <vector>
 
-#include "gossip/allreduce_ring.h"
-#include "gossip/error.h"
+#include "gossip/algorithms/allreduce_ring.h"
+#include "gossip/transport/error.h"
 #include "peer_group.h"
 
 using namespace starling::gossip;

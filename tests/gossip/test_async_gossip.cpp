@@ -13,8 +13,8 @@
 #include <thread>
 #include <vector>
 
-#include "gossip/async_gossip.h"
 #include "consensus.h"
+#include "gossip/algorithms/async_gossip.h"
 #include "peer_group.h"
 
 using namespace starling::gossip;

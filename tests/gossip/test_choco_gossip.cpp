@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "gossip/choco_gossip.h"
 #include "consensus.h"
+#include "gossip/algorithms/choco_gossip.h"
 #include "peer_group.h"
 
 using namespace starling::gossip;

@@ -20,10 +20,10 @@
 #include <string>
 #include <vector>
 
-#include "gossip/allreduce_ring.h"
-#include "gossip/codec_streams.h"
-#include "gossip/compressed_allreduce.h"
-#include "gossip/error.h"
+#include "gossip/algorithms/allreduce_ring.h"
+#include "gossip/algorithms/codec_streams.h"
+#include "gossip/algorithms/compressed_allreduce.h"
+#include "gossip/transport/error.h"
 #include "peer_group.h"
 
 using namespace starling::gossip;

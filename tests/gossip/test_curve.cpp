@@ -15,9 +15,9 @@
 #include <thread>
 #include <vector>
 
-#include "gossip/curve_keys.h"
-#include "gossip/error.h"
-#include "gossip/transport.h"
+#include "gossip/transport/curve_keys.h"
+#include "gossip/transport/error.h"
+#include "gossip/transport/transport.h"
 
 using namespace starling::gossip;
 using namespace starling::protocols;

@@ -1,6 +1,6 @@
 // Failure detection at scale, on real sockets in one process:
 //  - a death among 128 peers: every peer watches only its 13 overlay peers (1, 2, ..., 64
-//    places either way; gossip/watch_overlay.h), so the victim's watchers detect its silence, ask its other
+//    places either way; gossip/control/watch_overlay.h), so the victim's watchers detect its silence, ask its other
 //    watchers (indirect probes), and every other live peer learns it from the death notices
 //    passed on over the overlay — within the failure timeout, the probe timeout and a few
 //    hops, each peer sending one notice message to each peer it watches;
@@ -22,9 +22,9 @@
 #include <thread>
 #include <vector>
 
-#include "gossip/membership.h"
-#include "gossip/transport.h"
-#include "gossip/watch_overlay.h"
+#include "gossip/control/membership.h"
+#include "gossip/control/watch_overlay.h"
+#include "gossip/transport/transport.h"
 
 using namespace starling::gossip;
 using namespace std::chrono_literals;

@@ -22,8 +22,8 @@
 #include <thread>
 #include <vector>
 
-#include "gossip/error.h"
 #include "gossip/peer_exchange.h"
+#include "gossip/transport/error.h"
 
 using namespace starling::gossip;
 using namespace std::chrono_literals;

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "gossip/endpoint.h"
-#include "gossip/transport.h"
+#include "gossip/transport/endpoint.h"
+#include "gossip/transport/transport.h"
 
 using namespace starling::gossip;
 using namespace std::chrono_literals;

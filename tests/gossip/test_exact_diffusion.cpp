@@ -8,7 +8,7 @@
 
 #include <vector>
 
-#include "gossip/exact_diffusion_sync.h"
+#include "gossip/algorithms/exact_diffusion_sync.h"
 #include "least_squares_job.h"
 
 using namespace starling::gossip;

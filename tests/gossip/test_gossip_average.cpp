@@ -9,7 +9,7 @@
 #include <random>
 #include <vector>
 
-#include "gossip/gossip_average.h"
+#include "gossip/algorithms/gossip_average.h"
 #include "peer_group.h"
 
 using namespace starling::gossip;

@@ -1,4 +1,4 @@
-// Telling a fresh job from a running one (gossip/job_start.h) on real transports over
+// Telling a fresh job from a running one (gossip/control/job_start.h) on real transports over
 // 127.0.0.1, every peer's I/O thread heartbeating what announce() says. The start race of
 // issue #15 is scripted, not waited for: a peer of view 0 heartbeats a round past 0 before
 // every peer has arrived, which used to make the late peer join (and, at scale, a crowd of
@@ -13,9 +13,9 @@
 #include <thread>
 #include <vector>
 
-#include "gossip/endpoint.h"
-#include "gossip/job_start.h"
-#include "gossip/transport.h"
+#include "gossip/control/job_start.h"
+#include "gossip/transport/endpoint.h"
+#include "gossip/transport/transport.h"
 
 using namespace starling::gossip;
 using namespace std::chrono_literals;

@@ -10,10 +10,10 @@
 #include <thread>
 #include <vector>
 
-#include "gossip/curve_keys.h"
-#include "gossip/error.h"
-#include "gossip/join.h"
-#include "gossip/membership.h"
+#include "gossip/control/join.h"
+#include "gossip/control/membership.h"
+#include "gossip/transport/curve_keys.h"
+#include "gossip/transport/error.h"
 #include "peer_group.h"
 
 using namespace starling::gossip;

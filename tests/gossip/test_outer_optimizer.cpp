@@ -11,7 +11,7 @@
 #include <memory>
 #include <vector>
 
-#include "gossip/outer_optimizer_sync.h"
+#include "gossip/algorithms/outer_optimizer_sync.h"
 #include "least_squares_job.h"
 
 using namespace starling::gossip;

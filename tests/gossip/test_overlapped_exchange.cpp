@@ -19,9 +19,9 @@
 #include <thread>
 #include <vector>
 
-#include "gossip/error.h"
 #include "gossip/overlapped_exchange.h"
-#include "gossip/endpoint.h"
+#include "gossip/transport/endpoint.h"
+#include "gossip/transport/error.h"
 
 using namespace starling::gossip;
 using namespace std::chrono_literals;

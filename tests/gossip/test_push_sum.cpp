@@ -1,4 +1,4 @@
-// Push-sum (SGP, gossip/push_sum_sync.h) on consensus alone: five peers (not a power of two)
+// Push-sum (SGP, gossip/algorithms/push_sum_sync.h) on consensus alone: five peers (not a power of two)
 // in one process over real ZeroMQ sockets on loopback, each starting from its own vector, no
 // local steps, the algorithms driven directly. On a directed time-varying graph whose
 // in-degrees differ from round to round, push-sum reaches the exact average of the initial
@@ -18,10 +18,11 @@
 #include <random>
 #include <vector>
 
-#include "gossip/gossip_average.h"
-#include "gossip/gossip_sync.h"
-#include "gossip/mixing_schedule.h"
-#include "gossip/push_sum_sync.h"
+#include "gossip/algorithms/algorithm_table.h"
+#include "gossip/algorithms/dpsgd_sync.h"
+#include "gossip/algorithms/gossip_average.h"
+#include "gossip/algorithms/push_sum_sync.h"
+#include "gossip/topology/mixing_schedule.h"
 #include "least_squares_job.h"
 
 using namespace starling::gossip;

@@ -9,7 +9,7 @@
 #include <memory>
 #include <vector>
 
-#include "gossip/quasi_global_momentum_sync.h"
+#include "gossip/algorithms/quasi_global_momentum_sync.h"
 #include "least_squares_job.h"
 
 using namespace starling::gossip;

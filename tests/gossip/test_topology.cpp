@@ -7,11 +7,11 @@
 #include <functional>
 #include <map>
 
-#include "gossip/d_cliques.h"
-#include "gossip/mixing_schedule.h"
-#include "gossip/view_topology.h"
-#include "gossip/topology.h"
-#include "gossip/watch_overlay.h"
+#include "gossip/algorithms/view_topology.h"
+#include "gossip/control/watch_overlay.h"
+#include "gossip/topology/d_cliques.h"
+#include "gossip/topology/mixing_schedule.h"
+#include "gossip/topology/topology.h"
 
 using namespace starling::gossip;
 

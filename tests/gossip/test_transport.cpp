@@ -21,7 +21,7 @@
 // Raw ZeroMQ: the garbage below comes from sockets of its own, not from a Transport.
 #include <zmq.hpp>
 
-#include "gossip/error.h"
+#include "gossip/transport/error.h"
 #include "peer_group.h"
 #include "protocols/frame.h"
 

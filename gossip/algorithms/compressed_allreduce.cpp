@@ -1,0 +1,120 @@
+// Model averaging across all peers with a codec (gossip/algorithms/compressed_allreduce.h).
+#include "gossip/algorithms/compressed_allreduce.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "gossip/algorithms/codec_streams.h"
+#include "gossip/transport/error.h"
+
+namespace starling::gossip {
+
+CompressedAllreduce::CompressedAllreduce(Transport& transport, std::vector<PeerId> ring, protocols::Span<float> model,
+                                         const std::string& codec, const protocols::CodecOptions& codec_options,
+                                         CompressedAllreduceOptions options)
+    : transport_(transport),
+      model_(model),
+      codec_name_(codec),
+      codec_options_(codec_options),
+      base_(model.size()),
+      change_(model.size()),
+      residual_(model.size(), 0.0f) {
+  const protocols::CodecId id = checked_codec_id(codec, codec_options);
+  if (id == protocols::CodecId::none)
+    STARLING_GOSSIP_THROW(InvalidArgument, "codec 'none' needs no compressed all-reduce: use AllreduceRing");
+  AllreduceOptions a;
+  a.segment_bytes = options.segment_bytes;
+  a.timeout = options.timeout;
+  a.first_round = options.first_round;
+  first_ = std::make_unique<AllreduceRing>(transport, ring, model, a);
+  a.first_round = options.first_round + 1;
+  if (id == protocols::CodecId::fp16 || id == protocols::CodecId::bf16) {
+    kind_ = Kind::half;
+    a.wire = id;
+    half_ = std::make_unique<AllreduceRing>(transport, std::move(ring), change_, a);
+  } else if (id == protocols::CodecId::powersgd) {
+    kind_ = Kind::powersgd;
+    powersgd_ = std::make_unique<PowerSgdAllreduce>(transport, std::move(ring), model.size(), codec_options,
+                                                    PowerSgdAllreduceOptions{options.segment_bytes, options.timeout, a.first_round});
+  } else {
+    kind_ = Kind::gather;
+    gather_ = std::make_unique<RingAllgather>(transport, std::move(ring), model.size(), id,
+                                              RingAllgatherOptions{options.segment_bytes, options.timeout, a.first_round});
+    codecs_ = make_codec_streams(codec_name_, codec_options_, transport_.self(), gather_->segments());
+    payloads_.resize(gather_->segments());
+  }
+}
+
+void CompressedAllreduce::run() {
+  const std::size_t n = model_.size();
+  if (runs_++ == 0) {
+    first_->run();
+    std::copy(model_.begin(), model_.end(), base_.begin());
+    last_sent_ = n;
+    return;
+  }
+  for (std::size_t i = 0; i < n; ++i) change_[i] = model_[i] - base_[i];
+  switch (kind_) {
+    case Kind::half:
+      for (std::size_t i = 0; i < n; ++i) change_[i] += residual_[i];
+      std::fill(residual_.begin(), residual_.end(), 0.0f);
+      half_->run(residual_);
+      last_sent_ = n;
+      break;
+    case Kind::powersgd:
+      for (std::size_t i = 0; i < n; ++i) residual_[i] += change_[i];
+      powersgd_->run(residual_, change_);
+      last_sent_ = powersgd_->factor_count();
+      break;
+    case Kind::gather: run_gather(); break;
+  }
+  // change_ now holds the same mean on every peer, and base_ the same common model.
+  for (std::size_t i = 0; i < n; ++i) model_[i] = base_[i] + change_[i];
+  std::copy(model_.begin(), model_.end(), base_.begin());
+}
+
+// Encodes Δ_i per segment, gathers every peer's payloads, and sums them all in rank order
+// (the same order on every peer, so the same bits) into change_, divided by p.
+void CompressedAllreduce::run_gather() {
+  last_sent_ = 0;
+  for (std::size_t s = 0; s < codecs_.size(); ++s) {
+    const std::size_t begin = gather_->segment_begin(s), count = gather_->segment_size(s);
+    const protocols::Error e =
+        codecs_[s]->encode({change_.data() + begin, count}, {residual_.data() + begin, count}, payloads_[s]);
+    if (e != protocols::Error::ok)
+      STARLING_GOSSIP_THROW(InvalidArgument, "encode: " + std::string(protocols::to_string(e)));
+    last_sent_ += codecs_[s]->last_sent();
+  }
+  gather_->run(payloads_);
+  std::fill(change_.begin(), change_.end(), 0.0f);
+  for (int rank = 0; rank < gather_->size(); ++rank)
+    for (std::size_t s = 0; s < codecs_.size(); ++s) {
+      const protocols::ByteSpan payload =
+          rank == gather_->rank() ? protocols::ByteSpan(payloads_[s].data(), payloads_[s].size()) : gather_->received(rank, s);
+      const std::size_t begin = gather_->segment_begin(s), count = gather_->segment_size(s);
+      // The others' payloads were checked on arrival; only this peer's own can fail here.
+      const protocols::Error e = codecs_[s]->decode(payload, {change_.data() + begin, count}, protocols::Apply::add);
+      if (e != protocols::Error::ok)
+        STARLING_GOSSIP_THROW(InvalidArgument, "codec cannot decode its own payload: " + std::string(protocols::to_string(e)));
+    }
+  const float p = static_cast<float>(gather_->size());
+  for (float& v : change_) v /= p;
+}
+
+void CompressedAllreduce::set_density(double density) {
+  if (!(density > 0.0 && density <= 1.0)) STARLING_GOSSIP_THROW(InvalidArgument, "density must lie in (0, 1]");
+  codec_options_.density = density;
+  if (kind_ == Kind::gather) codecs_ = make_codec_streams(codec_name_, codec_options_, transport_.self(), codecs_.size());
+}
+
+std::map<std::string, std::uint64_t> CompressedAllreduce::drops() const {
+  std::map<std::string, std::uint64_t> all = first_->drops();
+  std::map<std::string, std::uint64_t> more;
+  if (half_) more = half_->drops();
+  if (powersgd_) more = powersgd_->drops();
+  if (gather_) more = gather_->drops();
+  for (const auto& [reason, count] : more) all[reason] += count;
+  return all;
+}
+
+}  // namespace starling::gossip

@@ -1,0 +1,93 @@
+#pragma once
+// Model averaging across all peers with a codec, for the exchange modes allreduce and
+// local-sgd: every run() leaves every peer with the identical model, the common model of
+// the previous run (base) plus the mean over peers of their compressed changes since then.
+// Each peer's change carries what compression left out before (error feedback):
+// Δ_i = x_i − base + r_i, and r_i keeps what did not reach the mean this time.
+//   fp16, bf16   Δ_i by ring all-reduce with 16-bit segments, added in fp32
+//                (AllreduceRing with that wire); the ring's rounding errors go to r_i.
+//   powersgd     a true reduce of the low-rank factors (PowerSgdAllreduce; why there).
+//   threshold, topk, qsgd, sign
+//                each peer encodes Δ_i per segment (one codec stream per segment, the
+//                codec keeping in r_i what it did not send); the payloads, of different
+//                sizes on every peer, go around by a ring all-gather (RingAllgather); every
+//                peer decodes all of them in rank order into the same sum.
+// The first run() is a plain fp32 ring all-reduce of the models themselves, which makes
+// base identical on every peer whether or not they started from the same model.
+//
+// Contract as AllreduceRing: `ring` lists the peer ids in ring order and contains the
+// transport's own id, the right neighbour is connected and the left one accepted, all
+// peers call run() in lockstep with the same model length, and the transport carries
+// nothing else meanwhile. run() throws TimeoutError past options.timeout (per all-reduce);
+// bad frames are dropped and counted (drops()), never applied.
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gossip/algorithms/allreduce_ring.h"
+#include "gossip/algorithms/powersgd_allreduce.h"
+#include "gossip/algorithms/ring_allgather.h"
+#include "gossip/transport/message.h"
+#include "gossip/transport/transport.h"
+#include "protocols/codec.h"
+#include "protocols/span.h"
+
+namespace starling::gossip {
+
+struct CompressedAllreduceOptions {
+  std::size_t segment_bytes = 1 << 20;       // fp32 bytes (uncompressed) per segment
+  std::chrono::milliseconds timeout{60000};  // for each all-reduce or all-gather of a run()
+  std::uint64_t first_round = 0;  // header round of the first run(); later runs count up
+};
+
+class CompressedAllreduce {
+ public:
+  /// `model` must stay valid and keep its length. InvalidArgument for a codec other than
+  /// those above ("none" included: use AllreduceRing), bad codec options, or a bad ring.
+  CompressedAllreduce(Transport& transport, std::vector<PeerId> ring, protocols::Span<float> model,
+                      const std::string& codec, const protocols::CodecOptions& codec_options = {},
+                      CompressedAllreduceOptions options = {});
+
+  /// Replaces the model with base + the mean of the peers' compressed changes.
+  void run();
+
+  /// threshold, topk: encodes with this density from the next run on (the codec streams
+  /// restart, the residual stays); no effect for the other codecs. InvalidArgument outside (0, 1].
+  void set_density(double density);
+
+  /// Runs done, the first (uncompressed) one included.
+  std::uint64_t runs() const { return runs_; }
+  /// Entries this peer sent in the last run (encoded entries, or factor entries).
+  std::size_t last_sent() const { return last_sent_; }
+  /// What this peer's compression has left out so far, in units of the peers' sum.
+  protocols::Span<const float> residual() const { return residual_; }
+  std::map<std::string, std::uint64_t> drops() const;
+
+ private:
+  enum class Kind { half, powersgd, gather };
+
+  void run_gather();
+
+  Transport& transport_;
+  protocols::Span<float> model_;
+  std::string codec_name_;
+  protocols::CodecOptions codec_options_;
+  Kind kind_ = Kind::gather;
+  std::uint64_t runs_ = 0;
+  std::size_t last_sent_ = 0;
+  std::vector<float> base_;      // the common model after the last run
+  std::vector<float> change_;    // Δ_i, then the mean change
+  std::vector<float> residual_;  // r_i
+  std::unique_ptr<AllreduceRing> first_;  // the uncompressed first run, on the model
+  std::unique_ptr<AllreduceRing> half_;
+  std::unique_ptr<PowerSgdAllreduce> powersgd_;
+  std::unique_ptr<RingAllgather> gather_;
+  std::vector<std::unique_ptr<protocols::Codec>> codecs_;  // one stream per segment (gather)
+  std::vector<std::vector<std::uint8_t>> payloads_;        // this peer's, per segment
+};
+
+}  // namespace starling::gossip

@@ -1,0 +1,27 @@
+#pragma once
+// Modes allreduce and local-sgd with a codec: every member ends the round with the identical
+// common model plus the mean of the members' compressed changes, with error feedback
+// (compressed_allreduce.h). Its first round in a view is an uncompressed all-reduce.
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "gossip/algorithms/compressed_allreduce.h"
+#include "gossip/algorithms/sync_algorithm.h"
+
+namespace starling::gossip {
+
+class CompressedAllreduceSync final : public DensitySync {
+ public:
+  explicit CompressedAllreduceSync(const SyncSetup& setup);
+  std::map<std::string, std::uint64_t> drops() const override { return allreduce_.drops(); }
+  void set_density(double density) override { allreduce_.set_density(density); }
+  bool last_round_compressed() const override { return allreduce_.runs() > 1; }
+
+ private:
+  void round(double) override { allreduce_.run(); }
+
+  CompressedAllreduce allreduce_;
+};
+
+}  // namespace starling::gossip

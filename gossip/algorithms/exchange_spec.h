@@ -1,0 +1,94 @@
+#pragma once
+// What a peer's exchange with the others is: the mode, the topology, the peers, the codec,
+// the deadlines, and how it copes with peers that die, join or flood it. Filled from the
+// config's [exchange], [compression], [security] and [[peer]] sections (cli/config.cpp).
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "gossip/algorithms/adaptive_compression.h"
+#include "gossip/transport/curve.h"
+#include "gossip/transport/message.h"
+#include "protocols/codec.h"
+
+namespace starling::gossip {
+
+enum class ExchangeMode { none, allreduce, gossip, local_sgd, async_gossip, gradient_tracking, push_sum, exact_diffusion };
+/// The config's name of each mode, indexed by ExchangeMode (a new mode adds its name here).
+inline constexpr const char* kExchangeModeNames[] = {"none",      "allreduce",    "gossip",
+                                                      "local-sgd", "async-gossip", "gradient-tracking",
+                                                      "push-sum",  "exact-diffusion"};
+static_assert(std::size(kExchangeModeNames) == static_cast<std::size_t>(ExchangeMode::exact_diffusion) + 1,
+              "one name per ExchangeMode");
+
+/// Parses a name of kExchangeModeNames; false on anything else.
+bool parse_exchange_mode(const std::string& text, ExchangeMode& out);
+const char* exchange_mode_name(ExchangeMode mode);
+/// Whether the mode mixes over exchange.topology (the neighbour-based modes).
+bool uses_topology(ExchangeMode mode);
+
+struct PeerAddress {
+  PeerId id = 0;
+  std::string endpoint;  // e.g. tcp://127.0.0.1:5601
+};
+
+/// Where a peer's training goes on after it joined a running job or fell behind: the round
+/// of its next exchange and the iteration of the model it now holds.
+struct Position {
+  std::uint64_t round = 0;
+  std::uint64_t iteration = 0;
+};
+
+struct ExchangeSpec {
+  ExchangeMode mode = ExchangeMode::none;
+  std::string topology = "ring";
+  int random_degree = 3;
+  uint64_t seed = 1;
+  int clique_size = 0;  // d-cliques: peers per clique
+  /// d-cliques: every peer's training samples per class, in `peers` order (empty: unknown,
+  /// the cliques are then drawn by seed alone).
+  std::vector<std::vector<double>> label_counts;
+  int rank = 0;                    // this peer's index in `peers`
+  std::vector<PeerAddress> peers;  // every peer, in ring order
+  std::chrono::milliseconds timeout{60000};  // one round, one view change, one join
+  std::string codec = "none";  // gossip: CHOCO-SGD; allreduce, local-sgd: compressed all-reduce
+  protocols::CodecOptions codec_options;
+  double gamma = 0.5;              // CHOCO consensus step size
+  double quasi_global_momentum = 0.0;  // gossip without a codec: QG-DSGDm's μ (0: plain D-PSGD)
+  // allreduce, local-sgd without a codec: SlowMo / DiLoCo's outer step (α = 1, β = 0: none)
+  double outer_lr = 1.0;        // α
+  double outer_momentum = 0.0;  // β
+  bool outer_nesterov = true;
+  uint64_t max_staleness = 4;      // async-gossip: steps a peer may run ahead of a neighbour
+  bool staleness_scaling = false;  // async-gossip: divide the mixed-in change by the step gap
+  /// Compressed gossip or all-reduce: steer the codec's density so that communication
+  /// hides behind computation (gossip/algorithms/adaptive_compression.h); each change goes to on_adjust.
+  bool adaptive = false;
+  AdaptiveCompressionOptions adaptive_options;
+  std::function<void(const std::string&)> on_adjust;
+  /// CURVE: when set, every link is encrypted and only the listed peers' keys are admitted.
+  /// The folder holds peer<ID>.key (this peer's secret) and peer<ID>.pub for every peer, as
+  /// `starling keygen` writes them.
+  std::string keys_dir;
+  RefusalLog on_refusal;  // a stranger was refused (for the caller's log)
+  std::uint64_t first_round = 0;  // round of the first exchange(): a resumed peer's count goes on
+
+  // Faults and elasticity (control_plane.h, elastic_sync.h, elastic_async.h).
+  std::chrono::milliseconds heartbeat{500};         // the I/O thread beats this often
+  std::chrono::milliseconds failure_timeout{5000};  // silence after which a peer is dead
+  std::chrono::milliseconds start_timeout{30000};   // start: wait this long after the last new peer (job_start.h)
+  int min_peers = 0;  // below this many live peers the exchange stops (TooFewPeers); 0: a majority
+  bool join = false;  // join a running job at start (otherwise only when one is found running)
+  std::uint32_t max_message_bytes = 16u << 20;      // larger frames are dropped ("oversized")
+  std::uint32_t max_messages_per_second = 50000;    // from one peer; more are dropped; 0: no cap
+  std::vector<std::uint64_t> tensor_sizes;          // the model's shape, compared on joins
+  std::function<void(const std::string&)> on_event;  // view changes, deaths, stragglers, drops
+};
+
+/// The key-file name of a peer in a keys folder: "peer<ID>".
+std::string peer_key_name(PeerId id);
+
+}  // namespace starling::gossip

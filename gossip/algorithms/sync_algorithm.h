@@ -1,0 +1,120 @@
+#pragma once
+// One synchronous exchange algorithm set up for one membership view, in Gloo's shape: the
+// constructor takes the view (its members, this peer's place among them), the spec, the
+// transport and the model, and lays everything out; run() is one round on the model. The
+// elastic layer (elastic_sync.h) builds a new one for every view through
+// make_sync_algorithm(), whose table (algorithm_table.cpp) maps the exchange mode and its
+// variant (a codec, with its density steered or not, quasi-global momentum, or an outer
+// optimizer) to the implementation: a new algorithm is one file and one row there.
+//
+// A round that cannot complete comes back as a value: membership_changed when the control
+// plane aborted it (a member died, a peer asks to join, a view change began), timed_out
+// when a wait passed its deadline. Inside, the transport's receive hook still aborts a wait
+// by throwing MembershipChanged (control_plane.h): the receive loops of the algorithms and
+// of their building blocks are many, and unwinding them is what the exception is for.
+// run() is the one place that turns it, and TimeoutError, into the result. After such a
+// round the model and the algorithm's state are undefined: the caller puts the model back
+// and builds the algorithm anew for the next view.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gossip/algorithms/adaptive_compression.h"
+#include "gossip/algorithms/exchange_spec.h"
+#include "gossip/transport/transport.h"
+#include "protocols/codec.h"
+#include "protocols/span.h"
+
+namespace starling::gossip {
+
+/// Everything an algorithm is set up with for one view.
+struct SyncSetup {
+  Transport& transport;
+  const ExchangeSpec& spec;
+  std::vector<PeerId> members;   // the view's members, in the config's ring order
+  int rank = 0;                  // this peer's index in members
+  std::uint64_t first_round = 0;  // header round (view-tagged, view.h) of the first run()
+  protocols::Span<float> model;  // what every run() mixes; stays valid and keeps its length
+  protocols::CodecOptions codec_options;  // the spec's, with the density adaptive compression left
+  AdaptiveCompression* adaptive = nullptr;  // the controller kept across views; null: none
+};
+
+/// How a round ended.
+struct RoundResult {
+  enum Status { done, membership_changed, timed_out };
+  Status status = done;
+  std::string why;  // for the log, when not done
+};
+
+/// What an algorithm keeps beyond the model between rounds (gradient tracking's tracker),
+/// with the view and round it belongs to, as a checkpoint holds it.
+struct AlgorithmState {
+  std::vector<PeerId> members;  // of the view it was built for, ring order
+  std::uint64_t round = 0;      // the round it continues with
+  std::vector<float> values;    // empty: nothing to keep
+};
+
+class SyncAlgorithm {
+ public:
+  virtual ~SyncAlgorithm() = default;
+  SyncAlgorithm() = default;
+  SyncAlgorithm(const SyncAlgorithm&) = delete;
+  SyncAlgorithm& operator=(const SyncAlgorithm&) = delete;
+
+  /// One round on the model. `compute_seconds`, the compute since the last round, is what
+  /// adaptive compression weighs the round's time against. Throws only what is not about
+  /// the round's peers (InvalidArgument, IoError).
+  RoundResult run(double compute_seconds = 0.0);
+
+  /// Messages this algorithm ignored, by reason.
+  virtual std::map<std::string, std::uint64_t> drops() const = 0;
+  /// The state a checkpoint must keep for the next round to continue exactly; empty values
+  /// when there is none (the default).
+  virtual std::vector<float> state() const { return {}; }
+  /// Puts back what state() returned, in a view of the same members at the same round;
+  /// false when it does not fit this algorithm (which then goes on as built).
+  virtual bool restore(const std::vector<float>& values);
+
+ protected:
+  /// The round itself; throws MembershipChanged or TimeoutError when it cannot complete.
+  virtual void round(double compute_seconds) = 0;
+  /// Lets an algorithm that wraps another run the other's round inside its own.
+  static void round_of(SyncAlgorithm& inner, double compute_seconds) { inner.round(compute_seconds); }
+};
+
+/// Two model-sized vectors an algorithm carries between rounds once it has started (a start
+/// point and a velocity; a returned and a reached model): what its state() saves, as their
+/// concatenation, and its restore() puts back.
+struct PairState {
+  explicit PairState(std::size_t n) : first(n), second(n) {}
+  /// Empty while not started.
+  std::vector<float> values() const;
+  /// False unless `values` holds both vectors; else takes them and counts as started.
+  bool restore(const std::vector<float>& values);
+
+  std::vector<float> first, second;
+  bool started = false;
+};
+
+/// A round's options (AllreduceOptions, GossipOptions, ...) for the view: the spec's
+/// timeout, and header rounds counted from the view's first.
+template <class Options>
+Options round_options(const SyncSetup& setup) {
+  Options o;
+  o.timeout = setup.spec.timeout;
+  o.first_round = setup.first_round;
+  return o;
+}
+
+/// An algorithm whose codec has a density (top-k fraction, threshold target) to steer.
+class DensitySync : public SyncAlgorithm {
+ public:
+  /// From the next round on; InvalidArgument outside (0, 1].
+  virtual void set_density(double density) = 0;
+  /// Whether the last round was compressed, so its time says something about the density.
+  virtual bool last_round_compressed() const { return true; }
+};
+
+}  // namespace starling::gossip

@@ -1,9 +1,0 @@
-// The view's mean by ring all-reduce (gossip/allreduce_sync.h).
-#include "gossip/allreduce_sync.h"
-
-namespace starling::gossip {
-
-AllreduceSync::AllreduceSync(const SyncSetup& s)
-    : ring_(s.transport, s.members, s.model, round_options<AllreduceOptions>(s)) {}
-
-}  // namespace starling::gossip

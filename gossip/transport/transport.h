@@ -1,0 +1,197 @@
+#pragma once
+// Peer-to-peer transport over ZeroMQ. Each peer binds one ROUTER on its endpoint and
+// reaches each neighbour through a DEALER whose routing id is its own peer id, opened by
+// connect() or, for a peer of the directory, on demand at the first send to it: a peer
+// holds connections only to the peers it talks to. One I/O thread owns all sockets; this
+// class is the owner's handle to it (use it from one thread):
+// commands travel over an inproc PAIR, validated incoming messages come back through a
+// thread-safe Inbox. Every message is a header frame + payload frame (protocols/frame.h);
+// invalid ones are dropped and counted per reason, never raised. Every wait has a deadline
+// and ends in TimeoutError; socket failures raise IoError. The first Transport of a process
+// keeps message-sized buffers in glibc's heap (gossip/transport/zmq/buffer_heap.h).
+//
+// Security (optional, TransportOptions::curve): the ROUTER is a CURVE server admitting only
+// allow-listed client keys through the context's ZAP handler (gossip/transport/zmq/zap_handler.h), each
+// DEALER a CURVE client that authenticates the neighbour by its public key. Refused
+// strangers are counted in stats().drops: "zap_refused" (key not on the allow-list),
+// "handshake_failed_protocol" (no CURVE or a broken handshake), "key_mismatch" (an admitted
+// key claiming another peer's id). Nothing from a refused connection reaches the inbox.
+//
+// Liveness (TransportOptions::heartbeat_interval): the I/O thread heartbeats the peers the
+// owner watches (watch(); every connected peer until then) and records when it last heard
+// each (liveness()), so failure detection does not depend on the owner being free to answer. Caps (max_messages_per_second, limits) and the
+// raw fp32 check (a gossip_push, gossip_pull_reply or allreduce_segment of codec none whose
+// payload is tensor_length floats must hold finite ones) are applied there too; io_loop.h.
+//
+// A ReceiveHook, when set, sees every message before receive()/try_receive() returns it and
+// is called while they wait: the owner's control plane (membership, view changes) runs
+// there, inside whatever algorithm is receiving, and may abort the wait by throwing.
+#include <chrono>
+#include <cstdint>
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "gossip/transport/curve.h"
+#include "gossip/transport/inbox.h"
+#include "gossip/transport/message.h"
+#include "gossip/transport/payload.h"
+#include "gossip/transport/transport_context.h"
+#include "gossip/transport/transport_stats.h"
+#include "protocols/frame.h"
+#include "protocols/span.h"
+
+namespace starling::gossip {
+
+class IoLoop;
+class ZapRegistration;
+
+struct TransportOptions {
+  PeerId self = 0;
+  /// Where the ROUTER binds, e.g. "tcp://127.0.0.1:5555"; "tcp://127.0.0.1:*" picks a free port.
+  std::string bind_endpoint = "tcp://127.0.0.1:*";
+  /// Peers whose messages are accepted from the start (the membership allow-list). Peers
+  /// added later by connect() or accept_from() are accepted only from then on, so a sender
+  /// must be known before it starts sending or its first messages count as unknown_sender.
+  std::vector<PeerId> accept;
+  /// Where each peer accepts connections: send() and watch() connect to these on demand.
+  std::map<PeerId, std::string> directory;
+  int send_hwm = 10000;     // messages queued per DEALER before the I/O thread holds them back
+  int receive_hwm = 10000;  // messages queued per incoming connection
+  int socket_buffer_bytes = 0;  // SO_SNDBUF/SO_RCVBUF of TCP connections; 0 = OS default
+  int linger_ms = 2000;     // how long closing waits to deliver messages already queued
+  std::size_t inbox_limit_bytes = std::size_t{1} << 30;  // stop reading the network beyond this
+  std::chrono::milliseconds command_timeout{5000};       // connect/accept/stop acknowledgements
+  protocols::FrameLimits limits;
+  /// Lets hello messages from senders not yet accepted through (a seed answering joins);
+  /// every other type from them still counts as unknown_sender.
+  bool accept_unknown_hello = false;
+  /// CURVE encryption and the ZAP allow-list; plain TCP when absent.
+  std::optional<CurveSecurity> curve;
+  /// The I/O thread heartbeats every connected peer this often; 0: it sends none.
+  std::chrono::milliseconds heartbeat_interval{0};
+  /// Messages accepted per second from one sender (a one-second burst); 0: no cap.
+  std::uint32_t max_messages_per_second = 0;
+};
+
+/// The owner's view of messages before an algorithm gets them (see the file comment).
+class ReceiveHook {
+ public:
+  virtual ~ReceiveHook() = default;
+  /// True when the hook used the message up; it may also throw to abort the receive.
+  virtual bool intercept(Message& message) = 0;
+  /// Called at least every idle interval while a receive waits; may throw to abort it.
+  virtual void idle() = 0;
+};
+
+class Transport {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  /// Binds the ROUTER and starts the I/O thread; IoError when the endpoint cannot be bound.
+  /// `context` must outlive the transport.
+  Transport(TransportContext& context, TransportOptions options);
+  /// Stops the I/O thread (see stop()).
+  ~Transport();
+  Transport(const Transport&) = delete;
+  Transport& operator=(const Transport&) = delete;
+
+  PeerId self() const { return options_.self; }
+  /// The endpoint actually bound (the port filled in when the option said "*").
+  const std::string& endpoint() const { return endpoint_; }
+
+  /// Opens a DEALER to peer at endpoint (ZeroMQ connects in the background and queues
+  /// until then) and accepts messages from that peer. InvalidArgument if already connected.
+  /// With CURVE the neighbour's public key comes from options.curve->peer_keys
+  /// (InvalidArgument when it is not there).
+  void connect(PeerId peer, const std::string& endpoint);
+  /// As above with the neighbour's public key (Z85) as the CURVE server key; it also
+  /// becomes the only key messages from `peer` are accepted under. InvalidArgument
+  /// without CURVE or for a malformed key.
+  void connect(PeerId peer, const std::string& endpoint, const std::string& server_public_key);
+  /// Accepts messages from a peer this one does not send to (e.g. the ring's left side).
+  void accept_from(PeerId peer);
+  bool connected_to(PeerId peer) const { return routes_.count(peer) != 0; }
+  /// Connected, or in the directory (the next send connects).
+  bool reachable(PeerId peer) const { return connected_to(peer) || options_.directory.count(peer) != 0; }
+  /// The periodic heartbeats go to these peers from now on (connecting those of the
+  /// directory not connected yet; unreachable ones are skipped).
+  void watch(const std::vector<PeerId>& peers);
+  /// Adds a client public key (Z85) to the ZAP allow-list from now on. InvalidArgument
+  /// without CURVE or for a malformed key.
+  void admit(const std::string& public_key);
+  bool secure() const { return options_.curve.has_value(); }
+  /// This peer's CURVE public key (Z85), empty without CURVE.
+  std::string public_key() const { return secure() ? options_.curve->keys.public_key : std::string(); }
+
+  /// Queues one message to a reachable peer (InvalidArgument otherwise); fills in the
+  /// sender, payload length and CRC. The payload is copied, so the caller may reuse its
+  /// buffer at once.
+  void send(PeerId to, protocols::FrameHeader header, protocols::ByteSpan payload);
+  /// As above, handing over an already built payload without a copy.
+  void send(PeerId to, protocols::FrameHeader header, Payload payload);
+  /// As above, keeping header.payload_crc: the caller already knows the payload's CRC-32C
+  /// (a payload forwarded unchanged, or one checksummed while it was computed), so it is
+  /// not read once more. A wrong CRC only makes the receiver drop the message.
+  void send_checksummed(PeerId to, protocols::FrameHeader header, Payload payload);
+
+  /// The oldest received message; TimeoutError at the deadline, IoError once stopped.
+  Message receive(Clock::time_point deadline);
+  Message receive(std::chrono::milliseconds timeout) { return receive(Clock::now() + timeout); }
+  /// The oldest received message the hook leaves, or nullopt at once.
+  std::optional<Message> try_receive();
+  /// The oldest received message, or nullopt once the deadline passes; IoError once stopped.
+  std::optional<Message> try_receive(Clock::time_point deadline);
+
+  TransportStats stats() const { return stats_.snapshot(); }
+  /// When each peer was last heard from, and what its last heartbeat said.
+  std::map<PeerId, PeerLiveness> liveness() const { return stats_.liveness(); }
+  /// What this peer's heartbeats say from now on: its view and round (membership.h).
+  void announce(std::uint64_t view, std::uint64_t round);
+  bool heartbeats() const { return options_.heartbeat_interval.count() > 0; }
+
+  /// Routes every later receive through `hook` (nullptr: none), calling its idle() at
+  /// least every `idle_every` while waiting. The hook must outlive its use here.
+  void set_hook(ReceiveHook* hook, std::chrono::milliseconds idle_every = std::chrono::milliseconds(50));
+  /// Runs the hook's idle() now (failure detection, view changes), for waits that are not a
+  /// receive; throws what it throws.
+  void idle();
+  /// Returns messages the owner set aside to the front of the queue, in their order.
+  void put_back(std::vector<Message> messages);
+
+  /// Asks the I/O thread to stop and joins it; messages already handed to ZeroMQ are still
+  /// delivered within linger_ms. Idempotent.
+  void stop();
+
+ private:
+  struct Control;  // the owner's end of the control channel to the I/O thread (transport.cpp)
+
+  void send_command(std::uint8_t code, PeerId peer, Payload* args, std::size_t count);
+  void await_reply(const std::string& what);
+  void connect_with(PeerId peer, const std::string& endpoint, const std::string* server_key);
+  void connect_on_demand(PeerId peer);
+  void send_encoded(PeerId to, std::vector<std::uint8_t>& head, Payload payload);
+  std::optional<Message> next(Clock::time_point deadline);
+
+  TransportOptions options_;
+  Inbox inbox_;
+  StatsRecorder stats_;
+  // Declared between stats_ and loop_: the ROUTER closes before its ZAP domain goes (a
+  // CURVE server without a handler would admit anyone), and the domain before stats_.
+  std::unique_ptr<ZapRegistration> zap_;
+  std::unique_ptr<IoLoop> loop_;
+  std::unique_ptr<Control> control_;
+  std::string endpoint_;
+  std::set<PeerId> routes_;
+  ReceiveHook* hook_ = nullptr;
+  std::chrono::milliseconds idle_every_{50};
+  Clock::time_point next_idle_{};
+  std::thread thread_;
+};
+
+}  // namespace starling::gossip

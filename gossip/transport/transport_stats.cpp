@@ -1,0 +1,71 @@
+// Transport traffic and drop counters (gossip/transport/transport_stats.h).
+#include "gossip/transport/transport_stats.h"
+
+namespace starling::gossip {
+
+std::uint64_t TransportStats::dropped() const {
+  std::uint64_t total = 0;
+  for (const auto& [reason, count] : drops) total += count;
+  return total;
+}
+
+std::uint64_t TransportStats::bytes_sent() const {
+  std::uint64_t total = 0;
+  for (const auto& [peer, t] : peers) total += t.bytes_sent;
+  return total;
+}
+
+std::uint64_t TransportStats::bytes_received() const {
+  std::uint64_t total = 0;
+  for (const auto& [peer, t] : peers) total += t.bytes_received;
+  return total;
+}
+
+void StatsRecorder::sent(PeerId peer, std::uint64_t bytes, bool control) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  PeerTraffic& t = stats_.peers[peer];
+  t.bytes_sent += bytes;
+  ++t.messages_sent;
+  stats_.control_sent += control;
+}
+
+void StatsRecorder::received(PeerId peer, std::uint64_t bytes, std::chrono::steady_clock::time_point when,
+                             bool control) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  PeerTraffic& t = stats_.peers[peer];
+  t.bytes_received += bytes;
+  ++t.messages_received;
+  stats_.control_received += control;
+  liveness_[peer].last_heard = when;
+}
+
+void StatsRecorder::heartbeat(PeerId peer, std::uint64_t bytes, std::chrono::steady_clock::time_point when,
+                              std::uint64_t view, std::uint64_t round) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  PeerTraffic& t = stats_.peers[peer];
+  t.bytes_received += bytes;
+  ++t.messages_received;
+  ++stats_.control_received;
+  PeerLiveness& l = liveness_[peer];
+  l.last_heard = when;
+  l.heartbeat = true;
+  l.view = view;
+  l.round = round;
+}
+
+void StatsRecorder::dropped(const std::string& reason) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++stats_.drops[reason];
+}
+
+TransportStats StatsRecorder::snapshot() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return stats_;
+}
+
+std::map<PeerId, PeerLiveness> StatsRecorder::liveness() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return liveness_;
+}
+
+}  // namespace starling::gossip

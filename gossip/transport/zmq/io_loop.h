@@ -1,0 +1,141 @@
+#pragma once
+// The transport's I/O thread (private to the transport's .cpp files: gossip/transport/zmq/zmq_bridge.h).
+// It alone owns the peer's sockets — one ROUTER bound on the peer's endpoint, one DEALER per
+// neighbour, and its end of the inproc PAIR control channel — and polls them all: commands
+// from the owner (connect, accept, send, stop) come over the PAIR and are acknowledged
+// there; incoming frames are validated and pushed into the Inbox, or dropped and counted.
+//
+// Liveness lives here too, so that a peer busy computing still proves it is alive: every
+// heartbeat_interval the thread sends a heartbeat (membership_messages.h; header round =
+// the owner's view, payload last_round = its round, see announce()) to every connected
+// peer the owner watches (watch(); every connected peer until it says) whose queue is not
+// backed up, and consumes the heartbeats it receives, recording them with the time of every
+// accepted message (StatsRecorder::liveness). Heartbeats that pass on deaths go on to the
+// owner as well.
+//
+// Hostile input is cut off as early as it can be: unknown senders before parsing, senders
+// beyond max_messages_per_second before parsing ("rate_limited"), frames beyond
+// limits.max_payload by their declared length (and ZeroMQ drops the connection of one
+// beyond twice that before it is buffered whole), and raw fp32 frames that are not
+// tensor_length floats with a NaN or infinity among them ("non_finite").
+//
+// With CURVE the ROUTER is a CURVE server in its own ZAP domain (see zap_handler.h) and a
+// socket monitor on it counts handshakes that fail before ZAP is asked (clients without
+// CURVE, garbage); each DEALER is a CURVE client. A message whose sender id has a known
+// public key must arrive under that key (the ZAP user id), or it is dropped.
+//
+// Control channel, owner -> I/O thread (multipart):
+//   [u8 command | u32 peer id LE]
+//   [argument frames: connect: endpoint, optional server public key; send: header, payload]
+// I/O thread -> owner, for connect/accept/stop only: [u8 0 = ok, 1 = failed | error text]
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <zmq.hpp>
+
+#include "gossip/transport/curve.h"
+#include "gossip/transport/inbox.h"
+#include "gossip/transport/message.h"
+#include "gossip/transport/transport_stats.h"
+#include "protocols/frame.h"
+
+namespace starling::gossip {
+
+using Clock = std::chrono::steady_clock;
+
+enum class IoCommand : std::uint8_t { connect = 1, accept = 2, send = 3, stop = 4 };
+
+struct IoLoopOptions {
+  PeerId self = 0;
+  std::string bind_endpoint;
+  std::string control_endpoint;  // inproc:// name, unique per transport
+  int send_hwm = 0;
+  int receive_hwm = 0;
+  int linger_ms = 0;
+  int socket_buffer_bytes = 0;
+  std::size_t inbox_limit_bytes = 0;
+  std::vector<PeerId> accept;
+  protocols::FrameLimits limits;
+  bool accept_unknown_hello = false;  // let hello from not-yet-accepted senders through
+  std::optional<CurveSecurity> curve;
+  std::string zap_domain;        // the ROUTER's domain in the context's ZAP handler
+  std::string monitor_endpoint;  // inproc:// name for the ROUTER's handshake monitor
+  std::chrono::milliseconds heartbeat_interval{0};  // 0: this thread sends none
+  std::uint32_t max_messages_per_second = 0;        // per sender; 0: no cap
+};
+
+class IoLoop {
+ public:
+  /// Creates and binds the ROUTER and the control PAIR on the calling thread; throws
+  /// IoError when the endpoint cannot be bound. run() may then be called on another thread.
+  IoLoop(zmq::context_t& context, IoLoopOptions options, Inbox& inbox, StatsRecorder& stats);
+
+  const std::string& endpoint() const { return endpoint_; }
+  /// Serves until a stop command; closes the inbox on the way out, also on failure.
+  void run();
+  /// What the next heartbeats say (any thread): the owner's view and round.
+  void announce(std::uint64_t view, std::uint64_t round) {
+    view_.store(view, std::memory_order_relaxed);
+    round_.store(round, std::memory_order_relaxed);
+  }
+  /// The peers the next heartbeats go to (any thread), among those connected.
+  void watch(std::vector<PeerId> peers);
+
+ private:
+  using Outgoing = std::pair<zmq::message_t, zmq::message_t>;  // header, payload
+  struct Bucket {  // token bucket of one sender's messages
+    double tokens = 0.0;
+    Clock::time_point last{};
+  };
+
+  void serve();
+  void handle_commands();
+  void handle_command(std::vector<zmq::message_t>& frames);
+  void reply(bool ok, const std::string& text);
+  void secure_router();
+  void secure_dealer(zmq::socket_t& dealer, const std::string& server_key);
+  void handle_monitor_events();
+  void do_connect(PeerId peer, const std::string& endpoint, const std::string& server_key);
+  void do_send(PeerId peer, zmq::message_t header, zmq::message_t payload);
+  bool try_send(PeerId peer, Outgoing& out);
+  void flush(PeerId peer);
+  void handle_incoming();
+  void accept_incoming(std::vector<zmq::message_t>& frames);
+  bool admissible(PeerId peer, const zmq::message_t& payload) const;
+  bool within_rate(PeerId peer, bool known, Clock::time_point now);
+  void send_heartbeats(Clock::time_point now);
+  std::optional<std::set<PeerId>> watched_peers() const;
+  std::chrono::milliseconds poll_timeout(bool reading) const;
+  bool read_multipart(zmq::socket_t& socket, std::vector<zmq::message_t>& frames);
+
+  IoLoopOptions options_;
+  Inbox& inbox_;
+  StatsRecorder& stats_;
+  zmq::context_t& context_;
+  zmq::socket_t router_;
+  zmq::socket_t control_;
+  zmq::socket_t monitor_;  // unused (closed) without CURVE
+  std::string endpoint_;
+  std::map<PeerId, zmq::socket_t> dealers_;
+  std::map<PeerId, std::deque<Outgoing>> outboxes_;  // held back while a DEALER is at its HWM
+  std::set<PeerId> known_senders_;
+  std::map<PeerId, std::string> peer_keys_;  // CURVE: the key each sender id must use
+  std::map<PeerId, Bucket> buckets_;          // known senders, and one shared by strangers
+  Clock::time_point next_heartbeat_{};
+  std::atomic<std::uint64_t> view_{0}, round_{0};
+  mutable std::mutex watch_mutex_;
+  std::optional<std::set<PeerId>> watched_;  // none: every connected peer
+  bool stopping_ = false;
+};
+
+}  // namespace starling::gossip
