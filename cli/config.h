@@ -24,6 +24,9 @@ struct RunOptions {
   double epochs = 1.0;
   double target_accuracy = 0.0;
   double eval_every = 1.0;  // epochs between evaluations
+  int64_t steps = 0;        // text: training steps (0: one)
+  int64_t eval_steps = 0;   // text: steps between validations (0: only at the end)
+  double target_bpb = 0.0;  // text: validation bits per byte to reach
   std::string data_dir;     // packed-dataset cache; empty: $STARLING_DATA_DIR or ~/.cache/starling
   std::string out_dir = "results";
 };

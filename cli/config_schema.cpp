@@ -91,6 +91,12 @@ std::vector<KeySpec> run_keys() {
      [](V v, Config& c) { c.run.target_accuracy = c.node.train.target_accuracy = v.number; }},
     {"run.eval_every", number(1.0, 0.0, 1e6, kOpen), "epochs between test-set evaluations",
      [](V v, Config& c) { c.run.eval_every = c.node.train.eval_every = v.number; }},
+    {"run.steps", integer(0, 0, kInt64Max), "text: training steps (iterations), in place of `epochs`; 0: one step",
+     [](V v, Config& c) { c.run.steps = v.integer; }},
+    {"run.eval_steps", integer(0, 0, kInt64Max), "text: steps between validations; 0: only at the end",
+     [](V v, Config& c) { c.run.eval_steps = v.integer; }},
+    {"run.target_bpb", number(0.0, 0.0, 1e3), "text: validation bits per byte for `time_to_target_seconds`; 0 for none",
+     [](V v, Config& c) { c.run.target_bpb = v.number; }},
     {"run.data_dir", text(""), "cache of packed datasets; empty: `$STARLING_DATA_DIR` or `~/.cache/starling`",
      [](V v, Config& c) { c.run.data_dir = v.text; }},
     {"run.out_dir", text("results"), "metrics CSV and default summary", [](V v, Config& c) { c.run.out_dir = v.text; }},
@@ -158,10 +164,11 @@ std::vector<KeySpec> data_keys() {
 // [model]: a preset or a layer list.
 std::vector<KeySpec> model_keys() {
   return {
-    {"model.kind", choice("mlp", {"mlp", "cnn", "resnet8"}),
+    {"model.kind", choice("mlp", {"mlp", "cnn", "resnet8", "gpt"}),
      "a preset layer list: `\"mlp\"` (dense layers of `hidden`), `\"cnn\"` (conv5×5×32–pool–conv5×5×64–pool–"
      "dense128–dense10) or `\"resnet8\"` (conv3×3×16 + GroupNorm(8) stem, basic blocks 16, 32/2, 64/2 with "
-     "projection shortcuts, global average pool, dense); `\"layers\"` when `layers` is given",
+     "projection shortcuts, global average pool, dense); `\"gpt\"`: nanoGPT on `data.dataset = \"text\"` (`blocks`, `heads`, `width`, `context`; "
+     "see docs/language-models.md); `\"layers\"` when `layers` is given",
      [](V v, Config& c) { c.node.train.learner.model.kind = v.text; }},
     {"model.hidden", integers({256, 128}), "MLP hidden layer sizes",
      [](V v, Config& c) { c.node.train.learner.model.hidden = v.integers; }},
@@ -176,6 +183,12 @@ std::vector<KeySpec> model_keys() {
      "identity), and `bias = false` on a convolution; the last layer gives one value per class. "
      "`configs/fmnist-cnn-layers.toml` spells out the CNN preset (same seed, same bits)",
      nullptr},
+    {"model.blocks", integer(4, 1, 1024), "`\"gpt\"`: transformer blocks (nanoGPT's `n_layer`)",
+     [](V v, Config& c) { c.node.train.learner.model.blocks = static_cast<int>(v.integer); }},
+    {"model.heads", integer(4, 1, 1 << 16), "`\"gpt\"`: attention heads; they divide `width`",
+     [](V v, Config& c) { c.node.train.learner.model.heads = static_cast<int>(v.integer); }},
+    {"model.width", integer(128, 1, 1 << 16), "`\"gpt\"`: embedding width (nanoGPT's `n_embd`)",
+     [](V v, Config& c) { c.node.train.learner.model.width = static_cast<int>(v.integer); }},
     {"model.context", integer(64, 1, 1 << 20),
      "language models: bytes of context; a training window is `context` + 1 bytes, and every text file's "
      "training part must hold one",
@@ -449,6 +462,14 @@ void check_run_and_data(const std::vector<KeyValue>& values, const Config& c) {
     fail(value_of(values, "run.checkpoint_every"), "needs run.checkpoint_dir");
   if (c.data.path.empty() && (c.data.dataset == "idx" || c.data.dataset == "cifar10"))
     fail(value_of(values, "data.path"), "expected the folder of the data.dataset = \"" + c.data.dataset + "\" files");
+  for (const char* key : {"run.steps", "run.eval_steps", "run.target_bpb"})
+    if (value_of(values, key).given && c.data.dataset != "text") fail(value_of(values, key), "expected only with data.dataset = \"text\"");
+  if (value_of(values, "run.epochs").given && c.data.dataset == "text")
+    fail(value_of(values, "run.epochs"), "expected run.steps in its place with data.dataset = \"text\" (iterations, as nanoGPT's max_iters)");
+  if (c.data.dataset == "text" && !c.node.checkpoint_dir.empty())
+    fail(value_of(values, "run.checkpoint_dir"), "expected empty with data.dataset = \"text\": a language model does not checkpoint yet");
+  if (c.data.dataset == "text" && c.node.learners != 1)
+    fail(value_of(values, "node.learners"), "expected 1 with data.dataset = \"text\": a language model trains one learner per node today");
   if (c.data.path.empty() && c.data.dataset == "text")
     fail(value_of(values, "data.path"), "expected a text file or a folder of them for data.dataset = \"text\" "
                                         "(Debian's fortunes: \"/usr/share/games/fortunes\")");

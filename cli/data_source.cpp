@@ -37,8 +37,8 @@ TrainTest load_data(const Config& config) {
   const DataOptions& d = config.data;
   if (d.dataset == "text") {
     load_text(config);
-    throw ConfigError(d.dataset_at + ": \"text\" is read and split (`starling partition` shows the split), but "
-                      "nothing trains on it yet: the language models are still to come (docs/language-models.md)");
+    throw ConfigError(d.dataset_at + ": \"text\" trains one node (`starling train`); language models across peers "
+                      "are still to come (docs/language-models.md)");
   }
   if (d.dataset == "synthetic")
     return make_synthetic(static_cast<uint32_t>(d.synthetic_train), static_cast<uint32_t>(d.synthetic_test),

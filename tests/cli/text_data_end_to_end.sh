@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Text data through the executable: `starling partition` splits a folder of text across
 # peers by file and by Dirichlet shares; a missing path, a folder with nothing to read and a
-# file shorter than one window exit 2 naming file:line:key and the path; `starling train`
-# on text exits 2 (no language model yet) after checking the text.
+# file shorter than one window exit 2 naming file:line:key and the path; `starling launch`
+# on text exits 2 (language models train one node today) after checking the text.
 set -euo pipefail
 starling=$1
 tmp=$(mktemp -d)
@@ -23,6 +23,7 @@ path = "text"
 partition = "by-file"
 [model]
 context = 32
+kind = "gpt"
 [exchange]
 mode = "allreduce"
 [[peer]]
@@ -56,6 +57,6 @@ expect_exit 2 "data.path: .*empty: no text files" partition --config "$tmp/job.t
 head -c 20 /dev/urandom | base64 >"$tmp/text/short"
 expect_exit 2 "job.toml:8: model.context: $tmp/text/short: its training part" partition --config "$tmp/job.toml"
 rm "$tmp/text/short"
-expect_exit 2 "job.toml:4: data.dataset: \"text\" is read and split" train --config "$tmp/job.toml" --set exchange.mode=none
+expect_exit 2 "data.dataset: \"text\" trains one node" launch --config "$tmp/job.toml"
 expect_exit 2 "by-file needs a file per peer" partition --config "$tmp/job.toml" --set "data.path=$tmp/text/alpha"
 echo "text data end-to-end: ok"
