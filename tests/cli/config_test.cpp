@@ -385,7 +385,7 @@ BOOST_AUTO_TEST_CASE(shipped_configs_load) {
     if (entry.path().extension() != ".toml") continue;
     BOOST_TEST_CONTEXT(entry.path().filename()) {
       const Config c = load_config(entry.path().string());
-      BOOST_TEST(c.run.target_accuracy > 0.0);
+      BOOST_TEST((c.data.dataset == "text" ? c.run.target_bpb : c.run.target_accuracy) > 0.0);
       ++count;
     }
   }
@@ -503,14 +503,14 @@ BOOST_AUTO_TEST_CASE(d_cliques_gets_every_peers_label_histogram) {
 }
 
 BOOST_AUTO_TEST_CASE(text_keys_and_their_errors) {
-  const Config c = parse_config("[data]\ndataset = \"text\"\npath = \"corpus\"\nvalidation_fraction = 0.2\n[model]\ncontext = 128\n",
+  const Config c = parse_config("[data]\ndataset = \"text\"\npath = \"corpus\"\nvalidation_fraction = 0.2\n[model]\ncontext = 128\nkind = \"gpt\"\n",
                                 "jobs/t.toml");
   BOOST_TEST(c.data.dataset == "text");
   BOOST_TEST(c.data.validation_fraction == 0.2);
   BOOST_TEST(c.node.train.learner.model.context == 128);
   BOOST_TEST(contains(c.data.path_at, "jobs/t.toml:3"), c.data.path_at);
   BOOST_TEST(contains(c.data.context_at, "jobs/t.toml:6"), c.data.context_at);
-  std::string e = error_of("[data]\ndataset = \"text\"\n");
+  std::string e = error_of("[data]\ndataset = \"text\"\n[model]\nkind = \"gpt\"\n");
   BOOST_TEST((contains(e, "data.path") && contains(e, "/usr/share/games/fortunes")), e);
   e = error_of("[data]\ndataset = \"text\"\npath = \"x\"\nvalidation_fraction = 0.6\n");
   BOOST_TEST(contains(e, "test.toml:4: data.validation_fraction"), e);
@@ -523,7 +523,7 @@ namespace {
 // A two-peer text job over `dir`'s files, parsed with `data` as more [data] keys.
 Config text_job(const std::string& dir, const std::string& data) {
   return parse_config("[data]\ndataset = \"text\"\npath = \"" + dir + "\"\n" + data +
-                          "[model]\ncontext = 16\n[exchange]\nmode = \"allreduce\"\n"
+                          "[model]\ncontext = 16\nkind = \"gpt\"\n[exchange]\nmode = \"allreduce\"\n"
                           "[[peer]]\nid = 0\nendpoint = \"tcp://127.0.0.1:7000\"\n"
                           "[[peer]]\nid = 1\nendpoint = \"tcp://127.0.0.1:7001\"\n",
                       "text.toml");
