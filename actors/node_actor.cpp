@@ -373,7 +373,7 @@ void set_up_central(NodeState& s) {
   s.z_prev.resize(n);
   std::copy(s.central->params(), s.central->params() + n, s.z_prev.data());
   s.scratch.resize(n);
-  s.optimizer = make_optimizer(n, s.spec.train.learner.optimizer);
+  s.optimizer = make_optimizer(n, s.spec.train.learner.optimizer, s.central->matrix_spans());
 }
 
 // Connects to the peers; a resumed peer's rounds and exchange state go on where they were.

@@ -24,19 +24,26 @@ struct RunOptions {
   double epochs = 1.0;
   double target_accuracy = 0.0;
   double eval_every = 1.0;  // epochs between evaluations
+  int64_t steps = 0;        // text: training steps (0: one)
+  int64_t eval_steps = 0;   // text: steps between validations (0: only at the end)
+  double target_bpb = 0.0;  // text: validation bits per byte to reach
   std::string data_dir;     // packed-dataset cache; empty: $STARLING_DATA_DIR or ~/.cache/starling
   std::string out_dir = "results";
 };
 
 struct DataOptions {
-  std::string dataset = "fashion-mnist";  // "fashion-mnist" | "idx" | "cifar10" | "synthetic"
-  std::string path;                       // the set's folder; empty: Debian's Fashion-MNIST
+  std::string dataset = "fashion-mnist";  // "fashion-mnist" | "idx" | "cifar10" | "synthetic" | "text"
+  std::string path;                       // the set's folder (text: a file or a folder); empty: Debian's Fashion-MNIST
+  double validation_fraction = 0.1;       // text: each file's last fraction of bytes validates
   int synthetic_train = 6000;
   int synthetic_test = 1000;
   PartitionSpec partition;  // across peers (learners/partition.h); its seed mixed from run.seed
   /// Where data.partition, data.alpha and data.classes_per_peer were set, for the errors of
   /// check_partition (cli/data_partition.h), which needs the labels.
   std::string partition_at, alpha_at, classes_per_peer_at;
+  /// Where data.dataset, data.path and model.context were set, for the errors that only
+  /// reading text finds (cli/data_source.h).
+  std::string dataset_at, path_at, context_at;
 };
 
 /// [launch]: how `starling launch` runs the peers on this host, and where a job's peers

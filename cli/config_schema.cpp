@@ -107,6 +107,12 @@ std::vector<KeySpec> run_keys() {
      [](V v, Config& c) { c.run.target_accuracy = c.node.train.target_accuracy = v.number; }},
     {"run.eval_every", number(1.0, 0.0, 1e6, kOpen), "epochs between test-set evaluations",
      [](V v, Config& c) { c.run.eval_every = c.node.train.eval_every = v.number; }},
+    {"run.steps", integer(0, 0, kInt64Max), "text: training steps (iterations), in place of `epochs`; 0: one step",
+     [](V v, Config& c) { c.run.steps = v.integer; }},
+    {"run.eval_steps", integer(0, 0, kInt64Max), "text: steps between validations; 0: only at the end",
+     [](V v, Config& c) { c.run.eval_steps = v.integer; }},
+    {"run.target_bpb", number(0.0, 0.0, 1e3), "text: validation bits per byte for `time_to_target_seconds`; 0 for none",
+     [](V v, Config& c) { c.run.target_bpb = v.number; }},
     {"run.data_dir", text(""), "cache of packed datasets; empty: `$STARLING_DATA_DIR` or `~/.cache/starling`",
      [](V v, Config& c) { c.run.data_dir = v.text; }},
     {"run.out_dir", text("results"), "metrics CSV and default summary", [](V v, Config& c) { c.run.out_dir = v.text; }},
@@ -123,23 +129,37 @@ std::vector<KeySpec> run_keys() {
 // [data]: the data set and its partition across peers.
 std::vector<KeySpec> data_keys() {
   return {
-    {"data.dataset", choice("fashion-mnist", {"fashion-mnist", "idx", "cifar10", "synthetic"}),
+    {"data.dataset", choice("fashion-mnist", {"fashion-mnist", "idx", "cifar10", "synthetic", "text"}),
      "`\"idx\"`: any IDX image set (MNIST, KMNIST, EMNIST…; image size and class count read from the files); "
-     "`\"cifar10\"`: CIFAR-10's binary batches; `\"synthetic\"`: seeded, learnable (for tests). "
+     "`\"cifar10\"`: CIFAR-10's binary batches; `\"synthetic\"`: seeded, learnable (for tests); `\"text\"`: "
+     "byte tokens from `path` for language models (see docs/language-models.md). "
      "The model's input and class count follow the data",
-     [](V v, Config& c) { c.data.dataset = v.text; }},
+     [](V v, Config& c) {
+       c.data.dataset = v.text;
+       c.data.dataset_at = v.at;
+     }},
     {"data.path", text("", KeyKind::path),
      "the set's folder; empty: Debian's `/usr/share/datasets/fashion-mnist`; needed for `\"idx\"` "
      "(`train-images-idx3-ubyte`, `train-labels-idx1-ubyte`, `t10k-…`, each `.gz` or plain) and `\"cifar10\"` "
      "(`data_batch_1.bin` … `data_batch_5.bin`, `test_batch.bin`). Nothing is downloaded; each set is converted "
-     "once into the packed cache (`run.data_dir`), again when its files change",
-     [](V v, Config& c) { c.data.path = v.text; }},
+     "once into the packed cache (`run.data_dir`), again when its files change. `\"text\"`: a file, or a folder "
+     "whose regular files are read in name order (links, hidden files and `.dat` indexes skipped), e.g. Debian's "
+     "`/usr/share/games/fortunes`",
+     [](V v, Config& c) {
+       c.data.path = v.text;
+       c.data.path_at = v.at;
+     }},
+    {"data.validation_fraction", number(0.1, 0.0, 0.5),
+     "`\"text\"`: each file's last fraction of bytes (rounded down) is held out for validation",
+     [](V v, Config& c) { c.data.validation_fraction = v.number; }},
     {"data.synthetic_train", integer(6000, 10, 10000000), "size of the synthetic training set",
      [](V v, Config& c) { c.data.synthetic_train = static_cast<int>(v.integer); }},
     {"data.synthetic_test", integer(1000, 10, 10000000), "size of the synthetic test set",
      [](V v, Config& c) { c.data.synthetic_test = static_cast<int>(v.integer); }},
     {"data.partition", choice_of(kPartitionNames),
-     "how the training set is split across peers (see [Partitions](heterogeneous-data.md#partitions-across-peers))",
+     "how the training set is split across peers (see [Partitions](heterogeneous-data.md#partitions-across-peers)); "
+     "`\"by-file\"`: text only, each peer its own files; text takes `\"iid\"`, `\"by-file\"` and `\"dirichlet\"` "
+     "(over its files)",
      [](V v, Config& c) {
        c.data.partition.kind = parse_partition(v.text);
        c.data.partition_at = v.at;
@@ -161,10 +181,11 @@ std::vector<KeySpec> data_keys() {
 // [model]: a preset or a layer list.
 std::vector<KeySpec> model_keys() {
   return {
-    {"model.kind", choice("mlp", {"mlp", "cnn", "resnet8"}),
+    {"model.kind", choice("mlp", {"mlp", "cnn", "resnet8", "gpt"}),
      "a preset layer list: `\"mlp\"` (dense layers of `hidden`), `\"cnn\"` (conv5×5×32–pool–conv5×5×64–pool–"
      "dense128–dense10) or `\"resnet8\"` (conv3×3×16 + GroupNorm(8) stem, basic blocks 16, 32/2, 64/2 with "
-     "projection shortcuts, global average pool, dense); `\"layers\"` when `layers` is given",
+     "projection shortcuts, global average pool, dense); `\"gpt\"`: nanoGPT on `data.dataset = \"text\"` (`blocks`, `heads`, `width`, `context`; "
+     "see docs/language-models.md); `\"layers\"` when `layers` is given",
      [](V v, Config& c) { c.node.train.learner.model.kind = v.text; }},
     {"model.hidden", integers({256, 128}), "MLP hidden layer sizes",
      [](V v, Config& c) { c.node.train.learner.model.hidden = v.integers; }},
@@ -179,13 +200,28 @@ std::vector<KeySpec> model_keys() {
      "identity), and `bias = false` on a convolution; the last layer gives one value per class. "
      "`configs/fmnist-cnn-layers.toml` spells out the CNN preset (same seed, same bits)",
      nullptr},
+    {"model.blocks", integer(4, 1, 1024), "`\"gpt\"`: transformer blocks (nanoGPT's `n_layer`)",
+     [](V v, Config& c) { c.node.train.learner.model.blocks = static_cast<int>(v.integer); }},
+    {"model.heads", integer(4, 1, 1 << 16), "`\"gpt\"`: attention heads; they divide `width`",
+     [](V v, Config& c) { c.node.train.learner.model.heads = static_cast<int>(v.integer); }},
+    {"model.width", integer(128, 1, 1 << 16), "`\"gpt\"`: embedding width (nanoGPT's `n_embd`)",
+     [](V v, Config& c) { c.node.train.learner.model.width = static_cast<int>(v.integer); }},
+    {"model.context", integer(64, 1, 1 << 20),
+     "language models: bytes of context; a training window is `context` + 1 bytes, and every text file's "
+     "training part must hold one",
+     [](V v, Config& c) {
+       c.node.train.learner.model.context = static_cast<int>(v.integer);
+       c.data.context_at = v.at;
+     }},
   };
 }
 
 // [optimizer]: the update rule and the learning-rate schedule.
 std::vector<KeySpec> optimizer_keys() {
   return {
-    {"optimizer.kind", choice("sgd", {"sgd", "adam"}), "the update rule",
+    {"optimizer.kind", choice("sgd", {"sgd", "adam", "adamw"}),
+     "the update rule; `\"adamw\"`: decoupled weight decay on matrices only, global-norm clipping (see "
+     "docs/language-models.md)",
      [](V v, Config& c) { c.node.train.learner.optimizer.kind = v.text; }},
     {"optimizer.lr", number(0.05, 0.0, 1e3, kOpen), "peak learning rate",
      [](V v, Config& c) { c.node.train.schedule.lr = v.number; }},
@@ -193,16 +229,22 @@ std::vector<KeySpec> optimizer_keys() {
      [](V v, Config& c) { c.node.train.learner.optimizer.momentum = v.number; }},
     {"optimizer.nesterov", flag(false), "SGD: Nesterov momentum",
      [](V v, Config& c) { c.node.train.learner.optimizer.nesterov = v.flag; }},
-    {"optimizer.weight_decay", number(0.0, 0.0, 1.0), "L2, folded into the gradient",
+    {"optimizer.weight_decay", number(0.0, 0.0, 1.0),
+     "sgd, adam: L2, folded into the gradient; adamw: decoupled, w·(1 − lr·λ), on dense weights and convolution "
+     "kernels, not on biases or normalisations",
      [](V v, Config& c) { c.node.train.learner.optimizer.weight_decay = v.number; }},
-    {"optimizer.beta1", number(0.9, 0.0, 0.999999), "Adam: first-moment decay",
+    {"optimizer.beta1", number(0.9, 0.0, 0.999999), "Adam, AdamW: first-moment decay",
      [](V v, Config& c) { c.node.train.learner.optimizer.beta1 = v.number; }},
-    {"optimizer.beta2", number(0.999, 0.0, 0.99999999), "Adam: second-moment decay",
+    {"optimizer.beta2", number(0.999, 0.0, 0.99999999), "Adam, AdamW: second-moment decay",
      [](V v, Config& c) { c.node.train.learner.optimizer.beta2 = v.number; }},
+    {"optimizer.clip_norm", number(1.0, 0.0, 1e6, kOpen),
+     "AdamW: the gradient's global L2 norm is clipped to this before each step (nanoGPT's 1.0); only with "
+     "`kind = \"adamw\"`",
+     [](V v, Config& c) { c.node.train.learner.optimizer.clip_norm = v.number; }},
     {"optimizer.batch", integer(32, 1, 65536), "samples per step, per learner",
      [](V v, Config& c) { c.node.train.learner.batch = static_cast<int>(v.integer); }},
     {"optimizer.schedule", choice("constant", {"constant", "step", "cosine"}),
-     "learning rate over time: `\"step\"` × `gamma` every `step_epochs`, `\"cosine\"` to 0 at the last step",
+     "learning rate over time: `\"step\"` × `gamma` every `step_epochs`, `\"cosine\"` to `min_lr` at the last step",
      [](V v, Config& c) { c.node.train.schedule.kind = v.text; }},
     {"optimizer.warmup_steps", integer(0, 0, kInt32Max), "steps of linear warm-up",
      [](V v, Config& c) { c.node.train.schedule.warmup_steps = v.integer; }},
@@ -210,6 +252,8 @@ std::vector<KeySpec> optimizer_keys() {
      [](V v, Config& c) { c.node.train.schedule.step_epochs = v.number; }},
     {"optimizer.gamma", number(0.1, 0.0, 1.0, kOpen), "step schedule: the factor of each drop",
      [](V v, Config& c) { c.node.train.schedule.gamma = v.number; }},
+    {"optimizer.min_lr", number(0.0, 0.0, 1e3), "cosine schedule: the rate it decays to, at most `lr`",
+     [](V v, Config& c) { c.node.train.schedule.min_lr = v.number; }},
   };
 }
 
@@ -464,6 +508,27 @@ void check_run_and_data(const std::vector<KeyValue>& values, const Config& c) {
     fail(value_of(values, "run.checkpoint_every"), "needs run.checkpoint_dir");
   if (c.data.path.empty() && (c.data.dataset == "idx" || c.data.dataset == "cifar10"))
     fail(value_of(values, "data.path"), "expected the folder of the data.dataset = \"" + c.data.dataset + "\" files");
+  for (const char* key : {"run.steps", "run.eval_steps", "run.target_bpb"})
+    if (value_of(values, key).given && c.data.dataset != "text") fail(value_of(values, key), "expected only with data.dataset = \"text\"");
+  if (value_of(values, "run.epochs").given && c.data.dataset == "text")
+    fail(value_of(values, "run.epochs"), "expected run.steps in its place with data.dataset = \"text\" (iterations, as nanoGPT's max_iters)");
+  if (c.data.dataset == "text" && !c.node.checkpoint_dir.empty())
+    fail(value_of(values, "run.checkpoint_dir"), "expected empty with data.dataset = \"text\": a language model does not checkpoint yet");
+  if (c.data.dataset == "text" && c.node.learners != 1)
+    fail(value_of(values, "node.learners"), "expected 1 with data.dataset = \"text\": a language model trains one learner per node today");
+  if (c.data.path.empty() && c.data.dataset == "text")
+    fail(value_of(values, "data.path"), "expected a text file or a folder of them for data.dataset = \"text\" "
+                                        "(Debian's fortunes: \"/usr/share/games/fortunes\")");
+}
+
+// [optimizer]: the keys of one update rule or schedule are refused with another.
+void check_optimizer(const std::vector<KeyValue>& values, const Config& c) {
+  const KeyValue& clip = value_of(values, "optimizer.clip_norm");
+  if (clip.given && c.node.train.learner.optimizer.kind != "adamw")
+    fail(clip, "expected only with optimizer.kind = \"adamw\"");
+  const KeyValue& min_lr = value_of(values, "optimizer.min_lr");
+  if (min_lr.given && c.node.train.schedule.kind != "cosine") fail(min_lr, "expected only with optimizer.schedule = \"cosine\"");
+  if (c.node.train.schedule.min_lr > c.node.train.schedule.lr) fail(min_lr, "above optimizer.lr");
 }
 
 // [exchange] and [compression]: what a mode, a codec and the fault timers allow together.
@@ -618,6 +683,7 @@ void check_byzantine(const std::vector<KeyValue>& values, const Config& c) {
 
 void check_across_keys(const std::vector<KeyValue>& values, const Config& c) {
   check_run_and_data(values, c);
+  check_optimizer(values, c);
   check_exchange(values, c);
   check_quasi_global_momentum(values, c);
   check_outer_optimizer(values, c);

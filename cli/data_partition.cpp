@@ -26,6 +26,19 @@ int learners_of(const Config& c, int rank) {
   return std::max(1, own > 0 ? own : c.node.learners);
 }
 
+// The key an error about a split of text names: only dirichlet has a parameter for it.
+const std::string& text_key_at(const Config& c) {
+  return c.data.partition.kind == PartitionKind::dirichlet ? c.data.alpha_at : c.data.partition_at;
+}
+
+// A PartitionError as a ConfigError at `at`.
+[[noreturn]] void rethrow_at(const std::string& at, const PartitionError& e) {
+  const std::string why = e.what();
+  throw ConfigError(at + ": " + why.substr(why.rfind("partition: ", 0) == 0 ? 11 : 0));
+}
+
+uint32_t peer_id(const Config& c, std::size_t rank) { return c.peers.empty() ? 0u : c.peers[rank].id; }
+
 void check_every_peer_has_data(const Config& c, const std::vector<std::vector<uint32_t>>& parts) {
   for (int rank = 0; rank < static_cast<int>(parts.size()); ++rank) {
     const std::size_t size = parts[static_cast<std::size_t>(rank)].size();
@@ -33,7 +46,7 @@ void check_every_peer_has_data(const Config& c, const std::vector<std::vector<ui
     if (size >= static_cast<std::size_t>(learners)) continue;
     std::ostringstream out;
     out << key_at(c) << ": the \"" << partition_name(c.data.partition.kind) << "\" partition over " << parts.size()
-        << " peers leaves peer " << (c.peers.empty() ? 0u : c.peers[static_cast<std::size_t>(rank)].id) << " with " << size
+        << " peers leaves peer " << peer_id(c, static_cast<std::size_t>(rank)) << " with " << size
         << " training samples, fewer than its " << learners << " learner(s); expected a partition that gives every peer data"
         << " (another run.seed, a larger data.alpha or data.classes_per_peer, or fewer peers)";
     throw ConfigError(out.str());
@@ -67,10 +80,26 @@ std::vector<std::vector<uint32_t>> partition_peers(const Config& config, const D
   try {
     parts = partition(labels, train.classes(), peer_count(config), config.data.partition);
   } catch (const PartitionError& e) {
-    const std::string why = e.what();
-    throw ConfigError(key_at(config) + ": " + why.substr(why.rfind("partition: ", 0) == 0 ? 11 : 0));
+    rethrow_at(key_at(config), e);
   }
   check_every_peer_has_data(config, parts);
+  return parts;
+}
+
+std::vector<TextPart> partition_text_peers(const Config& config, const TextCorpus& corpus) {
+  std::vector<TextPart> parts;
+  try {
+    parts = partition_text(corpus, peer_count(config), config.data.partition);
+  } catch (const PartitionError& e) {
+    rethrow_at(text_key_at(config), e);
+  }
+  const int window = config.node.train.learner.model.context + 1;
+  for (std::size_t rank = 0; rank < parts.size(); ++rank)
+    if (window_starts(parts[rank], window) == 0)
+      throw ConfigError(text_key_at(config) + ": the \"" + partition_name(config.data.partition.kind) + "\" partition over " +
+                        std::to_string(parts.size()) + " peers leaves peer " + std::to_string(peer_id(config, rank)) +
+                        " no window of " + std::to_string(window) + " bytes; expected a larger data.alpha, another "
+                        "run.seed or fewer peers");
   return parts;
 }
 

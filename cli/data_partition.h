@@ -6,6 +6,7 @@
 // exits 2 before anything trains.
 #include "cli/config.h"
 #include "learners/dataset.h"
+#include "learners/text_partition.h"
 
 #include <cstdint>
 #include <vector>
@@ -15,6 +16,10 @@ namespace starling::cli {
 /// Every peer's index list, in [[peer]] order (one peer when the exchange is off); empty for
 /// data.partition = "iid", which deals every epoch afresh. Throws ConfigError.
 std::vector<std::vector<uint32_t>> partition_peers(const Config& config, const Dataset& train);
+
+/// The text's split (learners/text_partition.h) over the same peers, every part checked to
+/// offer a window of model.context + 1 bytes. Throws ConfigError naming the key.
+std::vector<TextPart> partition_text_peers(const Config& config, const TextCorpus& corpus);
 
 /// exchange.topology = "d-cliques" chooses its cliques from every peer's label histogram,
 /// which every peer computes alike from the seed: gives the exchange spec the histograms of

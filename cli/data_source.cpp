@@ -16,8 +16,30 @@ std::string data_cache_dir(const Config& config) {
   return "data";
 }
 
+TextCorpus load_text(const Config& config) {
+  const DataOptions& d = config.data;
+  const Warn note = [](const std::string& message) { spdlog::info("{}", message); };
+  TextCorpus corpus;
+  try {
+    corpus = load_text_corpus(data_cache_dir(config), d.path, d.validation_fraction, note);
+  } catch (const DataError& e) {
+    throw ConfigError(d.path_at + ": " + e.what());
+  }
+  try {
+    check_windows(corpus, config.node.train.learner.model.context + 1);
+  } catch (const DataError& e) {
+    throw ConfigError(d.context_at + ": " + e.what());
+  }
+  return corpus;
+}
+
 TrainTest load_data(const Config& config) {
   const DataOptions& d = config.data;
+  if (d.dataset == "text") {
+    load_text(config);
+    throw ConfigError(d.dataset_at + ": \"text\" trains one node (`starling train`); language models across peers "
+                      "are still to come (docs/language-models.md)");
+  }
   if (d.dataset == "synthetic")
     return make_synthetic(static_cast<uint32_t>(d.synthetic_train), static_cast<uint32_t>(d.synthetic_test),
                           config.run.seed);

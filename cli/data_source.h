@@ -3,6 +3,7 @@
 #include "cli/config.h"
 #include "learners/dataset_formats.h"
 #include "learners/model.h"
+#include "learners/text_corpus.h"
 
 #include <string>
 
@@ -11,8 +12,15 @@ namespace starling::cli {
 /// The packed-dataset cache: run.data_dir, else $STARLING_DATA_DIR, else ~/.cache/starling.
 std::string data_cache_dir(const Config& config);
 
-/// Loads the configured dataset; throws DataError with a message a user can act on.
+/// Loads the configured image set; throws DataError with a message a user can act on. For
+/// data.dataset = "text" it checks the text (load_text) and then throws a ConfigError: text
+/// trains one node through cli/text_train.h, not across peers yet (docs/language-models.md).
 TrainTest load_data(const Config& config);
+
+/// The configured text (data.dataset = "text") from the packed cache, checked to hold
+/// windows of model.context + 1 bytes; what is skipped is logged. A missing, empty or short
+/// path is a ConfigError naming where data.path (or model.context, for a short file) was set.
+TextCorpus load_text(const Config& config);
 
 /// Gives the model the data set's input shape and class count; a described model that does
 /// not fit them is a ConfigError naming `config_file`.

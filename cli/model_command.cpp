@@ -37,6 +37,12 @@ void print_rows(const std::vector<LayerDesc>& layers, const std::string& indent)
 }
 
 void print_table(const ModelSpec& spec) {
+  if (spec.kind == "gpt") {  // nanoGPT's blocks, layer by layer as built
+    std::printf("gpt: %d blocks, %d heads, width %d, context %d, vocabulary %d\n%s\n%zu parameters\n", spec.blocks,
+                spec.heads, spec.width, spec.context, spec.classes, Model(spec).describe().c_str(),
+                Model(spec).trainable_count());
+    return;
+  }
   std::printf("%-24s %6s %6s %6s %7s %12s %12s\n", "layer", "size", "kernel", "stride", "padding", "input", "output");
   print_rows(describe_model(spec), "");
   std::printf("%zu parameters\n", Model(spec).trainable_count());
@@ -48,7 +54,8 @@ int run_model(const ModelOptions& options) {
   return exit_code_of([&] {
     Config config = load_config(options.config, options.overrides);
     ModelSpec& spec = config.node.train.learner.model;
-    fit_model_to_data(spec, load_data(config), config.source);
+    if (config.data.dataset == "text") load_text(config);  // the GPT's sizes are the config's
+    else fit_model_to_data(spec, load_data(config), config.source);
     if (options.json) std::cout << model_json(spec) << "\n";
     else print_table(spec);
     return 0;

@@ -2,6 +2,7 @@
 
 #include "cli/section_reader.h"
 #include "learners/dataset_formats.h"
+#include "learners/text_corpus.h"
 
 namespace starling::cli {
 namespace {
@@ -96,6 +97,22 @@ bool known_shape(const DataOptions& data, ModelSpec& model) {
                     ": " + e.what());
 }
 
+// A language model: the "gpt" preset on text, its input the context's byte ids and its
+// vocabulary the 256 bytes. Anything else on text, the GPT on images, or heads that do not
+// divide the width is refused, named at its key.
+void read_language_model(const toml::table& root, const std::string& file, const std::set<std::string>& overridden,
+                         const DataOptions& data, ModelSpec& model) {
+  const SectionReader r(root, "model", file, overridden);
+  if (data.dataset != "text") r.reject("kind", "a preset for images with data.dataset = \"" + data.dataset + "\" (\"gpt\" trains on \"text\")");
+  if (model.kind != "gpt")
+    r.reject(model.kind == "layers" ? "layers" : "kind",
+             "model.kind = \"gpt\" with data.dataset = \"text\" (its vocabulary is the 256 byte values)");
+  if (model.width % model.heads != 0)
+    r.reject("heads", "a divisor of model.width (" + std::to_string(model.width) + "), not " + std::to_string(model.heads));
+  model.input = Shape{1, model.context, 1};
+  model.classes = kByteVocabulary;
+}
+
 }  // namespace
 
 void read_model(const toml::table& root, const std::string& file, const std::set<std::string>& overridden,
@@ -108,6 +125,7 @@ void read_model(const toml::table& root, const std::string& file, const std::set
     model.kind = "layers";
     model.layers = read_layers(*layers, "model.layers", file, false);
   }
+  if (model.kind == "gpt" || data.dataset == "text") return read_language_model(root, file, overridden, data, model);
   ModelSpec fitted = model;
   if (!known_shape(data, fitted)) return;
   try {

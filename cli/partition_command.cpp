@@ -51,15 +51,61 @@ JsonObject describe(const Config& c, const Dataset& train, const std::vector<std
   return j;
 }
 
+// Text: each file's size and split, and each peer's ranges (offsets within their files).
+JsonObject describe_text(const Config& c, const TextCorpus& corpus, const std::vector<TextPart>& parts) {
+  std::vector<JsonObject> files;
+  for (const TextFile& f : corpus.files())
+    files.push_back(JsonObject()
+                        .add("path", f.path)
+                        .add("bytes", static_cast<long long>(f.bytes))
+                        .add("train_bytes", static_cast<long long>(f.train_bytes)));
+  const int window = c.node.train.learner.model.context + 1;
+  std::vector<JsonObject> peers;
+  for (std::size_t rank = 0; rank < parts.size(); ++rank) {
+    std::vector<JsonObject> ranges;
+    long long bytes = 0;
+    for (const TextRange& r : parts[rank]) {
+      const uint64_t base = corpus.files()[r.file].begin;
+      ranges.push_back(JsonObject()
+                           .add("file", static_cast<long long>(r.file))
+                           .add("begin", static_cast<long long>(r.begin - base))
+                           .add("end", static_cast<long long>(r.end - base)));
+      bytes += static_cast<long long>(r.end - r.begin);
+    }
+    peers.push_back(JsonObject()
+                        .add("id", c.peers.empty() ? 0LL : static_cast<long long>(c.peers[rank].id))
+                        .add("train_bytes", bytes)
+                        .add("window_starts", static_cast<long long>(window_starts(parts[rank], window)))
+                        .add("ranges", ranges));
+  }
+  return JsonObject()
+      .add("partition", partition_name(c.data.partition.kind))
+      .add("alpha", c.data.partition.alpha)
+      .add("seed", static_cast<long long>(c.run.seed))
+      .add("window", window)
+      .add("validation_fraction", c.data.validation_fraction)
+      .add("validation_windows", static_cast<long long>(validation_windows(corpus, window).size()))
+      .add("files", files)
+      .add("peers", peers);
+}
+
+std::string describe_configured(Config& config) {
+  if (config.data.dataset == "text") {
+    const TextCorpus corpus = load_text(config);
+    return describe_text(config, corpus, partition_text_peers(config, corpus)).str();
+  }
+  const TrainTest data = load_data(config);
+  const auto parts = partition_peers(config, data.train);
+  give_topology_histograms(config, data.train, parts);
+  return describe(config, data.train, parts).str();
+}
+
 }  // namespace
 
 int run_partition(const PartitionOptions& options) {
   return exit_code_of([&] {
     Config config = load_config(options.config, options.overrides);
-    const TrainTest data = load_data(config);
-    const auto parts = partition_peers(config, data.train);
-    give_topology_histograms(config, data.train, parts);
-    const std::string text = describe(config, data.train, parts).str() + "\n";
+    const std::string text = describe_configured(config) + "\n";
     if (options.out.empty()) {
       std::cout << text << std::flush;
       return std::cout ? 0 : 1;

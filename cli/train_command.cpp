@@ -6,6 +6,7 @@
 #include "cli/exit_codes.h"
 #include "cli/json.h"
 #include "cli/progress.h"
+#include "cli/text_train.h"
 #include "platform/cpu_features.h"
 #include "learners/checkpoint.h"
 #include "actors/backend_choice.h"
@@ -157,6 +158,8 @@ JsonObject summarize(const Config& c, const actors::NodeResult& node) {
 // Trains one node (a whole job, or one peer of one) from a validated config.
 // A ConfigError here is a model the data set does not fit, or a partition (it needs the labels).
 int run_node_job(Config config, const std::string& summary) {
+  if (config.data.dataset == "text" && config.node.exchange.mode == gossip::ExchangeMode::none)
+    return run_text_job(config, summary);
   return exit_code_of([&] {
     kernels::set_threads(config.kernel_threads);
     TrainTest data = load_data(config);

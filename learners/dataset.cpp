@@ -1,13 +1,12 @@
 #include "learners/dataset.h"
 
 #include "learners/crc32.h"
+#include "learners/mapped_file.h"
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -30,27 +29,13 @@ static_assert(sizeof(PackedHeader) == kHeaderBytes, "packed header is 64 bytes")
 
 }  // namespace
 
-struct Dataset::Storage {
-  std::vector<uint8_t> owned;
-  void* map = nullptr;
-  std::size_t map_bytes = 0;
-  ~Storage() {
-    if (map) munmap(map, map_bytes);
-  }
-};
+struct Dataset::Storage : ByteStorage {};
 
 Dataset Dataset::open_packed(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw DataError(path + ": cannot open: " + std::strerror(errno));
-  struct stat st {};
-  const bool stat_ok = ::fstat(fd, &st) == 0;
-  const auto bytes = static_cast<std::size_t>(st.st_size);
-  void* map = stat_ok && bytes >= kHeaderBytes ? ::mmap(nullptr, bytes, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
-  ::close(fd);
-  if (map == MAP_FAILED) throw DataError(path + ": truncated or unreadable (no complete header)");
   auto storage = std::make_shared<Storage>();
-  storage->map = map;
-  storage->map_bytes = bytes;
+  map_file(path, kHeaderBytes, *storage);
+  const void* map = storage->map;
+  const std::size_t bytes = storage->map_bytes;
 
   PackedHeader h;
   std::memcpy(&h, map, sizeof h);

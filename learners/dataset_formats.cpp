@@ -29,30 +29,6 @@ Dataset cached(const std::string& packed, const Warn& warn, Build build) {
   return Dataset::open_packed(packed);
 }
 
-void make_cache_dir(const std::string& cache_dir) {
-  std::error_code ec;
-  fs::create_directories(cache_dir, ec);
-  if (ec) throw DataError(cache_dir + ": cannot create the data cache: " + ec.message());
-}
-
-// A name for the sources' current contents: their paths, sizes and modification times
-// (FNV-1a), so a cache built from other or changed files is not taken for theirs.
-std::string stamp(const std::vector<std::string>& paths) {
-  uint64_t hash = 14695981039346656037ull;
-  auto mix = [&hash](const std::string& bytes) {
-    for (unsigned char b : bytes) hash = (hash ^ b) * 1099511628211ull;
-  };
-  for (const std::string& p : paths) {
-    std::error_code ec;
-    mix(fs::weakly_canonical(p, ec).string());
-    mix(std::to_string(fs::file_size(p, ec)));
-    mix(std::to_string(fs::last_write_time(p, ec).time_since_epoch().count()));
-  }
-  char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
-  return hex;
-}
-
 // `dir/name.gz` when it exists, else `dir/name`; a DataError naming both when neither does.
 std::string idx_file(const std::string& dir, const std::string& name) {
   for (const std::string& candidate : {dir + "/" + name + ".gz", dir + "/" + name})
@@ -145,9 +121,32 @@ Dataset pack_cifar(const std::vector<std::string>& batches) {
 
 }  // namespace
 
+void make_cache_dir(const std::string& cache_dir) {
+  std::error_code ec;
+  fs::create_directories(cache_dir, ec);
+  if (ec) throw DataError(cache_dir + ": cannot create the data cache: " + ec.message());
+}
+
+// FNV-1a over the paths, sizes and modification times.
+std::string source_stamp(const std::vector<std::string>& paths) {
+  uint64_t hash = 14695981039346656037ull;
+  auto mix = [&hash](const std::string& bytes) {
+    for (unsigned char b : bytes) hash = (hash ^ b) * 1099511628211ull;
+  };
+  for (const std::string& p : paths) {
+    std::error_code ec;
+    mix(fs::weakly_canonical(p, ec).string());
+    mix(std::to_string(fs::file_size(p, ec)));
+    mix(std::to_string(fs::last_write_time(p, ec).time_since_epoch().count()));
+  }
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
+  return hex;
+}
+
 TrainTest load_idx_set(const std::string& cache_dir, const std::string& source_dir, const Warn& warn) {
   const IdxPair train = idx_pair(source_dir, "train"), test = idx_pair(source_dir, "t10k");
-  const std::string name = "idx-" + stamp({train.images, train.labels, test.images, test.labels});
+  const std::string name = "idx-" + source_stamp({train.images, train.labels, test.images, test.labels});
   return load_idx_named(cache_dir, train, test, name, warn);
 }
 
@@ -170,7 +169,7 @@ TrainTest load_cifar10(const std::string& cache_dir, const std::string& source_d
   make_cache_dir(cache_dir);
   std::vector<std::string> all = train;
   all.push_back(test[0]);
-  const std::string base = cache_dir + "/cifar10-" + stamp(all) + "-";
+  const std::string base = cache_dir + "/cifar10-" + source_stamp(all) + "-";
   return {cached(base + "train.sds", warn, [&] { return pack_cifar(train); }),
           cached(base + "test.sds", warn, [&] { return pack_cifar(test); })};
 }

@@ -7,10 +7,18 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace starling {
 
 using Warn = std::function<void(const std::string&)>;
+
+/// Creates the packed-data cache folder; throws DataError naming it.
+void make_cache_dir(const std::string& cache_dir);
+
+/// A name for the source files' current contents (their paths, sizes and modification
+/// times), so that a cache built from other or changed files is not taken for theirs.
+std::string source_stamp(const std::vector<std::string>& paths);
 
 /// An IDX image set in `source_dir`: train-images-idx3-ubyte, train-labels-idx1-ubyte,
 /// t10k-images-idx3-ubyte and t10k-labels-idx1-ubyte, each gzip-compressed (.gz) or plain.

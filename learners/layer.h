@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <random>
 #include <string>
+#include <vector>
 
 namespace starling {
 
@@ -35,6 +36,17 @@ struct ParamUpdate {
   }
 };
 
+/// A run of parameters: an offset into a layer's (or the arena's) parameters and a count.
+struct ParamSpan {
+  std::size_t offset = 0, count = 0;
+  bool operator==(const ParamSpan& o) const { return offset == o.offset && count == o.count; }
+};
+
+/// `spans` moved by `by`, appended to `out`: a container's spans from its parts'.
+inline void append_shifted(std::vector<ParamSpan>& out, const std::vector<ParamSpan>& spans, std::size_t by) {
+  for (const ParamSpan& s : spans) out.push_back({s.offset + by, s.count});
+}
+
 class Layer {
  public:
   virtual ~Layer() = default;
@@ -44,6 +56,10 @@ class Layer {
   virtual Shape output_shape() const = 0;
 
   virtual std::size_t param_count() const { return 0; }
+  /// The parameters that are matrices or higher (dense weights, convolution kernels), in
+  /// this layer's slice: AdamW decays these and not biases or normalisations' scales and
+  /// shifts, as nanoGPT decays every parameter of two or more dimensions.
+  virtual std::vector<ParamSpan> matrix_spans() const { return {}; }
   /// Points the layer at its slice of the parameter and gradient arenas.
   virtual void bind(float* /*params*/, float* /*grads*/) {}
   /// He initialisation of the bound parameters.

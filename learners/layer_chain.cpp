@@ -19,6 +19,16 @@ std::size_t LayerChain::param_count() const {
   return total;
 }
 
+std::vector<ParamSpan> LayerChain::matrix_spans() const {
+  std::vector<ParamSpan> spans;
+  std::size_t offset = 0;
+  for (const auto& layer : layers_) {
+    append_shifted(spans, layer->matrix_spans(), offset);
+    offset += padded_params(layer->param_count());
+  }
+  return spans;
+}
+
 void LayerChain::bind(float* params, float* grads) {
   params_of_.clear();
   grads_of_.clear();

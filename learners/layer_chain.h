@@ -23,6 +23,8 @@ class LayerChain {
 
   /// The chain's span of the arena: each layer's parameters padded to 64 bytes.
   std::size_t param_count() const;
+  /// Every layer's matrix_spans() at its offset in the chain's span.
+  std::vector<ParamSpan> matrix_spans() const;
   void bind(float* params, float* grads);
   void init(std::mt19937_64& rng);
   void reserve(int batch);

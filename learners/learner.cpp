@@ -31,7 +31,7 @@ Learner::Learner(const LearnerSpec& spec, const Dataset& train)
     : spec_(spec),
       train_(train),
       model_(spec.model),
-      optimizer_(make_optimizer(model_.param_count(), spec.optimizer)),
+      optimizer_(make_optimizer(model_.param_count(), spec.optimizer, model_.matrix_spans())),
       sampler_(make_sampler(spec, train)),
       steps_per_epoch_(std::max<int64_t>(1, sampler_.shard_size() / std::max(1, spec.batch))) {
   if (spec.batch < 1) throw std::invalid_argument("learner: batch must be at least 1");

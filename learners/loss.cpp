@@ -8,6 +8,12 @@ double softmax_cross_entropy(int batch, int classes, const float* logits, const 
   return kernels::softmax_xent(batch, classes, logits, labels, dlogits);
 }
 
+// Every position is a row of its own: the mean over batch·context rows is the mean per token.
+double sequence_cross_entropy(int batch, int context, int vocab, const float* logits, const int32_t* targets,
+                              float* dlogits) {
+  return softmax_cross_entropy(batch * context, vocab, logits, targets, dlogits);
+}
+
 double mse_onehot(int batch, int classes, const float* outputs, const int32_t* labels, float* doutputs) {
   double total = 0.0;
   for (int i = 0; i < batch; ++i)

@@ -8,7 +8,19 @@
 
 namespace starling {
 
-Model::Model(const ModelSpec& spec) : spec_(spec), chain_(spec.input, make_layers(describe_model(spec))) {
+namespace {
+
+// The GPT is built by make_gpt, every other model from its description.
+LayerChain make_chain(const ModelSpec& spec) {
+  if (spec.kind == "gpt") return LayerChain(spec.input, make_gpt(gpt_spec(spec)));
+  return LayerChain(spec.input, make_layers(describe_model(spec)));
+}
+
+}  // namespace
+
+GptSpec gpt_spec(const ModelSpec& spec) { return {spec.blocks, spec.heads, spec.width, spec.context, spec.classes}; }
+
+Model::Model(const ModelSpec& spec) : spec_(spec), chain_(make_chain(spec)) {
   params_.resize(chain_.param_count());
   grads_.resize(chain_.param_count());
   chain_.bind(params_.data(), grads_.data());

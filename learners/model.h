@@ -3,6 +3,7 @@
 // flat parameter arena and one gradient arena (same layout). ReLU layers are fused into the
 // GEMM epilogues of the layers around them where that is exact (fuse_relus in model.cpp).
 #include "learners/aligned_buffer.h"
+#include "learners/gpt.h"
 #include "learners/layer.h"
 #include "learners/layer_chain.h"
 #include "learners/model_description.h"
@@ -15,12 +16,18 @@
 namespace starling {
 
 struct ModelSpec {
-  std::string kind = "mlp";        // "mlp" | "cnn" | "layers" (the list below)
+  std::string kind = "mlp";        // "mlp" | "cnn" | "resnet8" | "gpt" | "layers" (the list below)
   std::vector<int> hidden{256, 128};  // mlp hidden layer sizes
   Shape input{28, 28, 1};
   int classes = 10;
   std::vector<LayerDesc> layers;  // kind "layers": the config's list (shapes filled in when built)
+  int context = 64;               // language models: bytes of context; a training window is context + 1
+  int blocks = 4, heads = 4, width = 128;  // "gpt": transformer blocks, attention heads, embedding width
 };
+
+/// The GPT a "gpt" spec names (learners/gpt.h): its blocks, heads, width and context, the
+/// vocabulary its `classes`.
+GptSpec gpt_spec(const ModelSpec& spec);
 
 class Model {
  public:
@@ -62,6 +69,8 @@ class Model {
   /// arena order: they add up to param_count(). A joining peer's shape, compared by the
   /// peers it joins.
   std::vector<uint64_t> tensor_sizes() const;
+  /// The arena's spans of matrices (Layer::matrix_spans), ascending: what AdamW decays.
+  std::vector<ParamSpan> matrix_spans() const { return chain_.matrix_spans(); }
 
  private:
   ModelSpec spec_;

@@ -220,6 +220,7 @@ std::vector<LayerDesc> describe_model(const ModelSpec& spec) {
   else if (spec.kind == "cnn") layers = cnn(spec);
   else if (spec.kind == "resnet8") layers = resnet8(spec);
   else if (spec.kind == "layers") layers = listed(spec);
+  else if (spec.kind == "gpt") throw ModelError(-1, "kind", "model: \"gpt\" is built by make_gpt, not described as a layer list");
   else throw ModelError(-1, "kind", "model: unknown kind '" + spec.kind + "' (expected mlp, cnn, resnet8 or layers)");
   const LayerDesc& last = layers.back();
   if (last.out.h != 1 || last.out.w != 1 || last.out.c != spec.classes)
@@ -230,6 +231,11 @@ std::vector<LayerDesc> describe_model(const ModelSpec& spec) {
 }
 
 std::string model_json(const ModelSpec& spec) {
+  if (spec.kind == "gpt")  // nanoGPT's architecture is fixed by its sizes (learners/gpt.h)
+    return "{\"kind\": \"gpt\", \"blocks\": " + std::to_string(spec.blocks) + ", \"heads\": " + std::to_string(spec.heads) +
+           ", \"width\": " + std::to_string(spec.width) + ", \"context\": " + std::to_string(spec.context) +
+           ", \"vocab\": " + std::to_string(spec.classes) + ", \"bias\": true, \"tied_head\": true" +
+           ", \"parameters\": " + std::to_string(Model(spec).trainable_count()) + "}";
   const std::vector<LayerDesc> layers = describe_model(spec);
   std::string out = "{\"kind\": \"" + spec.kind + "\", \"input\": " + shape_json(spec.input) +
                     ", \"classes\": " + std::to_string(spec.classes) +

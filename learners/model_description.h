@@ -52,7 +52,8 @@ class ModelError : public std::invalid_argument {
 std::vector<LayerDesc> describe_model(const ModelSpec& spec);
 
 /// {"kind": ..., "input": [h, w, c], "classes": n, "parameters": trainable count,
-///  "layers": [{"kind": ..., "in": [...], "out": [...], ...}]}
+///  "layers": [{"kind": ..., "in": [...], "out": [...], ...}]}; for "gpt", its sizes:
+/// {"kind": "gpt", "blocks", "heads", "width", "context", "vocab", "bias", "tied_head", "parameters"}.
 std::string model_json(const ModelSpec& spec);
 
 }  // namespace starling

@@ -1,6 +1,7 @@
 #include "learners/optimizer.h"
 
 #include "kernels/ops.h"
+#include "learners/adamw_update.h"
 
 #include <algorithm>
 #include <cmath>
@@ -28,12 +29,11 @@ bool Sgd::fused_step(const float* params, float lr, ParamUpdate& out) {
 void Sgd::reset() { std::fill(velocity_.begin(), velocity_.end(), 0.f); }
 
 Adam::Adam(std::size_t n, const OptimizerSpec& spec)
-    : beta1_(static_cast<float>(spec.beta1)),
+    : AdamMoments(n),
+      beta1_(static_cast<float>(spec.beta1)),
       beta2_(static_cast<float>(spec.beta2)),
       epsilon_(static_cast<float>(spec.epsilon)),
-      weight_decay_(static_cast<float>(spec.weight_decay)),
-      m_(n),
-      v_(n) {}
+      weight_decay_(static_cast<float>(spec.weight_decay)) {}
 
 void Adam::step(float* __restrict w, const float* __restrict g, std::size_t n, float lr) {
   ++t_;
@@ -49,16 +49,50 @@ void Adam::step(float* __restrict w, const float* __restrict g, std::size_t n, f
   }
 }
 
-void Adam::reset() {
+void AdamMoments::reset() {
   std::fill(m_.begin(), m_.end(), 0.f);
   std::fill(v_.begin(), v_.end(), 0.f);
   t_ = 0;
 }
 
-AlignedBuffer<float>* Adam::state(int index) {
+AlignedBuffer<float>* AdamMoments::state(int index) {
   if (index == 0) return &m_;
   if (index == 1) return &v_;
   return nullptr;
+}
+
+AdamW::AdamW(std::size_t n, const OptimizerSpec& spec, const std::vector<ParamSpan>& decayed)
+    : AdamMoments(n),
+      beta1_(static_cast<float>(spec.beta1)),
+      beta2_(static_cast<float>(spec.beta2)),
+      epsilon_(static_cast<float>(spec.epsilon)),
+      weight_decay_(static_cast<float>(spec.weight_decay)),
+      clip_norm_(static_cast<float>(spec.clip_norm)) {
+  std::size_t at = 0;
+  for (const ParamSpan& s : decayed) {
+    if (s.offset < at || s.offset > n || s.count > n - s.offset)
+      throw std::invalid_argument("adamw: the decayed spans must be ascending, disjoint and inside the arena");
+    if (s.offset > at) segments_.push_back({at, s.offset - at, false});
+    if (s.count > 0) segments_.push_back({s.offset, s.count, true});
+    at = s.offset + s.count;
+  }
+  if (at < n) segments_.push_back({at, n - at, false});
+}
+
+void AdamW::step(float* w, const float* g, std::size_t n, float lr) {
+  ++t_;
+  grad_norm_ = std::sqrt(squared_norm(static_cast<long>(n), g));
+  AdamWArgs a;
+  a.lr = lr, a.beta1 = beta1_, a.beta2 = beta2_, a.epsilon = epsilon_;
+  a.bias1 = static_cast<float>(1.0 / (1.0 - std::pow(static_cast<double>(beta1_), static_cast<double>(t_))));
+  a.bias2 = static_cast<float>(1.0 / (1.0 - std::pow(static_cast<double>(beta2_), static_cast<double>(t_))));
+  if (clip_norm_ > 0.f) a.grad_scale = static_cast<float>(std::min(1.0, clip_norm_ / (grad_norm_ + 1e-6)));
+  for (const Segment& s : segments_) {
+    if (s.offset >= n) break;
+    a.decay = s.decay ? lr * weight_decay_ : 0.f;
+    const auto count = static_cast<long>(std::min(s.count, n - s.offset));
+    adamw_update(count, w + s.offset, g + s.offset, m_.data() + s.offset, v_.data() + s.offset, a);
+  }
 }
 
 void Optimizer::save(SectionWriter& out) {
@@ -80,10 +114,11 @@ void Optimizer::restore(SectionReader& in) {
   set_step_count(in.get<int64_t>());
 }
 
-std::unique_ptr<Optimizer> make_optimizer(std::size_t n, const OptimizerSpec& spec) {
+std::unique_ptr<Optimizer> make_optimizer(std::size_t n, const OptimizerSpec& spec, const std::vector<ParamSpan>& matrices) {
   if (spec.kind == "sgd") return std::make_unique<Sgd>(n, spec);
   if (spec.kind == "adam") return std::make_unique<Adam>(n, spec);
-  throw std::invalid_argument("optimizer: unknown kind '" + spec.kind + "' (expected sgd or adam)");
+  if (spec.kind == "adamw") return std::make_unique<AdamW>(n, spec, matrices);
+  throw std::invalid_argument("optimizer: unknown kind '" + spec.kind + "' (expected sgd, adam or adamw)");
 }
 
 }  // namespace starling

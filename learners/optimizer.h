@@ -9,15 +9,17 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace starling {
 
 struct OptimizerSpec {
-  std::string kind = "sgd";  // "sgd" | "adam"
+  std::string kind = "sgd";  // "sgd" | "adam" | "adamw"
   double momentum = 0.9;
   bool nesterov = false;
-  double weight_decay = 0.0;
+  double weight_decay = 0.0;  // sgd, adam: L2 in the gradient; adamw: decoupled, on matrices
   double beta1 = 0.9, beta2 = 0.999, epsilon = 1e-8;
+  double clip_norm = 0.0;  // adamw: the gradient's global L2 norm is clipped to this; 0: off
 };
 
 class Optimizer {
@@ -57,23 +59,57 @@ class Sgd final : public Optimizer {
   AlignedBuffer<float> velocity_;
 };
 
-/// Adam with L2 weight decay folded into the gradient (g' = g + λw) and bias correction.
-class Adam final : public Optimizer {
+/// Adam's state, shared by Adam and AdamW: the moments m and v and the step count.
+class AdamMoments : public Optimizer {
  public:
-  Adam(std::size_t n, const OptimizerSpec& spec);
-  void step(float* w, const float* g, std::size_t n, float lr) override;
+  explicit AdamMoments(std::size_t n) : m_(n), v_(n) {}
   void reset() override;
   AlignedBuffer<float>* state(int index) override;
   int64_t step_count() const override { return t_; }
   void set_step_count(int64_t steps) override { t_ = steps; }
 
- private:
-  float beta1_, beta2_, epsilon_, weight_decay_;
+ protected:
   int64_t t_ = 0;
   AlignedBuffer<float> m_, v_;
 };
 
+/// Adam with L2 weight decay folded into the gradient (g' = g + λw) and bias correction.
+class Adam final : public AdamMoments {
+ public:
+  Adam(std::size_t n, const OptimizerSpec& spec);
+  void step(float* w, const float* g, std::size_t n, float lr) override;
+
+ private:
+  float beta1_, beta2_, epsilon_, weight_decay_;
+};
+
+/// AdamW (Loshchilov and Hutter 2019) as PyTorch's torch.optim.AdamW with nanoGPT's groups:
+/// the gradient is first scaled to a global L2 norm of at most clip_norm (when set, as
+/// clip_grad_norm_ does: by clip_norm / (‖g‖ + 1e-6) where that is below 1), then Adam's
+/// bias-corrected step, and weight decay decoupled from it, w·(1 − lr·λ), on the matrices
+/// alone (Model::matrix_spans: dense weights, convolution kernels; not biases or norms).
+/// One pass over the arena, span by span (learners/adamw_update.h).
+class AdamW final : public AdamMoments {
+ public:
+  /// `decayed`: ascending, disjoint spans within [0, n); throws std::invalid_argument otherwise.
+  AdamW(std::size_t n, const OptimizerSpec& spec, const std::vector<ParamSpan>& decayed);
+  void step(float* w, const float* g, std::size_t n, float lr) override;
+  /// The gradient's global L2 norm at the last step, before clipping.
+  double last_grad_norm() const { return grad_norm_; }
+
+ private:
+  struct Segment {
+    std::size_t offset, count;
+    bool decay;
+  };
+  float beta1_, beta2_, epsilon_, weight_decay_, clip_norm_;
+  double grad_norm_ = 0.0;
+  std::vector<Segment> segments_;  // [0, n) in order, each decayed or not
+};
+
+/// `matrices`: the model's matrix spans, which adamw decays (the others take no decay).
 /// Throws std::invalid_argument on an unknown kind.
-std::unique_ptr<Optimizer> make_optimizer(std::size_t n, const OptimizerSpec& spec);
+std::unique_ptr<Optimizer> make_optimizer(std::size_t n, const OptimizerSpec& spec,
+                                          const std::vector<ParamSpan>& matrices = {});
 
 }  // namespace starling

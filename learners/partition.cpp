@@ -89,20 +89,6 @@ void append(std::vector<uint32_t>& to, const std::vector<uint32_t>& from, std::s
   to.insert(to.end(), from.begin() + static_cast<std::ptrdiff_t>(begin), from.begin() + static_cast<std::ptrdiff_t>(end));
 }
 
-// Peer j gets [cuts[j], cuts[j+1]) of a class's n samples: cuts[j+1] = floor(n·(p_0 + ... + p_j)),
-// the last peer up to n, so each count is within one of n·p_j.
-std::vector<std::size_t> dirichlet_cuts(std::size_t n, const std::vector<double>& shares) {
-  std::vector<std::size_t> cuts{0};
-  double cumulative = 0.0;
-  for (std::size_t j = 0; j + 1 < shares.size(); ++j) {
-    cumulative += shares[j];
-    const auto cut = static_cast<std::size_t>(std::floor(static_cast<double>(n) * cumulative));
-    cuts.push_back(std::clamp(cut, cuts.back(), n));
-  }
-  cuts.push_back(n);
-  return cuts;
-}
-
 Parts dirichlet_parts(const std::vector<uint8_t>& labels, int classes, int peers, const PartitionSpec& spec) {
   const auto shares = dirichlet_shares(classes, peers, spec.alpha, spec.seed);
   Parts by_class = indices_by_class(labels, classes), parts(static_cast<std::size_t>(peers));
@@ -203,9 +189,22 @@ std::vector<std::vector<uint32_t>> partition(const std::vector<uint8_t>& labels,
       parts = shard_parts(labels, classes, peers, spec);
       break;
     case PartitionKind::by_class: parts = by_class_parts(labels, classes, peers); break;
+    case PartitionKind::by_file: throw PartitionError("partition: by-file splits text by its files; an image set has none");
   }
   for (auto& part : parts) std::sort(part.begin(), part.end());
   return parts;
+}
+
+std::vector<std::size_t> dirichlet_cuts(std::size_t n, const std::vector<double>& shares) {
+  std::vector<std::size_t> cuts{0};
+  double cumulative = 0.0;
+  for (std::size_t j = 0; j + 1 < shares.size(); ++j) {
+    cumulative += shares[j];
+    const auto cut = static_cast<std::size_t>(std::floor(static_cast<double>(n) * cumulative));
+    cuts.push_back(std::clamp(cut, cuts.back(), n));
+  }
+  cuts.push_back(n);
+  return cuts;
 }
 
 std::vector<int64_t> label_counts(const std::vector<uint8_t>& labels, int classes, const std::vector<uint32_t>& indices) {

@@ -16,6 +16,8 @@
 //              seeded deal gives each peer classes_per_peer shards, so at most that many classes.
 //   by-class   the indices sorted by (label, index) and cut into peers contiguous parts, the
 //              first labels.size() mod peers one larger; no randomness.
+//   by-file    text only (learners/text_partition.h): each peer its own files; partition()
+//              refuses it.
 #include <cstdint>
 #include <iterator>
 #include <stdexcept>
@@ -31,10 +33,10 @@ class PartitionError : public std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
-enum class PartitionKind { iid, dirichlet, shards, by_class };
+enum class PartitionKind { iid, dirichlet, shards, by_class, by_file };
 /// The config's name of each kind, indexed by PartitionKind.
-inline constexpr const char* kPartitionNames[] = {"iid", "dirichlet", "shards", "by-class"};
-static_assert(std::size(kPartitionNames) == static_cast<std::size_t>(PartitionKind::by_class) + 1,
+inline constexpr const char* kPartitionNames[] = {"iid", "dirichlet", "shards", "by-class", "by-file"};
+static_assert(std::size(kPartitionNames) == static_cast<std::size_t>(PartitionKind::by_file) + 1,
               "one name per PartitionKind");
 
 /// A name of kPartitionNames; throws PartitionError on anything else.
@@ -59,6 +61,11 @@ std::vector<std::vector<uint32_t>> partition(const std::vector<uint8_t>& labels,
 /// The Dirichlet shares that partition() draws for `dirichlet`: row c is class c's
 /// p ~ Dir(alpha) over the peers (each row sums to 1). Throws PartitionError.
 std::vector<std::vector<double>> dirichlet_shares(int classes, int peers, double alpha, uint64_t seed);
+
+/// Where a Dirichlet draw cuts n ordered items among the peers: peer j gets [cuts[j],
+/// cuts[j+1]) with cuts[j+1] = floor(n·(p_0 + ... + p_j)) and the last peer up to n, so each
+/// count is within one of n·p_j.
+std::vector<std::size_t> dirichlet_cuts(std::size_t n, const std::vector<double>& shares);
 
 /// Samples per class among `indices`; throws PartitionError on an index or label out of range.
 std::vector<int64_t> label_counts(const std::vector<uint8_t>& labels, int classes, const std::vector<uint32_t>& indices);

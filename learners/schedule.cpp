@@ -21,7 +21,7 @@ double Schedule::lr(int64_t step) const {
   if (spec_.kind == "cosine") {
     const double span = static_cast<double>(std::max<int64_t>(1, total_steps_ - spec_.warmup_steps));
     const double progress = std::min(1.0, static_cast<double>(step - spec_.warmup_steps) / span);
-    return spec_.lr * 0.5 * (1.0 + std::cos(M_PI * progress));
+    return spec_.min_lr + (spec_.lr - spec_.min_lr) * 0.5 * (1.0 + std::cos(M_PI * progress));
   }
   return spec_.lr;
 }

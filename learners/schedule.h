@@ -1,6 +1,7 @@
 #pragma once
 // Learning-rate schedules as a pure function of the step: linear warm-up, then constant,
-// step decay (× gamma every step_epochs) or cosine decay to zero at the last step.
+// step decay (× gamma every step_epochs) or cosine decay to min_lr at the last step:
+// lr(s) = min_lr + (lr − min_lr)·(1 + cos(π·(s − warmup)/(total − warmup)))/2.
 #include <cstdint>
 #include <string>
 
@@ -12,6 +13,7 @@ struct ScheduleSpec {
   int64_t warmup_steps = 0;
   double step_epochs = 1.0;  // for "step"
   double gamma = 0.1;        // for "step"
+  double min_lr = 0.0;       // for "cosine": the rate it decays to
 };
 
 class Schedule {

@@ -12,9 +12,10 @@ build=(cmake make g++ pkg-config zlib1g-dev libcaf-dev libzmq3-dev cppzmq-dev li
 # The demo's PyTorch DDP variant, the experiment's plots and the simulator's calibration
 # script (python3-*); `mpirun` for the Open MPI recipe's test; clang with its libFuzzer
 # runtime for the fuzz targets, which the suite builds and runs briefly; Slurm's controller
-# and node daemon with munge, which the Slurm test starts as a one-node cluster on this host.
+# and node daemon with munge, which the Slurm test starts as a one-node cluster on this host;
+# fortunes, the shipped text corpus of the language models (/usr/share/games/fortunes).
 run=(python3 python3-torch python3-matplotlib python3-numpy openmpi-bin clang libclang-rt-14-dev
-     slurmctld slurmd slurm-client munge)
+     slurmctld slurmd slurm-client munge fortunes)
 # The MPI all-reduce benchmark compiles against Open MPI.
 bench=(libopenmpi-dev)
 

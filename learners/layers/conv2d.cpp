@@ -66,6 +66,10 @@ std::size_t Conv2D::param_count() const {
   return static_cast<std::size_t>(shape(1).patch()) * out_c_ + (bias_ ? out_c_ : 0);
 }
 
+std::vector<ParamSpan> Conv2D::matrix_spans() const {
+  return {{0, static_cast<std::size_t>(shape(1).patch()) * out_c_}};
+}
+
 void Conv2D::bind(float* params, float* grads) {
   const long weights = shape(1).patch() * out_c_;
   w_ = params, b_ = bias_ ? params + weights : nullptr;

@@ -21,6 +21,7 @@ class Conv2D final : public Layer {
   Shape input_shape() const override { return in_; }
   Shape output_shape() const override;
   std::size_t param_count() const override;
+  std::vector<ParamSpan> matrix_spans() const override;
   void bind(float* params, float* grads) override;
   void init(std::mt19937_64& rng) override;
   void reserve(int batch) override;

@@ -12,6 +12,7 @@ class Dense final : public Layer {
   Shape input_shape() const override { return {1, 1, in_}; }
   Shape output_shape() const override { return {1, 1, out_}; }
   std::size_t param_count() const override;
+  std::vector<ParamSpan> matrix_spans() const override { return {{0, static_cast<std::size_t>(in_) * out_}}; }
   void bind(float* params, float* grads) override;
   void init(std::mt19937_64& rng) override;
   void forward(kernels::Backend backend, int batch, const float* x, float* y) override;

@@ -24,6 +24,12 @@ std::string Residual::name() const {
   return "residual(" + names(body_) + " + " + names(shortcut_) + (relu_output_ ? ", relu)" : ")");
 }
 
+std::vector<ParamSpan> Residual::matrix_spans() const {
+  std::vector<ParamSpan> spans = body_.matrix_spans();
+  append_shifted(spans, shortcut_.matrix_spans(), body_.param_count());
+  return spans;
+}
+
 void Residual::bind(float* params, float* grads) {
   body_.bind(params, grads);
   shortcut_.bind(params + body_.param_count(), grads + body_.param_count());

@@ -19,6 +19,7 @@ class Residual final : public Layer {
   Shape input_shape() const override { return body_.input_shape(); }
   Shape output_shape() const override { return body_.output_shape(); }
   std::size_t param_count() const override { return body_.param_count() + shortcut_.param_count(); }
+  std::vector<ParamSpan> matrix_spans() const override;
   void bind(float* params, float* grads) override;
   void init(std::mt19937_64& rng) override;
   void reserve(int batch) override;

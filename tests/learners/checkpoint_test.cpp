@@ -185,6 +185,7 @@ LearnerSpec tiny_learner(const char* optimizer) {
   spec.model.input = {8, 8, 1};
   spec.model.classes = 3;
   spec.optimizer.kind = optimizer;
+  if (std::string(optimizer) == "adamw") spec.optimizer.weight_decay = 0.1, spec.optimizer.clip_norm = 0.5;
   spec.batch = 16;
   spec.seed = 9;
   return spec;
@@ -192,7 +193,7 @@ LearnerSpec tiny_learner(const char* optimizer) {
 
 BOOST_AUTO_TEST_CASE(a_restored_learner_continues_exactly) {
   const TrainTest data = make_synthetic(400, 50, 3, {8, 8, 1}, 3);
-  for (const char* kind : {"sgd", "adam"}) {
+  for (const char* kind : {"sgd", "adam", "adamw"}) {
     const LearnerSpec spec = tiny_learner(kind);
     Learner straight(spec, data.train);
     for (int i = 0; i < 30; ++i) straight.step(0.01f);  // past an epoch boundary (25 steps)

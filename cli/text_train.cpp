@@ -1,0 +1,122 @@
+#include "cli/text_train.h"
+
+#include "cli/data_partition.h"
+#include "cli/data_source.h"
+#include "cli/exit_codes.h"
+#include "cli/json.h"
+#include "cli/progress.h"
+#include "learners/text_trainer.h"
+#include "platform/cpu_features.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+
+namespace starling::cli {
+namespace {
+
+std::string metrics_row(const EvalPoint& p, int context) {
+  char row[256];
+  std::snprintf(row, sizeof row, "%lld,%.6f,%.3f,%lld,%lld,%.6f,%.6f,%.6f,%.1f\n", static_cast<long long>(p.step), p.epoch,
+                p.wall_seconds, static_cast<long long>(p.samples), static_cast<long long>(p.samples) * context,
+                p.train_loss, p.test_loss, bits_per_byte(p.test_loss), p.samples_per_second * context);
+  return row;
+}
+
+// One CSV row and one log line per validation; the progress line counts windows (samples).
+class TextObserver final : public TrainObserver {
+ public:
+  TextObserver(const std::string& csv_path, const std::string& label, int context)
+      : csv_(csv_path), progress_(label), context_(context) {
+    csv_ << kTextMetricsColumns << "\n";
+  }
+  void on_step(int64_t step, int64_t total, double epoch, double loss, double rate) override {
+    progress_.update(step, total, epoch, loss, rate);
+  }
+  void on_eval(const EvalPoint& p) override {
+    progress_.clear();
+    spdlog::info("step {}  train_loss {:.4f}  val_loss {:.4f}  val_bpb {:.4f}  {:.0f} tokens/s", p.step, p.train_loss,
+                 p.test_loss, bits_per_byte(p.test_loss), p.samples_per_second * context_);
+    csv_ << metrics_row(p, context_) << std::flush;
+  }
+
+ private:
+  std::ofstream csv_;
+  ProgressLine progress_;
+  int context_;
+};
+
+JsonObject summarize(const Config& c, const TrainResult& r, int64_t parameters) {
+  const EvalPoint& last = r.last();
+  const ModelSpec& m = c.node.train.learner.model;
+  JsonObject j;
+  j.add("run", c.run.name)
+      .add("mode", std::string("none"))
+      .add("peers", 1)
+      .add("learners_per_peer", 1)
+      .add("model", m.kind)
+      .add("parameters", static_cast<long long>(parameters))
+      .add("backend", std::string(kernels::backend_name(c.node.train.learner.backend)))
+      .add("isa", std::string(platform::isa_name(platform::active_isa())))
+      .add("batch", c.node.train.learner.batch)
+      .add("context", m.context)
+      .add("steps", static_cast<long long>(r.steps))
+      .add("epochs", last.epoch)
+      .add("samples", static_cast<long long>(r.samples))
+      .add("tokens", static_cast<long long>(r.samples) * m.context)
+      .add("wall_seconds", r.wall_seconds)
+      .add("tokens_per_second", static_cast<double>(r.samples) * m.context / std::max(r.train_seconds, 1e-9))
+      .add("train_loss", last.train_loss)
+      .add("val_loss", last.test_loss)
+      .add("val_bpb", bits_per_byte(last.test_loss))
+      .add("target_bpb", c.run.target_bpb)
+      .add("time_to_target_seconds", r.time_to_target_seconds)
+      .add("model_checksum", r.model_checksum)
+      .add("partition", partition_name(c.data.partition.kind));
+  return j;
+}
+
+TextTrainSpec text_spec(const Config& c) {
+  TextTrainSpec spec;
+  const LearnerSpec& l = c.node.train.learner;
+  spec.learner = {l.model, l.optimizer, l.batch, l.backend, l.seed};
+  spec.schedule = c.node.train.schedule;
+  spec.steps = std::max<int64_t>(1, c.run.steps);
+  spec.eval_steps = c.run.eval_steps;
+  spec.target_bpb = c.run.target_bpb;
+  return spec;
+}
+
+}  // namespace
+
+int run_text_job(const Config& config, const std::string& summary) {
+  return exit_code_of([&] {
+    kernels::set_threads(config.kernel_threads);
+    const TextCorpus corpus = load_text(config);
+    const TextPart part = partition_text_peers(config, corpus).front();
+    const TextTrainSpec spec = text_spec(config);
+    const Model preview(spec.learner.model);
+    const ModelSpec& m = spec.learner.model;
+    spdlog::info("run '{}': gpt model ({} blocks, {} heads, width {}, context {}), {} parameters, batch {}, backend {} ({}), {} steps",
+                 config.run.name, m.blocks, m.heads, m.width, m.context, preview.trainable_count(), spec.learner.batch,
+                 kernels::backend_name(spec.learner.backend), platform::isa_name(platform::active_isa()), spec.steps);
+    const std::string csv = config.run.out_dir + "/" + config.run.name + ".metrics.csv";
+    ensure_parent_dir(csv);
+    TextObserver observer(csv, config.run.name, m.context);
+    const TrainResult result = train_text(spec, corpus, part, observer);
+    const std::string summary_path = summary.empty() ? config.run.out_dir + "/" + config.run.name + ".summary.json" : summary;
+    write_file_atomic(summary_path, summarize(config, result, static_cast<int64_t>(preview.trainable_count())).str() + "\n");
+    const double bpb = bits_per_byte(result.last().test_loss);
+    spdlog::info("done: val_bpb {:.4f} after {} steps in {:.1f} s ({:.0f} tokens/s); summary {}", bpb, result.steps,
+                 result.wall_seconds, static_cast<double>(result.samples) * m.context / result.train_seconds, summary_path);
+    if (config.run.target_bpb > 0) {
+      if (result.time_to_target_seconds) spdlog::info("target {:.4f} bpb reached after {:.1f} s", config.run.target_bpb, *result.time_to_target_seconds);
+      else spdlog::warn("target {:.4f} bpb not reached", config.run.target_bpb);
+    }
+    return 0;
+  });
+}
+
+}  // namespace starling::cli

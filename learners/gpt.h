@@ -1,0 +1,24 @@
+#pragma once
+// nanoGPT's architecture (Karpathy's model.py) as a layer list on the layers of
+// learners/layers/: token and position embeddings, `layers` pre-LayerNorm blocks
+// x + attn(ln1(x)) and x + mlp(ln2(x)) (fused QKV, causal attention, output projection; a 4×
+// MLP with exact GELU), biases on, a final LayerNorm and the LM head tied to the token
+// embedding. Weights from N(0, 0.02), biases zero, LayerNorm gamma 1 and beta 0, and the
+// attention's and the MLP's output projections from N(0, 0.02/√(2·layers)).
+// The input is T token ids per sample (floats), the output T rows of vocabulary logits.
+#include "learners/layer.h"
+
+#include <memory>
+#include <vector>
+
+namespace starling {
+
+struct GptSpec {
+  int layers = 4, heads = 4, width = 128, context = 64, vocab = 256;  // nanoGPT's CPU configuration
+};
+
+/// The layers in order; throws std::invalid_argument when a size is not positive or the
+/// heads do not divide the width.
+std::vector<std::unique_ptr<Layer>> make_gpt(const GptSpec& spec);
+
+}  // namespace starling

@@ -1,0 +1,36 @@
+#pragma once
+// Causal multi-head self-attention's core, without parameters: the input is each token's
+// fused projection [q | k | v] (3·C wide, head h's q at h·d, its k at C + h·d, its v at
+// 2·C + h·d, d = C / heads), the output each token's heads side by side (C wide):
+//   P = softmax(Q·Kᵀ/√d with the future masked out),  O = P·V,  per sample and head.
+// The products run on the GEMM with strides into the fused rows, so nothing is copied.
+// The forward keeps P alone (batch × heads × T × T, the upper triangle unused); the backward
+// writes dP into one T × T scratch per call and turns it into dS in place, so the T × T
+// matrix is held twice in no pass. The projections around it are TokenDense layers.
+#include "learners/aligned_buffer.h"
+#include "learners/layer.h"
+
+namespace starling {
+
+class CausalAttention final : public Layer {
+ public:
+  /// Throws std::invalid_argument unless heads divide width and all are positive.
+  CausalAttention(int context, int width, int heads);
+
+  std::string name() const override;
+  Shape input_shape() const override { return {1, context_, 3 * width_}; }
+  Shape output_shape() const override { return {1, context_, width_}; }
+  void reserve(int batch) override;
+  void forward(kernels::Backend backend, int batch, const float* x, float* y) override;
+  void backward(kernels::Backend backend, int batch, const float* x, const float* y, const float* dy,
+                float* dx) override;
+
+ private:
+  float* probabilities(int b, int h) { return p_.data() + (static_cast<std::size_t>(b) * heads_ + h) * context_ * context_; }
+  int context_, width_, heads_, head_;
+  float scale_;
+  AlignedBuffer<float> p_;   // the forward's P
+  AlignedBuffer<float> ds_;  // the backward's dP, then dS, for one head
+};
+
+}  // namespace starling

@@ -1,0 +1,22 @@
+#pragma once
+// GELU, exact: y = x·Φ(x) = x·(1 + erf(x/√2))/2, as PyTorch's nn.GELU() (approximate='none')
+// that nanoGPT uses, not the tanh approximation; dy/dx = Φ(x) + x·φ(x).
+#include "learners/layer.h"
+
+namespace starling {
+
+class Gelu final : public Layer {
+ public:
+  explicit Gelu(Shape in) : in_(in) {}
+  std::string name() const override { return "gelu"; }
+  Shape input_shape() const override { return in_; }
+  Shape output_shape() const override { return in_; }
+  void forward(kernels::Backend backend, int batch, const float* x, float* y) override;
+  void backward(kernels::Backend backend, int batch, const float* x, const float* y, const float* dy,
+                float* dx) override;
+
+ private:
+  Shape in_;
+};
+
+}  // namespace starling

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# A GPT trained from the config on text through the executable: `starling train` writes
+# val_loss and val_bpb to the metrics CSV and the summary; `starling model` prints the GPT
+# and `--json` exports its sizes; the shipped fortunes config is nanoGPT's 834,304
+# parameters; heads that do not divide the width, a preset other than the GPT on text, the
+# GPT on images, run.epochs on text and a context longer than a file exit 2 naming
+# file:line:key before anything trains.
+set -euo pipefail
+starling=$1
+configs=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+source "$(dirname "$0")/expect_exit.sh"
+
+mkdir "$tmp/text"
+for name in alpha beta; do head -c 3000 /dev/urandom | base64 >"$tmp/text/$name"; done
+cat >"$tmp/gpt.toml" <<TOML
+[run]
+name = "tiny"
+data_dir = "$tmp/cache"
+out_dir = "$tmp/results"
+steps = 6
+eval_steps = 3
+[data]
+dataset = "text"
+path = "text"
+[model]
+kind = "gpt"
+blocks = 1
+heads = 2
+width = 16
+context = 16
+[optimizer]
+kind = "adamw"
+lr = 1e-3
+batch = 4
+TOML
+
+"$starling" train --config "$tmp/gpt.toml" 2>"$tmp/log" || { cat "$tmp/log"; fail "training a GPT on text failed"; }
+grep -q "val_bpb" "$tmp/log" || fail "no val_bpb in the log"
+/usr/bin/python3 - "$tmp/results/tiny.metrics.csv" "$tmp/results/tiny.summary.json" <<'PY' || fail "text metrics wrong"
+import csv, json, math, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert [int(r["step"]) for r in rows] == [3, 6], rows
+for r in rows:
+    assert abs(float(r["val_bpb"]) - float(r["val_loss"]) / math.log(2)) < 1e-5, r
+    assert 4.0 < float(r["val_bpb"]) < 9.0, r  # near 8 bits untrained; base64 text has ~6
+assert "test_accuracy" not in rows[0]
+s = json.load(open(sys.argv[2]))
+assert s["model"] == "gpt" and s["steps"] == 6 and s["tokens"] == 6 * 4 * 16, s
+assert abs(s["val_bpb"] - float(rows[-1]["val_bpb"])) < 1e-5, s
+PY
+
+"$starling" model --config "$tmp/gpt.toml" | grep -q "parameters" || fail "starling model prints no GPT"
+"$starling" model --config "$tmp/gpt.toml" --json | /usr/bin/python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert (d["kind"], d["blocks"], d["heads"], d["width"], d["context"], d["vocab"]) == ("gpt", 1, 2, 16, 16, 256), d
+' || fail "starling model --json exports the GPT wrong"
+if [ -d /usr/share/games/fortunes ]; then
+  "$starling" model --config "$configs/fortunes-gpt.toml" --set "run.data_dir=$tmp/cache" --json |
+    /usr/bin/python3 -c 'import json, sys; d = json.load(sys.stdin); assert d["parameters"] == 834304, d' ||
+    fail "fortunes-gpt is not nanoGPT's 834,304 parameters"
+fi
+
+sed 's/^heads = 2/heads = 3/' "$tmp/gpt.toml" >"$tmp/bad-heads.toml"
+expect_exit 2 "bad-heads.toml:13: model.heads: expected a divisor of model.width (16), not 3" train --config "$tmp/bad-heads.toml"
+expect_exit 2 "model.kind: expected model.kind = \"gpt\" with data.dataset = \"text\"" train --config "$tmp/gpt.toml" --set model.kind=mlp
+expect_exit 2 "model.kind: expected a preset for images" train --config "$tmp/gpt.toml" --set data.dataset=synthetic
+expect_exit 2 "run.epochs: expected run.steps in its place" train --config "$tmp/gpt.toml" --set run.epochs=2
+expect_exit 2 "model.context: .*its training part" train --config "$tmp/gpt.toml" --set model.context=4000
+expect_exit 2 "model.context: expected" train --config "$tmp/gpt.toml" --set model.context=0
+echo "text training end-to-end: ok"
