@@ -11,6 +11,7 @@
 # No accounting (no slurmdbd): `scontrol show job` holds finished jobs for MinJobAge seconds.
 
 slurm_pids=()
+slurm_cgroup_mounted=
 
 slurm_cluster_up() {
   local dir=$1 host
@@ -66,6 +67,14 @@ CONF
   [ -S "$dir/munge.sock" ] || { cat "$dir/munged.out" "$dir/munged.log" >&2; return 1; }
   slurmctld -D -f "$SLURM_CONF" >"$dir/slurmctld.out" 2>&1 &
   slurm_pids+=($!)
+  # slurmd wants cgroups at /sys/fs/cgroup even with no cgroup plugin in use. A booted Debian
+  # has them; a bare chroot (a fresh debootstrap) or a container may not: there the test
+  # mounts the smallest layout slurmd accepts (cgroup v1 with its named systemd hierarchy).
+  if ! mountpoint -q /sys/fs/cgroup; then
+    mount -t tmpfs -o mode=755 starling-cgroup /sys/fs/cgroup && slurm_cgroup_mounted=1
+    mkdir -p /sys/fs/cgroup/systemd
+    mount -t cgroup -o none,name=systemd cgroup /sys/fs/cgroup/systemd || true
+  fi
   local node
   for node in 127.0.0.1 127.0.0.2; do
     slurmd -D -N "$node" -f "$SLURM_CONF" >"$dir/slurmd-$node.out" 2>&1 &
@@ -77,7 +86,7 @@ CONF
   done
   echo "the Slurm nodes did not become idle within 30 s:" >&2
   sinfo >&2 || true
-  tail -n 20 "$dir"/slurmctld.log "$dir"/slurmd.log "$dir"/*.out >&2 || true
+  tail -n 20 "$dir"/slurmctld.log "$dir"/slurmd-*.log "$dir"/*.out >&2 || true
   return 1
 }
 
@@ -108,4 +117,6 @@ slurm_cluster_down() {
     timeout 10 tail --pid="${slurm_pids[i]}" -f /dev/null || kill -9 "${slurm_pids[i]}" 2>/dev/null || true
   done
   slurm_pids=()
+  if [ -n "$slurm_cgroup_mounted" ]; then umount -R /sys/fs/cgroup || true; fi
+  slurm_cgroup_mounted=
 }
