@@ -115,8 +115,8 @@ def main():
     o = c["optimizer"]
     decay = [p for p in model.parameters() if p.dim() >= 2]
     no_decay = [p for p in model.parameters() if p.dim() < 2]
-    opt = torch.optim.AdamW([{"params": decay, "weight_decay": o["weight_decay"]}, {"params": no_decay, "weight_decay": 0.0}],
-                            lr=o["lr"], betas=(o["beta1"], o["beta2"]), eps=1e-8, foreach=True)
+    groups = [{"params": decay, "weight_decay": o["weight_decay"]}, {"params": no_decay, "weight_decay": 0.0}]
+    opt = torch.optim.AdamW(groups, foreach=True, lr=o["lr"], betas=(o["beta1"], o["beta2"]), eps=1e-8)
     gen = torch.Generator().manual_seed(c["run"]["seed"])
     eval_steps = c["run"]["eval_steps"]
     print("torch_gpt: %d parameters, batch %d, context %d, %d steps, torch %s, 1 thread" %
