@@ -2,7 +2,12 @@
 
 #include "cli/section_reader.h"
 #include "learners/dataset_formats.h"
+#include "learners/model_memory.h"
 #include "learners/text_corpus.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <thread>
 
 namespace starling::cli {
 namespace {
@@ -133,6 +138,36 @@ void read_model(const toml::table& root, const std::string& file, const std::set
   } catch (const ModelError& e) {
     report(e, fitted, layers, file);
   }
+}
+
+void check_model_memory(const toml::table& root, const std::string& file, const Config& c) {
+  const LearnerSpec& l = c.node.train.learner;
+  if (c.data.dataset == "idx" && l.model.kind != "gpt") return;  // its shape is known once the files are read
+  const double machine = physical_memory_bytes();
+  if (machine <= 0) return;
+  const int learners = c.node.learners > 0 ? c.node.learners : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const MemoryUse use{l.batch, learners, optimizer_slots(l.optimizer.kind, l.optimizer.momentum)};
+  const std::vector<PartMemory> parts = estimate_memory(l.model);
+  double total = 0;
+  const PartMemory* largest = nullptr;
+  for (const PartMemory& p : parts) {
+    total += use.part_bytes(p);
+    if (!largest || use.part_bytes(p) > use.part_bytes(*largest)) largest = &p;
+  }
+  if (total <= machine || !largest) return;
+  const toml::node* node = root["model"][largest->key].node();
+  std::string name = "model." + largest->key;
+  if (largest->key == "layers" && node && node->as_array()) {
+    name += "[" + std::to_string(largest->layer) + "]";
+    node = node->as_array()->get(static_cast<std::size_t>(largest->layer));
+  }
+  char parameters[32];
+  std::snprintf(parameters, sizeof parameters, "%.0f", largest->parameters);
+  throw ConfigError((node ? where(file, *node) : file) + ": " + name + ": " + largest->what + " needs about " +
+                    format_bytes(use.part_bytes(*largest)) + " (" + parameters + " parameters with their gradients and " +
+                    "optimizer state on " + std::to_string(learners) + (learners == 1 ? " learner" : " learners") + ", activations at batch " +
+                    std::to_string(l.batch) + "); the model needs at least " + format_bytes(total) +
+                    ", more than this machine's " + format_bytes(machine) + " of memory");
 }
 
 void check_model_fits(const ModelSpec& model, const std::string& file) {

@@ -1,0 +1,114 @@
+#include "learners/model_memory.h"
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+namespace starling {
+namespace {
+
+using Kind = LayerDesc::Kind;
+
+// Trainable floats of one described layer (a residual block's body and shortcut included).
+double layer_parameters(const LayerDesc& d) {
+  switch (d.kind) {
+    case Kind::dense: return static_cast<double>(d.in.size()) * d.size + d.size;
+    case Kind::conv2d:
+      return static_cast<double>(d.kernel) * d.kernel * d.in.c * d.size + (d.bias ? d.size : 0);
+    case Kind::groupnorm: return 2.0 * d.in.c;
+    case Kind::residual: {
+      double sum = 0;
+      for (const LayerDesc& b : d.body) sum += layer_parameters(b);
+      for (const LayerDesc& s : d.shortcut) sum += layer_parameters(s);
+      return sum;
+    }
+    default: return 0;
+  }
+}
+
+double layer_activations(const LayerDesc& d) {
+  double sum = static_cast<double>(d.out.size());
+  for (const LayerDesc& b : d.body) sum += layer_activations(b);
+  for (const LayerDesc& s : d.shortcut) sum += layer_activations(s);
+  return sum;
+}
+
+std::string layer_what(const LayerDesc& d) {
+  std::ostringstream s;
+  s << layer_kind_name(d.kind);
+  if (d.kind == Kind::dense) s << " of " << d.size << " units on " << d.in.size() << " inputs";
+  else if (d.kind == Kind::conv2d) s << " of " << d.size << " channels on " << d.in.h << "×" << d.in.w << "×" << d.in.c;
+  else s << " on " << d.in.h << "×" << d.in.w << "×" << d.in.c;
+  return s.str();
+}
+
+// The key of a preset that sizes its k-th described layer: an MLP's hidden layers come
+// from model.hidden, everything else of a preset from model.kind.
+std::string preset_key(const ModelSpec& spec, const std::vector<LayerDesc>& layers, std::size_t k) {
+  if (spec.kind == "layers") return "layers";
+  if (spec.kind != "mlp" || layers[k].kind != Kind::dense) return "kind";
+  std::size_t dense_before = 0;
+  for (std::size_t i = 0; i < k; ++i) dense_before += layers[i].kind == Kind::dense;
+  return dense_before < spec.hidden.size() ? "hidden" : "kind";
+}
+
+std::vector<PartMemory> gpt_parts(const ModelSpec& spec) {
+  const GptSpec g = gpt_spec(spec);
+  const double w = g.width, t = g.context, v = g.vocab, n = g.layers;
+  const std::string shape = std::to_string(g.layers) + " blocks of width " + std::to_string(g.width);
+  // A block: two LayerNorms (4w), fused QKV (3w² + 3w), output projection (w² + w), a 4×
+  // MLP (8w² + 5w); it keeps about 16 floats of width per token for its backward.
+  return {
+      {-1, "width", "token and position embeddings of width " + std::to_string(g.width), v * w + t * w, t * w},
+      {-1, "blocks", shape, n * (12 * w * w + 13 * w), n * 16 * t * w},
+      {-1, "context", "causal attention over a context of " + std::to_string(g.context) + " in " + shape, 0,
+       n * g.heads * t * t},
+      {-1, "context", "the head's logits over " + std::to_string(g.vocab) + " bytes at " + std::to_string(g.context) + " positions",
+       2 * w, 2 * t * v},
+  };
+}
+
+}  // namespace
+
+double MemoryUse::part_bytes(const PartMemory& part) const {
+  // Per learner: parameters, gradients and the optimizer's slots; per node: the central
+  // model and the exchange's copy. Activations and their gradients per sample of a batch.
+  const double per_parameter = static_cast<double>(learners) * (2 + optimizer_slots) + 2;
+  const double per_activation = 2.0 * batch * learners;
+  return sizeof(float) * (part.parameters * per_parameter + part.activations_per_sample * per_activation);
+}
+
+std::vector<PartMemory> estimate_memory(const ModelSpec& spec) {
+  if (spec.kind == "gpt") return gpt_parts(spec);
+  const std::vector<LayerDesc> layers = describe_model(spec);
+  std::vector<PartMemory> parts;
+  for (std::size_t k = 0; k < layers.size(); ++k)
+    parts.push_back({static_cast<int>(k), preset_key(spec, layers, k), layer_what(layers[k]), layer_parameters(layers[k]),
+                     layer_activations(layers[k])});
+  return parts;
+}
+
+int optimizer_slots(const std::string& kind, double momentum) {
+  if (kind == "adam" || kind == "adamw") return 2;
+  return momentum > 0 ? 1 : 0;
+}
+
+double physical_memory_bytes() {
+  std::ifstream meminfo("/proc/meminfo");
+  std::string name, unit;
+  double kib = 0;
+  while (meminfo >> name >> kib >> unit)
+    if (name == "MemTotal:") return kib * 1024.0;
+  return 0;
+}
+
+std::string format_bytes(double bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  int u = 0;
+  while (bytes >= 1024.0 && u < 6) bytes /= 1024.0, ++u;
+  char text[32];
+  std::snprintf(text, sizeof text, u == 0 ? "%.0f %s" : "%.1f %s", bytes, units[u]);
+  return text;
+}
+
+}  // namespace starling
