@@ -1,42 +1,13 @@
 #include "actors/node_checkpoint.h"
 
+#include "learners/history_section.h"
+
 #include <chrono>
 
 namespace starling::actors {
 namespace {
 
 std::string learner_section(int index) { return "learner." + std::to_string(index); }
-
-void put_optional(SectionWriter& out, const std::optional<double>& v) {
-  out.put<uint8_t>(v ? 1 : 0).put<double>(v.value_or(0.0));
-}
-
-std::optional<double> get_optional(SectionReader& in) {
-  const bool has = in.get<uint8_t>() != 0;
-  const double v = in.get<double>();
-  return has ? std::optional<double>(v) : std::nullopt;
-}
-
-// Field by field rather than the struct's bytes: padding would make equal states differ.
-void put_point(SectionWriter& out, const EvalPoint& p) {
-  out.put(p.step).put(p.epoch).put(p.wall_seconds).put(p.train_loss).put(p.test_accuracy).put(p.test_loss);
-  out.put(p.samples_per_second).put(p.samples).put(p.compute_seconds).put(p.exchange_seconds).put(p.wait_seconds);
-  out.put(p.bytes_sent).put(p.bytes_received);
-  put_optional(out, p.consensus_distance);
-  put_optional(out, p.staleness);
-}
-
-EvalPoint get_point(SectionReader& in) {
-  EvalPoint p;
-  p.step = in.get<int64_t>(), p.epoch = in.get<double>(), p.wall_seconds = in.get<double>();
-  p.train_loss = in.get<double>(), p.test_accuracy = in.get<double>(), p.test_loss = in.get<double>();
-  p.samples_per_second = in.get<double>(), p.samples = in.get<int64_t>(), p.compute_seconds = in.get<double>();
-  p.exchange_seconds = in.get<double>(), p.wait_seconds = in.get<double>();
-  p.bytes_sent = in.get<uint64_t>(), p.bytes_received = in.get<uint64_t>();
-  p.consensus_distance = get_optional(in);
-  p.staleness = get_optional(in);
-  return p;
-}
 
 // The exchange algorithm's state beyond the model, with the members and round it belongs to;
 // no section when the algorithm keeps none.
@@ -107,8 +78,7 @@ Checkpoint capture_node(NodeState& s, const std::vector<Learner*>& learners) {
   c.add("node", node.take());
 
   SectionWriter history;
-  history.put<uint64_t>(s.result.history.size());
-  for (const auto& p : s.result.history) put_point(history, p);
+  put_history(history, s.result.history);
   c.add("history", history.take());
 
   c.add("central", SectionWriter().floats(s.central->params(), n).take());
@@ -156,8 +126,7 @@ int restore_node(NodeState& s, const Checkpoint& in) {
   s.result.steps = counters.iteration, s.result.samples = counters.samples;
 
   SectionReader history = in.reader("history");
-  s.result.history.resize(history.get<uint64_t>());
-  for (auto& p : s.result.history) p = get_point(history);
+  s.result.history = get_history(history);
   history.finish();
 
   SectionReader central = in.reader("central");

@@ -512,8 +512,9 @@ void check_run_and_data(const std::vector<KeyValue>& values, const Config& c) {
     if (value_of(values, key).given && c.data.dataset != "text") fail(value_of(values, key), "expected only with data.dataset = \"text\"");
   if (value_of(values, "run.epochs").given && c.data.dataset == "text")
     fail(value_of(values, "run.epochs"), "expected run.steps in its place with data.dataset = \"text\" (iterations, as nanoGPT's max_iters)");
-  if (c.data.dataset == "text" && !c.node.checkpoint_dir.empty())
-    fail(value_of(values, "run.checkpoint_dir"), "expected empty with data.dataset = \"text\": a language model does not checkpoint yet");
+  if (c.data.dataset == "text" && !c.node.checkpoint_dir.empty() && !c.peers.empty())
+    fail(value_of(values, "run.checkpoint_dir"),
+         "expected empty with data.dataset = \"text\" and [[peer]] entries: a language model checkpoints on one node only");
   if (c.data.dataset == "text" && c.node.learners != 1)
     fail(value_of(values, "node.learners"), "expected 1 with data.dataset = \"text\": a language model trains one learner per node today");
   if (c.data.path.empty() && c.data.dataset == "text")

@@ -4,6 +4,7 @@
 #include "cli/experiment_command.h"
 #include "cli/keygen_command.h"
 #include "cli/launch_command.h"
+#include "cli/generate_command.h"
 #include "cli/model_command.h"
 #include "cli/partition_command.h"
 #include "cli/simulate_command.h"
@@ -79,6 +80,17 @@ int main(int argc, char** argv) {
   model_cmd->add_option("--set", model.overrides, "Override a config key: section.key=value (repeatable)");
   model_cmd->add_flag("--json", model.json, "Print the description the PyTorch references build their model from");
 
+  starling::cli::GenerateOptions generate;
+  auto* generate_cmd = app.add_subcommand("generate", "Print a sample from a language model trained with a checkpoint folder");
+  generate_cmd->add_option("-c,--config", generate.config, "The config the model was trained with (TOML)")->required();
+  generate_cmd->add_option("--set", generate.overrides, "Override a config key: section.key=value (repeatable)");
+  generate_cmd->add_option("--checkpoint", generate.checkpoint, "Checkpoint file (default: the newest in run.checkpoint_dir)");
+  generate_cmd->add_option("--prompt", generate.prompt, "Text the sample continues (default: a newline)");
+  generate_cmd->add_option("--bytes", generate.bytes, "Bytes to draw")->capture_default_str();
+  generate_cmd->add_option("--temperature", generate.temperature, "Softmax temperature; 0 takes the most likely byte")
+      ->capture_default_str();
+  generate_cmd->add_option("--seed", generate.seed, "Seed of the draws")->capture_default_str();
+
   starling::cli::ConfigOptions config;
   auto* config_cmd = app.add_subcommand(
       "config", "Print a config with every key resolved (defaults, --set), or the schema of every key");
@@ -127,6 +139,7 @@ int main(int argc, char** argv) {
   if (keygen_cmd->parsed()) return starling::cli::run_keygen(keygen);
   if (simulate_cmd->parsed()) return starling::cli::run_simulate(simulate);
   if (model_cmd->parsed()) return starling::cli::run_model(model);
+  if (generate_cmd->parsed()) return starling::cli::run_generate(generate);
   if (config_cmd->parsed()) return starling::cli::run_config(config);
   if (partition_cmd->parsed()) return starling::cli::run_partition(partition);
   char self[PATH_MAX];

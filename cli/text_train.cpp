@@ -41,6 +41,12 @@ class TextObserver final : public TrainObserver {
                  p.test_loss, bits_per_byte(p.test_loss), p.samples_per_second * context_);
     csv_ << metrics_row(p, context_) << std::flush;
   }
+  // The rows up to the checkpoint; those the interrupted run wrote after it are redone.
+  void on_resume(const TrainResult& restored) override {
+    for (const auto& p : restored.history) csv_ << metrics_row(p, context_);
+    csv_ << std::flush;
+    spdlog::info("resumed from step {}", restored.history.empty() ? 0 : restored.history.back().step);
+  }
 
  private:
   std::ofstream csv_;
@@ -86,6 +92,11 @@ TextTrainSpec text_spec(const Config& c) {
   spec.steps = std::max<int64_t>(1, c.run.steps);
   spec.eval_steps = c.run.eval_steps;
   spec.target_bpb = c.run.target_bpb;
+  spec.checkpoint_dir = c.node.checkpoint_dir;
+  spec.checkpoint_every = c.node.checkpoint_every;
+  spec.checkpoint_keep = c.node.checkpoint_keep;
+  spec.resume = c.node.resume;
+  spec.warn = [](const std::string& line) { spdlog::warn("{}", line); };
   return spec;
 }
 

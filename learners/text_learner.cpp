@@ -42,6 +42,19 @@ TextLearner::TextLearner(const TextLearnerSpec& spec, const TextCorpus& corpus, 
   dlogits_.resize(positions * static_cast<std::size_t>(spec.model.classes));
 }
 
+void TextLearner::save(SectionWriter& out) {
+  out.put<int64_t>(steps_);
+  out.floats(model_.params(), model_.param_count());
+  optimizer_->save(out);
+}
+
+void TextLearner::restore(SectionReader& in) {
+  steps_ = in.get<int64_t>();
+  if (steps_ < 0) throw CheckpointError("section '" + in.name() + "': negative step count");
+  in.floats(model_.params(), model_.param_count());
+  optimizer_->restore(in);
+}
+
 double TextLearner::step(float lr) {
   const int n = spec_.batch, context = spec_.model.context;
   sampler_.batch(steps_, n, starts_.data());

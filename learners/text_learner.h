@@ -4,6 +4,7 @@
 // and scores every position against the next byte (the window shifted by one) with the
 // sequence cross-entropy; and its evaluation over the validation windows, in nats and bits
 // per byte.
+#include "learners/checkpoint.h"
 #include "learners/model.h"
 #include "learners/optimizer.h"
 #include "learners/text_sampler.h"
@@ -32,6 +33,11 @@ class TextLearner {
 
   /// Forward, backward and one optimizer step at lr on the next batch; the batch's mean loss in nats.
   double step(float lr);
+
+  /// The step count, the parameters and the optimizer's state, for a checkpoint section.
+  void save(SectionWriter& out);
+  /// Continues exactly where save() was called (same spec); CheckpointError otherwise.
+  void restore(SectionReader& in);
 
  private:
   TextLearnerSpec spec_;

@@ -1,5 +1,7 @@
 #include "learners/text_trainer.h"
 
+#include "learners/history_section.h"
+
 #include <algorithm>
 #include <chrono>
 #include <stdexcept>
@@ -11,7 +13,59 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
+// What a checkpoint holds beyond the learner: the counters and clocks of the run so far.
+struct RunState {
+  TrainResult result;
+  double elapsed_seconds = 0.0, eval_seconds = 0.0;
+};
+
+Checkpoint capture(const TextTrainSpec& spec, TextLearner& learner, const RunState& run) {
+  Checkpoint c;
+  c.step = static_cast<uint64_t>(learner.steps());
+  c.fingerprint = text_fingerprint(spec, learner.model());
+  SectionWriter counters;
+  counters.put(run.result.samples).put(run.elapsed_seconds).put(run.eval_seconds);
+  put_optional(counters, run.result.time_to_target_seconds);
+  c.add("text_run", counters.take());
+  SectionWriter history;
+  put_history(history, run.result.history);
+  c.add("history", history.take());
+  c.add("central", SectionWriter().floats(learner.model().params(), learner.model().param_count()).take());
+  SectionWriter state;
+  learner.save(state);
+  c.add("learner.0", state.take());
+  return c;
+}
+
+RunState restore(const Checkpoint& c, TextLearner& learner) {
+  RunState run;
+  SectionReader counters = c.reader("text_run");
+  run.result.samples = counters.get<int64_t>();
+  run.elapsed_seconds = counters.get<double>(), run.eval_seconds = counters.get<double>();
+  run.result.time_to_target_seconds = get_optional(counters);
+  counters.finish();
+  SectionReader history = c.reader("history");
+  run.result.history = get_history(history);
+  history.finish();
+  SectionReader state = c.reader("learner.0");
+  learner.restore(state);
+  state.finish();
+  if (run.result.samples < 0 || static_cast<uint64_t>(learner.steps()) != c.step)
+    throw CheckpointError("section 'text_run': counters that do not match step " + std::to_string(c.step));
+  return run;
+}
+
 }  // namespace
+
+Fingerprint text_fingerprint(const TextTrainSpec& spec, const Model& model) {
+  return {
+      {"model", spec.learner.model.kind + " " + model.signature()},
+      {"parameters", std::to_string(model.param_count())},
+      {"optimizer", spec.learner.optimizer.kind},
+      {"batch", std::to_string(spec.learner.batch)},
+      {"steps", std::to_string(spec.steps)},
+  };
+}
 
 TrainResult train_text(const TextTrainSpec& spec, const TextCorpus& corpus, const TextPart& part, TrainObserver& observer) {
   if (spec.steps < 1) throw std::invalid_argument("text training: steps must be at least 1");
@@ -21,42 +75,55 @@ TrainResult train_text(const TextTrainSpec& spec, const TextCorpus& corpus, cons
   const int64_t per_epoch = std::max<int64_t>(1, static_cast<int64_t>(windows_per_epoch / spec.learner.batch));
   const Schedule schedule(spec.schedule, per_epoch, spec.steps);
 
-  TrainResult result;
-  const auto start = Clock::now();
-  double eval_seconds = 0.0, loss_sum = 0.0;
+  RunState run;
+  if (spec.resume)
+    if (auto found = find_newest_checkpoint(spec.checkpoint_dir, text_fingerprint(spec, learner.model()), spec.warn)) {
+      run = restore(found->checkpoint, learner);
+      observer.on_resume(run.result);
+    }
+  TrainResult& result = run.result;
+  // The clock continues from the checkpoint's elapsed time.
+  const auto start = Clock::now() - std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(run.elapsed_seconds));
+  double loss_sum = 0.0;
   int64_t loss_count = 0;
-  for (int64_t step = 0; step < spec.steps; ++step) {
+  for (int64_t step = learner.steps(); step < spec.steps; ++step) {
     loss_sum += learner.step(static_cast<float>(schedule.lr(step)));
     ++loss_count;
     result.samples += spec.learner.batch;
-    const double train_seconds = seconds_since(start) - eval_seconds;
+    const double train_seconds = seconds_since(start) - run.eval_seconds;
     const double rate = result.samples / std::max(train_seconds, 1e-9);
     const double epoch = result.samples / windows_per_epoch;
     observer.on_step(step + 1, spec.steps, epoch, loss_sum / loss_count, rate);
+    const bool last = step + 1 == spec.steps;
     const bool due = spec.eval_steps > 0 && (step + 1) % spec.eval_steps == 0;
-    if (!due && step + 1 != spec.steps) continue;
-
-    const auto eval_start = Clock::now();
-    const TextEvaluation eval = evaluate_text(learner.model(), spec.learner.backend, corpus);
-    eval_seconds += seconds_since(eval_start);
-    EvalPoint point;
-    point.step = step + 1;
-    point.epoch = epoch;
-    point.wall_seconds = seconds_since(start);
-    point.train_loss = loss_sum / loss_count;
-    point.test_loss = eval.loss;
-    point.samples_per_second = rate;
-    point.samples = result.samples;
-    point.compute_seconds = train_seconds;
-    loss_sum = 0.0, loss_count = 0;
-    if (!result.time_to_target_seconds && spec.target_bpb > 0 && eval.bpb <= spec.target_bpb)
-      result.time_to_target_seconds = point.wall_seconds;
-    result.history.push_back(point);
-    observer.on_eval(point);
+    if (due || last) {
+      const auto eval_start = Clock::now();
+      const TextEvaluation eval = evaluate_text(learner.model(), spec.learner.backend, corpus);
+      run.eval_seconds += seconds_since(eval_start);
+      EvalPoint point;
+      point.step = step + 1;
+      point.epoch = epoch;
+      point.wall_seconds = seconds_since(start);
+      point.train_loss = loss_sum / loss_count;
+      point.test_loss = eval.loss;
+      point.samples_per_second = rate;
+      point.samples = result.samples;
+      point.compute_seconds = train_seconds;
+      loss_sum = 0.0, loss_count = 0;
+      if (!result.time_to_target_seconds && spec.target_bpb > 0 && eval.bpb <= spec.target_bpb)
+        result.time_to_target_seconds = point.wall_seconds;
+      result.history.push_back(point);
+      observer.on_eval(point);
+    }
+    const bool checkpoint_due = spec.checkpoint_every > 0 && (step + 1) % spec.checkpoint_every == 0;
+    if (!spec.checkpoint_dir.empty() && (checkpoint_due || last)) {
+      run.elapsed_seconds = seconds_since(start);
+      write_checkpoint(spec.checkpoint_dir, capture(spec, learner, run), spec.checkpoint_keep);
+    }
   }
   result.steps = spec.steps;
   result.wall_seconds = seconds_since(start);
-  result.train_seconds = result.wall_seconds - eval_seconds;
+  result.train_seconds = result.wall_seconds - run.eval_seconds;
   result.model_checksum = checksum_hex(learner.model().params(), learner.model().param_count());
   return result;
 }

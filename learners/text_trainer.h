@@ -1,11 +1,17 @@
 #pragma once
 // The training loop of a language model on one node, one learner: `steps` steps of a
 // TextLearner on the schedule, a validation every `eval_steps` and at the end, progress and
-// metrics to an observer. Its EvalPoints carry the validation loss (nats per byte) as
+// metrics to an observer, and checkpoints (learners/checkpoint.h) it can resume from: the
+// model as section "central" under fingerprint "model" (what `starling generate` reads), the
+// learner with its AdamW moments, the run's counters and the evaluation history. Its EvalPoints carry the validation loss (nats per byte) as
 // test_loss; bits per byte is bits_per_byte(test_loss), and test_accuracy is unused.
 #include "learners/schedule.h"
+#include "learners/checkpoint.h"
 #include "learners/text_learner.h"
 #include "learners/trainer.h"
+
+#include <functional>
+#include <string>
 
 namespace starling {
 
@@ -15,10 +21,20 @@ struct TextTrainSpec {
   int64_t steps = 1;
   int64_t eval_steps = 0;  // 0: only at the end
   double target_bpb = 0.0;
+  std::string checkpoint_dir;    // empty: no checkpoints
+  int64_t checkpoint_every = 0;  // steps between checkpoints; 0: only the last step's
+  int checkpoint_keep = 3;
+  bool resume = false;           // continue from the newest checkpoint in checkpoint_dir, if any
+  std::function<void(const std::string&)> warn = [](const std::string&) {};  // an unusable checkpoint skipped
 };
 
 /// Runs the whole training on `part` of `corpus`, validating on its validation windows;
 /// samples count windows. Throws std::invalid_argument on an impossible spec.
+/// On resume, CheckpointMismatch when the newest valid checkpoint is of another run.
 TrainResult train_text(const TextTrainSpec& spec, const TextCorpus& corpus, const TextPart& part, TrainObserver& observer);
+
+/// What a text run's checkpoint must match: the model (kind and layer signature), the
+/// optimizer, batch and steps.
+Fingerprint text_fingerprint(const TextTrainSpec& spec, const Model& model);
 
 }  // namespace starling
