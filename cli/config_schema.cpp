@@ -349,6 +349,10 @@ std::vector<KeySpec> exchange_keys() {
      "`\"clipped\"`: the radius τ of every neighbour's difference; `\"adaptive\"`: each round the second-largest "
      "neighbour distance",
      [](V v, Config& c) { c.node.exchange.aggregator.clip_radius = v.number; }},
+    {"exchange.clip_relative", number(0.0, 0.0, 1e6),
+     "`\"clipped\"`: each round τ = this × ‖the peer's own change since its last round‖ / Σ_j W_ij, so its "
+     "neighbours together move it at most this many times as far as its own training does; 0: off (`clip_radius` rules)",
+     [](V v, Config& c) { c.node.exchange.aggregator.clip_relative = v.number; }},
     {"exchange.trim", integer(1, 1, 100000), "`\"trimmed-mean\"`: values dropped at each end of every coordinate",
      [](V v, Config& c) { c.node.exchange.aggregator.trim = static_cast<int>(v.integer); }},
     {"exchange.max_staleness", integer(4, 0, 1000000), "async gossip: steps ahead of a neighbour",
@@ -645,8 +649,14 @@ void check_byzantine(const std::vector<KeyValue>& values, const Config& c) {
   if (pairwise && x.aggregator.kind != gossip::Aggregator::mean && x.aggregator.kind != gossip::Aggregator::clipped)
     fail(aggregator, "expected \"mean\" or \"clipped\" with exchange.mode = \"async-gossip\" (a median or trimmed "
                      "mean of a pair is its mean)");
-  if (value_of(values, "exchange.clip_radius").given && x.aggregator.kind != gossip::Aggregator::clipped)
-    fail(value_of(values, "exchange.clip_radius"), "expected only with exchange.aggregator = \"clipped\"");
+  for (const char* key : {"exchange.clip_radius", "exchange.clip_relative"})
+    if (value_of(values, key).given && x.aggregator.kind != gossip::Aggregator::clipped)
+      fail(value_of(values, key), "expected only with exchange.aggregator = \"clipped\"");
+  if (x.aggregator.clip_relative > 0.0 && value_of(values, "exchange.clip_radius").given)
+    fail(value_of(values, "exchange.clip_relative"), "expected 0 with exchange.clip_radius set (one radius rule)");
+  if (x.aggregator.clip_relative > 0.0 && x.mode == gossip::ExchangeMode::async_gossip)
+    fail(value_of(values, "exchange.clip_relative"), "expected 0 with exchange.mode = \"async-gossip\" (a pair's "
+                                                     "rounds come at no fixed pace)");
   if (x.aggregator.kind == gossip::Aggregator::trimmed_mean && x.topology == "one-peer-exponential")
     fail(value_of(values, "exchange.trim"), "leaves nothing: \"one-peer-exponential\" mixes one neighbour a round");
   if (value_of(values, "exchange.trim").given && x.aggregator.kind != gossip::Aggregator::trimmed_mean)

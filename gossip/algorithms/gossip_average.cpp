@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "gossip/algorithms/float_segments.h"
 #include "gossip/transport/error.h"
@@ -161,8 +162,22 @@ void GossipAverage::mix_robust(const MixingPlan& plan, protocols::Span<float> x)
   std::vector<NeighbourVector> neighbours;
   for (const auto& [rank, weight] : plan.receive_from) vectors.push_back(assembled(rank, x.size()));
   for (std::size_t k = 0; k < vectors.size(); ++k) neighbours.push_back({vectors[k].data(), plan.receive_from[k].second});
-  const std::vector<NeighbourSample> samples = robust_mix(options_.aggregator, x, neighbours);
+  const std::vector<NeighbourSample> samples = robust_mix(round_aggregator(plan, x), x, neighbours);
   for (std::size_t k = 0; k < samples.size(); ++k) neighbour_stats_[peers_[plan.receive_from[k].first]].add(samples[k]);
+  if (options_.aggregator.clip_relative > 0.0) after_last_mix_.assign(x.begin(), x.end());
+}
+
+// The relative radius: the neighbours together may move x at most κ times as far as this
+// peer's own training moved it since the last round, ‖x − x after the last round‖; each of
+// them, of weight W_ij, by τ·W_ij, so τ = κ·‖moved‖ / Σ_j W_ij. Before any round there is no
+// such distance, and the neighbours move it not at all: every peer starts from one model.
+AggregatorSpec GossipAverage::round_aggregator(const MixingPlan& plan, protocols::Span<const float> x) const {
+  AggregatorSpec spec = options_.aggregator;
+  if (spec.kind != Aggregator::clipped || spec.clip_relative <= 0.0) return spec;
+  const double moved = after_last_mix_.size() == x.size() ? distance(x, after_last_mix_.data()) : 0.0;
+  const double neighbours = std::max(1.0 - plan.self_weight, 1e-12);
+  spec.clip_radius = std::max(spec.clip_relative * moved / neighbours, std::numeric_limits<double>::min());
+  return spec;
 }
 
 // x_i ← x_i + Σ_j W_ij (x_j − x_i): with W symmetric, what i gains from j is bit for bit

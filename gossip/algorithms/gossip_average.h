@@ -76,6 +76,7 @@ class GossipAverage {
   void mix_differences(const MixingPlan& plan, protocols::Span<float> x);
   void mix_weighted(const MixingPlan& plan, protocols::Span<float> x);
   void mix_robust(const MixingPlan& plan, protocols::Span<float> x);
+  AggregatorSpec round_aggregator(const MixingPlan& plan, protocols::Span<const float> x) const;
 
   Transport& transport_;
   std::vector<PeerId> peers_;
@@ -89,6 +90,7 @@ class GossipAverage {
   std::map<std::string, std::uint64_t> drops_;
   std::vector<float> own_;  // x before this round's mixing
   std::map<PeerId, NeighbourStats> neighbour_stats_;
+  std::vector<float> after_last_mix_;  // x as the last robust round left it (the relative radius's reference)
 };
 
 }  // namespace starling::gossip

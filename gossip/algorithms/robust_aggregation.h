@@ -4,8 +4,11 @@
 //   mean          that average (no defence).
 //   clipped       self-centred clipping, ClippedGossip (He, Karimireddy, Jaggi 2022):
 //                 x_i ← x_i + Σ_j W_ij · CLIP(x_j − x_i, τ_i), CLIP(v, τ) = v · min(1, τ/‖v‖);
-//                 τ_i fixed, or adaptive: the second-largest ‖x_j − x_i‖ among the neighbours
-//                 of the round (the largest when there is one).
+//                 τ_i fixed, adaptive: the second-largest ‖x_j − x_i‖ among the neighbours
+//                 of the round (the largest when there is one), or relative: such that the
+//                 neighbours together move the peer at most κ times as far as its own
+//                 training moved it since its last round, τ = κ·‖Δ_own‖ / Σ_j W_ij, a
+//                 reference no neighbour can inflate (GossipAverage applies it).
 //   trimmed-mean  coordinate-wise over {x_i} ∪ {x_j}: drop the `trim` smallest and largest
 //                 values of each coordinate, average the rest (BRIDGE-T).
 //   median        coordinate-wise median of {x_i} ∪ {x_j} (BRIDGE-M).
@@ -33,6 +36,7 @@ struct AggregatorSpec {
   Aggregator kind = Aggregator::mean;
   double clip_radius = 0.0;  // clipped: τ; 0 for adaptive
   int trim = 1;              // trimmed-mean: values dropped at each end of a coordinate
+  double clip_relative = 0.0;  // clipped: κ of the relative radius when > 0 (then clip_radius is the round's)
 };
 
 /// What one round saw of one neighbour.
