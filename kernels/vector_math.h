@@ -1,0 +1,88 @@
+#pragma once
+// Element functions for the vectorized kernels: exp and the normal CDF and density written as
+// branch-free float arithmetic (selects, a bit cast, no library call), so that a loop
+// calling them vectorizes with whatever instruction set its file is compiled for.
+//
+// Internal linkage on purpose, as in ops_impl.h: the AVX-512 and baseline builds of these
+// functions must never be merged by the linker.
+#include <cstdint>
+#include <cstring>
+
+namespace starling::kernels::vector_math {
+namespace {
+
+inline float bits_to_float(int32_t bits) {
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+/// e^(hi + lo), within 2 ulp for hi + lo in [-87, 88], lo small against hi: Cephes' expf
+/// (n = round(x/ln 2), e^r on r = x − n·ln 2 by a degree-6 polynomial, times 2^n from the
+/// exponent bits), with hi − n·ln 2 formed before lo is added. That subtraction is exact, so
+/// an exactly known hi (−a²/2 from a rounded to 12 bits) keeps its precision however large
+/// it is. Below −87 the result is about 2^-126 rather than a denormal or 0; above 88, e^88.
+inline float exp(float hi, float lo = 0.f) {
+  // Selects only, no branch (a `||` would be one), so that loops calling this vectorize.
+  const float x = hi + lo;
+  lo = x < -87.f ? 0.f : lo;
+  lo = x > 88.f ? 0.f : lo;
+  hi = x < -87.f ? -87.f : hi;
+  hi = x > 88.f ? 88.f : hi;
+  constexpr float kRound = 12582912.f;  // 1.5·2^23: adding it rounds to an integer
+  const float n = ((hi + lo) * 1.44269504088896341f + kRound) - kRound;
+  // ln 2 in two parts: n times the first is exact, and so is hi less it.
+  const float r = ((hi - n * 0.693359375f) + lo) - n * -2.12194440e-4f;
+  float p = 1.9875691500e-4f;
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  const float er = (p * r) * r + r + 1.f;
+  return er * bits_to_float((static_cast<int32_t>(n) + 127) << 23);
+}
+
+/// −a²/2 as hi + lo with hi exact: a's top 12 significant bits square exactly in float.
+struct HalfSquare {
+  float hi, lo;
+};
+inline HalfSquare minus_half_square(float a) {
+  int32_t bits;
+  std::memcpy(&bits, &a, sizeof bits);
+  const float top = bits_to_float(bits & ~0xfff), rest = a - top;
+  return {-0.5f * top * top, -(top * rest + 0.5f * rest * rest)};
+}
+
+constexpr float kInvSqrt2Pi = 0.39894228040143268f;
+
+/// φ(x), the standard normal density, to a few ulp for |x| up to 13.
+inline float normal_pdf(float x) {
+  const HalfSquare e = minus_half_square(x);
+  return kInvSqrt2Pi * exp(e.hi, e.lo);
+}
+
+/// Φ(x), the standard normal CDF, as erfc(|x|/√2)/2 on the left and 1 minus it on the
+/// right, with erfc(z) = t·e^(P(t) − z²), t = 1/(1 + z/2) (Numerical Recipes' erfcc, a
+/// Chebyshev fit of fractional error below 1.2e-7) and z² = x²/2 taken exactly in the
+/// exponent: relative error near 1e-7 on both tails, none of it from cancellation.
+inline float normal_cdf(float x) {
+  const float a = x < 0.f ? -x : x;
+  const float t = 1.f / (1.f + 0.35355339059327376f * a);  // z/2 = a/(2√2)
+  float p = 0.17087277f;
+  p = p * t - 0.82215223f;
+  p = p * t + 1.48851587f;
+  p = p * t - 1.13520398f;
+  p = p * t + 0.27886807f;
+  p = p * t - 0.18628806f;
+  p = p * t + 0.09678418f;
+  p = p * t + 0.37409196f;
+  p = p * t + 1.00002368f;
+  p = p * t - 1.26551223f;
+  const HalfSquare e = minus_half_square(a);
+  const float half_tail = 0.5f * t * exp(e.hi, e.lo + p);
+  return x < 0.f ? half_tail : 1.f - half_tail;
+}
+
+}  // namespace
+}  // namespace starling::kernels::vector_math
