@@ -1,5 +1,7 @@
-// Causal self-attention on the GEMM with a fused masked softmax (learners/layers/causal_attention.h).
+// Causal self-attention on the GEMM and the vectorized causal softmax (learners/layers/causal_attention.h).
 #include "learners/layers/causal_attention.h"
+
+#include "kernels/sequence_ops.h"
 
 #include <algorithm>
 #include <cmath>
@@ -18,31 +20,6 @@ void product(kernels::Backend backend, int m, int n, int k, const float* a, int 
   g.c = c, g.ldc = ldc;
   g.accumulate = accumulate;
   kernels::gemm(backend, g);
-}
-
-// Row i of the T×T scores in place: p_j = exp(scale·(s_j − max)) / Σ for j ≤ i, 0 beyond.
-void causal_softmax(int t, float scale, float* s) {
-  for (int i = 0; i < t; ++i) {
-    float* row = s + static_cast<long>(i) * t;
-    const float top = *std::max_element(row, row + i + 1);
-    float sum = 0.f;
-    for (int j = 0; j <= i; ++j) sum += (row[j] = std::exp(scale * (row[j] - top)));
-    const float inv = 1.f / sum;
-    for (int j = 0; j <= i; ++j) row[j] *= inv;
-    std::fill(row + i + 1, row + t, 0.f);
-  }
-}
-
-// dP into dS in place, row by row: dS_ij = scale·P_ij·(dP_ij − Σ_k P_ik·dP_ik), 0 beyond i.
-void softmax_backward(int t, float scale, const float* p, float* d) {
-  for (int i = 0; i < t; ++i) {
-    const float* prow = p + static_cast<long>(i) * t;
-    float* drow = d + static_cast<long>(i) * t;
-    float dot = 0.f;
-    for (int j = 0; j <= i; ++j) dot += prow[j] * drow[j];
-    for (int j = 0; j <= i; ++j) drow[j] = scale * prow[j] * (drow[j] - dot);
-    std::fill(drow + i + 1, drow + t, 0.f);
-  }
 }
 
 }  // namespace
@@ -74,7 +51,7 @@ void CausalAttention::forward(kernels::Backend backend, int batch, const float* 
       const float *q = qkv + h * head_, *k = q + width_, *v = q + 2 * width_;
       float* p = probabilities(b, h);
       product(backend, t, t, head_, q, row, false, k, row, true, p, t, false);  // S = Q·Kᵀ
-      causal_softmax(t, scale_, p);
+      kernels::causal_softmax_forward(1, t, scale_, p);
       product(backend, t, head_, t, p, t, false, v, row, false, out + h * head_, width_, false);  // O = P·V
     }
   }
@@ -95,7 +72,7 @@ void CausalAttention::backward(kernels::Backend backend, int batch, const float*
       const float* d_o = dout + h * head_;
       product(backend, t, head_, t, p, t, true, d_o, width_, false, dv, row, false);  // dV = Pᵀ·dO
       product(backend, t, t, head_, d_o, width_, false, v, row, true, ds_.data(), t, false);  // dP = dO·Vᵀ
-      softmax_backward(t, scale_, p, ds_.data());
+      kernels::causal_softmax_backward(1, t, scale_, p, ds_.data());
       product(backend, t, head_, t, ds_.data(), t, false, k, row, false, dq, row, false);  // dQ = dS·K
       product(backend, t, head_, t, ds_.data(), t, true, q, row, false, dk, row, false);   // dK = dSᵀ·Q
     }

@@ -429,14 +429,28 @@ BOOST_AUTO_TEST_CASE(models_with_fused_relus) {
     }
 }
 
+// The ISA paths this CPU runs, each forced in turn by the GPT layers' checks (their kernels
+// are vectorized per ISA); the CPU's best is restored after.
+std::vector<platform::Isa> supported_isas() {
+  std::vector<platform::Isa> out;
+  for (platform::Isa isa : {platform::Isa::scalar, platform::Isa::avx2, platform::Isa::avx512})
+    if (static_cast<int>(isa) <= static_cast<int>(platform::detected_isa())) out.push_back(isa);
+  return out;
+}
+
 // The GPT's layers on sequences {1, T, C}: LayerNorm per token, exact GELU, the learned
-// position embedding, each against finite differences and a double-precision forward.
+// position embedding, each against finite differences (on every ISA path) and a
+// double-precision forward.
 BOOST_AUTO_TEST_CASE(layernorm_gelu_and_position_embedding) {
   std::mt19937_64 rng(21);
   LayerNorm norm(Shape{1, 5, 12});
-  check_layer(norm, 3, Backend::native, rng);
   Gelu gelu(Shape{1, 4, 6});
-  check_layer(gelu, 3, Backend::native, rng);
+  for (platform::Isa isa : supported_isas()) {
+    platform::force_isa(isa);
+    check_layer(norm, 3, Backend::native, rng);
+    check_layer(gelu, 3, Backend::native, rng);
+  }
+  platform::force_isa(platform::detected_isa());
   PositionEmbedding position(5, 4);
   check_layer(position, 3, Backend::native, rng);
 
@@ -535,6 +549,12 @@ std::vector<double> reference_attention(const std::vector<float>& x, int batch, 
 // and causality (a later token's input leaves earlier outputs as they were).
 BOOST_AUTO_TEST_CASE(causal_attention_and_token_dense) {
   std::mt19937_64 rng(23);
+  for (platform::Isa isa : supported_isas()) {  // the causal softmax's ISA paths
+    platform::force_isa(isa);
+    CausalAttention small(5, 8, 2);
+    check_layer(small, 2, Backend::native, rng);
+  }
+  platform::force_isa(platform::detected_isa());
   for (Backend backend : kBackends) {
     CausalAttention small(5, 8, 2);
     check_layer(small, 2, backend, rng);
