@@ -40,10 +40,12 @@ constexpr int kLanes = 16;
 
 // No __restrict: both may run in place.
 inline void gelu_forward(long n, const float* x, float* y) {
+#pragma GCC unroll 4
   for (long i = 0; i < n; ++i) y[i] = x[i] * vm::normal_cdf(x[i]);
 }
 
 inline void gelu_backward(long n, const float* x, const float* dy, float* dx) {
+#pragma GCC unroll 4
   for (long i = 0; i < n; ++i) {
     const float v = x[i];
     dx[i] = dy[i] * (vm::normal_cdf(v) + v * vm::normal_pdf(v));

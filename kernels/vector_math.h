@@ -5,6 +5,7 @@
 //
 // Internal linkage on purpose, as in ops_impl.h: the AVX-512 and baseline builds of these
 // functions must never be merged by the linker.
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 
@@ -17,18 +18,12 @@ inline float bits_to_float(int32_t bits) {
   return f;
 }
 
-/// e^(hi + lo), within 2 ulp for hi + lo in [-87, 88], lo small against hi: Cephes' expf
-/// (n = round(x/ln 2), e^r on r = x − n·ln 2 by a degree-6 polynomial, times 2^n from the
-/// exponent bits), with hi − n·ln 2 formed before lo is added. That subtraction is exact, so
-/// an exactly known hi (−a²/2 from a rounded to 12 bits) keeps its precision however large
-/// it is. Below −87 the result is about 2^-126 rather than a denormal or 0; above 88, e^88.
-inline float exp(float hi, float lo = 0.f) {
-  // Selects only, no branch (a `||` would be one), so that loops calling this vectorize.
-  const float x = hi + lo;
-  lo = x < -87.f ? 0.f : lo;
-  lo = x > 88.f ? 0.f : lo;
-  hi = x < -87.f ? -87.f : hi;
-  hi = x > 88.f ? 88.f : hi;
+/// e^(hi + lo), within 2 ulp, for hi + lo in [-87, 88] (the caller's to keep) and lo small
+/// against hi: Cephes' expf (n = round(x/ln 2), e^r on r = x − n·ln 2 by a degree-6
+/// polynomial, times 2^n from the exponent bits), with hi − n·ln 2 formed before lo is
+/// added. That subtraction is exact, so an exactly known hi (−a²/2 from a rounded to 12
+/// bits) keeps its precision however large it is.
+inline float exp_parts(float hi, float lo) {
   constexpr float kRound = 12582912.f;  // 1.5·2^23: adding it rounds to an integer
   const float n = ((hi + lo) * 1.44269504088896341f + kRound) - kRound;
   // ln 2 in two parts: n times the first is exact, and so is hi less it.
@@ -43,6 +38,10 @@ inline float exp(float hi, float lo = 0.f) {
   return er * bits_to_float((static_cast<int32_t>(n) + 127) << 23);
 }
 
+/// e^x for x ≤ 88 (softmax arguments, x − max ≤ 0); below −87, about 2^-126 rather than a
+/// denormal or 0. One select on x, so that a loop calling it stays one vector path.
+inline float exp(float x) { return exp_parts(x < -87.f ? -87.f : x, 0.f); }
+
 /// −a²/2 as hi + lo with hi exact: a's top 12 significant bits square exactly in float.
 struct HalfSquare {
   float hi, lo;
@@ -56,10 +55,14 @@ inline HalfSquare minus_half_square(float a) {
 
 constexpr float kInvSqrt2Pi = 0.39894228040143268f;
 
+// |x| beyond which Φ and φ are taken at the bound: Φ(−13) = 6e-39, φ(13) = 1e-37, both
+// below every value float arithmetic on activations resolves, and e^(−13²/2) still normal.
+constexpr float kNormalBound = 13.f;
+
 /// φ(x), the standard normal density, to a few ulp for |x| up to 13.
 inline float normal_pdf(float x) {
-  const HalfSquare e = minus_half_square(x);
-  return kInvSqrt2Pi * exp(e.hi, e.lo);
+  const HalfSquare e = minus_half_square(std::fabs(x) < kNormalBound ? std::fabs(x) : kNormalBound);
+  return kInvSqrt2Pi * exp_parts(e.hi, e.lo);
 }
 
 /// Φ(x), the standard normal CDF, as erfc(|x|/√2)/2 on the left and 1 minus it on the
@@ -67,7 +70,7 @@ inline float normal_pdf(float x) {
 /// Chebyshev fit of fractional error below 1.2e-7) and z² = x²/2 taken exactly in the
 /// exponent: relative error near 1e-7 on both tails, none of it from cancellation.
 inline float normal_cdf(float x) {
-  const float a = x < 0.f ? -x : x;
+  const float a = std::fabs(x) < kNormalBound ? std::fabs(x) : kNormalBound;
   const float t = 1.f / (1.f + 0.35355339059327376f * a);  // z/2 = a/(2√2)
   float p = 0.17087277f;
   p = p * t - 0.82215223f;
@@ -80,7 +83,7 @@ inline float normal_cdf(float x) {
   p = p * t + 1.00002368f;
   p = p * t - 1.26551223f;
   const HalfSquare e = minus_half_square(a);
-  const float half_tail = 0.5f * t * exp(e.hi, e.lo + p);
+  const float half_tail = 0.5f * t * exp_parts(e.hi, e.lo + p);
   return x < 0.f ? half_tail : 1.f - half_tail;
 }
 
