@@ -21,6 +21,7 @@
 // peak counting the dense, attention and head products at T × T as they run.
 // --peak prints one JSON line, the FMA peak of the capped ISA and the GPT's training FLOPs a
 // token, and exits (bench/compare_torch.py turns tokens/s into a share of the peak with it).
+// With --clock thread the FMA peak too is timed by the thread's CPU time.
 //   bench_step [--steps N] [--models mlp,cnn,resnet8,gpt] [--batches 8,16,32] [--backend native|onednn]
 //              [--optimizer fused|separate] [--learners 1,2] [--sync-every N] [--repeats R]
 //              [--clock wall|thread] [--isa scalar|avx2|avx512] [--peak]
@@ -517,7 +518,7 @@ int main(int argc, char** argv) {
   if (o.peak_only) {
     std::printf("{\"isa\": \"%s\", \"fma_peak_gflops\": %.3f, \"gpt_flops_per_token\": %.0f}\n",
                 std::string(platform::isa_name(platform::active_isa())).c_str(),
-                bench::fma_peak_gflops(platform::active_isa()), gpt_flops_per_token(gpt_model()));
+                bench::fma_peak_gflops(platform::active_isa(), o.thread_clock), gpt_flops_per_token(gpt_model()));
     return 0;
   }
   const TrainTest data = make_synthetic(4096, 16, 1);
@@ -525,7 +526,7 @@ int main(int argc, char** argv) {
     if (kind == "gpt") {
       for (int batch : o.batches)
         for (int r = 0; r < o.repeats; ++r) {
-          machine.peak = std::max(machine.peak, bench::fma_peak_gflops(platform::active_isa()));
+          machine.peak = std::max(machine.peak, bench::fma_peak_gflops(platform::active_isa(), o.thread_clock));
           const Run run = gpt_steps(gpt_model(), batch, o.steps > 0 ? o.steps : 40, o);
           if (r + 1 == o.repeats) report_gpt(gpt_model(), batch, o.steps > 0 ? o.steps : 40, run, machine.peak);
         }
@@ -546,7 +547,7 @@ int main(int argc, char** argv) {
       std::map<int, std::vector<double>> rates;
       for (int r = 0; r < o.repeats; ++r)
         for (int k : o.learners) {
-          machine.peak = std::max(machine.peak, bench::fma_peak_gflops(platform::active_isa()));
+          machine.peak = std::max(machine.peak, bench::fma_peak_gflops(platform::active_isa(), o.thread_clock));
           machine.store_slots = std::min(machine.store_slots, bench::vector_store_slots(platform::active_isa()));
           const Run run = profile(spec, batch, steps, o, data, k);
           rates[k].push_back(k * batch / run.step_seconds);
