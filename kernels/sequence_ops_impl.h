@@ -140,42 +140,45 @@ inline void layernorm_forward(long rows, int c, const float* x, const float* gam
   for (long i = 0; i < rows; ++i) layernorm_row(c, x + i * c, gamma, beta, y + i * c, mean + i, rstd + i);
 }
 
-// One row's share of dgamma and dbeta, and its dx unless null.
-inline void layernorm_row_backward(int c, const float* __restrict x, const float* __restrict dy,
-                                   const float* __restrict gamma, float mu, float r, float* __restrict dgamma,
-                                   float* __restrict dbeta, float* __restrict dx) {
-  float a_lane[kLanes] = {}, b_lane[kLanes] = {};
+// Σ a_j·(b_j − shift).
+inline float centered_dot(const float* __restrict a, const float* __restrict b, float shift, int n) {
+  float lane[kLanes] = {};
   int j = 0;
-  for (; j + kLanes <= c; j += kLanes)
-    for (int l = 0; l < kLanes; ++l) {
-      const float xhat = (x[j + l] - mu) * r, g = gamma[j + l] * dy[j + l];
-      a_lane[l] += g, b_lane[l] += g * xhat;
-    }
-  float a = 0.f, b = 0.f;
-  for (; j < c; ++j) {
-    const float xhat = (x[j] - mu) * r, g = gamma[j] * dy[j];
-    a += g, b += g * xhat;
-  }
-  for (int l = 0; l < kLanes; ++l) a += a_lane[l], b += b_lane[l];
-  a /= static_cast<float>(c), b /= static_cast<float>(c);
-  for (j = 0; j < c; ++j) {
-    const float xhat = (x[j] - mu) * r;
-    dgamma[j] += dy[j] * xhat;
+  for (; j + kLanes <= n; j += kLanes)
+    for (int l = 0; l < kLanes; ++l) lane[l] += a[j + l] * (b[j + l] - shift);
+  float sum = 0.f;
+  for (; j < n; ++j) sum += a[j] * (b[j] - shift);
+  for (float l : lane) sum += l;
+  return sum;
+}
+
+// One row's share of dgamma and dbeta.
+inline void layernorm_row_parameter_gradient(int c, const float* __restrict x, const float* __restrict dy, float mu,
+                                             float r, float* __restrict dgamma, float* __restrict dbeta) {
+  for (int j = 0; j < c; ++j) {
+    dgamma[j] += dy[j] * ((x[j] - mu) * r);
     dbeta[j] += dy[j];
   }
-  if (!dx) return;
-  for (j = 0; j < c; ++j) {
-    const float xhat = (x[j] - mu) * r;
-    dx[j] = r * (gamma[j] * dy[j] - a - xhat * b);
-  }
+}
+
+// One row's dx, which holds g = gamma·dy meanwhile (one simple loop per pass: a loop that
+// sums two things at once vectorizes badly).
+inline void layernorm_row_input_gradient(int c, const float* __restrict x, const float* __restrict dy,
+                                         const float* __restrict gamma, float mu, float r, float* __restrict dx) {
+  for (int j = 0; j < c; ++j) dx[j] = gamma[j] * dy[j];
+  const float a = row_sum(dx, nullptr, c) / static_cast<float>(c);
+  const float b = centered_dot(dx, x, mu, c) * r / static_cast<float>(c);
+  for (int j = 0; j < c; ++j) dx[j] = r * (dx[j] - a - (x[j] - mu) * r * b);
 }
 
 inline void layernorm_backward(long rows, int c, const float* x, const float* dy, const float* gamma,
                                const float* mean, const float* rstd, float* dgamma, float* dbeta, float* dx) {
   zero_row(dgamma, c);
   zero_row(dbeta, c);
-  for (long i = 0; i < rows; ++i)
-    layernorm_row_backward(c, x + i * c, dy + i * c, gamma, mean[i], rstd[i], dgamma, dbeta, dx ? dx + i * c : nullptr);
+  for (long i = 0; i < rows; ++i) {
+    layernorm_row_parameter_gradient(c, x + i * c, dy + i * c, mean[i], rstd[i], dgamma, dbeta);
+    if (dx) layernorm_row_input_gradient(c, x + i * c, dy + i * c, gamma, mean[i], rstd[i], dx + i * c);
+  }
 }
 
 // Σ_j e^(z_j − top) over a row, through a block on the stack when no gradient is kept.
