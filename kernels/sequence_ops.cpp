@@ -20,7 +20,7 @@ const sequence_detail::SequenceTable& table() { return *kSequence.get(); }
 
 }  // namespace
 
-void gelu_forward(long n, const float* x, float* y) { table().gelu_forward(n, x, y); }
+void gelu_forward(long n, const float* x, float* y, float* slope) { table().gelu_forward(n, x, y, slope); }
 
 void gelu_backward(long n, const float* x, const float* dy, float* dx) { table().gelu_backward(n, x, dy, dx); }
 

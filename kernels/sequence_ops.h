@@ -7,8 +7,10 @@
 
 namespace starling::kernels {
 
-/// y = x·Φ(x), Φ the standard normal CDF (exact GELU, not the tanh approximation); y may be x.
-void gelu_forward(long n, const float* x, float* y);
+/// y = x·Φ(x), Φ the standard normal CDF (exact GELU, not the tanh approximation); y may be
+/// x. Unless null, slope = Φ(x) + x·φ(x), the derivative, for a backward pass that then
+/// needs only dy·slope (slope must not alias x or y).
+void gelu_forward(long n, const float* x, float* y, float* slope = nullptr);
 /// dx = dy·(Φ(x) + x·φ(x)); dx may be dy.
 void gelu_backward(long n, const float* x, const float* dy, float* dx);
 

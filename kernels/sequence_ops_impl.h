@@ -16,7 +16,7 @@
 namespace starling::kernels::sequence_detail {
 
 struct SequenceTable {
-  void (*gelu_forward)(long, const float*, float*) = nullptr;
+  void (*gelu_forward)(long, const float*, float*, float*) = nullptr;
   void (*gelu_backward)(long, const float*, const float*, float*) = nullptr;
   void (*causal_softmax_forward)(long, int, float, float*) = nullptr;
   void (*causal_softmax_backward)(long, int, float, const float*, float*) = nullptr;
@@ -38,14 +38,20 @@ namespace {
 namespace vm = vector_math;
 constexpr int kLanes = 16;
 
-// No __restrict: both may run in place.
-inline void gelu_forward(long n, const float* x, float* y) {
-#pragma GCC unroll 4
-  for (long i = 0; i < n; ++i) y[i] = x[i] * vm::normal_cdf(x[i]);
+// No __restrict on x and y: they may be one array.
+inline void gelu_forward(long n, const float* x, float* y, float* __restrict slope) {
+  if (!slope) {
+    for (long i = 0; i < n; ++i) y[i] = x[i] * vm::normal_cdf(x[i]);
+    return;
+  }
+  for (long i = 0; i < n; ++i) {
+    const float v = x[i], cdf = vm::normal_cdf(v);
+    slope[i] = cdf + v * vm::normal_pdf(v);
+    y[i] = v * cdf;
+  }
 }
 
 inline void gelu_backward(long n, const float* x, const float* dy, float* dx) {
-#pragma GCC unroll 4
   for (long i = 0; i < n; ++i) {
     const float v = x[i];
     dx[i] = dy[i] * (vm::normal_cdf(v) + v * vm::normal_pdf(v));

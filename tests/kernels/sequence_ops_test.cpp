@@ -54,9 +54,12 @@ BOOST_AUTO_TEST_CASE(gelu_matches_double_reference) {
     std::vector<float> x = random_vector(static_cast<std::size_t>(n), rng, 3.f), dy = random_vector(x.size(), rng);
     x[0] = n > 1 ? -9.5f : 0.f;  // a far tail, where Φ is 1e-21
     on_every_isa([&] {
-      std::vector<float> y(x.size()), dx(x.size());
+      std::vector<float> y(x.size()), dx(x.size()), slope(x.size()), y_with_slope(x.size());
       sk::gelu_forward(n, x.data(), y.data());
       sk::gelu_backward(n, x.data(), dy.data(), dx.data());
+      sk::gelu_forward(n, x.data(), y_with_slope.data(), slope.data());
+      BOOST_TEST(y_with_slope == y);
+      for (std::size_t i = 0; i < x.size(); ++i) BOOST_TEST(slope[i] * dy[i] == dx[i]);  // the same derivative
       for (std::size_t i = 0; i < x.size(); ++i) {
         const double v = x[i], want = v * phi(v);
         BOOST_TEST(std::abs(y[i] - want) <= 1e-6 * std::abs(want) + 1e-12, "gelu(" << v << ") = " << y[i] << ", want " << want);
