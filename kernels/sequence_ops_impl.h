@@ -100,13 +100,22 @@ inline void zero_row(float* __restrict x, int n) {
   for (int j = 0; j < n; ++j) x[j] = 0.f;
 }
 
+// A row's causal length n rounded up to whole lanes, where the row has room: the kernels run
+// over that many entries, so that no pass ends in a scalar tail, and the entries past n
+// contribute nothing (−∞ scores in the forward, zero probabilities in the backward).
+inline int lane_length(int n, int t) {
+  const int whole = (n + kLanes - 1) / kLanes * kLanes;
+  return whole < t ? whole : t;
+}
+
 inline void causal_softmax_forward(long count, int t, float scale, float* s) {
   for (long m = 0; m < count; ++m)
     for (int i = 0; i < t; ++i) {
       float* row = s + (m * t + i) * t;
-      const int n = i + 1;
-      exp_shifted(row, n, scale, row_max(row, n));
-      scale_row(row, n, 1.f / row_sum(row, nullptr, n));
+      const int n = i + 1, w = lane_length(n, t);
+      for (int j = n; j < w; ++j) row[j] = -std::numeric_limits<float>::infinity();  // e^-87 at most: below rounding
+      exp_shifted(row, w, scale, row_max(row, w));
+      scale_row(row, n, 1.f / row_sum(row, nullptr, w));
       zero_row(row + n, t - n);
     }
 }
@@ -116,12 +125,14 @@ inline void softmax_row_backward(const float* __restrict p, float* __restrict d,
   for (int j = 0; j < n; ++j) d[j] = scale * p[j] * (d[j] - dot);
 }
 
+// The forward left P zero past each row's causal length, so the lanes past it give zeros.
 inline void causal_softmax_backward(long count, int t, float scale, const float* p, float* d) {
   for (long m = 0; m < count; ++m)
     for (int i = 0; i < t; ++i) {
       const long at = (m * t + i) * t;
-      softmax_row_backward(p + at, d + at, i + 1, scale);
-      zero_row(d + at + i + 1, t - i - 1);
+      const int w = lane_length(i + 1, t);
+      softmax_row_backward(p + at, d + at, w, scale);
+      zero_row(d + at + w, t - w);
     }
 }
 
