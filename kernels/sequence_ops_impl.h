@@ -41,20 +41,22 @@ constexpr int kLanes = 16;
 // No __restrict on x and y: they may be one array.
 inline void gelu_forward(long n, const float* x, float* y, float* __restrict slope) {
   if (!slope) {
-    for (long i = 0; i < n; ++i) y[i] = x[i] * vm::normal_cdf(x[i]);
+    for (long i = 0; i < n; ++i) y[i] = x[i] * vm::normal(x[i]).cdf;
     return;
   }
   for (long i = 0; i < n; ++i) {
-    const float v = x[i], cdf = vm::normal_cdf(v);
-    slope[i] = cdf + v * vm::normal_pdf(v);
-    y[i] = v * cdf;
+    const float v = x[i];
+    const vm::Normal f = vm::normal(v);
+    slope[i] = f.cdf + v * f.pdf;
+    y[i] = v * f.cdf;
   }
 }
 
 inline void gelu_backward(long n, const float* x, const float* dy, float* dx) {
   for (long i = 0; i < n; ++i) {
     const float v = x[i];
-    dx[i] = dy[i] * (vm::normal_cdf(v) + v * vm::normal_pdf(v));
+    const vm::Normal f = vm::normal(v);
+    dx[i] = dy[i] * (f.cdf + v * f.pdf);
   }
 }
 
