@@ -17,9 +17,9 @@ void gelu_backward(long n, const float* x, const float* dy, float* dx);
 /// In place on `count` score matrices of t × t (row stride t): row i becomes
 /// softmax_j≤i(scale·s_ij), and its entries beyond i zero.
 void causal_softmax_forward(long count, int t, float scale, float* s);
-/// In place on `count` t × t matrices: d holds dP on entry and leaves as
-/// dS_ij = scale·P_ij·(dP_ij − Σ_k P_ik·dP_ik), zero beyond i, from P as the forward leaves
-/// it (zero beyond i).
+/// In place on `count` t × t matrices: d holds dP on entry (read only at j ≤ i) and leaves
+/// as dS_ij = scale·P_ij·(dP_ij − Σ_k P_ik·dP_ik), zero beyond i, from P as the forward
+/// leaves it (zero beyond i).
 void causal_softmax_backward(long count, int t, float scale, const float* p, float* d);
 
 constexpr float kLayerNormEpsilon = 1e-5f;

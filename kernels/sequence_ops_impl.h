@@ -127,14 +127,14 @@ inline void softmax_row_backward(const float* __restrict p, float* __restrict d,
   for (int j = 0; j < n; ++j) d[j] = scale * p[j] * (d[j] - dot);
 }
 
-// The forward left P zero past each row's causal length, so the lanes past it give zeros.
+// The forward left P zero past each row's causal length, and dP is zeroed there first (it
+// may hold anything), so the lanes past it give zeros.
 inline void causal_softmax_backward(long count, int t, float scale, const float* p, float* d) {
   for (long m = 0; m < count; ++m)
     for (int i = 0; i < t; ++i) {
       const long at = (m * t + i) * t;
-      const int w = lane_length(i + 1, t);
-      softmax_row_backward(p + at, d + at, w, scale);
-      zero_row(d + at + w, t - w);
+      zero_row(d + at + i + 1, t - i - 1);
+      softmax_row_backward(p + at, d + at, lane_length(i + 1, t), scale);
     }
 }
 

@@ -18,7 +18,9 @@
 // context 64, bytes) at --batches windows of 64 tokens, one learner, random bytes as tokens,
 // the sequence cross-entropy, and AdamW as configs/fortunes-gpt.toml runs it (decay 0.1 on
 // matrices, clipping at 1.0) as a pass of its own; tokens/s, and the step's share of the FMA
-// peak counting the dense, attention and head products at T × T as they run.
+// peak by the FLOPs of its dense, attention and head products with the attention's at the
+// full T × T (as PyTorch's masked attention runs it; Starling skips most of the masked
+// half): one count for every party, so that the share compares like tokens/s.
 // --peak prints one JSON line, the FMA peak of the capped ISA and the GPT's training FLOPs a
 // token, and exits (bench/compare_torch.py turns tokens/s into a share of the peak with it).
 // With --clock thread the FMA peak too is timed by the thread's CPU time.
@@ -320,8 +322,8 @@ ModelSpec gpt_model() {
 }
 
 // Training FLOPs a token of a GPT step: per block the fused QKV, output and two MLP products
-// (12·C² multiply-adds) and the attention's two T × T products (2·T·C, the causal half not
-// skipped), plus the tied head (C·V); three times that for the forward, input and weight
+// (12·C² multiply-adds) and the attention's two T × T products (2·T·C, the masked half
+// counted), plus the tied head (C·V); three times that for the forward, input and weight
 // gradients, two FLOPs a multiply-add.
 double gpt_flops_per_token(const ModelSpec& s) {
   const double c = s.width, t = s.context;

@@ -554,13 +554,16 @@ BOOST_AUTO_TEST_CASE(causal_attention_and_token_dense) {
     CausalAttention small(5, 8, 2);
     check_layer(small, 2, Backend::native, rng);
   }
+  CausalAttention split(34, 4, 2);  // from 32 tokens the products run in two blocks of rows
+  check_layer(split, 1, Backend::native, rng);
   platform::force_isa(platform::detected_isa());
   for (Backend backend : kBackends) {
     CausalAttention small(5, 8, 2);
     check_layer(small, 2, backend, rng);
     TokenDense dense(5, 6, 9);
     check_layer(dense, 2, backend, rng);
-    for (const auto [t, width, heads] : {std::array<int, 3>{7, 12, 3}, {1, 4, 1}, {13, 20, 5}, {17, 48, 4}}) {
+    for (const auto [t, width, heads] :
+         {std::array<int, 3>{7, 12, 3}, {1, 4, 1}, {13, 20, 5}, {17, 48, 4}, {32, 8, 2}, {45, 12, 3}, {64, 16, 2}}) {
       CausalAttention attention(t, width, heads);
       const int batch = 3;
       std::vector<float> x = random_vector(static_cast<std::size_t>(batch * t * 3 * width), rng);
