@@ -228,6 +228,21 @@ void time_layers(LayerChain& chain, const std::string& prefix, Parts& parts) {
   }
 }
 
+// Seconds a step of `steps` timed calls of step(i), after a tenth as many (at least 2)
+// untimed ones with the parts off; i counts every call from 0.
+template <typename Step>
+double timed_steps(Parts& p, int steps, Step&& step) {
+  const int warmup = std::max(2, steps / 10);
+  double seconds = 0.0;
+  for (int s = -warmup; s < steps; ++s) {
+    p.set_on(s >= 0);
+    const double t0 = now();
+    step(s + warmup);
+    if (s >= 0) seconds += now() - t0;
+  }
+  return seconds / steps;
+}
+
 struct Run {
   Parts parts;
   double step_seconds = 0.0;  // per step, all parts
@@ -260,13 +275,10 @@ Run learner_steps(const ModelSpec& spec, int batch, int steps, const Options& op
   std::vector<int32_t> labels(static_cast<std::size_t>(batch));
   std::vector<uint32_t> indices(static_cast<std::size_t>(batch));
   model.chain().set_mode(true, 1);
-  const int warmup = std::max(2, steps / 10);
-  for (int s = -warmup; s < steps; ++s) {
-    p.set_on(s >= 0);
-    const double t0 = now();
+  run.step_seconds = timed_steps(p, steps, [&](int s) {
     p.time("gather", [&] {
       for (int i = 0; i < batch; ++i)  // each learner its own walk through the rows
-        indices[i] = static_cast<uint32_t>(((s + warmup) * (index + 1)) * batch + i) % data.train.size();
+        indices[i] = static_cast<uint32_t>((s * (index + 1)) * batch + i) % data.train.size();
       data.train.gather(indices.data(), batch, x.data(), labels.data());
     });
     const float* logits = model.forward(backend, batch, x.data());
@@ -278,15 +290,13 @@ Run learner_steps(const ModelSpec& spec, int batch, int steps, const Options& op
       model.backward(backend, batch, x.data(), dlogits.data());
       p.time("optimizer", [&] { optimizer->step(model.params(), model.grads(), model.param_count(), 0.01f); });
     }
-    if (group && (s + warmup + 1) % options.sync_every == 0) {
+    if (group && (s + 1) % options.sync_every == 0) {
       sma::RoundTimes round;
       group->round(index, model.params(), &round);
       p.add(kSmaWaits, round.waiting);
       p.add(kSmaAveraging, round.averaging);
     }
-    if (s >= 0) run.step_seconds += now() - t0;
-  }
-  run.step_seconds /= steps;
+  });
   return run;
 }
 
@@ -351,10 +361,7 @@ Run gpt_steps(const ModelSpec& spec, int batch, int steps, const Options& option
   std::vector<int32_t> targets(positions);
   std::mt19937 rng(1);
   model.chain().set_mode(true, 1);
-  const int warmup = std::max(2, steps / 10);
-  for (int s = -warmup; s < steps; ++s) {
-    p.set_on(s >= 0);
-    const double t0 = now();
+  run.step_seconds = timed_steps(p, steps, [&](int) {
     p.time("gather", [&] {
       for (std::size_t i = 0; i < positions; ++i) x[i] = static_cast<float>(rng() % spec.classes);
       for (std::size_t i = 0; i < positions; ++i) targets[i] = static_cast<int32_t>(rng() % spec.classes);
@@ -365,9 +372,7 @@ Run gpt_steps(const ModelSpec& spec, int batch, int steps, const Options& option
     });
     model.backward(options.backend, batch, x.data(), dlogits.data());
     p.time("optimizer (AdamW, clipping)", [&] { optimizer->step(model.params(), model.grads(), model.param_count(), 1e-4f); });
-    if (s >= 0) run.step_seconds += now() - t0;
-  }
-  run.step_seconds /= steps;
+  });
   return run;
 }
 

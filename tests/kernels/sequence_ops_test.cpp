@@ -7,6 +7,7 @@
 
 #include "kernels/sequence_ops.h"
 #include "platform/cpu_features.h"
+#include "tests/isa_paths.h"
 
 #include <algorithm>
 #include <cmath>
@@ -19,12 +20,7 @@ namespace sp = starling::platform;
 
 namespace {
 
-std::vector<sp::Isa> supported_isas() {
-  std::vector<sp::Isa> out;
-  for (sp::Isa isa : {sp::Isa::scalar, sp::Isa::avx2, sp::Isa::avx512})
-    if (static_cast<int>(isa) <= static_cast<int>(sp::detected_isa())) out.push_back(isa);
-  return out;
-}
+using starling::testing::supported_isas;
 
 // Runs f once per supported ISA with that ISA forced, then restores the CPU's best.
 template <class F>

@@ -23,6 +23,7 @@
 #include "learners/loss.h"
 #include "learners/model.h"
 #include "platform/cpu_features.h"
+#include "tests/isa_paths.h"
 
 #include <cmath>
 #include <array>
@@ -429,14 +430,7 @@ BOOST_AUTO_TEST_CASE(models_with_fused_relus) {
     }
 }
 
-// The ISA paths this CPU runs, each forced in turn by the GPT layers' checks (their kernels
-// are vectorized per ISA); the CPU's best is restored after.
-std::vector<platform::Isa> supported_isas() {
-  std::vector<platform::Isa> out;
-  for (platform::Isa isa : {platform::Isa::scalar, platform::Isa::avx2, platform::Isa::avx512})
-    if (static_cast<int>(isa) <= static_cast<int>(platform::detected_isa())) out.push_back(isa);
-  return out;
-}
+using starling::testing::supported_isas;
 
 // The GPT's layers on sequences {1, T, C}: LayerNorm per token, exact GELU, the learned
 // position embedding, each against finite differences (on every ISA path) and a
