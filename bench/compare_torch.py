@@ -24,6 +24,17 @@ Models: the shipped configs' (configs/fmnist-mlp.toml, configs/fmnist-cnn.toml),
 built from `starling model --json` (bench/starling_model.py) and its SGD settings read from
 `starling config --json` (bench/starling_config.py).
 
+`--models gpt` (scope core only): configs/fortunes-gpt.toml, nanoGPT's CPU configuration, in
+tokens/s at --batches windows of 64 bytes for --steps steps after warm-up. PyTorch trains the
+exported GPT with AdamW(foreach=True) on nanoGPT's groups and clip_grad_norm_, on windows
+indexed out of the fortunes bytes in one tensor. Starling runs in one of two clocks (--clock):
+`wall`, `starling train` per backend (its summary's tokens/s, validation left out) against
+PyTorch's wall time; `thread`, bench_step's GPT step per backend (the same layers, loss and
+AdamW, timed by the thread's CPU time) against PyTorch's process CPU time, for a host shared
+with other work. Each repeat first measures the FMA peak (`bench_step --peak`, the best
+kept), and every party's tokens/s is also given as a share of it: tokens/s times the step's
+GEMM FLOPs a token.
+
 --isa scalar|avx2|avx512 caps every party at that instruction set, for a like-for-like
 comparison on a CPU that has more: Starling through STARLING_ISA, its oneDNN backend through
 ONEDNN_MAX_CPU_ISA, PyTorch's ATen kernels through ATEN_CPU_CAPABILITY and its OpenBLAS through
@@ -36,9 +47,11 @@ torch.__config__.show()), OpenBLAS's from openblas_get_corename().
 Usage:
   /usr/bin/python3 bench/compare_torch.py [--starling build/cli/starling] [--scope core|machine]
       [--models mlp,cnn] [--batches 8,32] [--samples N] [--repeats R] [--isa avx2] [--json FILE]
+  /usr/bin/python3 bench/compare_torch.py --models gpt --batches 12 [--steps 40] [--clock wall|thread]
 """
 import argparse
 import ctypes
+import re
 import gzip
 import json
 import os
@@ -79,9 +92,11 @@ import torch  # noqa: E402
 from starling_config import resolved_config  # noqa: E402  (bench/ is on sys.path as a script)
 from starling_model import describe, torch_model  # noqa: E402
 from torch_ddp import read_idx  # noqa: E402
+from torch_gpt import adamw, corpus  # noqa: E402
 
 DATA_DIR = "/usr/share/datasets/fashion-mnist"
-CONFIGS = {"mlp": "configs/fmnist-mlp.toml", "cnn": "configs/fmnist-cnn.toml", "resnet8": "configs/fmnist-resnet8.toml"}
+CONFIGS = {"mlp": "configs/fmnist-mlp.toml", "cnn": "configs/fmnist-cnn.toml", "resnet8": "configs/fmnist-resnet8.toml",
+           "gpt": "configs/fortunes-gpt.toml"}
 
 
 def optimizer_settings(starling, kind):
@@ -147,6 +162,107 @@ def starling_rate(binary, kind, batch, samples, backend, learners, workdir):
         return float(json.load(f)["samples_per_second"])
 
 
+def gpt_text(starling):
+    """The fortunes bytes the GPT config reads, as one LongTensor."""
+    data = resolved_config(starling, CONFIGS["gpt"])["data"]
+    return torch.frombuffer(bytearray(corpus(data["path"], data["validation_fraction"])[0]), dtype=torch.uint8).long()
+
+
+def torch_gpt_rate(starling, description, batch, steps, text, clock):
+    """Tokens per second of PyTorch training the exported GPT for `steps` steps (after warm-up),
+    one thread, by wall time or by the process's CPU time."""
+    import torch.nn.functional as F
+
+    torch.set_num_threads(1)
+    torch.manual_seed(1)
+    model = torch_model(description)
+    o = resolved_config(starling, CONFIGS["gpt"])["optimizer"]
+    opt = adamw(model, o)
+    context = description["context"]
+    offsets = torch.arange(context + 1)
+
+    def step():
+        w = text[torch.randint(len(text) - context - 1, (batch,))[:, None] + offsets]
+        loss = F.cross_entropy(model(w[:, :-1]).flatten(0, 1), w[:, 1:].flatten())
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), o["clip_norm"])
+        opt.step()
+
+    now = time.process_time if clock == "thread" else time.perf_counter
+    for _ in range(max(2, steps // 10)):
+        step()
+    t0 = now()
+    for _ in range(steps):
+        step()
+    return steps * batch * context / (now() - t0)
+
+
+def bench_step_binary(starling):
+    """bench_step of the build `starling` is in (build/cli/starling -> build/bench/step/bench_step)."""
+    return os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(starling))), "bench", "step", "bench_step")
+
+
+def fma_peak(starling, clock):
+    """(GFLOP/s of the FMA peak a core at the capped ISA, the GPT's training FLOPs a token), from
+    bench_step --peak, timed by `clock`."""
+    cmd = [bench_step_binary(starling), "--peak", "--clock", clock]
+    out = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, check=True).stdout
+    peak = json.loads(out.splitlines()[-1])
+    return peak["fma_peak_gflops"], peak["gpt_flops_per_token"]
+
+
+def starling_gpt_rate(binary, batch, steps, backend, clock, workdir):
+    """Tokens per second of Starling's GPT step: `starling train`'s summary (wall), or
+    bench_step's GPT step timed by the thread's CPU time (thread)."""
+    if clock == "thread":
+        cmd = [bench_step_binary(binary), "--models", "gpt", "--batches", str(batch), "--steps", str(steps),
+               "--clock", "thread", "--backend", backend]
+        done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        found = re.search(r"([0-9.]+) tokens/s", done.stdout)
+        if done.returncode != 0 or not found:
+            raise RuntimeError("%s failed (%d): %s" % (" ".join(cmd), done.returncode, done.stderr[-2000:]))
+        return float(found.group(1))
+    summary = os.path.join(workdir, "summary-gpt-%d-%s.json" % (batch, backend))
+    cmd = [binary, "train", "--config", CONFIGS["gpt"], "--summary", summary,
+           "--set", "optimizer.batch=%d" % batch, "--set", "run.steps=%d" % steps, "--set", "run.eval_steps=0",
+           "--set", "kernels.threads=1", "--set", "kernels.backend=%s" % backend, "--set", "run.out_dir=%s" % workdir]
+    done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if done.returncode != 0:
+        raise RuntimeError("%s failed (%d): %s" % (" ".join(cmd), done.returncode, done.stderr[-2000:]))
+    with open(summary) as f:
+        return float(json.load(f)["tokens_per_second"])
+
+
+def measure_gpt(args, batch, text, workdir):
+    """Medians over the repeats of each party's tokens/s, interleaved, and the best FMA peak."""
+    description = describe(args.starling, CONFIGS["gpt"])
+    rates = {"torch": [], "native": [], "onednn": []}
+    peak, flops = 0.0, 0.0
+    for _ in range(args.repeats):
+        p, flops = fma_peak(args.starling, args.clock)
+        peak = max(peak, p)
+        rates["torch"].append(torch_gpt_rate(args.starling, description, batch, args.steps, text, args.clock))
+        for backend in ("native", "onednn"):
+            rates[backend].append(starling_gpt_rate(args.starling, batch, args.steps, backend, args.clock, workdir))
+    print("gpt b%d: %s" % (batch, {k: [round(x) for x in v] for k, v in rates.items()}), file=sys.stderr, flush=True)
+    row = {"model": "gpt", "batch": batch, "clock": args.clock, "fma_peak_gflops": peak, "flops_per_token": flops}
+    row.update({k: statistics.median(v) for k, v in rates.items()})
+    return row
+
+
+def print_gpt(rows):
+    print("gpt: tokens/s a core, %s clock; %% of the FMA peak = tokens/s x %.2f MFLOP a token / the peak (%.1f GFLOP/s)"
+          % (rows[0]["clock"], rows[0]["flops_per_token"] * 1e-6, rows[0]["fma_peak_gflops"]))
+    print("%5s %10s %10s %10s %10s %10s %10s %8s %8s %8s" % (
+        "batch", "torch/s", "native/s", "onednn/s", "nat/torch", "dnn/torch", "nat/dnn", "torch%", "native%", "onednn%"))
+    for r in rows:
+        share = {k: 100.0 * r[k] * r["flops_per_token"] * 1e-9 / r["fma_peak_gflops"] for k in ("torch", "native", "onednn")}
+        print("%5d %10.0f %10.0f %10.0f %10.2f %10.2f %10.2f %7.0f%% %7.0f%% %7.0f%%" % (
+            r["batch"], r["torch"], r["native"], r["onednn"], r["native"] / r["torch"], r["onednn"] / r["torch"],
+            r["native"] / r["onednn"], share["torch"], share["native"], share["onednn"]))
+
+
 def isas_in_use(starling):
     """One line per party: the instruction set each actually runs in this process and Starling's."""
     version = subprocess.run([starling, "--version"], stdout=subprocess.PIPE, text=True, check=True).stdout
@@ -186,8 +302,14 @@ def parse_args():
     p.add_argument("--baseline", help="another starling binary (an earlier build) whose native backend runs "
                    "interleaved with the others: the before/after ratio of a change, against the same anchor")
     p.add_argument("--isa", choices=sorted(ISA_CAPS), help="cap every party at this instruction set (see above)")
+    p.add_argument("--steps", type=int, default=40, help="gpt: timed steps per run, after warm-up")
+    p.add_argument("--clock", choices=("wall", "thread"), default="wall",
+                   help="gpt: wall time, or CPU time (bench_step's thread clock, PyTorch's process clock)")
     p.add_argument("--json", help="also write the rows here")
-    return p.parse_args()
+    args = p.parse_args()
+    if "gpt" in args.models.split(",") and args.scope != "core":
+        p.error("--models gpt runs at --scope core only")
+    return args
 
 
 def measure(args, kind, batch, data, workdir):
@@ -222,12 +344,24 @@ def main():
     torch.set_num_interop_threads(1)
     for line in isas_in_use(args.starling):
         print(line)
-    data = load_train()
-    rows = []
+    kinds = args.models.split(",")
+    data = load_train() if any(k != "gpt" for k in kinds) else None
+    text = gpt_text(args.starling) if "gpt" in kinds else None
+    rows, gpt_rows = [], []
     with tempfile.TemporaryDirectory(prefix="compare_torch_") as workdir:
-        for kind in args.models.split(","):
+        for kind in kinds:
             for batch in [int(b) for b in args.batches.split(",")]:
-                rows.append(measure(args, kind, batch, data, workdir))
+                if kind == "gpt":
+                    gpt_rows.append(measure_gpt(args, batch, text, workdir))
+                else:
+                    rows.append(measure(args, kind, batch, data, workdir))
+    if gpt_rows:
+        print_gpt(gpt_rows)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(rows + gpt_rows, f, indent=1)
+    if not rows:
+        return
     print("scope %s: PyTorch SGD(foreach=True) at its best thread count of 1..%d; Starling with one learner per thread"
           % (args.scope, rows[0]["starling_learners"]))
     print("%-5s %5s %8s %12s %8s %12s %12s %10s %10s %10s" % (
@@ -239,9 +373,6 @@ def main():
     if args.baseline:
         print("native against the baseline's native (%s): %s" % (args.baseline, ", ".join(
             "%s b%d %.3f" % (r["model"], r["batch"], r["native"] / r["baseline"]) for r in rows)))
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(rows, f, indent=1)
 
 
 if __name__ == "__main__":

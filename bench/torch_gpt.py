@@ -53,6 +53,17 @@ def corpus(path, fraction):
     return bytes(data), spans
 
 
+def adamw(model, o):
+    """AdamW(foreach=True) on nanoGPT's groups: matrices (p.dim() >= 2) decayed, the rest not;
+    `o` the resolved config's [optimizer]."""
+    import torch
+
+    decay = [p for p in model.parameters() if p.dim() >= 2]
+    no_decay = [p for p in model.parameters() if p.dim() < 2]
+    groups = [{"params": decay, "weight_decay": o["weight_decay"]}, {"params": no_decay, "weight_decay": 0.0}]
+    return torch.optim.AdamW(groups, foreach=True, lr=o["lr"], betas=(o["beta1"], o["beta2"]), eps=1e-8)
+
+
 def lr_at(step, c, total):
     """Starling's schedule (learners/schedule.h): linear warm-up, then cosine to min_lr."""
     o = c["optimizer"]
@@ -113,10 +124,7 @@ def main():
         return total / (len(val_starts) * context)
 
     o = c["optimizer"]
-    decay = [p for p in model.parameters() if p.dim() >= 2]
-    no_decay = [p for p in model.parameters() if p.dim() < 2]
-    groups = [{"params": decay, "weight_decay": o["weight_decay"]}, {"params": no_decay, "weight_decay": 0.0}]
-    opt = torch.optim.AdamW(groups, foreach=True, lr=o["lr"], betas=(o["beta1"], o["beta2"]), eps=1e-8)
+    opt = adamw(model, o)
     gen = torch.Generator().manual_seed(c["run"]["seed"])
     eval_steps = c["run"]["eval_steps"]
     print("torch_gpt: %d parameters, batch %d, context %d, %d steps, torch %s, 1 thread" %

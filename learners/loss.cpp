@@ -1,6 +1,7 @@
 #include "learners/loss.h"
 
 #include "kernels/ops.h"
+#include "kernels/sequence_ops.h"
 
 namespace starling {
 
@@ -11,7 +12,7 @@ double softmax_cross_entropy(int batch, int classes, const float* logits, const 
 // Every position is a row of its own: the mean over batch·context rows is the mean per token.
 double sequence_cross_entropy(int batch, int context, int vocab, const float* logits, const int32_t* targets,
                               float* dlogits) {
-  return softmax_cross_entropy(batch * context, vocab, logits, targets, dlogits);
+  return kernels::vocab_cross_entropy(static_cast<long>(batch) * context, vocab, logits, targets, dlogits);
 }
 
 double mse_onehot(int batch, int classes, const float* outputs, const int32_t* labels, float* doutputs) {

@@ -4,30 +4,39 @@
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 
 namespace starling::bench {
 namespace {
 
+// Seconds by wall time, or by the calling thread's CPU time.
+double seconds_now(bool cpu_time) {
+  if (!cpu_time) return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
 // The fastest of a few runs of `iterations`, in seconds.
 template <class Loop>
-double fastest(Loop&& loop, long iterations) {
+double fastest(Loop&& loop, long iterations, bool cpu_time = false) {
   double best = 1e30;
   for (int trial = 0; trial < 5; ++trial) {
-    const auto t0 = std::chrono::steady_clock::now();
+    const double t0 = seconds_now(cpu_time);
     loop(iterations);
-    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    best = std::min(best, seconds_now(cpu_time) - t0);
   }
   return best;
 }
 
 }  // namespace
 
-double fma_peak_gflops(platform::Isa isa) {
+double fma_peak_gflops(platform::Isa isa, bool cpu_time) {
   if (isa == platform::Isa::scalar) return 0.0;
   auto loop = isa == platform::Isa::avx512 ? fma_loop_avx512 : fma_loop_avx2;
   loop(1 << 20, nullptr);  // warm up clocks
   double flops = 0.0;
-  const double seconds = fastest([&](long n) { flops = loop(n, nullptr); }, 20 << 20);
+  const double seconds = fastest([&](long n) { flops = loop(n, nullptr); }, 20 << 20, cpu_time);
   return flops / seconds * 1e-9;
 }
 

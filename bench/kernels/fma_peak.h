@@ -6,7 +6,8 @@ namespace starling::bench {
 
 /// GFLOP/s of a register-only FMA loop with enough independent chains to hide latency,
 /// using the vector width of `isa` (scalar: the AVX2 figure is not claimed; returns 0).
-double fma_peak_gflops(platform::Isa isa);
+/// With cpu_time, timed by the thread's CPU time (to set against parts timed the same way).
+double fma_peak_gflops(platform::Isa isa, bool cpu_time = false);
 
 /// FMA issue slots that one vector store of `isa`'s width (to L1) takes from a loop of
 /// independent FMAs, 0 where the core overlaps the two: the slowdown of the FMA loop when it

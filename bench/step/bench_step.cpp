@@ -1,5 +1,5 @@
 // bench_step: where a training step's time goes. For the shipped models (MLP, CNN, resnet8)
-// at batch 8, 16 and 32, learners run a fixed number of steps on a synthetic set of
+// at batch 8, 16 and 32 (and the GPT, see below), learners run a fixed number of steps on a synthetic set of
 // Fashion-MNIST's shape and time each part: gathering the batch, each layer's forward and
 // backward (ReLUs fused as in training; a residual block's layers listed under it), softmax
 // and loss, and the optimizer update (SGD, Nesterov momentum and weight decay as in the
@@ -14,9 +14,19 @@
 // and the most of it the step's update allows: its FMAs, and its stores at the FMA slots a
 // vector store takes on this core, measured likewise. Learner counts alternate over the
 // repeats, and their median samples/s are compared.
-//   bench_step [--steps N] [--models mlp,cnn,resnet8] [--batches 8,16,32] [--backend native|onednn]
+// --models gpt: nanoGPT's CPU configuration (the `gpt` preset: 4 blocks, 4 heads, width 128,
+// context 64, bytes) at --batches windows of 64 tokens, one learner, random bytes as tokens,
+// the sequence cross-entropy, and AdamW as configs/fortunes-gpt.toml runs it (decay 0.1 on
+// matrices, clipping at 1.0) as a pass of its own; tokens/s, and the step's share of the FMA
+// peak by the FLOPs of its dense, attention and head products with the attention's at the
+// full T × T (as PyTorch's masked attention runs it; Starling skips most of the masked
+// half): one count for every party, so that the share compares like tokens/s.
+// --peak prints one JSON line, the FMA peak of the capped ISA and the GPT's training FLOPs a
+// token, and exits (bench/compare_torch.py turns tokens/s into a share of the peak with it).
+// With --clock thread the FMA peak too is timed by the thread's CPU time.
+//   bench_step [--steps N] [--models mlp,cnn,resnet8,gpt] [--batches 8,16,32] [--backend native|onednn]
 //              [--optimizer fused|separate] [--learners 1,2] [--sync-every N] [--repeats R]
-//              [--clock wall|thread] [--isa scalar|avx2|avx512]
+//              [--clock wall|thread] [--isa scalar|avx2|avx512] [--peak]
 // --isa caps both backends at that instruction set (Starling's as STARLING_ISA does, oneDNN's
 // through ONEDNN_MAX_CPU_ISA), for a like-for-like comparison on a CPU that has more; the
 // ISA each backend then runs is printed first.
@@ -44,6 +54,7 @@
 #include <cstring>
 #include <ctime>
 #include <map>
+#include <random>
 #include <numeric>
 #include <string>
 #include <thread>
@@ -65,6 +76,7 @@ struct Options {
   int repeats = 1;
   bool thread_clock = false;  // the thread's CPU time instead of wall time
   std::string isa;            // empty: STARLING_ISA or the CPU's best
+  bool peak_only = false;     // --peak
 };
 
 // Set once from the options before any learner thread starts.
@@ -86,7 +98,7 @@ Options parse(int argc, char** argv) {
   app.add_option("--steps", o.steps, "Steps per run (default: 2000 MLP, 200 CNN, 60 resnet8)")->check(CLI::Range(1, 10000000));
   app.add_option("--models", o.models, "Models, comma-separated")
       ->delimiter(',')
-      ->check(CLI::IsMember({"mlp", "cnn", "resnet8"}));
+      ->check(CLI::IsMember({"mlp", "cnn", "resnet8", "gpt"}));
   app.add_option("--batches", o.batches, "Batch sizes, comma-separated")->delimiter(',')->check(CLI::Range(1, 4096));
   app.add_option("--backend", backend, "GEMM backend")->check(CLI::IsMember({"native", "onednn"}));
   app.add_option("--optimizer", optimizer, "The SGD step inside the backward (fused) or as a pass of its own")
@@ -101,6 +113,7 @@ Options parse(int argc, char** argv) {
       ->check(CLI::IsMember({"wall", "thread"}));
   app.add_option("--isa", o.isa, "Cap both backends at this instruction set")
       ->check(CLI::IsMember({"scalar", "avx2", "avx512"}));
+  app.add_flag("--peak", o.peak_only, "Print the FMA peak and the GPT's FLOPs a token as JSON, and exit");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -113,6 +126,11 @@ Options parse(int argc, char** argv) {
   }
   o.fused = optimizer == "fused";
   o.thread_clock = clock == "thread";
+  const bool gpt = std::find(o.models.begin(), o.models.end(), "gpt") != o.models.end();
+  if (gpt && (o.learners.size() != 1 || o.learners[0] != 1)) {
+    std::fprintf(stderr, "bench_step: --models gpt runs one learner (--learners 1)\n");
+    std::exit(2);
+  }
   return o;
 }
 
@@ -210,6 +228,21 @@ void time_layers(LayerChain& chain, const std::string& prefix, Parts& parts) {
   }
 }
 
+// Seconds a step of `steps` timed calls of step(i), after a tenth as many (at least 2)
+// untimed ones with the parts off; i counts every call from 0.
+template <typename Step>
+double timed_steps(Parts& p, int steps, Step&& step) {
+  const int warmup = std::max(2, steps / 10);
+  double seconds = 0.0;
+  for (int s = -warmup; s < steps; ++s) {
+    p.set_on(s >= 0);
+    const double t0 = now();
+    step(s + warmup);
+    if (s >= 0) seconds += now() - t0;
+  }
+  return seconds / steps;
+}
+
 struct Run {
   Parts parts;
   double step_seconds = 0.0;  // per step, all parts
@@ -242,13 +275,10 @@ Run learner_steps(const ModelSpec& spec, int batch, int steps, const Options& op
   std::vector<int32_t> labels(static_cast<std::size_t>(batch));
   std::vector<uint32_t> indices(static_cast<std::size_t>(batch));
   model.chain().set_mode(true, 1);
-  const int warmup = std::max(2, steps / 10);
-  for (int s = -warmup; s < steps; ++s) {
-    p.set_on(s >= 0);
-    const double t0 = now();
+  run.step_seconds = timed_steps(p, steps, [&](int s) {
     p.time("gather", [&] {
       for (int i = 0; i < batch; ++i)  // each learner its own walk through the rows
-        indices[i] = static_cast<uint32_t>(((s + warmup) * (index + 1)) * batch + i) % data.train.size();
+        indices[i] = static_cast<uint32_t>((s * (index + 1)) * batch + i) % data.train.size();
       data.train.gather(indices.data(), batch, x.data(), labels.data());
     });
     const float* logits = model.forward(backend, batch, x.data());
@@ -260,15 +290,13 @@ Run learner_steps(const ModelSpec& spec, int batch, int steps, const Options& op
       model.backward(backend, batch, x.data(), dlogits.data());
       p.time("optimizer", [&] { optimizer->step(model.params(), model.grads(), model.param_count(), 0.01f); });
     }
-    if (group && (s + warmup + 1) % options.sync_every == 0) {
+    if (group && (s + 1) % options.sync_every == 0) {
       sma::RoundTimes round;
       group->round(index, model.params(), &round);
       p.add(kSmaWaits, round.waiting);
       p.add(kSmaAveraging, round.averaging);
     }
-    if (s >= 0) run.step_seconds += now() - t0;
-  }
-  run.step_seconds /= steps;
+  });
   return run;
 }
 
@@ -292,6 +320,75 @@ Run profile(const ModelSpec& spec, int batch, int steps, const Options& options,
   runs[0].compute_seconds = std::move(compute);
 
   return std::move(runs[0]);
+}
+
+// The GPT bench_step profiles: the `gpt` preset at nanoGPT's CPU configuration.
+ModelSpec gpt_model() {
+  ModelSpec spec;
+  spec.kind = "gpt";
+  spec.context = 64, spec.blocks = 4, spec.heads = 4, spec.width = 128, spec.classes = 256;
+  spec.input = Shape{1, spec.context, 1};
+  return spec;
+}
+
+// Training FLOPs a token of a GPT step: per block the fused QKV, output and two MLP products
+// (12·C² multiply-adds) and the attention's two T × T products (2·T·C, the masked half
+// counted), plus the tied head (C·V); three times that for the forward, input and weight
+// gradients, two FLOPs a multiply-add.
+double gpt_flops_per_token(const ModelSpec& s) {
+  const double c = s.width, t = s.context;
+  return 2.0 * 3.0 * (s.blocks * (12.0 * c * c + 2.0 * t * c) + c * s.classes);
+}
+
+// AdamW as configs/fortunes-gpt.toml sets it.
+OptimizerSpec gpt_optimizer() {
+  OptimizerSpec o;
+  o.kind = "adamw", o.beta1 = 0.9, o.beta2 = 0.99, o.weight_decay = 0.1, o.clip_norm = 1.0;
+  return o;
+}
+
+// One GPT learner's steps on random bytes: windows of context + 1 tokens, each position
+// scored against the next, then AdamW over the arena.
+Run gpt_steps(const ModelSpec& spec, int batch, int steps, const Options& options) {
+  Model model(spec);
+  model.init(1);
+  auto optimizer = make_optimizer(model.param_count(), gpt_optimizer(), model.matrix_spans());
+  Run run;
+  Parts& p = run.parts;
+  time_layers(model.chain(), "", p);
+  const std::size_t positions = static_cast<std::size_t>(batch) * spec.context;
+  AlignedBuffer<float> x(positions), dlogits(positions * spec.classes);
+  std::vector<int32_t> targets(positions);
+  std::mt19937 rng(1);
+  model.chain().set_mode(true, 1);
+  run.step_seconds = timed_steps(p, steps, [&](int) {
+    p.time("gather", [&] {
+      for (std::size_t i = 0; i < positions; ++i) x[i] = static_cast<float>(rng() % spec.classes);
+      for (std::size_t i = 0; i < positions; ++i) targets[i] = static_cast<int32_t>(rng() % spec.classes);
+    });
+    const float* logits = model.forward(options.backend, batch, x.data());
+    p.time("softmax + loss", [&] {
+      sequence_cross_entropy(batch, spec.context, spec.classes, logits, targets.data(), dlogits.data());
+    });
+    model.backward(options.backend, batch, x.data(), dlogits.data());
+    p.time("optimizer (AdamW, clipping)", [&] { optimizer->step(model.params(), model.grads(), model.param_count(), 1e-4f); });
+  });
+  return run;
+}
+
+void report_gpt(const ModelSpec& spec, int batch, int steps, const Run& run, double peak) {
+  const double tokens = static_cast<double>(batch) * spec.context, flops = gpt_flops_per_token(spec) * tokens;
+  const double step_us = run.step_seconds * 1e6;
+  std::printf("\ngpt (%d blocks, %d heads, width %d, context %d), batch %d: %.1f µs a step (%d steps), %.0f tokens/s; "
+              "%.2f MFLOP a token, %.1f GFLOP/s = %.0f %% of the FMA peak (%.1f GFLOP/s a core)\n",
+              spec.blocks, spec.heads, spec.width, spec.context, batch, step_us, steps, tokens / run.step_seconds,
+              gpt_flops_per_token(spec) * 1e-6, flops / run.step_seconds * 1e-9,
+              peak > 0 ? 100.0 * flops / run.step_seconds * 1e-9 / peak : 0.0, peak);
+  std::printf("  %-58s %10s %7s\n", "part", "µs/step", "%");
+  for (const std::string& name : run.parts.order()) {
+    const double us = run.parts.total(name) / steps * 1e6;
+    std::printf("  %-58s %10.1f %6.1f%%\n", name.c_str(), us, 100.0 * us / step_us);
+  }
 }
 
 // The update of a vector of weights under bench_optimizer(), in the fused step of
@@ -425,8 +522,23 @@ int main(int argc, char** argv) {
   // the host held the core would flatter every percentage after it, and loosen the ceiling.
   Machine machine;
   machine.store_slots = 1e30;
+  if (o.peak_only) {
+    std::printf("{\"isa\": \"%s\", \"fma_peak_gflops\": %.3f, \"gpt_flops_per_token\": %.0f}\n",
+                std::string(platform::isa_name(platform::active_isa())).c_str(),
+                bench::fma_peak_gflops(platform::active_isa(), o.thread_clock), gpt_flops_per_token(gpt_model()));
+    return 0;
+  }
   const TrainTest data = make_synthetic(4096, 16, 1);
   for (const std::string& kind : o.models) {
+    if (kind == "gpt") {
+      for (int batch : o.batches)
+        for (int r = 0; r < o.repeats; ++r) {
+          machine.peak = std::max(machine.peak, bench::fma_peak_gflops(platform::active_isa(), o.thread_clock));
+          const Run run = gpt_steps(gpt_model(), batch, o.steps > 0 ? o.steps : 40, o);
+          if (r + 1 == o.repeats) report_gpt(gpt_model(), batch, o.steps > 0 ? o.steps : 40, run, machine.peak);
+        }
+      continue;
+    }
     ModelSpec spec;
     spec.kind = kind;
     // Three products per GEMM layer, less the first one's input gradient, which no step computes.
@@ -442,7 +554,7 @@ int main(int argc, char** argv) {
       std::map<int, std::vector<double>> rates;
       for (int r = 0; r < o.repeats; ++r)
         for (int k : o.learners) {
-          machine.peak = std::max(machine.peak, bench::fma_peak_gflops(platform::active_isa()));
+          machine.peak = std::max(machine.peak, bench::fma_peak_gflops(platform::active_isa(), o.thread_clock));
           machine.store_slots = std::min(machine.store_slots, bench::vector_store_slots(platform::active_isa()));
           const Run run = profile(spec, batch, steps, o, data, k);
           rates[k].push_back(k * batch / run.step_seconds);

@@ -258,12 +258,14 @@ struct Avx2Kernel {
 
 // 4 × 24 where 4 divides m and 6 does not (6 × 16 would end in a 2-row tile of a few
 // accumulators), and 4 × 24 also loads less per FMA (7 loads per 12, not 8), unless C is
-// one 16-column tile wide (resnet8's 16 channels) or, on tall C where that 2-row tile is a
-// small part, its rows would end in a lone 8-column vector (32 channels: 24 + 8).
+// one 16-column tile wide (resnet8's 16 channels) or its rows would end in a lone 8-column
+// vector (32 channels: 24 + 8) where 6 × 16's last tile is a small part of C: on tall C,
+// or where it has 4 rows (the attention's per-head products, 64 rows of 32 columns).
 bool four_rows(const GemmArgs& g) {
   if (g.m % 4 != 0 || g.m % 6 == 0 || g.n <= 16) return false;
   const int rest = g.n % 24;
-  return g.m < 96 || rest == 0 || rest > 8;
+  const bool short_last_tile = g.m < 96 && g.m % 6 < 4;
+  return short_last_tile || rest == 0 || rest > 8;
 }
 
 }  // namespace

@@ -3,12 +3,15 @@
 // fused projection [q | k | v] (3·C wide, head h's q at h·d, its k at C + h·d, its v at
 // 2·C + h·d, d = C / heads), the output each token's heads side by side (C wide):
 //   P = softmax(Q·Kᵀ/√d with the future masked out),  O = P·V,  per sample and head.
-// The products run on the GEMM with strides into the fused rows, so nothing is copied.
+// The products run on the GEMM with strides into the fused rows, so nothing is copied,
+// and from 32 tokens in two blocks of rows that skip most of the masked upper triangle.
 // The forward keeps P alone (batch × heads × T × T, the upper triangle unused); the backward
 // writes dP into one T × T scratch per call and turns it into dS in place, so the T × T
 // matrix is held twice in no pass. The projections around it are TokenDense layers.
 #include "learners/aligned_buffer.h"
 #include "learners/layer.h"
+
+#include <vector>
 
 namespace starling {
 
@@ -26,6 +29,7 @@ class CausalAttention final : public Layer {
                 float* dx) override;
 
  private:
+  std::vector<int> blocks() const;  // edges of the blocks of rows the products run in
   float* probabilities(int b, int h) { return p_.data() + (static_cast<std::size_t>(b) * heads_ + h) * context_ * context_; }
   int context_, width_, heads_, head_;
   float scale_;

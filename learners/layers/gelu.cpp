@@ -1,30 +1,25 @@
-// Exact GELU (learners/layers/gelu.h). Scalar erf for now: the vectorized kernel is for the
-// session that tunes the GPT step.
+// Exact GELU (learners/layers/gelu.h) on the vectorized sequence kernels.
 #include "learners/layers/gelu.h"
 
-#include <cmath>
+#include "kernels/sequence_ops.h"
 
 namespace starling {
-namespace {
-
-constexpr float kInvSqrt2 = 0.70710678118654752f;
-constexpr float kInvSqrt2Pi = 0.39894228040143268f;
-
-}  // namespace
 
 void Gelu::forward(kernels::Backend, int batch, const float* x, float* y) {
-  const long n = batch * in_.size();
-  for (long i = 0; i < n; ++i) y[i] = 0.5f * x[i] * (1.f + std::erf(x[i] * kInvSqrt2));
+  const long n = static_cast<long>(batch) * static_cast<long>(in_.size());
+  slope_elements_ = training_ ? n : 0;
+  if (training_) slope_.reserve(static_cast<std::size_t>(n));
+  kernels::gelu_forward(n, x, y, training_ ? slope_.data() : nullptr);
 }
 
+// With the forward's derivative, dx = dy·slope; without one (the forward ran in evaluation
+// mode, or on another batch size), the derivative is taken again from x.
 void Gelu::backward(kernels::Backend, int batch, const float* x, const float*, const float* dy, float* dx) {
   if (!dx) return;
-  const long n = batch * in_.size();
-  for (long i = 0; i < n; ++i) {
-    const float cdf = 0.5f * (1.f + std::erf(x[i] * kInvSqrt2));
-    const float pdf = kInvSqrt2Pi * std::exp(-0.5f * x[i] * x[i]);
-    dx[i] = dy[i] * (cdf + x[i] * pdf);
-  }
+  const long n = static_cast<long>(batch) * static_cast<long>(in_.size());
+  if (slope_elements_ != n) return kernels::gelu_backward(n, x, dy, dx);
+  const float* slope = slope_.data();
+  for (long i = 0; i < n; ++i) dx[i] = dy[i] * slope[i];
 }
 
 }  // namespace starling

@@ -7,6 +7,7 @@
 
 #include "platform/cpu_features.h"
 #include "kernels/ops.h"
+#include "tests/isa_paths.h"
 
 #include <cmath>
 #include <random>
@@ -18,12 +19,7 @@ namespace sp = starling::platform;
 
 namespace {
 
-std::vector<sp::Isa> supported_isas() {
-  std::vector<sp::Isa> out;
-  for (sp::Isa isa : {sp::Isa::scalar, sp::Isa::avx2, sp::Isa::avx512})
-    if (static_cast<int>(isa) <= static_cast<int>(sp::detected_isa())) out.push_back(isa);
-  return out;
-}
+using starling::testing::supported_isas;
 
 std::vector<float> random_vector(std::size_t n, std::mt19937& rng, float mean = 0.f) {
   std::normal_distribution<float> normal(mean, 1.f);

@@ -9,6 +9,7 @@
 
 #include "platform/cpu_features.h"
 #include "kernels/ops.h"
+#include "tests/isa_paths.h"
 
 #include <cmath>
 #include <cstdint>
@@ -26,12 +27,7 @@ namespace {
 
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 
-std::vector<sp::Isa> supported_isas() {
-  std::vector<sp::Isa> out;
-  for (sp::Isa isa : {sp::Isa::scalar, sp::Isa::avx2, sp::Isa::avx512})
-    if (static_cast<int>(isa) <= static_cast<int>(sp::detected_isa())) out.push_back(isa);
-  return out;
-}
+using starling::testing::supported_isas;
 
 std::vector<float> random_vector(std::size_t n, std::mt19937& rng) {
   std::uniform_real_distribution<float> u(-1.f, 1.f);

@@ -23,6 +23,7 @@
 #include "learners/loss.h"
 #include "learners/model.h"
 #include "platform/cpu_features.h"
+#include "tests/isa_paths.h"
 
 #include <cmath>
 #include <array>
@@ -429,14 +430,21 @@ BOOST_AUTO_TEST_CASE(models_with_fused_relus) {
     }
 }
 
+using starling::testing::supported_isas;
+
 // The GPT's layers on sequences {1, T, C}: LayerNorm per token, exact GELU, the learned
-// position embedding, each against finite differences and a double-precision forward.
+// position embedding, each against finite differences (on every ISA path) and a
+// double-precision forward.
 BOOST_AUTO_TEST_CASE(layernorm_gelu_and_position_embedding) {
   std::mt19937_64 rng(21);
   LayerNorm norm(Shape{1, 5, 12});
-  check_layer(norm, 3, Backend::native, rng);
   Gelu gelu(Shape{1, 4, 6});
-  check_layer(gelu, 3, Backend::native, rng);
+  for (platform::Isa isa : supported_isas()) {
+    platform::force_isa(isa);
+    check_layer(norm, 3, Backend::native, rng);
+    check_layer(gelu, 3, Backend::native, rng);
+  }
+  platform::force_isa(platform::detected_isa());
   PositionEmbedding position(5, 4);
   check_layer(position, 3, Backend::native, rng);
 
@@ -535,12 +543,21 @@ std::vector<double> reference_attention(const std::vector<float>& x, int batch, 
 // and causality (a later token's input leaves earlier outputs as they were).
 BOOST_AUTO_TEST_CASE(causal_attention_and_token_dense) {
   std::mt19937_64 rng(23);
+  for (platform::Isa isa : supported_isas()) {  // the causal softmax's ISA paths
+    platform::force_isa(isa);
+    CausalAttention small(5, 8, 2);
+    check_layer(small, 2, Backend::native, rng);
+  }
+  CausalAttention split(34, 4, 2);  // from 32 tokens the products run in two blocks of rows
+  check_layer(split, 1, Backend::native, rng);
+  platform::force_isa(platform::detected_isa());
   for (Backend backend : kBackends) {
     CausalAttention small(5, 8, 2);
     check_layer(small, 2, backend, rng);
     TokenDense dense(5, 6, 9);
     check_layer(dense, 2, backend, rng);
-    for (const auto [t, width, heads] : {std::array<int, 3>{7, 12, 3}, {1, 4, 1}, {13, 20, 5}, {17, 48, 4}}) {
+    for (const auto [t, width, heads] :
+         {std::array<int, 3>{7, 12, 3}, {1, 4, 1}, {13, 20, 5}, {17, 48, 4}, {32, 8, 2}, {45, 12, 3}, {64, 16, 2}}) {
       CausalAttention attention(t, width, heads);
       const int batch = 3;
       std::vector<float> x = random_vector(static_cast<std::size_t>(batch * t * 3 * width), rng);
