@@ -514,6 +514,9 @@ void check_run_and_data(const std::vector<KeyValue>& values, const Config& c) {
     fail(value_of(values, "run.epochs"), "expected run.steps in its place with data.dataset = \"text\" (iterations, as nanoGPT's max_iters)");
   if (c.data.dataset == "text" && !c.node.checkpoint_dir.empty())
     fail(value_of(values, "run.checkpoint_dir"), "expected empty with data.dataset = \"text\": a language model does not checkpoint yet");
+  if (c.data.dataset == "text" && c.node.overlap)
+    fail(value_of(values, "exchange.overlap"), "expected false with data.dataset = \"text\": a language model's peer mixes "
+                                               "between its steps");
   if (c.data.dataset == "text" && c.node.learners != 1)
     fail(value_of(values, "node.learners"), "expected 1 with data.dataset = \"text\": a language model trains one learner per node today");
   if (c.data.path.empty() && c.data.dataset == "text")
