@@ -388,6 +388,9 @@ std::vector<KeySpec> compression_keys() {
      [](V v, Config& c) { c.node.exchange.codec_options.density = v.number; }},
     {"compression.bits", integer(8, 2, 8), "QSGD bits",
      [](V v, Config& c) { c.node.exchange.codec_options.bits = static_cast<int>(v.integer); }},
+    {"compression.value_bits", integer(32, 2, 32),
+     "top-k: bits per value sent, 32 (exact) or 2 (sign and one of two magnitudes, as SparseLoCo)",
+     [](V v, Config& c) { c.node.exchange.codec_options.value_bits = static_cast<int>(v.integer); }},
     {"compression.rank", integer(1, 1, 64), "PowerSGD rank",
      [](V v, Config& c) { c.node.exchange.codec_options.rank = static_cast<int>(v.integer); }},
     {"compression.tau", number(1e-4, 1e-12, 1e6), "threshold: the starting τ (it then steers toward `density`)",
@@ -544,6 +547,9 @@ void check_exchange(const std::vector<KeyValue>& values, const Config& c) {
     fail(value_of(values, "exchange.overlap"), "expected false with exchange.mode = \"async-gossip\", which is asynchronous already");
   if (x.adaptive && x.codec != "topk" && x.codec != "threshold")
     fail(value_of(values, "compression.adaptive"), "needs a codec with a density (\"topk\" or \"threshold\")");
+  const KeyValue& value_bits = value_of(values, "compression.value_bits");
+  if (value_bits.given && x.codec != "topk") fail(value_bits, "expected only with compression.codec = \"topk\"");
+  if (x.codec_options.value_bits != 32 && x.codec_options.value_bits != 2) fail(value_bits, "expected 32 or 2");
   if (x.adaptive_options.min_density > x.adaptive_options.max_density)
     fail(value_of(values, "compression.min_density"), "above compression.max_density");
   if (x.mode == gossip::ExchangeMode::exact_diffusion && x.topology == "one-peer-exponential")
@@ -576,15 +582,19 @@ void check_outer_optimizer(const std::vector<KeyValue>& values, const Config& c)
     if (!averaging && value_of(values, key).given)
       fail(value_of(values, key), "expected only with exchange.mode = \"allreduce\" or \"local-sgd\" (the outer step "
                                   "acts on the peers' all-reduced mean)");
+  if (x.adaptive && (x.outer_lr != 1.0 || x.outer_momentum > 0.0))
+    fail(value_of(values, "compression.adaptive"), "expected false with an outer optimizer (exchange.outer_lr ≠ 1 or "
+                                                   "exchange.outer_momentum > 0): its pseudo-gradients keep a fixed density");
 }
 
 // The algorithms that step from the model the last round returned and carry exact state
 // between rounds. The overlap hands that model back one exchange late, as a correction on
-// later local steps, and a lossy codec would break what they keep: each refuses both.
+// later local steps, and a lossy codec would break what most of them keep: each refuses the
+// overlap, and all but the outer optimizer (which compresses its pseudo-gradients) a codec.
 struct StatefulAlgorithm {
   bool on;
   std::string named;      // how the config turns it on
-  std::string codec_why;  // what a codec would break
+  std::string codec_why;  // what a codec would break; empty: it takes one
 };
 
 void refuse_overlap_and_codecs(const std::vector<KeyValue>& values, const Config& c) {
@@ -598,15 +608,14 @@ void refuse_overlap_and_codecs(const std::vector<KeyValue>& values, const Config
        "its correction by the last round's local change must be exact: the model travels uncompressed"},
       {x.quasi_global_momentum > 0.0, "exchange.quasi_global_momentum > 0", "CHOCO-SGD has no quasi-global momentum"},
       {x.outer_lr != 1.0 || x.outer_momentum > 0.0,
-       "an outer optimizer (exchange.outer_lr ≠ 1 or exchange.outer_momentum > 0)",
-       "the compressed all-reduce sends changes from the last round's mean, which the outer step moves away from"},
+       "an outer optimizer (exchange.outer_lr ≠ 1 or exchange.outer_momentum > 0)", ""},  // its pseudo-gradients take a codec
   };
   for (const StatefulAlgorithm& a : algorithms) {
     if (!a.on) continue;
     if (c.node.overlap)
       fail(value_of(values, "exchange.overlap"),
            "expected false with " + a.named + ", which steps from the mixed model the last round returned");
-    if (x.codec != "none")
+    if (x.codec != "none" && !a.codec_why.empty())
       fail(value_of(values, "compression.codec"), "expected \"none\" with " + a.named + " (" + a.codec_why + ")");
   }
 }

@@ -55,10 +55,12 @@ const Row kAlgorithms[] = {
     {ExchangeMode::exact_diffusion, Variant::plain, false, make<ExactDiffusionSync>},
 };
 
+// An outer optimizer takes its codec along (outer_optimizer_sync.h).
 Variant variant_of(const ExchangeSpec& spec) {
+  if (spec.outer_lr != 1.0 || spec.outer_momentum > 0.0) return Variant::outer_optimizer;
   if (spec.codec != "none") return spec.adaptive ? Variant::adaptive_codec : Variant::codec;
   if (spec.quasi_global_momentum > 0.0) return Variant::quasi_global_momentum;
-  return spec.outer_lr != 1.0 || spec.outer_momentum > 0.0 ? Variant::outer_optimizer : Variant::plain;
+  return Variant::plain;
 }
 
 }  // namespace

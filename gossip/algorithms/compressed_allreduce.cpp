@@ -28,10 +28,12 @@ CompressedAllreduce::CompressedAllreduce(Transport& transport, std::vector<PeerI
   a.first_round = options.first_round;
   first_ = std::make_unique<AllreduceRing>(transport, ring, model, a);
   a.first_round = options.first_round + 1;
-  if (id == protocols::CodecId::fp16 || id == protocols::CodecId::bf16) {
-    kind_ = Kind::half;
+  if (id == protocols::CodecId::fp16 || id == protocols::CodecId::bf16 || id == protocols::CodecId::qsgd) {
+    kind_ = Kind::ring;
     a.wire = id;
-    half_ = std::make_unique<AllreduceRing>(transport, std::move(ring), change_, a);
+    a.wire_options = codec_options;
+    a.wire_options.seed = stream_seed(codec_options.seed, transport.self(), 0);
+    narrow_ = std::make_unique<AllreduceRing>(transport, std::move(ring), change_, a);
   } else if (id == protocols::CodecId::powersgd) {
     kind_ = Kind::powersgd;
     powersgd_ = std::make_unique<PowerSgdAllreduce>(transport, std::move(ring), model.size(), codec_options,
@@ -55,10 +57,10 @@ void CompressedAllreduce::run() {
   }
   for (std::size_t i = 0; i < n; ++i) change_[i] = model_[i] - base_[i];
   switch (kind_) {
-    case Kind::half:
+    case Kind::ring:
       for (std::size_t i = 0; i < n; ++i) change_[i] += residual_[i];
       std::fill(residual_.begin(), residual_.end(), 0.0f);
-      half_->run(residual_);
+      narrow_->run(residual_);
       last_sent_ = n;
       break;
     case Kind::powersgd:
@@ -101,6 +103,16 @@ void CompressedAllreduce::run_gather() {
   for (float& v : change_) v /= p;
 }
 
+void CompressedAllreduce::rebase() { std::copy(model_.begin(), model_.end(), base_.begin()); }
+
+bool CompressedAllreduce::resume(protocols::Span<const float> base, protocols::Span<const float> residual) {
+  if (residual.size() != residual_.size() || base.size() != base_.size()) return false;
+  std::copy(residual.begin(), residual.end(), residual_.begin());
+  std::copy(base.begin(), base.end(), base_.begin());
+  runs_ = std::max<std::uint64_t>(runs_, 1);
+  return true;
+}
+
 void CompressedAllreduce::set_density(double density) {
   if (!(density > 0.0 && density <= 1.0)) STARLING_GOSSIP_THROW(InvalidArgument, "density must lie in (0, 1]");
   codec_options_.density = density;
@@ -110,7 +122,7 @@ void CompressedAllreduce::set_density(double density) {
 std::map<std::string, std::uint64_t> CompressedAllreduce::drops() const {
   std::map<std::string, std::uint64_t> all = first_->drops();
   std::map<std::string, std::uint64_t> more;
-  if (half_) more = half_->drops();
+  if (narrow_) more = narrow_->drops();
   if (powersgd_) more = powersgd_->drops();
   if (gather_) more = gather_->drops();
   for (const auto& [reason, count] : more) all[reason] += count;
