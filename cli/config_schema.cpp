@@ -325,7 +325,8 @@ std::vector<KeySpec> exchange_keys() {
      "a round, a view change, a join or a model hand-over that waits longer fails the run (a round that times out "
      "is first retried in a new view)",
      [](V v, Config& c) { c.node.exchange.timeout = millis(v.number); }},
-    {"exchange.gamma", number(0.5, 0.0, 1.0, kOpen), "CHOCO-SGD consensus step",
+    {"exchange.gamma", number(0.5, 0.0, 1.0, kOpen),
+     "CHOCO-SGD's consensus step; NoLoCo's pull of each outer model toward its partner's (gossip with an outer step)",
      [](V v, Config& c) { c.node.exchange.gamma = v.number; }},
     {"exchange.quasi_global_momentum", number(0.0, 0.0, 0.999999),
      "with `\"gossip\"` (D-PSGD): quasi-global momentum μ (Lin et al. 2021), a momentum of the mixed model's "
@@ -334,10 +335,11 @@ std::vector<KeySpec> exchange_keys() {
     {"exchange.outer_lr", number(1.0, 0.0, 100.0, kOpen),
      "with `\"allreduce\"` or `\"local-sgd\"`: the outer learning rate α of SlowMo/DiLoCo's outer step on the "
      "change since the last synchronisation (see [SlowMo/DiLoCo](algorithms.md#outer-optimizer-slowmo--diloco)); "
-     "1 with `outer_momentum = 0`: plain all-reduce",
+     "1 with `outer_momentum = 0`: plain all-reduce; with `\"gossip\"`, ≠ 1 or with an outer momentum: NoLoCo's "
+     "outer step with one random partner a round (docs/language-models.md)",
      [](V v, Config& c) { c.node.exchange.outer_lr = v.number; }},
     {"exchange.outer_momentum", number(0.0, 0.0, 0.999999),
-     "with `\"allreduce\"` or `\"local-sgd\"`: the outer momentum β; 0: none",
+     "with `\"allreduce\"`, `\"local-sgd\"` or `\"gossip\"` (NoLoCo): the outer momentum β; 0: none",
      [](V v, Config& c) { c.node.exchange.outer_momentum = v.number; }},
     {"exchange.outer_nesterov", flag(true), "the outer momentum as Nesterov's (DiLoCo) rather than heavy ball (SlowMo)",
      [](V v, Config& c) { c.node.exchange.outer_nesterov = v.flag; }},
@@ -574,14 +576,26 @@ void check_quasi_global_momentum(const std::vector<KeyValue>& values, const Conf
     fail(momentum, "expected 0 while optimizer.momentum > 0 (it replaces the local momentum: set that to 0)");
 }
 
-// The outer optimizer: the mean of an all-reduce to step from.
+// The outer optimizer: DiLoCo's on the mean of an all-reduce, or NoLoCo's on a random pair's under gossip.
 void check_outer_optimizer(const std::vector<KeyValue>& values, const Config& c) {
   const auto& x = c.node.exchange;
   const bool averaging = x.mode == gossip::ExchangeMode::allreduce || x.mode == gossip::ExchangeMode::local_sgd;
-  for (const char* key : {"exchange.outer_lr", "exchange.outer_momentum", "exchange.outer_nesterov"})
-    if (!averaging && value_of(values, key).given)
-      fail(value_of(values, key), "expected only with exchange.mode = \"allreduce\" or \"local-sgd\" (the outer step "
-                                  "acts on the peers' all-reduced mean)");
+  const bool gossip = x.mode == gossip::ExchangeMode::gossip;
+  for (const char* key : {"exchange.outer_lr", "exchange.outer_momentum"})
+    if (!averaging && !gossip && value_of(values, key).given)
+      fail(value_of(values, key), "expected only with exchange.mode = \"allreduce\" or \"local-sgd\" (DiLoCo's outer "
+                                  "step on the peers' all-reduced mean) or \"gossip\" (NoLoCo's, on a random pair's)");
+  const KeyValue& nesterov = value_of(values, "exchange.outer_nesterov");
+  if (!averaging && nesterov.given)
+    fail(nesterov, "expected only with exchange.mode = \"allreduce\" or \"local-sgd\" (NoLoCo's outer momentum is its own)");
+  const bool noloco = gossip && (x.outer_lr != 1.0 || x.outer_momentum > 0.0);
+  if (noloco && value_of(values, "exchange.topology").given)
+    fail(value_of(values, "exchange.topology"), "expected none with an outer step over gossip (NoLoCo): its partner "
+                                                "is drawn at random every round");
+  if (noloco && x.codec != "none")
+    fail(value_of(values, "compression.codec"), "expected \"none\" with an outer step over gossip (NoLoCo)");
+  if (noloco && x.quasi_global_momentum > 0.0)
+    fail(value_of(values, "exchange.quasi_global_momentum"), "expected 0 with an outer step over gossip (NoLoCo has its own momentum)");
   if (x.adaptive && (x.outer_lr != 1.0 || x.outer_momentum > 0.0))
     fail(value_of(values, "compression.adaptive"), "expected false with an outer optimizer (exchange.outer_lr ≠ 1 or "
                                                    "exchange.outer_momentum > 0): its pseudo-gradients keep a fixed density");
@@ -647,12 +661,13 @@ void resolve_dependent_defaults(std::vector<KeyValue>& values) {
 // Robust aggregation and attackers (issue 33): where they run, and what a topology can hold.
 void check_byzantine(const std::vector<KeyValue>& values, const Config& c) {
   const auto& x = c.node.exchange;
-  const bool dpsgd = x.mode == gossip::ExchangeMode::gossip && x.codec == "none" && x.quasi_global_momentum == 0.0;
+  const bool dpsgd = x.mode == gossip::ExchangeMode::gossip && x.codec == "none" && x.quasi_global_momentum == 0.0 &&
+                     x.outer_lr == 1.0 && x.outer_momentum == 0.0;
   const bool pairwise = x.mode == gossip::ExchangeMode::async_gossip;
   const KeyValue& aggregator = value_of(values, "exchange.aggregator");
   if (x.aggregator.kind != gossip::Aggregator::mean && !dpsgd && !pairwise)
-    fail(aggregator, "expected \"mean\" unless exchange.mode = \"gossip\" without a codec or quasi-global momentum "
-                     "(D-PSGD), or \"clipped\" under \"async-gossip\"");
+    fail(aggregator, "expected \"mean\" unless exchange.mode = \"gossip\" without a codec, quasi-global momentum or "
+                     "an outer step (D-PSGD), or \"clipped\" under \"async-gossip\"");
   if (pairwise && x.aggregator.kind != gossip::Aggregator::mean && x.aggregator.kind != gossip::Aggregator::clipped)
     fail(aggregator, "expected \"mean\" or \"clipped\" with exchange.mode = \"async-gossip\" (a median or trimmed "
                      "mean of a pair is its mean)");
@@ -666,8 +681,8 @@ void check_byzantine(const std::vector<KeyValue>& values, const Config& c) {
   for (const PeerEntry& p : c.peers) {
     attackers.push_back(p.attack.on());
     if (p.attack.on() && !dpsgd)
-      throw ConfigError(p.attack_at + ": expected \"none\" unless exchange.mode = \"gossip\" without a codec or "
-                                      "quasi-global momentum (attackers run in D-PSGD's rounds only)");
+      throw ConfigError(p.attack_at + ": expected \"none\" unless exchange.mode = \"gossip\" without a codec, "
+                                      "quasi-global momentum or an outer step (attackers run in D-PSGD's rounds only)");
   }
   if (!dpsgd || c.peers.empty()) return;
   gossip::TopologyOptions options;

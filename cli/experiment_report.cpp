@@ -206,14 +206,25 @@ std::string table_of(const ExperimentSpec& spec, const std::vector<Row>& rows, c
   return t.str();
 }
 
+// The row a text variant is compared with: the baseline, or for a variant on another split
+// than the baseline's, the first variant on that split.
+const Row& reference_of(const Row& row, const std::vector<Row>& rows, const Row& baseline) {
+  const auto split = [](const Row& r) { return r.variant->config.data.partition.kind; };
+  if (baseline.variant == nullptr || split(row) == split(baseline)) return baseline;
+  for (const Row& r : rows)
+    if (split(r) == split(row)) return r;
+  return baseline;
+}
+
 // A language model's table: validation bits per byte where accuracy stands, and each
-// variant's bits per byte and bytes against the baseline's.
-std::string text_table_of(const std::vector<Row>& rows, const Row& baseline) {
+// variant's bits per byte and bytes against its reference's (reference_of).
+std::string text_table_of(const std::vector<Row>& rows, const Row& baseline_of_all) {
   std::ostringstream t;
   t << "| variant | setup | val bpb (mean / worst) | vs baseline | wall | tokens/s | sent (all peers) | "
        "fewer bytes than baseline | identical |\n|---|---|---|---|---|---|---|---|---|\n";
-  const bool has_baseline = baseline.finished > 0;
   for (const auto& r : rows) {
+    const Row& baseline = reference_of(r, rows, baseline_of_all);
+    const bool has_baseline = baseline.finished > 0;
     t << "| " << r.variant->name << " | " << setup_of(*r.variant) << " | ";
     if (r.finished == 0) {
       t << "failed (see runs/" << r.variant->name << "/log.txt) | | | | | | |\n";
@@ -310,7 +321,8 @@ void write_markdown(const ExperimentSpec& spec, const std::string& table, const 
     md << "\nVal bpb: validation bits per byte of each peer's model after the last step, the mean and the worst over "
           "the peers. Vs baseline: the mean's difference from the baseline's. Tokens/s: all peers' training tokens "
           "over the wall time. Sent: bytes all peers put on the network; fewer bytes: the baseline's over the "
-          "variant's. Identical: every peer ended with the same model bits.\n\n";
+          "variant's. A variant on another split than the baseline's is compared with the first variant on its "
+          "split. Identical: every peer ended with the same model bits.\n\n";
   else md
      << "\nTest accuracy is that of each peer's node model after the last epoch (mean and minimum over the honest peers; attacking peers, docs/byzantine.md, are counted apart). "
         "Time to target: the wall time at which the slowest peer first evaluated at or above the target "

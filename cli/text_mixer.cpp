@@ -17,6 +17,9 @@ void PeerMixer::start(Model& model) {
   spec_.tensor_sizes = model.tensor_sizes();
   exchange_ = std::make_unique<gossip::PeerExchange>(spec_, protocols::Span<float>{model.params(), model.param_count()});
   if (exchange_->start(0)) cannot_move("at start");
+  // A round on the models as drawn, alike everywhere: DiLoCo's x₀ is the initial model, and
+  // a compressed all-reduce finds its common model without sending it.
+  mix(0, 0.0);
 }
 
 void PeerMixer::mix(int64_t step, double compute_seconds) {

@@ -2,7 +2,8 @@
 // A language model's peer in a job: the text loop's ModelMixer (learners/text_trainer.h) over
 // gossip::PeerExchange, which mixes the model in place with the other peers' by the
 // configured exchange (any synchronous mode or async gossip, with or without a codec or an
-// outer optimizer). A peer of a text job starts with the others and cannot join one running:
+// outer optimizer). Its first round runs at start, on the initial model (the same on every
+// peer: the same seed draws it). A peer of a text job starts with the others and cannot join one running:
 // a start or an exchange that would move it to another position throws std::runtime_error.
 #include "gossip/peer_exchange.h"
 #include "learners/text_trainer.h"

@@ -14,8 +14,10 @@
 //                codec keeping in r_i what it did not send); the payloads, of different
 //                sizes on every peer, go around by a ring all-gather (RingAllgather); every
 //                peer decodes all of them in rank order into the same sum.
-// The first run() is a plain fp32 ring all-reduce of the models themselves, which makes
-// base identical on every peer whether or not they started from the same model. A caller
+// The first run() makes base identical on every peer: when their models are already the
+// same bits (a job's start, every peer having drawn the same initial model), found by two
+// all-reduces of a few floats (a hash of each model, then every peer's verdict), it sends
+// nothing more; otherwise it is a plain fp32 ring all-reduce of the models themselves. A caller
 // that moves the common model after a run, alike on every peer (an outer optimizer's step),
 // says so with rebase(), so that the next changes are taken from where it moved it.
 //
@@ -82,6 +84,7 @@ class CompressedAllreduce {
   enum class Kind { ring, powersgd, gather };
 
   void run_gather();
+  bool same_models_everywhere();
 
   Transport& transport_;
   protocols::Span<float> model_;
@@ -94,6 +97,8 @@ class CompressedAllreduce {
   std::vector<float> change_;    // Δ_i, then the mean change
   std::vector<float> residual_;  // r_i
   std::unique_ptr<AllreduceRing> first_;  // the uncompressed first run, on the model
+  std::vector<float> hash_lanes_, verdict_;  // the first run's check that the models agree
+  std::unique_ptr<AllreduceRing> hash_ring_, verdict_ring_;
   std::unique_ptr<AllreduceRing> narrow_;  // Kind::ring
   std::unique_ptr<PowerSgdAllreduce> powersgd_;
   std::unique_ptr<RingAllgather> gather_;

@@ -453,3 +453,29 @@ BOOST_AUTO_TEST_CASE(bad_setup_is_rejected) {
   CompressedAllreduce ok(group.at(0), group.ids(), v, "topk");
   BOOST_CHECK_THROW(ok.set_density(0.0), InvalidArgument);
 }
+
+// A first run on models that are already the same bits everywhere keeps them and sends
+// only the check (two all-reduces of a few floats); one differing peer, in any place,
+// makes every peer run the fp32 all-reduce, and all end with the mean.
+BOOST_DATA_TEST_CASE(a_first_run_on_models_that_agree_sends_only_the_check, data::make({-1, 0, 2}), differing) {
+  const int p = 3;
+  Setup s;
+  s.codec = "qsgd";
+  s.options.bits = 4;
+  PeerGroup group(p);
+  group.connect_ring();
+  Exchange ex(group, s);
+  const std::vector<float> common = random_vector(5, s.length, 1.0f);
+  const std::vector<std::uint64_t> sent = ex.run([&](int r, std::vector<float>& x) {
+    x = common;
+    if (r == differing) x[17] += 1.0f;
+  });
+  check_identical(ex, "after the first run");
+  if (differing < 0) {
+    BOOST_TEST(ex.models()[0] == common, boost::test_tools::per_element());
+    BOOST_TEST(sent[0] < 1000u);  // two tiny rings' frames, not 3000 floats
+  } else {
+    BOOST_TEST(ex.models()[0][17] == common[17] + 1.0f / 3.0f, boost::test_tools::tolerance(1e-6f));
+    BOOST_TEST(sent[0] > 3000u * 4u);
+  }
+}
