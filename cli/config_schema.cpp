@@ -383,8 +383,9 @@ std::vector<KeySpec> exchange_keys() {
 std::vector<KeySpec> compression_keys() {
   return {
     {"compression.codec", choice_of(protocols::kCodecNames),
-     "with gossip CHOCO-SGD; with allreduce/local-sgd fp16/bf16 in the ring, PowerSGD as a low-rank reduce, the "
-     "others as an all-gather of compressed changes with error feedback",
+     "with gossip CHOCO-SGD; with allreduce/local-sgd fp16/bf16/qsgd in the ring, PowerSGD as a low-rank reduce, the "
+     "others as an all-gather of compressed changes with error feedback; with an outer step (DiLoCo) its "
+     "pseudo-gradients compressed so",
      [](V v, Config& c) { c.node.exchange.codec = v.text; }},
     {"compression.density", number(0.01, 0.0, 1.0, kOpen), "top-k/threshold: the fraction of values sent",
      [](V v, Config& c) { c.node.exchange.codec_options.density = v.number; }},
