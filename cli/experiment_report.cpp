@@ -151,11 +151,15 @@ std::string setup_of(const Variant& v) {
   if (v.system == "torch-ddp") return "PyTorch DDP (gloo), " + std::to_string(peers) + " processes" + batch + partition_of(c);
   if (x.mode == gossip::ExchangeMode::none) return "one node, " + learners_of(c) + batch + partition_of(c);
   std::ostringstream out;
+  const bool outer = x.outer_lr != 1.0 || x.outer_momentum > 0.0;
+  const bool noloco = outer && x.mode == gossip::ExchangeMode::gossip;
   out << gossip::exchange_mode_name(x.mode);
-  if (gossip::uses_topology(x.mode)) out << " " << x.topology;
-  if (x.mode == gossip::ExchangeMode::local_sgd) out << " every " << c.node.period;
-  if (x.outer_lr != 1.0 || x.outer_momentum > 0.0)
-    out << ", outer lr " << x.outer_lr << (x.outer_nesterov ? " Nesterov " : " momentum ") << x.outer_momentum;
+  if (noloco) out << " NoLoCo (random pairs)";
+  else if (gossip::uses_topology(x.mode)) out << " " << x.topology;
+  if (x.mode == gossip::ExchangeMode::local_sgd || (noloco && c.node.period > 1)) out << " every " << c.node.period;
+  if (outer)
+    out << ", outer lr " << x.outer_lr << (x.outer_nesterov && !noloco ? " Nesterov " : " momentum ") << x.outer_momentum;
+  if (noloco) out << " γ " << x.gamma;
   if (x.codec != "none") out << ", " << codec_of(x);
   if (c.node.overlap) out << ", overlapped";
   out << ", " << peers << " peers × " << learners_of(c) << batch << partition_of(c);
