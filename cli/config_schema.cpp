@@ -325,7 +325,8 @@ std::vector<KeySpec> exchange_keys() {
      "a round, a view change, a join or a model hand-over that waits longer fails the run (a round that times out "
      "is first retried in a new view)",
      [](V v, Config& c) { c.node.exchange.timeout = millis(v.number); }},
-    {"exchange.gamma", number(0.5, 0.0, 1.0, kOpen), "CHOCO-SGD consensus step",
+    {"exchange.gamma", number(0.5, 0.0, 1.0, kOpen),
+     "CHOCO-SGD's consensus step; NoLoCo's pull of each outer model toward its partner's (gossip with an outer step)",
      [](V v, Config& c) { c.node.exchange.gamma = v.number; }},
     {"exchange.quasi_global_momentum", number(0.0, 0.0, 0.999999),
      "with `\"gossip\"` (D-PSGD): quasi-global momentum μ (Lin et al. 2021), a momentum of the mixed model's "
@@ -334,10 +335,11 @@ std::vector<KeySpec> exchange_keys() {
     {"exchange.outer_lr", number(1.0, 0.0, 100.0, kOpen),
      "with `\"allreduce\"` or `\"local-sgd\"`: the outer learning rate α of SlowMo/DiLoCo's outer step on the "
      "change since the last synchronisation (see [SlowMo/DiLoCo](algorithms.md#outer-optimizer-slowmo--diloco)); "
-     "1 with `outer_momentum = 0`: plain all-reduce",
+     "1 with `outer_momentum = 0`: plain all-reduce; with `\"gossip\"`, ≠ 1 or with an outer momentum: NoLoCo's "
+     "outer step with one random partner a round (docs/language-models.md)",
      [](V v, Config& c) { c.node.exchange.outer_lr = v.number; }},
     {"exchange.outer_momentum", number(0.0, 0.0, 0.999999),
-     "with `\"allreduce\"` or `\"local-sgd\"`: the outer momentum β; 0: none",
+     "with `\"allreduce\"`, `\"local-sgd\"` or `\"gossip\"` (NoLoCo): the outer momentum β; 0: none",
      [](V v, Config& c) { c.node.exchange.outer_momentum = v.number; }},
     {"exchange.outer_nesterov", flag(true), "the outer momentum as Nesterov's (DiLoCo) rather than heavy ball (SlowMo)",
      [](V v, Config& c) { c.node.exchange.outer_nesterov = v.flag; }},
@@ -385,13 +387,17 @@ std::vector<KeySpec> exchange_keys() {
 std::vector<KeySpec> compression_keys() {
   return {
     {"compression.codec", choice_of(protocols::kCodecNames),
-     "with gossip CHOCO-SGD; with allreduce/local-sgd fp16/bf16 in the ring, PowerSGD as a low-rank reduce, the "
-     "others as an all-gather of compressed changes with error feedback",
+     "with gossip CHOCO-SGD; with allreduce/local-sgd fp16/bf16/qsgd in the ring, PowerSGD as a low-rank reduce, the "
+     "others as an all-gather of compressed changes with error feedback; with an outer step (DiLoCo) its "
+     "pseudo-gradients compressed so",
      [](V v, Config& c) { c.node.exchange.codec = v.text; }},
     {"compression.density", number(0.01, 0.0, 1.0, kOpen), "top-k/threshold: the fraction of values sent",
      [](V v, Config& c) { c.node.exchange.codec_options.density = v.number; }},
     {"compression.bits", integer(8, 2, 8), "QSGD bits",
      [](V v, Config& c) { c.node.exchange.codec_options.bits = static_cast<int>(v.integer); }},
+    {"compression.value_bits", integer(32, 2, 32),
+     "top-k: bits per value sent, 32 (exact) or 2 (sign and one of two magnitudes, as SparseLoCo)",
+     [](V v, Config& c) { c.node.exchange.codec_options.value_bits = static_cast<int>(v.integer); }},
     {"compression.rank", integer(1, 1, 64), "PowerSGD rank",
      [](V v, Config& c) { c.node.exchange.codec_options.rank = static_cast<int>(v.integer); }},
     {"compression.tau", number(1e-4, 1e-12, 1e6), "threshold: the starting τ (it then steers toward `density`)",
@@ -519,6 +525,9 @@ void check_run_and_data(const std::vector<KeyValue>& values, const Config& c) {
   if (c.data.dataset == "text" && !c.node.checkpoint_dir.empty() && !c.peers.empty())
     fail(value_of(values, "run.checkpoint_dir"),
          "expected empty with data.dataset = \"text\" and [[peer]] entries: a language model checkpoints on one node only");
+  if (c.data.dataset == "text" && c.node.overlap)
+    fail(value_of(values, "exchange.overlap"), "expected false with data.dataset = \"text\": a language model's peer mixes "
+                                               "between its steps");
   if (c.data.dataset == "text" && c.node.learners != 1)
     fail(value_of(values, "node.learners"), "expected 1 with data.dataset = \"text\": a language model trains one learner per node today");
   if (c.data.path.empty() && c.data.dataset == "text")
@@ -546,6 +555,9 @@ void check_exchange(const std::vector<KeyValue>& values, const Config& c) {
     fail(value_of(values, "exchange.overlap"), "expected false with exchange.mode = \"async-gossip\", which is asynchronous already");
   if (x.adaptive && x.codec != "topk" && x.codec != "threshold")
     fail(value_of(values, "compression.adaptive"), "needs a codec with a density (\"topk\" or \"threshold\")");
+  const KeyValue& value_bits = value_of(values, "compression.value_bits");
+  if (value_bits.given && x.codec != "topk") fail(value_bits, "expected only with compression.codec = \"topk\"");
+  if (x.codec_options.value_bits != 32 && x.codec_options.value_bits != 2) fail(value_bits, "expected 32 or 2");
   if (x.adaptive_options.min_density > x.adaptive_options.max_density)
     fail(value_of(values, "compression.min_density"), "above compression.max_density");
   if (x.mode == gossip::ExchangeMode::exact_diffusion && x.topology == "one-peer-exponential")
@@ -570,23 +582,39 @@ void check_quasi_global_momentum(const std::vector<KeyValue>& values, const Conf
     fail(momentum, "expected 0 while optimizer.momentum > 0 (it replaces the local momentum: set that to 0)");
 }
 
-// The outer optimizer: the mean of an all-reduce to step from.
+// The outer optimizer: DiLoCo's on the mean of an all-reduce, or NoLoCo's on a random pair's under gossip.
 void check_outer_optimizer(const std::vector<KeyValue>& values, const Config& c) {
   const auto& x = c.node.exchange;
   const bool averaging = x.mode == gossip::ExchangeMode::allreduce || x.mode == gossip::ExchangeMode::local_sgd;
-  for (const char* key : {"exchange.outer_lr", "exchange.outer_momentum", "exchange.outer_nesterov"})
-    if (!averaging && value_of(values, key).given)
-      fail(value_of(values, key), "expected only with exchange.mode = \"allreduce\" or \"local-sgd\" (the outer step "
-                                  "acts on the peers' all-reduced mean)");
+  const bool gossip = x.mode == gossip::ExchangeMode::gossip;
+  for (const char* key : {"exchange.outer_lr", "exchange.outer_momentum"})
+    if (!averaging && !gossip && value_of(values, key).given)
+      fail(value_of(values, key), "expected only with exchange.mode = \"allreduce\" or \"local-sgd\" (DiLoCo's outer "
+                                  "step on the peers' all-reduced mean) or \"gossip\" (NoLoCo's, on a random pair's)");
+  const KeyValue& nesterov = value_of(values, "exchange.outer_nesterov");
+  if (!averaging && nesterov.given)
+    fail(nesterov, "expected only with exchange.mode = \"allreduce\" or \"local-sgd\" (NoLoCo's outer momentum is its own)");
+  const bool noloco = gossip && (x.outer_lr != 1.0 || x.outer_momentum > 0.0);
+  if (noloco && value_of(values, "exchange.topology").given)
+    fail(value_of(values, "exchange.topology"), "expected none with an outer step over gossip (NoLoCo): its partner "
+                                                "is drawn at random every round");
+  if (noloco && x.codec != "none")
+    fail(value_of(values, "compression.codec"), "expected \"none\" with an outer step over gossip (NoLoCo)");
+  if (noloco && x.quasi_global_momentum > 0.0)
+    fail(value_of(values, "exchange.quasi_global_momentum"), "expected 0 with an outer step over gossip (NoLoCo has its own momentum)");
+  if (x.adaptive && (x.outer_lr != 1.0 || x.outer_momentum > 0.0))
+    fail(value_of(values, "compression.adaptive"), "expected false with an outer optimizer (exchange.outer_lr ≠ 1 or "
+                                                   "exchange.outer_momentum > 0): its pseudo-gradients keep a fixed density");
 }
 
 // The algorithms that step from the model the last round returned and carry exact state
 // between rounds. The overlap hands that model back one exchange late, as a correction on
-// later local steps, and a lossy codec would break what they keep: each refuses both.
+// later local steps, and a lossy codec would break what most of them keep: each refuses the
+// overlap, and all but the outer optimizer (which compresses its pseudo-gradients) a codec.
 struct StatefulAlgorithm {
   bool on;
   std::string named;      // how the config turns it on
-  std::string codec_why;  // what a codec would break
+  std::string codec_why;  // what a codec would break; empty: it takes one
 };
 
 void refuse_overlap_and_codecs(const std::vector<KeyValue>& values, const Config& c) {
@@ -600,15 +628,14 @@ void refuse_overlap_and_codecs(const std::vector<KeyValue>& values, const Config
        "its correction by the last round's local change must be exact: the model travels uncompressed"},
       {x.quasi_global_momentum > 0.0, "exchange.quasi_global_momentum > 0", "CHOCO-SGD has no quasi-global momentum"},
       {x.outer_lr != 1.0 || x.outer_momentum > 0.0,
-       "an outer optimizer (exchange.outer_lr ≠ 1 or exchange.outer_momentum > 0)",
-       "the compressed all-reduce sends changes from the last round's mean, which the outer step moves away from"},
+       "an outer optimizer (exchange.outer_lr ≠ 1 or exchange.outer_momentum > 0)", ""},  // its pseudo-gradients take a codec
   };
   for (const StatefulAlgorithm& a : algorithms) {
     if (!a.on) continue;
     if (c.node.overlap)
       fail(value_of(values, "exchange.overlap"),
            "expected false with " + a.named + ", which steps from the mixed model the last round returned");
-    if (x.codec != "none")
+    if (x.codec != "none" && !a.codec_why.empty())
       fail(value_of(values, "compression.codec"), "expected \"none\" with " + a.named + " (" + a.codec_why + ")");
   }
 }
@@ -640,12 +667,13 @@ void resolve_dependent_defaults(std::vector<KeyValue>& values) {
 // Robust aggregation and attackers (issue 33): where they run, and what a topology can hold.
 void check_byzantine(const std::vector<KeyValue>& values, const Config& c) {
   const auto& x = c.node.exchange;
-  const bool dpsgd = x.mode == gossip::ExchangeMode::gossip && x.codec == "none" && x.quasi_global_momentum == 0.0;
+  const bool dpsgd = x.mode == gossip::ExchangeMode::gossip && x.codec == "none" && x.quasi_global_momentum == 0.0 &&
+                     x.outer_lr == 1.0 && x.outer_momentum == 0.0;
   const bool pairwise = x.mode == gossip::ExchangeMode::async_gossip;
   const KeyValue& aggregator = value_of(values, "exchange.aggregator");
   if (x.aggregator.kind != gossip::Aggregator::mean && !dpsgd && !pairwise)
-    fail(aggregator, "expected \"mean\" unless exchange.mode = \"gossip\" without a codec or quasi-global momentum "
-                     "(D-PSGD), or \"clipped\" under \"async-gossip\"");
+    fail(aggregator, "expected \"mean\" unless exchange.mode = \"gossip\" without a codec, quasi-global momentum or "
+                     "an outer step (D-PSGD), or \"clipped\" under \"async-gossip\"");
   if (pairwise && x.aggregator.kind != gossip::Aggregator::mean && x.aggregator.kind != gossip::Aggregator::clipped)
     fail(aggregator, "expected \"mean\" or \"clipped\" with exchange.mode = \"async-gossip\" (a median or trimmed "
                      "mean of a pair is its mean)");
@@ -665,8 +693,8 @@ void check_byzantine(const std::vector<KeyValue>& values, const Config& c) {
   for (const PeerEntry& p : c.peers) {
     attackers.push_back(p.attack.on());
     if (p.attack.on() && !dpsgd)
-      throw ConfigError(p.attack_at + ": expected \"none\" unless exchange.mode = \"gossip\" without a codec or "
-                                      "quasi-global momentum (attackers run in D-PSGD's rounds only)");
+      throw ConfigError(p.attack_at + ": expected \"none\" unless exchange.mode = \"gossip\" without a codec, "
+                                      "quasi-global momentum or an outer step (attackers run in D-PSGD's rounds only)");
   }
   if (!dpsgd || c.peers.empty()) return;
   gossip::TopologyOptions options;

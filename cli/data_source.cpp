@@ -35,11 +35,8 @@ TextCorpus load_text(const Config& config) {
 
 TrainTest load_data(const Config& config) {
   const DataOptions& d = config.data;
-  if (d.dataset == "text") {
-    load_text(config);
-    throw ConfigError(d.dataset_at + ": \"text\" trains one node (`starling train`); language models across peers "
-                      "are still to come (docs/language-models.md)");
-  }
+  if (d.dataset == "text")  // a caller that reads text reads it with load_text
+    throw std::logic_error(d.dataset_at + ": load_data on \"text\"");
   if (d.dataset == "synthetic")
     return make_synthetic(static_cast<uint32_t>(d.synthetic_train), static_cast<uint32_t>(d.synthetic_test),
                           config.run.seed);

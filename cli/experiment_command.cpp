@@ -7,6 +7,7 @@
 #include "cli/launch_command.h"
 #include "cli/process.h"
 #include "cli/progress.h"
+#include "cli/text_train.h"
 #include "cli/train_command.h"
 
 #include <fcntl.h>
@@ -169,8 +170,10 @@ RunOutcome run_variant_once(const Variant& v, int repeat, int index, int count, 
 
 // DIR/metrics.csv: every run's per-peer CSV, in long format behind variant, repeat, system, peer.
 void merge_metrics(const std::vector<VariantOutcome>& outcomes, const std::string& out) {
+  const bool text = !outcomes.empty() && outcomes.front().variant->config.data.dataset == "text";
+  const std::string columns = text ? kTextMetricsColumns : kMetricsColumns;
   std::ofstream csv(out + "/metrics.csv");
-  csv << "variant,repeat,system,peer," << kMetricsColumns << "\n";
+  csv << "variant,repeat,system,peer," << columns << "\n";
   static const std::regex kPeer(R"(-peer(\d+)\.metrics\.csv$)");
   for (const auto& o : outcomes)
     for (const auto& run : o.runs) {
@@ -182,7 +185,7 @@ void merge_metrics(const std::vector<VariantOutcome>& outcomes, const std::strin
         const std::string peer = std::regex_search(path, m, kPeer) ? m[1].str() : "0";
         std::ifstream in(path);
         std::string line;
-        if (!std::getline(in, line) || line != kMetricsColumns) {
+        if (!std::getline(in, line) || line != columns) {
           spdlog::warn("{}: unexpected columns; left out of metrics.csv", path);
           continue;
         }
@@ -216,6 +219,14 @@ void check_prerequisites(const ExperimentSpec& spec) {
 void check_partitions(const ExperimentSpec& spec) {
   for (const auto& v : spec.variants) {
     if (v.config.data.partition.kind == PartitionKind::iid) continue;
+    if (v.config.data.dataset == "text") {  // the split is a function of the files alone
+      try {
+        partition_text_peers(v.config, load_text(v.config));
+      } catch (const ConfigError& e) {
+        throw ConfigError(spec.source + ": variant '" + v.name + "': " + e.what());
+      }
+      continue;
+    }
     TrainTest data;
     try {
       data = load_data(v.config);

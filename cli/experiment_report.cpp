@@ -30,7 +30,8 @@ struct Row {
 
 const std::vector<std::string> kFields{"epochs", "samples", "wall_seconds", "samples_per_second", "train_loss",
                                        "test_accuracy", "test_accuracy_min", "bytes_sent", "bytes_received",
-                                       "compute_seconds", "exchange_seconds", "attackers", "attackers_test_accuracy"};
+                                       "compute_seconds", "exchange_seconds", "attackers", "attackers_test_accuracy",
+                                       "val_bpb", "val_bpb_max", "tokens"};
 
 Row fold(const VariantOutcome& o) {
   Row row;
@@ -134,6 +135,7 @@ std::string codec_of(const gossip::ExchangeSpec& x) {
   out << x.codec;
   const auto& o = x.codec_options;
   if (x.codec == "topk" || x.codec == "threshold") out << " " << o.density * 100 << "%";
+  if (x.codec == "topk" && o.value_bits != 32) out << " " << o.value_bits << "-bit values";
   if (x.codec == "qsgd") out << " " << o.bits << "-bit";
   if (x.codec == "powersgd") out << " rank " << o.rank;
   if (x.adaptive) out << " adaptive";
@@ -149,9 +151,15 @@ std::string setup_of(const Variant& v) {
   if (v.system == "torch-ddp") return "PyTorch DDP (gloo), " + std::to_string(peers) + " processes" + batch + partition_of(c);
   if (x.mode == gossip::ExchangeMode::none) return "one node, " + learners_of(c) + batch + partition_of(c);
   std::ostringstream out;
+  const bool outer = x.outer_lr != 1.0 || x.outer_momentum > 0.0;
+  const bool noloco = outer && x.mode == gossip::ExchangeMode::gossip;
   out << gossip::exchange_mode_name(x.mode);
-  if (gossip::uses_topology(x.mode)) out << " " << x.topology;
-  if (x.mode == gossip::ExchangeMode::local_sgd) out << " every " << c.node.period;
+  if (noloco) out << " NoLoCo (random pairs)";
+  else if (gossip::uses_topology(x.mode)) out << " " << x.topology;
+  if (x.mode == gossip::ExchangeMode::local_sgd || (noloco && c.node.period > 1)) out << " every " << c.node.period;
+  if (outer)
+    out << ", outer lr " << x.outer_lr << (x.outer_nesterov && !noloco ? " Nesterov " : " momentum ") << x.outer_momentum;
+  if (noloco) out << " γ " << x.gamma;
   if (x.codec != "none") out << ", " << codec_of(x);
   if (c.node.overlap) out << ", overlapped";
   out << ", " << peers << " peers × " << learners_of(c) << batch << partition_of(c);
@@ -197,6 +205,43 @@ std::string table_of(const ExperimentSpec& spec, const std::vector<Row>& rows, c
       << (s ? fixed(*s, 2) + "×" : std::string("—")) << " | " << fixed(m("wall_seconds"), 1) << " s | "
       << fixed(m("samples_per_second"), 0) << " | " << bytes_text(m("bytes_sent")) << " | "
       << fixed(m("bytes_sent") / std::max(1.0, m("samples")), 0) << " | " << (r.identical ? "yes" : "no")
+      << (r.finished < r.runs ? " (" + std::to_string(r.runs - r.finished) + " run(s) failed)" : std::string()) << " |\n";
+  }
+  return t.str();
+}
+
+// The row a text variant is compared with: the baseline, or for a variant on another split
+// than the baseline's, the first variant on that split.
+const Row& reference_of(const Row& row, const std::vector<Row>& rows, const Row& baseline) {
+  const auto split = [](const Row& r) { return r.variant->config.data.partition.kind; };
+  if (baseline.variant == nullptr || split(row) == split(baseline)) return baseline;
+  for (const Row& r : rows)
+    if (split(r) == split(row)) return r;
+  return baseline;
+}
+
+// A language model's table: validation bits per byte where accuracy stands, and each
+// variant's bits per byte and bytes against its reference's (reference_of).
+std::string text_table_of(const std::vector<Row>& rows, const Row& baseline_of_all) {
+  std::ostringstream t;
+  t << "| variant | setup | val bpb (mean / worst) | vs baseline | wall | tokens/s | sent (all peers) | "
+       "fewer bytes than baseline | identical |\n|---|---|---|---|---|---|---|---|---|\n";
+  for (const auto& r : rows) {
+    const Row& baseline = reference_of(r, rows, baseline_of_all);
+    const bool has_baseline = baseline.finished > 0;
+    t << "| " << r.variant->name << " | " << setup_of(*r.variant) << " | ";
+    if (r.finished == 0) {
+      t << "failed (see runs/" << r.variant->name << "/log.txt) | | | | | | |\n";
+      continue;
+    }
+    const auto m = [&](const char* key) { return r.mean.at(key); };
+    const auto b = [&](const char* key) { return baseline.mean.at(key); };
+    const double tokens_per_second = m("tokens") / std::max(1e-9, m("wall_seconds"));
+    t << fixed(m("val_bpb"), 4) << " / " << fixed(m("val_bpb_max"), 4) << " | "
+      << (has_baseline ? fixed(100.0 * (m("val_bpb") / b("val_bpb") - 1.0), 2) + " %" : std::string("—")) << " | "
+      << fixed(m("wall_seconds"), 1) << " s | " << fixed(tokens_per_second, 0) << " | " << bytes_text(m("bytes_sent")) << " | "
+      << (has_baseline && m("bytes_sent") > 0 ? fixed(b("bytes_sent") / m("bytes_sent"), 1) + "×" : std::string("—")) << " | "
+      << (r.identical ? "yes" : "no")
       << (r.finished < r.runs ? " (" + std::to_string(r.runs - r.finished) + " run(s) failed)" : std::string()) << " |\n";
   }
   return t.str();
@@ -274,7 +319,15 @@ void write_markdown(const ExperimentSpec& spec, const std::string& table, const 
   if (!spec.description.empty()) md << spec.description << "\n\n";
   md << "Run " << now_text() << " from `" << spec.source << "`. Target test accuracy " << spec.target_accuracy
      << "; baseline `" << spec.baseline << "`. Machine:\n\n```json\n" << host.str() << "\n```\n\n";
-  md << "## Results\n\n" << table
+  const bool text = !spec.variants.empty() && spec.variants.front().config.data.dataset == "text";
+  md << "## Results\n\n" << table;
+  if (text)
+    md << "\nVal bpb: validation bits per byte of each peer's model after the last step, the mean and the worst over "
+          "the peers. Vs baseline: the mean's difference from the baseline's. Tokens/s: all peers' training tokens "
+          "over the wall time. Sent: bytes all peers put on the network; fewer bytes: the baseline's over the "
+          "variant's. A variant on another split than the baseline's is compared with the first variant on its "
+          "split. Identical: every peer ended with the same model bits.\n\n";
+  else md
      << "\nTest accuracy is that of each peer's node model after the last epoch (mean and minimum over the honest peers; attacking peers, docs/byzantine.md, are counted apart). "
         "Time to target: the wall time at which the slowest peer first evaluated at or above the target "
         "(mean over repeats). Speedup: the baseline's time to target over the variant's. Sent: bytes all peers "
@@ -319,7 +372,8 @@ std::string write_report(const ExperimentSpec& spec, const std::vector<VariantOu
       .add("machine", host)
       .add("variants", variants);
   write_file_atomic(dir + "/summary.json", summary.str() + "\n");
-  const std::string table = table_of(spec, rows, baseline);
+  const bool text = !spec.variants.empty() && spec.variants.front().config.data.dataset == "text";
+  const std::string table = text ? text_table_of(rows, baseline) : table_of(spec, rows, baseline);
   write_markdown(spec, table, host, plots, dir + "/report.md");
   return table;
 }

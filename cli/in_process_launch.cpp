@@ -4,6 +4,7 @@
 #include "cli/data_partition.h"
 #include "cli/data_source.h"
 #include "cli/exit_codes.h"
+#include "cli/text_train.h"
 #include "cli/train_command.h"
 #include "kernels/gemm.h"
 
@@ -48,16 +49,27 @@ void report_progress(const std::deque<std::atomic<int64_t>>& steps, const std::d
                100.0 * static_cast<double>(done) / static_cast<double>(total), elapsed, eta);
 }
 
+// The data loaded, fitted to the model and partitioned once for all the peers.
+PeerTraining image_peers_training(const Config& config) {
+  auto data = std::make_shared<const TrainTest>(load_data(config));
+  auto fitted = std::make_shared<Config>(config);
+  fit_model_to_data(fitted->node.train.learner.model, *data, config.source);
+  auto parts = std::make_shared<const std::vector<std::vector<uint32_t>>>(partition_peers(*fitted, data->train));
+  give_topology_histograms(*fitted, data->train, *parts);
+  return [data, parts, fitted](uint32_t id, const std::string& summary, const PeerOutput* quiet) {
+    Config mine = *fitted;
+    select_peer(mine, id);
+    assign_part(mine, *parts);
+    return train_on(std::move(mine), *data, summary, quiet);
+  };
+}
+
 }  // namespace
 
 bool run_peers_in_process(const Config& config, std::vector<PeerRun>& peers) {
   if (!enough_descriptors(peers.size())) return false;
   kernels::set_threads(config.kernel_threads);
-  TrainTest data = load_data(config);
-  Config fitted = config;
-  fit_model_to_data(fitted.node.train.learner.model, data, config.source);
-  const auto parts = partition_peers(fitted, data.train);  // once for all the peers
-  give_topology_histograms(fitted, data.train, parts);
+  const PeerTraining train = config.data.dataset == "text" ? text_peers_training(config) : image_peers_training(config);
 
   std::deque<std::atomic<int64_t>> steps(peers.size()), totals(peers.size());
   std::vector<PeerOutput> outputs(peers.size());
@@ -67,10 +79,7 @@ bool run_peers_in_process(const Config& config, std::vector<PeerRun>& peers) {
     outputs[i] = PeerOutput{"[peer " + std::to_string(peers[i].id) + "] ", &steps[i], &totals[i]};
     threads.emplace_back([&, i] {
       peers[i].status = exit_code_of([&] {
-        Config mine = fitted;
-        select_peer(mine, peers[i].id);
-        assign_part(mine, parts);
-        return train_on(std::move(mine), data, peers[i].summary, &outputs[i]);
+        return train(peers[i].id, peers[i].summary, &outputs[i]);
       });
       --running;
     });

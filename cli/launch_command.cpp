@@ -129,6 +129,18 @@ std::optional<double> attackers_accuracy(const std::vector<PeerRun>& attackers) 
   return acc;
 }
 
+// A language model's validation over the peers: the mean and the worst bits per byte.
+void add_text_results(JsonObject& j, const Config& c, const std::vector<PeerRun>& peers) {
+  double loss = 0, bpb = 0, bpb_max = 0, tokens = 0;
+  for (const auto& p : peers) {
+    const std::string s = read_file(p.summary);
+    loss += number(s, "val_loss") / peers.size(), bpb += number(s, "val_bpb") / peers.size();
+    bpb_max = std::max(bpb_max, number(s, "val_bpb"));
+    tokens += number(s, "tokens");
+  }
+  j.add("val_loss", loss).add("val_bpb", bpb).add("val_bpb_max", bpb_max).add("tokens", tokens).add("target_bpb", c.run.target_bpb);
+}
+
 // Accuracy, loss and time to target are the honest peers' alone; attackers count apart.
 JsonObject aggregate(const Config& c, const std::vector<PeerRun>& all) {
   std::vector<PeerRun> children, attackers;
@@ -186,12 +198,18 @@ JsonObject aggregate(const Config& c, const std::vector<PeerRun>& all) {
       .add("attackers_test_accuracy", attackers_accuracy(attackers))
       .add("aggregator", std::string(gossip::aggregator_name(c.node.exchange.aggregator.kind)))
       .add("peer_summaries", files);
+  if (c.data.dataset == "text") add_text_results(j, c, children);
   return j;
 }
 
 // A partition that leaves a peer without data is a config error: report it once, here,
 // rather than from every peer after they have started. iid needs no labels.
 int check_partition_first(const Config& config) {
+  if (config.data.dataset == "text")
+    return exit_code_of([&] {
+      partition_text_peers(config, load_text(config));  // the text's own checks too
+      return 0;
+    });
   if (config.data.partition.kind == PartitionKind::iid) return 0;
   return exit_code_of([&] {
     partition_peers(config, load_data(config).train);
@@ -336,9 +354,13 @@ int run_launch(const LaunchOptions& options) {
   const std::string path = options.summary.empty() ? config.run.out_dir + "/" + config.run.name + ".summary.json" : options.summary;
   write_file_atomic(path, summary.str() + "\n");
   const std::string text = summary.str();
-  spdlog::info("all {} peers done: mean test_accuracy {} (min {}), identical models: {}; summary {}", runs.size(),
-               summary_field(text, "test_accuracy"), summary_field(text, "test_accuracy_min"),
-               summary_field(text, "identical_models"), path);
+  if (config.data.dataset == "text")
+    spdlog::info("all {} peers done: mean val_bpb {} (worst {}), identical models: {}; summary {}", runs.size(),
+                 summary_field(text, "val_bpb"), summary_field(text, "val_bpb_max"), summary_field(text, "identical_models"), path);
+  else
+    spdlog::info("all {} peers done: mean test_accuracy {} (min {}), identical models: {}; summary {}", runs.size(),
+                 summary_field(text, "test_accuracy"), summary_field(text, "test_accuracy_min"),
+                 summary_field(text, "identical_models"), path);
   return 0;
 }
 

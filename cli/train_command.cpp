@@ -158,8 +158,7 @@ JsonObject summarize(const Config& c, const actors::NodeResult& node) {
 // Trains one node (a whole job, or one peer of one) from a validated config.
 // A ConfigError here is a model the data set does not fit, or a partition (it needs the labels).
 int run_node_job(Config config, const std::string& summary) {
-  if (config.data.dataset == "text" && config.node.exchange.mode == gossip::ExchangeMode::none)
-    return run_text_job(config, summary);
+  if (config.data.dataset == "text") return run_text_job(config, summary);
   return exit_code_of([&] {
     kernels::set_threads(config.kernel_threads);
     TrainTest data = load_data(config);

@@ -31,7 +31,7 @@ TextLearner::TextLearner(const TextLearnerSpec& spec, const TextCorpus& corpus, 
       corpus_(corpus),
       model_(spec.model),
       optimizer_(make_optimizer(model_.param_count(), spec.optimizer, model_.matrix_spans())),
-      sampler_(std::move(part), spec.model.context + 1, mix_seed(spec.seed, 0x7e47)) {
+      sampler_(std::move(part), spec.model.context + 1, mix_seed(spec.seed, 0x7e47 ^ (spec.stream << 32))) {
   if (spec.batch < 1) throw std::invalid_argument("text learner: batch must be at least 1");
   model_.init(spec.seed);
   const std::size_t positions = static_cast<std::size_t>(spec.batch) * spec.model.context;

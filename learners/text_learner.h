@@ -19,6 +19,7 @@ struct TextLearnerSpec {
   int batch = 12;
   kernels::Backend backend = kernels::Backend::native;
   uint64_t seed = 1;  // the model's initialisation and the windows drawn
+  uint64_t stream = 0;  // a peer's own windows from the same seed (its rank); 0 on one node
 };
 
 class TextLearner {

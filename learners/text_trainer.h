@@ -5,6 +5,8 @@
 // model as section "central" under fingerprint "model" (what `starling generate` reads), the
 // learner with its AdamW moments, the run's counters and the evaluation history. Its EvalPoints carry the validation loss (nats per byte) as
 // test_loss; bits per byte is bits_per_byte(test_loss), and test_accuracy is unused.
+// As a peer of a job, a ModelMixer mixes the model with the other peers' every `period`
+// steps and after the last, before that step's validation.
 #include "learners/schedule.h"
 #include "learners/checkpoint.h"
 #include "learners/text_learner.h"
@@ -14,6 +16,18 @@
 #include <string>
 
 namespace starling {
+
+/// A peer's exchange with the others, as the text loop drives it.
+class ModelMixer {
+ public:
+  virtual ~ModelMixer() = default;
+  /// Once, before the first step, with the model every mix() then works on in place.
+  virtual void start(Model& model) = 0;
+  /// Mixes the model after `step` steps; `compute_seconds` is the training time since the last mix.
+  virtual void mix(int64_t step, double compute_seconds) = 0;
+  virtual uint64_t bytes_sent() const = 0;
+  virtual uint64_t bytes_received() const = 0;
+};
 
 struct TextTrainSpec {
   TextLearnerSpec learner;
@@ -26,6 +40,8 @@ struct TextTrainSpec {
   int checkpoint_keep = 3;
   bool resume = false;           // continue from the newest checkpoint in checkpoint_dir, if any
   std::function<void(const std::string&)> warn = [](const std::string&) {};  // an unusable checkpoint skipped
+  ModelMixer* mixer = nullptr;  // null: one node alone
+  int64_t period = 1;           // steps between mixes
 };
 
 /// Runs the whole training on `part` of `corpus`, validating on its validation windows;

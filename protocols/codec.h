@@ -26,6 +26,7 @@ struct CodecOptions {
   float tau = 1e-4f;          // threshold: initial τ (DL4J's default)
   float clip = 0.0f;          // threshold: clamp the residual to ±clip·τ (0 = off)
   int bits = 8;               // qsgd: bits per entry, 2..8 (levels = 2^(bits-1) - 1)
+  int value_bits = 32;        // topk: bits per value sent, 32 (exact) or 2 (SparseLoCo)
   int rank = 1;               // powersgd: rank r, 1..64
   std::uint32_t rows = 0;     // powersgd: matrix rows (0 = the divisor of n nearest √n)
   std::uint32_t bucket = 0;   // qsgd/sign: entries per scale (0 = codec default)

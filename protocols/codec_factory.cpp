@@ -19,7 +19,8 @@ Error validate_options(CodecId id, const CodecOptions& o) {
         return Error::invalid_option;
       return Error::ok;
     case CodecId::topk:
-      return o.density > 0.0 && o.density <= 1.0 ? Error::ok : Error::invalid_option;
+      return o.density > 0.0 && o.density <= 1.0 && (o.value_bits == 32 || o.value_bits == 2) ? Error::ok
+                                                                                             : Error::invalid_option;
     case CodecId::qsgd:
       if (o.bits < 2 || o.bits > 8 || o.bucket > codecs::QsgdCodec::kMaxBucket) return Error::invalid_option;
       return Error::ok;

@@ -12,6 +12,7 @@
 #include "gossip/algorithms/dpsgd_sync.h"
 #include "gossip/algorithms/exact_diffusion_sync.h"
 #include "gossip/algorithms/gradient_tracking_sync.h"
+#include "gossip/algorithms/noloco_sync.h"
 #include "gossip/algorithms/outer_optimizer_sync.h"
 #include "gossip/algorithms/push_sum_sync.h"
 #include "gossip/algorithms/quasi_global_momentum_sync.h"
@@ -50,15 +51,19 @@ const Row kAlgorithms[] = {
     {ExchangeMode::gossip, Variant::codec, false, make<ChocoSync>},
     {ExchangeMode::gossip, Variant::adaptive_codec, false, make<AdaptiveCompressionSync>},
     {ExchangeMode::gossip, Variant::quasi_global_momentum, false, make<QuasiGlobalMomentumSync>},
+    {ExchangeMode::gossip, Variant::outer_optimizer, false, make<NolocoSync>},
     {ExchangeMode::gradient_tracking, Variant::plain, false, make<GradientTrackingSync>},
     {ExchangeMode::push_sum, Variant::plain, false, make<PushSumSync>},
     {ExchangeMode::exact_diffusion, Variant::plain, false, make<ExactDiffusionSync>},
 };
 
+// An outer optimizer takes its codec along (outer_optimizer_sync.h); over gossip it is
+// NoLoCo's (noloco_sync.h).
 Variant variant_of(const ExchangeSpec& spec) {
+  if (spec.outer_lr != 1.0 || spec.outer_momentum > 0.0) return Variant::outer_optimizer;
   if (spec.codec != "none") return spec.adaptive ? Variant::adaptive_codec : Variant::codec;
   if (spec.quasi_global_momentum > 0.0) return Variant::quasi_global_momentum;
-  return spec.outer_lr != 1.0 || spec.outer_momentum > 0.0 ? Variant::outer_optimizer : Variant::plain;
+  return Variant::plain;
 }
 
 }  // namespace

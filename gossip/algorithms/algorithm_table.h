@@ -9,8 +9,8 @@
 namespace starling::gossip {
 
 /// The algorithm of spec.mode with spec.codec (and compression.adaptive), spec's
-/// quasi-global momentum or its outer optimizer; InvalidArgument for a mode without one (none, async-gossip) or a
-/// variant the mode cannot take.
+/// quasi-global momentum or its outer optimizer (with the codec, if any); InvalidArgument
+/// for a mode without one (none, async-gossip) or a variant the mode cannot take.
 std::unique_ptr<SyncAlgorithm> make_sync_algorithm(const SyncSetup& setup);
 
 /// Whether the mode's rounds leave every member with the same model (all-reduce) rather

@@ -25,9 +25,12 @@ AllreduceRing::AllreduceRing(Transport& transport, std::vector<PeerId> ring, pro
     for (std::size_t b = chunk_begin(c), end = chunk_begin(c + 1); b < end; b += per_segment)
       segments_[c].push_back({b, std::min(per_segment, end - b)});
   if (options_.wire != protocols::CodecId::none) {
-    if (options_.wire != protocols::CodecId::fp16 && options_.wire != protocols::CodecId::bf16)
-      STARLING_GOSSIP_THROW(InvalidArgument, "the ring's wire format must be fp32, fp16 or bf16");
-    codec_ = std::move(protocols::make_codec(options_.wire).value());
+    const protocols::CodecId w = options_.wire;
+    if (w != protocols::CodecId::fp16 && w != protocols::CodecId::bf16 && w != protocols::CodecId::qsgd)
+      STARLING_GOSSIP_THROW(InvalidArgument, "the ring's wire format must be fp32, fp16, bf16 or qsgd");
+    auto codec = protocols::make_codec(w, options_.wire_options);
+    if (!codec) STARLING_GOSSIP_THROW(InvalidArgument, "the ring's wire format rejected its options");
+    codec_ = std::move(codec.value());
     rounding_.resize(std::min(per_segment, data_.size()));
   }
 }
@@ -117,7 +120,7 @@ protocols::ByteSpan AllreduceRing::round_to_wire(int step, const Segment& s) {
   const bool owner = step == size_ - 1;
   if (owner && codec_->decode({encoded_.data(), encoded_.size()}, values, protocols::Apply::assign) !=
                    protocols::Error::ok)
-    STARLING_GOSSIP_THROW(InvalidArgument, "a non-finite value cannot travel in 16 bits");
+    STARLING_GOSSIP_THROW(InvalidArgument, "a non-finite value cannot travel in the ring's narrow wire format");
   if (!residual_.empty()) {
     const float scale = owner ? static_cast<float>(size_) : 1.0f;
     for (std::size_t i = 0; i < s.count; ++i) residual_[s.begin + i] += scale * rounding[i];
@@ -154,7 +157,7 @@ Message AllreduceRing::receive_segment(int step, const Segment& s, std::uint64_t
 }
 
 // Adds a partial sum (the last reduce-scatter step also divides by p) or copies a final
-// chunk. A 16-bit segment is validated before it touches data; its error is returned. An
+// chunk. A narrow segment is validated before it touches data; its error is returned. An
 // fp32 segment's new CRC goes to crc.
 protocols::Error AllreduceRing::absorb(int step, const Segment& s, const Message& m, std::uint32_t& crc) {
   float* dst = data_.data() + s.begin;

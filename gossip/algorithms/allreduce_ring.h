@@ -7,12 +7,14 @@
 // sent from data itself without a copy (gossip/transport/send_fence.h). Each chunk's mean
 // is computed by one peer only and then copied, so all peers end with identical bits.
 //
-// 16-bit wire (options.wire = fp16 or bf16): segments travel as dense codec payloads of
-// half the size, and are added in fp32; the owner of a chunk rounds its mean to the wire
+// Narrow wire (options.wire = fp16, bf16, or qsgd at options.wire_options.bits, 2–8):
+// segments travel as dense codec payloads (half the size, or bits/32 of it plus a scale
+// per bucket), and are added in fp32; the owner of a chunk rounds its mean to the wire
 // format and keeps the rounded value itself, so all peers still end with identical bits,
 // equal to the fp32 mean within the format's rounding of each partial sum and of the mean.
 // run(residual) adds the rounding errors this peer made to residual, scaled to units of
 // the sum, so a caller that adds it to its next input loses nothing (error feedback).
+// This is INTELLECT-1's int8 all-reduce: every hop dequantizes, adds and quantizes again.
 //
 // Contract: `ring` lists the peer ids in ring order and contains the transport's own id;
 // the transport is connected to the right neighbour and accepts the left one from before
@@ -43,19 +45,20 @@ struct AllreduceOptions {
   std::chrono::milliseconds timeout{60000};  // for one run()
   std::uint64_t first_round = 0;  // header round of the first run(); later runs count up
   std::uint64_t round_stride = 1;  // by this much (rings sharing a transport interleave rounds)
-  protocols::CodecId wire = protocols::CodecId::none;  // none (fp32), fp16 or bf16
+  protocols::CodecId wire = protocols::CodecId::none;  // none (fp32), fp16, bf16 or qsgd
+  protocols::CodecOptions wire_options;  // qsgd: bits, bucket and this peer's rounding seed
 };
 
 class AllreduceRing {
  public:
   /// InvalidArgument when self is missing from ring, ring has duplicates, the right
-  /// neighbour is not connected, or the wire is not none, fp16 or bf16.
+  /// neighbour is not connected, or the wire is not none, fp16, bf16 or a valid qsgd.
   AllreduceRing(Transport& transport, std::vector<PeerId> ring, protocols::Span<float> data,
                 AllreduceOptions options = {});
 
   /// Replaces data with the element-wise mean over all peers.
   void run();
-  /// As run(); with a 16-bit wire, also adds this peer's rounding errors (in units of the
+  /// As run(); with a narrow wire, also adds this peer's rounding errors (in units of the
   /// sum) to residual, which has data's length (InvalidArgument otherwise).
   void run(protocols::Span<float> residual);
 
@@ -90,10 +93,10 @@ class AllreduceRing {
   std::vector<std::vector<Segment>> segments_;  // per chunk
   std::uint64_t round_ = 0;
   std::deque<Message> early_;  // messages of a later round that arrived during this one
-  std::unique_ptr<protocols::Codec> codec_;  // the 16-bit wire format; null for fp32
+  std::unique_ptr<protocols::Codec> codec_;  // the narrow wire format; null for fp32
   protocols::Span<float> residual_;          // of the current run(); may be empty
   std::vector<float> rounding_;              // one segment's rounding error
-  std::vector<std::uint8_t> encoded_;        // one segment's 16-bit payload
+  std::vector<std::uint8_t> encoded_;        // one segment's narrow payload
   std::map<std::string, std::uint64_t> drops_;
   SendFence fence_;  // fp32 segments lent to ZeroMQ straight from data_
 };

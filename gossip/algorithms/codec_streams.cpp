@@ -5,14 +5,10 @@
 
 namespace starling::gossip {
 
-namespace {
-
-std::uint64_t stream_seed(std::uint64_t base, PeerId self, std::size_t segment) {
+std::uint64_t stream_seed(std::uint64_t base, PeerId self, std::size_t stream) {
   return base ^ (0x9E3779B97F4A7C15ull * (static_cast<std::uint64_t>(self) + 1)) ^
-         (0xC2B2AE3D27D4EB4Full * (static_cast<std::uint64_t>(segment) + 1));
+         (0xC2B2AE3D27D4EB4Full * (static_cast<std::uint64_t>(stream) + 1));
 }
-
-}  // namespace
 
 protocols::CodecId checked_codec_id(const std::string& name, const protocols::CodecOptions& options) {
   auto probe = protocols::make_codec(name, options);

@@ -3,6 +3,7 @@
 // checking a codec name and its options once, and one codec stream per segment with its
 // own seed, so that peers and segments do not make correlated compression errors.
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -14,6 +15,9 @@ namespace starling::gossip {
 
 /// The wire id of codec `name`; InvalidArgument for an unknown name or bad options.
 protocols::CodecId checked_codec_id(const std::string& name, const protocols::CodecOptions& options);
+
+/// The seed of a peer's codec stream: options.seed mixed with the peer and the stream's index.
+std::uint64_t stream_seed(std::uint64_t base, PeerId self, std::size_t stream);
 
 /// One codec per segment, seeded from options.seed, the peer and the segment index.
 /// InvalidArgument if the codec rejects its options.

@@ -27,11 +27,17 @@ CompressedAllreduce::CompressedAllreduce(Transport& transport, std::vector<PeerI
   a.timeout = options.timeout;
   a.first_round = options.first_round;
   first_ = std::make_unique<AllreduceRing>(transport, ring, model, a);
+  hash_lanes_.resize(8);
+  verdict_.resize(1);
+  hash_ring_ = std::make_unique<AllreduceRing>(transport, ring, hash_lanes_, a);
+  verdict_ring_ = std::make_unique<AllreduceRing>(transport, ring, verdict_, a);
   a.first_round = options.first_round + 1;
-  if (id == protocols::CodecId::fp16 || id == protocols::CodecId::bf16) {
-    kind_ = Kind::half;
+  if (id == protocols::CodecId::fp16 || id == protocols::CodecId::bf16 || id == protocols::CodecId::qsgd) {
+    kind_ = Kind::ring;
     a.wire = id;
-    half_ = std::make_unique<AllreduceRing>(transport, std::move(ring), change_, a);
+    a.wire_options = codec_options;
+    a.wire_options.seed = stream_seed(codec_options.seed, transport.self(), 0);
+    narrow_ = std::make_unique<AllreduceRing>(transport, std::move(ring), change_, a);
   } else if (id == protocols::CodecId::powersgd) {
     kind_ = Kind::powersgd;
     powersgd_ = std::make_unique<PowerSgdAllreduce>(transport, std::move(ring), model.size(), codec_options,
@@ -48,17 +54,18 @@ CompressedAllreduce::CompressedAllreduce(Transport& transport, std::vector<PeerI
 void CompressedAllreduce::run() {
   const std::size_t n = model_.size();
   if (runs_++ == 0) {
-    first_->run();
+    const bool same = same_models_everywhere();
+    if (!same) first_->run();
     std::copy(model_.begin(), model_.end(), base_.begin());
-    last_sent_ = n;
+    last_sent_ = same ? 0 : n;
     return;
   }
   for (std::size_t i = 0; i < n; ++i) change_[i] = model_[i] - base_[i];
   switch (kind_) {
-    case Kind::half:
+    case Kind::ring:
       for (std::size_t i = 0; i < n; ++i) change_[i] += residual_[i];
       std::fill(residual_.begin(), residual_.end(), 0.0f);
-      half_->run(residual_);
+      narrow_->run(residual_);
       last_sent_ = n;
       break;
     case Kind::powersgd:
@@ -71,6 +78,24 @@ void CompressedAllreduce::run() {
   // change_ now holds the same mean on every peer, and base_ the same common model.
   for (std::size_t i = 0; i < n; ++i) model_[i] = base_[i] + change_[i];
   std::copy(model_.begin(), model_.end(), base_.begin());
+}
+
+// The model's 64-bit hash as eight byte values, averaged over the peers: a peer whose own
+// bytes differ from the mean has another model than some peer (the mean of byte values
+// below 256 is exact enough to tell any difference for fewer than 2^15 peers). The mean of
+// the peers' verdicts (1: mine equals the mean) is then 1 on every peer, the same bits
+// everywhere, exactly when all of them agree.
+bool CompressedAllreduce::same_models_everywhere() {
+  std::uint64_t hash = 0xcbf29ce484222325ull;  // FNV-1a over the model's bytes
+  const auto* bytes = reinterpret_cast<const unsigned char*>(model_.data());
+  for (std::size_t i = 0; i < model_.size() * sizeof(float); ++i) hash = (hash ^ bytes[i]) * 0x100000001b3ull;
+  std::vector<float> mine(8);
+  for (int lane = 0; lane < 8; ++lane) mine[lane] = static_cast<float>((hash >> (8 * lane)) & 0xff);
+  std::copy(mine.begin(), mine.end(), hash_lanes_.begin());
+  hash_ring_->run();
+  verdict_[0] = hash_lanes_ == mine ? 1.0f : 0.0f;
+  verdict_ring_->run();
+  return verdict_[0] == 1.0f;
 }
 
 // Encodes Δ_i per segment, gathers every peer's payloads, and sums them all in rank order
@@ -101,6 +126,16 @@ void CompressedAllreduce::run_gather() {
   for (float& v : change_) v /= p;
 }
 
+void CompressedAllreduce::rebase() { std::copy(model_.begin(), model_.end(), base_.begin()); }
+
+bool CompressedAllreduce::resume(protocols::Span<const float> base, protocols::Span<const float> residual) {
+  if (residual.size() != residual_.size() || base.size() != base_.size()) return false;
+  std::copy(residual.begin(), residual.end(), residual_.begin());
+  std::copy(base.begin(), base.end(), base_.begin());
+  runs_ = std::max<std::uint64_t>(runs_, 1);
+  return true;
+}
+
 void CompressedAllreduce::set_density(double density) {
   if (!(density > 0.0 && density <= 1.0)) STARLING_GOSSIP_THROW(InvalidArgument, "density must lie in (0, 1]");
   codec_options_.density = density;
@@ -109,8 +144,10 @@ void CompressedAllreduce::set_density(double density) {
 
 std::map<std::string, std::uint64_t> CompressedAllreduce::drops() const {
   std::map<std::string, std::uint64_t> all = first_->drops();
+  for (const auto* check : {hash_ring_.get(), verdict_ring_.get()})
+    for (const auto& [reason, count] : check->drops()) all[reason] += count;
   std::map<std::string, std::uint64_t> more;
-  if (half_) more = half_->drops();
+  if (narrow_) more = narrow_->drops();
   if (powersgd_) more = powersgd_->drops();
   if (gather_) more = gather_->drops();
   for (const auto& [reason, count] : more) all[reason] += count;

@@ -4,16 +4,22 @@
 // the previous run (base) plus the mean over peers of their compressed changes since then.
 // Each peer's change carries what compression left out before (error feedback):
 // Δ_i = x_i − base + r_i, and r_i keeps what did not reach the mean this time.
-//   fp16, bf16   Δ_i by ring all-reduce with 16-bit segments, added in fp32
-//                (AllreduceRing with that wire); the ring's rounding errors go to r_i.
+//   fp16, bf16, qsgd
+//                Δ_i by ring all-reduce with 16-bit or quantized (qsgd: `bits` per entry and
+//                a scale per bucket) segments, added in fp32 (AllreduceRing with that wire);
+//                the ring's rounding errors go to r_i.
 //   powersgd     a true reduce of the low-rank factors (PowerSgdAllreduce; why there).
-//   threshold, topk, qsgd, sign
+//   threshold, topk, sign
 //                each peer encodes Δ_i per segment (one codec stream per segment, the
 //                codec keeping in r_i what it did not send); the payloads, of different
 //                sizes on every peer, go around by a ring all-gather (RingAllgather); every
 //                peer decodes all of them in rank order into the same sum.
-// The first run() is a plain fp32 ring all-reduce of the models themselves, which makes
-// base identical on every peer whether or not they started from the same model.
+// The first run() makes base identical on every peer: when their models are already the
+// same bits (a job's start, every peer having drawn the same initial model), found by two
+// all-reduces of a few floats (a hash of each model, then every peer's verdict), it sends
+// nothing more; otherwise it is a plain fp32 ring all-reduce of the models themselves. A caller
+// that moves the common model after a run, alike on every peer (an outer optimizer's step),
+// says so with rebase(), so that the next changes are taken from where it moved it.
 //
 // Contract as AllreduceRing: `ring` lists the peer ids in ring order and contains the
 // transport's own id, the right neighbour is connected and the left one accepted, all
@@ -59,6 +65,13 @@ class CompressedAllreduce {
   /// restart, the residual stays); no effect for the other codecs. InvalidArgument outside (0, 1].
   void set_density(double density);
 
+  /// The model as it is now is the common model (identical on every peer): the next run's
+  /// changes are taken from it.
+  void rebase();
+  /// Continues as a peer that has run already, from this common model and residual (a
+  /// checkpoint's: residual()); false, changing nothing, for a wrong length.
+  bool resume(protocols::Span<const float> base, protocols::Span<const float> residual);
+
   /// Runs done, the first (uncompressed) one included.
   std::uint64_t runs() const { return runs_; }
   /// Entries this peer sent in the last run (encoded entries, or factor entries).
@@ -68,9 +81,10 @@ class CompressedAllreduce {
   std::map<std::string, std::uint64_t> drops() const;
 
  private:
-  enum class Kind { half, powersgd, gather };
+  enum class Kind { ring, powersgd, gather };
 
   void run_gather();
+  bool same_models_everywhere();
 
   Transport& transport_;
   protocols::Span<float> model_;
@@ -83,7 +97,9 @@ class CompressedAllreduce {
   std::vector<float> change_;    // Δ_i, then the mean change
   std::vector<float> residual_;  // r_i
   std::unique_ptr<AllreduceRing> first_;  // the uncompressed first run, on the model
-  std::unique_ptr<AllreduceRing> half_;
+  std::vector<float> hash_lanes_, verdict_;  // the first run's check that the models agree
+  std::unique_ptr<AllreduceRing> hash_ring_, verdict_ring_;
+  std::unique_ptr<AllreduceRing> narrow_;  // Kind::ring
   std::unique_ptr<PowerSgdAllreduce> powersgd_;
   std::unique_ptr<RingAllgather> gather_;
   std::vector<std::unique_ptr<protocols::Codec>> codecs_;  // one stream per segment (gather)

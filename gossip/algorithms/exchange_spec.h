@@ -63,9 +63,10 @@ struct ExchangeSpec {
   std::chrono::milliseconds timeout{60000};  // one round, one view change, one join
   std::string codec = "none";  // gossip: CHOCO-SGD; allreduce, local-sgd: compressed all-reduce
   protocols::CodecOptions codec_options;
-  double gamma = 0.5;              // CHOCO consensus step size
+  double gamma = 0.5;              // CHOCO consensus step; NoLoCo's pull toward the partner's outer model size
   double quasi_global_momentum = 0.0;  // gossip without a codec: QG-DSGDm's μ (0: plain D-PSGD)
-  // allreduce, local-sgd without a codec: SlowMo / DiLoCo's outer step (α = 1, β = 0: none)
+  // allreduce, local-sgd: SlowMo / DiLoCo's outer step, on compressed pseudo-gradients with a
+  // codec; gossip: NoLoCo's with one random partner (α = 1, β = 0: none)
   double outer_lr = 1.0;        // α
   double outer_momentum = 0.0;  // β
   bool outer_nesterov = true;

@@ -9,7 +9,6 @@ namespace starling::gossip {
 
 OuterOptimizerSync::OuterOptimizerSync(const SyncSetup& s)
     : model_(s.model),
-      allreduce_(s),
       lr_(static_cast<float>(s.spec.outer_lr)),
       momentum_(static_cast<float>(s.spec.outer_momentum)),
       nesterov_(s.spec.outer_nesterov),
@@ -18,15 +17,45 @@ OuterOptimizerSync::OuterOptimizerSync(const SyncSetup& s)
     STARLING_GOSSIP_THROW(InvalidArgument, "the outer learning rate must be positive");
   if (!(s.spec.outer_momentum >= 0.0 && s.spec.outer_momentum < 1.0))
     STARLING_GOSSIP_THROW(InvalidArgument, "the outer momentum must lie in [0, 1)");
+  if (s.spec.codec == "none")
+    exact_ = std::make_unique<AllreduceSync>(s);
+  else
+    compressed_ = std::make_unique<CompressedAllreduce>(s.transport, s.members, s.model, s.spec.codec, s.codec_options,
+                                                        round_options<CompressedAllreduceOptions>(s));
 }
 
 void OuterOptimizerSync::round(double compute_seconds) {
-  round_of(allreduce_, compute_seconds);  // the model is now x̄
-  if (started_) return step();
-  // Fresh: this round was a plain all-reduce, from which every member starts together.
-  std::copy(model_.begin(), model_.end(), start_.begin());
-  std::fill(velocity_.begin(), velocity_.end(), 0.0f);
-  started_ = true;
+  // The model is now x̄: the exact mean, or x₀ plus the decoded mean of the compressed changes.
+  if (exact_) round_of(*exact_, compute_seconds);
+  else compressed_->run();
+  if (started_) {
+    step();
+  } else {
+    // Fresh: this round was a plain all-reduce, from which every member starts together.
+    std::copy(model_.begin(), model_.end(), start_.begin());
+    std::fill(velocity_.begin(), velocity_.end(), 0.0f);
+    started_ = true;
+  }
+  if (compressed_) compressed_->rebase();  // the next pseudo-gradients are taken from x₀
+}
+
+std::map<std::string, std::uint64_t> OuterOptimizerSync::drops() const {
+  return exact_ ? exact_->drops() : compressed_->drops();
+}
+
+std::vector<float> OuterOptimizerSync::state() const {
+  std::vector<float> values = kept_.values();
+  if (compressed_ && started_) values.insert(values.end(), compressed_->residual().begin(), compressed_->residual().end());
+  return values;
+}
+
+bool OuterOptimizerSync::restore(const std::vector<float>& values) {
+  const std::size_t n = model_.size();
+  if (!compressed_) return kept_.restore(values);
+  if (values.size() != 3 * n) return false;
+  const std::vector<float> pair(values.begin(), values.begin() + static_cast<long>(2 * n));
+  kept_.restore(pair);
+  return compressed_->resume(start_, {values.data() + 2 * n, n});
 }
 
 // Δ = x₀ − x̄, u ← βu + Δ, then x₀ ← x̄ + c with c = Δ − α(Δ + βu) (Nesterov) or Δ − αu.

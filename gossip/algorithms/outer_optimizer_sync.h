@@ -1,14 +1,21 @@
 #pragma once
 // Modes allreduce and local-sgd with an outer optimizer (exchange.outer_lr α ≠ 1 or
 // exchange.outer_momentum β > 0): SlowMo (Wang et al. 2020) / DiLoCo (Douillard et al.
-// 2023). The ring all-reduce (allreduce_sync.h) gives the members' mean x̄; the change since
-// the last synchronisation is then taken for a gradient and stepped with momentum:
+// 2023). An all-reduce gives the members' mean x̄; the change since the last
+// synchronisation, the pseudo-gradient, is then stepped with momentum:
 //
 //     Δ  = x₀ − x̄                  x₀: the model the last round returned
 //     u ← β u + Δ
 //     x₀ ← x₀ − α (Δ + β u)         Nesterov (exchange.outer_nesterov, the default)
 //     x₀ ← x₀ − α u                 heavy ball
 //     model ← x₀
+//
+// Without a codec x̄ is the ring all-reduce's exact mean (allreduce_sync.h). With one, the
+// members' pseudo-gradients travel compressed (compressed_allreduce.h, from the common model
+// x₀): int8 or 4-bit through a quantizing ring (INTELLECT-1, Streaming DiLoCo), or top-k
+// with 2-bit values (SparseLoCo), each member keeping what its compression left out for the
+// next round (error feedback); x̄ is then x₀ plus the decoded mean, the same bits on every
+// member, and the outer step runs on it.
 //
 // x₀ and u are the same on every member (each member steps the same x̄ from the same
 // state), so every member ends the round with the identical model, as under plain
@@ -17,34 +24,41 @@
 // x̄ bit for bit.
 //
 // A fresh optimizer (the job's start, every new membership view, a resume whose view or
-// round differs from the checkpoint's) knows no x₀: its first round is a plain all-reduce
-// that sets x₀ = x̄ and u = 0 on every member of the view at once, so they go on in step.
-// state() is x₀ then u (two model lengths), which a checkpoint keeps.
+// round differs from the checkpoint's) knows no x₀: its first round is a plain fp32
+// all-reduce that sets x₀ = x̄ and u = 0 on every member of the view at once, so they go on
+// in step. state() is x₀ then u (two model lengths), and with a codec this member's error
+// feedback after them, which a checkpoint keeps. A codec stream's own state (QSGD's
+// rounding counter, top-k's sampling) restarts on restore, so a resumed run goes on with
+// the same x₀, u and residual but draws other rounding than an uninterrupted one.
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "gossip/algorithms/allreduce_sync.h"
+#include "gossip/algorithms/compressed_allreduce.h"
 #include "gossip/algorithms/sync_algorithm.h"
 
 namespace starling::gossip {
 
 class OuterOptimizerSync final : public SyncAlgorithm {
  public:
-  /// Takes α, β and Nesterov from the spec; InvalidArgument for α ≤ 0 or β outside [0, 1).
+  /// Takes α, β, Nesterov and the codec from the spec; InvalidArgument for α ≤ 0, β
+  /// outside [0, 1) or a codec the compressed all-reduce cannot run.
   explicit OuterOptimizerSync(const SyncSetup& setup);
-  std::map<std::string, std::uint64_t> drops() const override { return allreduce_.drops(); }
-  /// x₀ then u; empty while the optimizer is fresh.
-  std::vector<float> state() const override { return kept_.values(); }
-  bool restore(const std::vector<float>& values) override { return kept_.restore(values); }
+  std::map<std::string, std::uint64_t> drops() const override;
+  /// x₀, u and, with a codec, the residual; empty while the optimizer is fresh.
+  std::vector<float> state() const override;
+  bool restore(const std::vector<float>& values) override;
 
  private:
   void round(double compute_seconds) override;
   void step();
 
   protocols::Span<float> model_;
-  AllreduceSync allreduce_;
+  std::unique_ptr<AllreduceSync> exact_;             // codec "none"
+  std::unique_ptr<CompressedAllreduce> compressed_;  // any other codec
   float lr_;        // α
   float momentum_;  // β
   bool nesterov_;

@@ -24,9 +24,25 @@ float kth_largest(std::vector<float>& mags, std::size_t k) {
   return *nth;
 }
 
+// Format 2's magnitudes and codes at the checked indices; out untouched on an error.
+Error decode_two_bit(const std::uint8_t* idx, const std::uint8_t* body, std::uint32_t count, Span<float> out, Apply apply) {
+  const float magnitude[2] = {load_le<float>(body), load_le<float>(body + 4)};
+  for (float m : magnitude)
+    if (Error e = check_scale(m); e != Error::ok) return e;
+  const std::uint8_t* codes = body + 8;
+  if (count % 4 != 0 && (codes[count / 4] >> (2 * (count % 4))) != 0) return Error::bad_encoding;
+  if (apply == Apply::assign) std::fill(out.begin(), out.end(), 0.0f);
+  for (std::uint32_t j = 0; j < count; ++j) {
+    const unsigned code = (codes[j / 4] >> (2 * (j % 4))) & 3u;
+    out[load_le<std::uint32_t>(idx + 4ull * j)] += (code & 1u ? -1.0f : 1.0f) * magnitude[code >> 1];
+  }
+  return Error::ok;
+}
+
 }  // namespace
 
-TopKCodec::TopKCodec(const CodecOptions& options) : density_(options.density), rng_(options.seed | 1u) {}
+TopKCodec::TopKCodec(const CodecOptions& options)
+    : density_(options.density), value_bits_(options.value_bits), rng_(options.seed | 1u) {}
 
 std::uint64_t TopKCodec::next_random() {
   rng_ ^= rng_ << 13;
@@ -100,25 +116,54 @@ Error TopKCodec::encode(Span<const float> values, Span<float> residual, std::vec
     count = select(values, residual, cutoff);
     if (count > k) count = trim(count, k, residual);
   }
-  std::uint8_t* body = start_payload(out, id(), 0, n, 4 + 8 * count);
+  const bool two_bit = value_bits_ == 2;
+  std::uint8_t* body = start_payload(out, id(), two_bit ? 2 : 0, n, 4 + 4 * count + (two_bit ? 8 + (count + 3) / 4 : 4 * count));
   store_le<std::uint32_t>(body, static_cast<std::uint32_t>(count));
   std::memcpy(body + 4, idx_.data(), 4 * count);
-  std::memcpy(body + 4 + 4 * count, val_.data(), 4 * count);
+  if (two_bit) write_two_bit(count, residual, body + 4 + 4 * count);
+  else std::memcpy(body + 4 + 4 * count, val_.data(), 4 * count);
   last_sent_ = count;
   return Error::ok;
+}
+
+// The two magnitudes and the codes of the selected values; each rounding error goes back
+// into the residual at its index (the selection left zero there).
+void TopKCodec::write_two_bit(std::size_t count, Span<float> residual, std::uint8_t* body) {
+  float lo_mag = FLT_MAX, hi_mag = 0.0f;
+  for (std::size_t j = 0; j < count; ++j) lo_mag = std::min(lo_mag, std::fabs(val_[j])), hi_mag = std::max(hi_mag, std::fabs(val_[j]));
+  const float mid = 0.5f * (lo_mag + hi_mag);
+  double sums[2] = {0.0, 0.0};
+  std::size_t counts[2] = {0, 0};
+  for (std::size_t j = 0; j < count; ++j) {
+    const bool high = std::fabs(val_[j]) > mid;
+    sums[high] += std::fabs(val_[j]), ++counts[high];
+  }
+  const float low = counts[0] ? static_cast<float>(sums[0] / counts[0]) : 0.0f;
+  const float high = counts[1] ? static_cast<float>(sums[1] / counts[1]) : low;
+  store_le<float>(body, low);
+  store_le<float>(body + 4, high);
+  std::uint8_t* codes = body + 8;
+  std::memset(codes, 0, (count + 3) / 4);
+  for (std::size_t j = 0; j < count; ++j) {
+    const bool negative = val_[j] < 0.0f, is_high = std::fabs(val_[j]) > mid;
+    codes[j / 4] |= static_cast<std::uint8_t>((negative | (is_high << 1)) << (2 * (j % 4)));
+    const float sent = (negative ? -1.0f : 1.0f) * (is_high ? high : low);
+    residual[idx_[j]] = val_[j] - sent;
+  }
 }
 
 Error TopKCodec::decode(ByteSpan payload, Span<float> out, Apply apply) const {
   std::uint8_t format = 0;
   ByteSpan body;
   if (Error e = open_payload(payload, id(), out.size(), format, body); e != Error::ok) return e;
-  if (format != 0) return Error::bad_parameter;
+  if (format != 0 && format != 2) return Error::bad_parameter;
   ByteReader reader(body);
   const std::uint32_t count = reader.read<std::uint32_t>();
   if (!reader.ok()) return Error::truncated;
   if (count > out.size()) return Error::bad_parameter;
-  if (reader.remaining() < 8ull * count) return Error::truncated;
-  if (reader.remaining() > 8ull * count) return Error::oversized;
+  const std::uint64_t need = 4ull * count + (format == 2 ? 8 + (count + 3ull) / 4 : 4ull * count);
+  if (reader.remaining() < need) return Error::truncated;
+  if (reader.remaining() > need) return Error::oversized;
   const std::uint8_t* idx = body.data() + 4;
   const std::uint8_t* val = idx + 4ull * count;
   std::int64_t previous = -1;
@@ -128,6 +173,7 @@ Error TopKCodec::decode(ByteSpan payload, Span<float> out, Apply apply) const {
     if (i <= previous) return Error::bad_index_order;
     previous = i;
   }
+  if (format == 2) return decode_two_bit(idx, val, count, out, apply);
   if (!simd::codec_kernels().f32_finite(val, count)) return Error::non_finite;
   if (apply == Apply::assign) std::fill(out.begin(), out.end(), 0.0f);
   for (std::uint32_t j = 0; j < count; ++j) out[load_le<std::uint32_t>(idx + 4ull * j)] += load_le<float>(val + 4ull * j);

@@ -3,8 +3,13 @@
 // k = ceil(density·n) entries of largest |values + residual| with their exact values and
 // zeroes them in the residual. The cut-off is estimated from a random sample of the
 // entries (sorting everything is far too slow), then trimmed to exactly k if the sample
-// let too many through. Payload body:
+// let too many through. Payload body, format 0 (value_bits 32):
 //   +0 u32 count | count × u32 index (strictly increasing) | count × f32 value
+// Format 2 (value_bits 2, SparseLoCo, Sarfi et al. 2025): each value sent as its sign and
+// one of two magnitudes, the means of the sent magnitudes at most and above the midpoint of
+// their range; what that rounding changed stays in the residual with what was not sent:
+//   +0 u32 count | count × u32 index | f32 low | f32 high | ceil(count/4) bytes of 2-bit
+//   codes, LSB first (bit 0: negative, bit 1: high), padding bits zero
 #include <cstdint>
 #include <vector>
 
@@ -24,8 +29,10 @@ class TopKCodec final : public Codec {
   std::size_t select(Span<const float> values, Span<float> residual, float cutoff);
   std::size_t trim(std::size_t count, std::size_t k, Span<float> residual);
   std::uint64_t next_random();
+  void write_two_bit(std::size_t count, Span<float> residual, std::uint8_t* body);
 
   double density_;
+  int value_bits_;
   std::uint64_t rng_;
   std::vector<std::uint32_t> idx_;  // candidate indices of one encode
   std::vector<float> val_;          // their values

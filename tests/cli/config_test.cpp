@@ -349,8 +349,9 @@ BOOST_AUTO_TEST_CASE(quasi_global_momentum_is_for_plain_dpsgd) {
   BOOST_TEST(contains(error_of(qgm, {"exchange.quasi_global_momentum=1"}), "exchange.quasi_global_momentum"));
 }
 
-// exchange.outer_*: SlowMo/DiLoCo's outer step on an uncompressed, strict all-reduce.
-BOOST_AUTO_TEST_CASE(outer_optimizer_is_for_plain_allreduce_and_local_sgd) {
+// exchange.outer_*: SlowMo/DiLoCo's outer step on a strict all-reduce, compressed or not,
+// or NoLoCo's over gossip.
+BOOST_AUTO_TEST_CASE(outer_optimizer_is_for_allreduce_local_sgd_and_gossip) {
   const std::string peers = "[[peer]]\nid = 0\nendpoint = \"tcp://127.0.0.1:5600\"\n"
                             "[[peer]]\nid = 1\nendpoint = \"tcp://127.0.0.1:5601\"\n";
   const std::string outer = "[exchange]\nmode = \"local-sgd\"\nouter_lr = 0.7\nouter_momentum = 0.9\n" + peers;
@@ -361,12 +362,29 @@ BOOST_AUTO_TEST_CASE(outer_optimizer_is_for_plain_allreduce_and_local_sgd) {
   BOOST_TEST(x.outer_nesterov);
   BOOST_TEST(!parse_config(outer, "test.toml", {"exchange.mode=\"allreduce\"", "exchange.outer_nesterov=false"})
                   .node.exchange.outer_nesterov);
-  std::string e = error_of(outer, {"exchange.mode=\"gossip\""});
+  std::string e = error_of(outer, {"exchange.mode=\"gradient-tracking\""});
   BOOST_TEST((contains(e, "test.toml:3: exchange.outer_lr: expected only with exchange.mode = \"allreduce\" or \"local-sgd\"")), e);
   e = error_of("[exchange]\nmode = \"gradient-tracking\"\nouter_nesterov = false\n" + peers);
   BOOST_TEST((contains(e, "test.toml:3: exchange.outer_nesterov: expected only with")), e);
-  e = error_of(outer, {"compression.codec=\"fp16\""});
-  BOOST_TEST((contains(e, "--set compression.codec") && contains(e, "expected \"none\" with an outer optimizer")), e);
+  // DiLoCo's pseudo-gradients take a codec: int8, 4-bit, top-k with 2-bit values.
+  const Config quantized = parse_config(outer, "test.toml", {"compression.codec=\"qsgd\"", "compression.bits=4"});
+  BOOST_TEST(quantized.node.exchange.codec == "qsgd");
+  const Config sparse = parse_config(outer, "test.toml", {"compression.codec=\"topk\"", "compression.value_bits=2"});
+  BOOST_TEST(sparse.node.exchange.codec_options.value_bits == 2);
+  e = error_of(outer, {"compression.codec=\"qsgd\"", "compression.value_bits=2"});
+  BOOST_TEST((contains(e, "--set compression.value_bits") && contains(e, "expected only with compression.codec = \"topk\"")), e);
+  e = error_of(outer, {"compression.codec=\"topk\"", "compression.value_bits=4"});
+  BOOST_TEST((contains(e, "compression.value_bits") && contains(e, "expected 32 or 2")), e);
+  e = error_of(outer, {"compression.codec=\"topk\"", "compression.adaptive=true"});
+  BOOST_TEST((contains(e, "--set compression.adaptive") && contains(e, "expected false with an outer optimizer")), e);
+  // Over gossip it is NoLoCo's, with a random partner: no topology, codec or D-PSGD momentum.
+  BOOST_TEST((parse_config(outer, "test.toml", {"exchange.mode=\"gossip\""}).node.exchange.mode == starling::gossip::ExchangeMode::gossip));
+  e = error_of(outer, {"exchange.mode=\"gossip\"", "exchange.topology=\"ring\""});
+  BOOST_TEST((contains(e, "--set exchange.topology") && contains(e, "NoLoCo")), e);
+  e = error_of(outer, {"exchange.mode=\"gossip\"", "compression.codec=\"topk\""});
+  BOOST_TEST((contains(e, "--set compression.codec") && contains(e, "NoLoCo")), e);
+  e = error_of(outer, {"exchange.mode=\"gossip\"", "exchange.outer_nesterov=false"});
+  BOOST_TEST((contains(e, "--set exchange.outer_nesterov") && contains(e, "expected only with")), e);
   e = error_of(outer, {"exchange.overlap=true"});
   BOOST_TEST((contains(e, "--set exchange.overlap") && contains(e, "expected false with an outer optimizer")), e);
   // Without an outer step (α = 1, β = 0) codecs and overlap stay as they were.
@@ -567,6 +585,9 @@ BOOST_AUTO_TEST_CASE(text_keys_and_their_errors) {
   BOOST_TEST(contains(e, "test.toml:4: data.validation_fraction"), e);
   e = error_of("[data]\ndataset = \"text\"\npath = \"x\"\n[model]\ncontext = 0\n");
   BOOST_TEST(contains(e, "test.toml:5: model.context"), e);
+  e = error_of("[data]\ndataset = \"text\"\npath = \"x\"\n[model]\nkind = \"gpt\"\n[exchange]\nmode = \"allreduce\"\noverlap = true\n"
+               "[[peer]]\nid = 0\nendpoint = \"tcp://127.0.0.1:5600\"\n[[peer]]\nid = 1\nendpoint = \"tcp://127.0.0.1:5601\"\n");
+  BOOST_TEST((contains(e, "test.toml:8: exchange.overlap") && contains(e, "language model")), e);
 }
 
 namespace {

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Text data through the executable: `starling partition` splits a folder of text across
 # peers by file and by Dirichlet shares; a missing path, a folder with nothing to read and a
-# file shorter than one window exit 2 naming file:line:key and the path; `starling launch`
-# on text exits 2 (language models train one node today) after checking the text.
+# file shorter than one window exit 2 naming file:line:key and the path, `starling launch`
+# too, before any peer starts.
 set -euo pipefail
 starling=$1
 tmp=$(mktemp -d)
@@ -57,6 +57,6 @@ expect_exit 2 "data.path: .*empty: no text files" partition --config "$tmp/job.t
 head -c 20 /dev/urandom | base64 >"$tmp/text/short"
 expect_exit 2 "job.toml:8: model.context: $tmp/text/short: its training part" partition --config "$tmp/job.toml"
 rm "$tmp/text/short"
-expect_exit 2 "data.dataset: \"text\" trains one node" launch --config "$tmp/job.toml"
+expect_exit 2 "data.path: .*nowhere: missing" launch --config "$tmp/job.toml" --set "data.path=$tmp/nowhere"
 expect_exit 2 "by-file needs a file per peer" partition --config "$tmp/job.toml" --set "data.path=$tmp/text/alpha"
 echo "text data end-to-end: ok"

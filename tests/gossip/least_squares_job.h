@@ -124,6 +124,8 @@ struct Plan {
   double quasi_global_momentum = 0.0;
   double outer_lr = 1.0, outer_momentum = 0.0;
   bool outer_nesterov = true;
+  std::string codec = "none";
+  protocols::CodecOptions codec_options;
   int local_steps = 1;
   std::function<std::unique_ptr<SyncAlgorithm>(const SyncSetup&)> make = make_sync_algorithm;
   int rounds = 600;
@@ -145,12 +147,14 @@ inline std::vector<float> run_peer(PeerGroup& group, const Problem& problem, Bar
   spec.outer_lr = plan.outer_lr;
   spec.outer_momentum = plan.outer_momentum;
   spec.outer_nesterov = plan.outer_nesterov;
+  spec.codec = plan.codec;
+  spec.codec_options = plan.codec_options;
   spec.topology = "ring";
   spec.timeout = std::chrono::seconds(20);
   std::vector<float> x(kDim, 0.0f);
   auto build = [&](int count, int first_round) {
     SyncSetup setup{group.at(r), spec, members(count), r, static_cast<std::uint64_t>(first_round),
-                    protocols::Span<float>{x.data(), x.size()}, {}, nullptr};
+                    protocols::Span<float>{x.data(), x.size()}, plan.codec_options, nullptr};
     return plan.make(setup);
   };
   auto algorithm = build(kPeers, 0);

@@ -128,6 +128,32 @@ BOOST_AUTO_TEST_CASE(topk_rejections) {
   BOOST_TEST(decode_error(*codec, huge, n) == "bad_parameter");
 }
 
+BOOST_AUTO_TEST_CASE(topk_two_bit_rejections) {
+  CodecOptions options;
+  options.value_bits = 2;
+  auto codec = codec_named("topk", options);
+  const std::size_t n = 1000;
+  auto p = payload_of(*codec, n);  // k = 10: 40 bytes of indices, two magnitudes, 3 bytes of codes
+  BOOST_TEST_REQUIRE(load_le<std::uint32_t>(p.data() + 8) == 10u);
+  BOOST_TEST_REQUIRE(p.size() == 12 + 40 + 8 + 3u);
+  auto nan = p;
+  store_le<float>(nan.data() + 52, NAN);
+  BOOST_TEST(decode_error(*codec, nan, n) == "non_finite");
+  auto negative = p;
+  store_le<float>(negative.data() + 56, -1.0f);
+  BOOST_TEST(decode_error(*codec, negative, n) == "bad_parameter");
+  auto padding = p;
+  padding.back() |= 0x80;  // codes 10 and 11 of the last byte do not exist
+  BOOST_TEST(decode_error(*codec, padding, n) == "bad_encoding");
+  auto short_payload = p;
+  short_payload.pop_back();
+  BOOST_TEST(decode_error(*codec, short_payload, n) == "truncated");
+  auto format = p;
+  format[1] = 3;
+  BOOST_TEST(decode_error(*codec, format, n) == "bad_parameter");
+  BOOST_TEST(!make_codec("topk", [] { CodecOptions o; o.value_bits = 4; return o; }()).ok());
+}
+
 BOOST_AUTO_TEST_CASE(quantizer_rejections) {
   const std::size_t n = 1000;
   auto qsgd = codec_named("qsgd");

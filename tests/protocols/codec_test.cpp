@@ -3,6 +3,9 @@
 #define BOOST_TEST_MODULE protocols_codecs
 #include <boost/test/unit_test.hpp>
 
+#include <cmath>
+#include <set>
+
 #include "codec_test_util.h"
 #include "platform/cpu_features.h"
 #include "protocols/byte_io.h"
@@ -202,6 +205,49 @@ BOOST_AUTO_TEST_CASE(topk_selects_the_largest) {
       }
     }
     BOOST_TEST(sent == codec->last_sent());
+  }
+}
+
+// SparseLoCo's values: the same k entries as exact top-k, each sent as its sign and one of two
+// magnitudes, the means of the sent magnitudes at most and above the midpoint of their range;
+// what that rounding changed stays in the residual (the identity within float rounding), at
+// a quarter byte per value.
+BOOST_AUTO_TEST_CASE(topk_two_bit_values_are_signs_and_two_means) {
+  for (std::size_t n : {0, 1, 1000, 20000}) {
+    CodecOptions options;
+    options.density = 0.02;
+    auto exact = codec_named("topk", options);
+    options.value_bits = 2;
+    auto two_bit = codec_named("topk", options);
+    const auto values = gaussian(n, 9 + static_cast<unsigned>(n));
+    std::vector<float> r_exact(n, 0.0f), r_two(n, 0.0f);
+    std::vector<std::uint8_t> p_exact, p_two;
+    BOOST_TEST_REQUIRE(to_string(exact->encode(values, r_exact, p_exact)) == "ok");
+    BOOST_TEST_REQUIRE(to_string(two_bit->encode(values, r_two, p_two)) == "ok");
+    const auto sent = decoded(*exact, p_exact, n), rounded = decoded(*two_bit, p_two, n);
+    const std::size_t k = exact->last_sent();
+    BOOST_TEST(two_bit->last_sent() == k);
+    BOOST_TEST(p_two.size() == 8 + 4 + 4 * k + 8 + (k + 3) / 4);
+    double low_sum = 0, high_sum = 0;
+    float lo = INFINITY, hi = 0;
+    for (std::size_t i = 0; i < n; ++i)
+      if (sent[i] != 0.0f) lo = std::min(lo, std::fabs(sent[i])), hi = std::max(hi, std::fabs(sent[i]));
+    std::size_t lows = 0, highs = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      BOOST_TEST_REQUIRE((sent[i] == 0.0f) == (rounded[i] == 0.0f));  // the same entries
+      if (sent[i] == 0.0f) continue;
+      BOOST_TEST_REQUIRE(std::signbit(sent[i]) == std::signbit(rounded[i]));
+      const bool high = std::fabs(sent[i]) > 0.5f * (lo + hi);
+      (high ? high_sum : low_sum) += std::fabs(sent[i]);
+      ++(high ? highs : lows);
+      BOOST_TEST_REQUIRE(std::fabs(rounded[i] + r_two[i] - values[i]) <= 1e-6f * (1.0f + std::fabs(values[i])));
+    }
+    std::set<float> magnitudes;
+    for (float v : rounded)
+      if (v != 0.0f) magnitudes.insert(std::fabs(v));
+    BOOST_TEST(magnitudes.size() <= 2u);
+    if (lows) BOOST_TEST(magnitudes.count(static_cast<float>(low_sum / lows)) == 1u);
+    if (highs) BOOST_TEST(magnitudes.count(static_cast<float>(high_sum / highs)) == 1u);
   }
 }
 

@@ -1,0 +1,33 @@
+// A language model's peer over gossip::PeerExchange (cli/text_mixer.h).
+#include "cli/text_mixer.h"
+
+#include <stdexcept>
+
+namespace starling::cli {
+namespace {
+
+[[noreturn]] void cannot_move(const char* when) {
+  throw std::runtime_error(std::string("a language model's peer cannot continue from the running job's position (") + when +
+                           "): text peers start together and do not join a job that runs");
+}
+
+}  // namespace
+
+void PeerMixer::start(Model& model) {
+  spec_.tensor_sizes = model.tensor_sizes();
+  exchange_ = std::make_unique<gossip::PeerExchange>(spec_, protocols::Span<float>{model.params(), model.param_count()});
+  if (exchange_->start(0)) cannot_move("at start");
+  // A round on the models as drawn, alike everywhere: DiLoCo's x₀ is the initial model, and
+  // a compressed all-reduce finds its common model without sending it.
+  mix(0, 0.0);
+}
+
+void PeerMixer::mix(int64_t step, double compute_seconds) {
+  if (exchange_->exchange(static_cast<uint64_t>(step), compute_seconds)) cannot_move("after a view change");
+}
+
+void PeerMixer::finish() {
+  if (exchange_) exchange_->finish();
+}
+
+}  // namespace starling::cli

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# A language model across peers through the executable: `starling launch` trains a tiny GPT
+# on four peers in one process by every-step all-reduce (every peer the same bits, val_bpb
+# in each summary and the mean and worst in the job's), as processes by DiLoCo on 4-bit
+# pseudo-gradients over the by-file split (the same bits again, and fewer bytes than fp32
+# DiLoCo), and by NoLoCo's gossip with one random partner (the peers' models differ); the
+# metrics CSV carries val_bpb and bytes; exchange.overlap on text exits 2 naming the key.
+set -euo pipefail
+starling=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+source "$(dirname "$0")/expect_exit.sh"
+
+mkdir "$tmp/text"
+for name in alpha beta gamma delta; do head -c 6000 /dev/urandom | base64 >"$tmp/text/$name"; done
+base=$((7400 + RANDOM % 400))
+cat >"$tmp/job.toml" <<TOML
+[run]
+name = "tiny"
+data_dir = "$tmp/cache"
+out_dir = "$tmp/results"
+steps = 12
+[data]
+dataset = "text"
+path = "text"
+[model]
+kind = "gpt"
+blocks = 1
+heads = 2
+width = 16
+context = 16
+[optimizer]
+kind = "adamw"
+lr = 1e-3
+batch = 2
+[kernels]
+backend = "native"
+threads = 1
+[node]
+threads = 1
+[exchange]
+mode = "allreduce"
+timeout_seconds = 30
+TOML
+for i in 0 1 2 3; do printf '[[peer]]\nid = %d\nendpoint = "tcp://127.0.0.1:%d"\n' "$i" $((base + i)) >>"$tmp/job.toml"; done
+
+field() { /usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$@"; }
+
+"$starling" launch --config "$tmp/job.toml" --in-process --summary "$tmp/allreduce.json" 2>"$tmp/log" ||
+  { cat "$tmp/log"; fail "every-step all-reduce on text failed"; }
+[ "$(field "$tmp/allreduce.json" identical_models)" = True ] || fail "all-reduce peers differ"
+/usr/bin/python3 - "$tmp/allreduce.json" "$tmp/results/tiny-peer2.metrics.csv" <<'PY' || fail "text job summary or CSV wrong"
+import csv, json, sys
+job = json.load(open(sys.argv[1]))
+assert 5.0 < job["val_bpb"] <= job["val_bpb_max"] < 9.0, job
+peers = [json.load(open(p)) for p in job["peer_summaries"]]
+assert len(peers) == 4 and all(p["mode"] == "allreduce" and p["val_bpb"] == job["val_bpb"] for p in peers)
+rows = list(csv.DictReader(open(sys.argv[2])))
+assert rows[-1]["step"] == "12" and float(rows[-1]["val_bpb"]) > 0 and int(rows[-1]["bytes_sent"]) > 0, rows
+PY
+
+diloco=(--set exchange.mode='"local-sgd"' --set exchange.period=4 --set exchange.outer_lr=0.7 --set exchange.outer_momentum=0.9
+        --set data.partition='"by-file"')
+"$starling" launch --config "$tmp/job.toml" "${diloco[@]}" --summary "$tmp/fp32.json" 2>"$tmp/log" ||
+  { cat "$tmp/log"; fail "DiLoCo on text failed"; }
+"$starling" launch --config "$tmp/job.toml" "${diloco[@]}" --set compression.codec='"qsgd"' --set compression.bits=4 \
+  --summary "$tmp/4bit.json" 2>"$tmp/log" || { cat "$tmp/log"; fail "DiLoCo with 4-bit pseudo-gradients failed"; }
+/usr/bin/python3 - "$tmp/fp32.json" "$tmp/4bit.json" <<'PY' || fail "DiLoCo's peers differ or 4-bit saves too little"
+import json, sys
+fp32, q4 = (json.load(open(p)) for p in sys.argv[1:3])
+assert fp32["identical_models"] and q4["identical_models"], (fp32, q4)
+assert fp32["bytes_sent"] > 3 * q4["bytes_sent"], (fp32["bytes_sent"], q4["bytes_sent"])
+PY
+
+"$starling" launch --config "$tmp/job.toml" --in-process --set exchange.mode='"gossip"' --set exchange.period=4 \
+  --set exchange.outer_lr=0.7 --set exchange.outer_momentum=0.5 --summary "$tmp/noloco.json" 2>"$tmp/log" ||
+  { cat "$tmp/log"; fail "NoLoCo on text failed"; }
+[ "$(field "$tmp/noloco.json" identical_models)" = False ] || fail "NoLoCo's peers ended with one model"
+
+expect_exit 2 "exchange.overlap: expected false with data.dataset = \"text\"" launch --config "$tmp/job.toml" --set exchange.overlap=true
+echo "text peers end-to-end: ok"
