@@ -5,6 +5,7 @@
 #include "cli/data_source.h"
 #include "cli/exit_codes.h"
 #include "cli/train_command.h"
+#include "gossip/transport/transport_context.h"
 #include "kernels/gemm.h"
 
 #include <spdlog/spdlog.h>
@@ -18,15 +19,17 @@
 namespace starling::cli {
 namespace {
 
-// Descriptors one peer holds: its sockets and their connections (about 2 per watched peer
-// and per data neighbour, both ends in this process), ZeroMQ's mailboxes and its files.
-constexpr rlim_t kDescriptorsPerPeer = 64;
+// Descriptors one peer holds: in memory, its metrics file; over ZeroMQ (CURVE) also its
+// sockets and their connections (about 2 per watched peer and per data neighbour, both ends
+// in this process) and ZeroMQ's mailboxes.
+constexpr rlim_t kDescriptorsPerPeerInMemory = 4;
+constexpr rlim_t kDescriptorsPerPeerOverZmq = 64;
 
 // Raises the soft limit on open descriptors to what `peers` need, up to the hard limit.
-bool enough_descriptors(std::size_t peers) {
+bool enough_descriptors(std::size_t peers, rlim_t per_peer) {
   rlimit limit{};
   if (::getrlimit(RLIMIT_NOFILE, &limit) != 0) return true;
-  const rlim_t want = 256 + kDescriptorsPerPeer * static_cast<rlim_t>(peers);
+  const rlim_t want = 256 + per_peer * static_cast<rlim_t>(peers);
   if (limit.rlim_cur >= want) return true;
   limit.rlim_cur = std::min(want, limit.rlim_max);
   ::setrlimit(RLIMIT_NOFILE, &limit);
@@ -51,13 +54,17 @@ void report_progress(const std::deque<std::atomic<int64_t>>& steps, const std::d
 }  // namespace
 
 bool run_peers_in_process(const Config& config, std::vector<PeerRun>& peers) {
-  if (!enough_descriptors(peers.size())) return false;
+  // CURVE needs a wire to secure: such peers keep ZeroMQ, each its own context.
+  const bool in_memory = config.node.exchange.keys_dir.empty();
+  if (!enough_descriptors(peers.size(), in_memory ? kDescriptorsPerPeerInMemory : kDescriptorsPerPeerOverZmq))
+    return false;
   kernels::set_threads(config.kernel_threads);
   TrainTest data = load_data(config);
   Config fitted = config;
   fit_model_to_data(fitted.node.train.learner.model, data, config.source);
   const auto parts = partition_peers(fitted, data.train);  // once for all the peers
   give_topology_histograms(fitted, data.train, parts);
+  if (in_memory) fitted.node.exchange.context = std::make_shared<gossip::TransportContext>(gossip::InMemory{});
 
   std::deque<std::atomic<int64_t>> steps(peers.size()), totals(peers.size());
   std::vector<PeerOutput> outputs(peers.size());

@@ -137,12 +137,12 @@ bool Membership::suspect(PeerId peer, PeerRecord& r, Clock::time_point now) {
 }
 
 // Vouches for `about` to `asker` when this peer heard it within its failure timeout.
-void Membership::answer_probe(PeerId asker, PeerId about) {
+void Membership::answer_probe(PeerId asker, PeerId about, Clock::time_point now) {
   refresh_from_transport();
   const auto it = peers_.find(about);
   const bool heard = about == transport_.self() ||
                      (it != peers_.end() && it->second.heard && it->second.state == PeerState::alive &&
-                      Clock::now() - it->second.last_seen < options_.failure_timeout);
+                      now - it->second.last_seen < options_.failure_timeout);
   if (heard && transport_.reachable(asker))
     send_notice_to(asker, protocols::DeathNotice{about, protocols::NoticeKind::vouch, 0, 0});
 }
@@ -168,15 +168,15 @@ void Membership::send_notices() {
       transport_.send(peer, membership_header(MessageType::heartbeat), payload);
 }
 
-void Membership::apply_notices(PeerId from, const protocols::Heartbeat& beat) {
+void Membership::apply_notices(PeerId from, const protocols::Heartbeat& beat, Clock::time_point now) {
   for (const protocols::DeathNotice& n : beat.notices) {
     if (n.kind == protocols::NoticeKind::suspect) {
-      answer_probe(from, n.peer);
+      answer_probe(from, n.peer, now);
       continue;
     }
     if (n.kind == protocols::NoticeKind::vouch) {
       const auto it = peers_.find(n.peer);
-      if (it != peers_.end() && it->second.suspected) it->second.suspected.reset(), it->second.vouched = Clock::now();
+      if (it != peers_.end() && it->second.suspected) it->second.suspected.reset(), it->second.vouched = now;
       continue;
     }
     if (n.peer == transport_.self()) continue;  // a false suspicion: the view change settles it
@@ -184,7 +184,7 @@ void Membership::apply_notices(PeerId from, const protocols::Heartbeat& beat) {
     if (n.kind == protocols::NoticeKind::finished) r.finished = n;
     if (r.state != PeerState::alive) continue;
     r.left = n.kind != protocols::NoticeKind::timed_out;
-    r.last_seen = Clock::now();  // what it sent before this notice does not bring it back
+    r.last_seen = now;  // what it sent before this notice does not bring it back
     change(n.peer, r, PeerState::dead, std::string(notice_text(n.kind)) + ", says peer " + std::to_string(from), n);
   }
 }
@@ -264,7 +264,7 @@ bool Membership::observe(const Message& message, Clock::time_point now) {
   if (message.header.type != MessageType::heartbeat) return false;
   const protocols::Result<protocols::Heartbeat> beat = protocols::decode_heartbeat(message.bytes());
   if (!beat) ++malformed_;
-  else apply_notices(message.from, *beat);
+  else apply_notices(message.from, *beat, now);
   return true;
 }
 

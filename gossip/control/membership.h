@@ -142,9 +142,9 @@ class Membership {
   void send_heartbeats(Clock::time_point now);
   void send_notices();
   bool suspect(PeerId peer, PeerRecord& record, Clock::time_point now);
-  void answer_probe(PeerId asker, PeerId about);
+  void answer_probe(PeerId asker, PeerId about, Clock::time_point now);
   void send_notice_to(PeerId to, const protocols::DeathNotice& notice);
-  void apply_notices(PeerId from, const protocols::Heartbeat& beat);
+  void apply_notices(PeerId from, const protocols::Heartbeat& beat, Clock::time_point now);
   void refresh_from_transport();
   void discount_own_stall(Clock::time_point now);
   std::chrono::milliseconds allowed_silence(const PeerRecord& record) const;
