@@ -10,6 +10,8 @@
 
 #include <spdlog/spdlog.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -24,6 +26,16 @@ namespace {
 // in this process) and ZeroMQ's mailboxes.
 constexpr rlim_t kDescriptorsPerPeerInMemory = 4;
 constexpr rlim_t kDescriptorsPerPeerOverZmq = 64;
+
+// Each peer's threads (it, and its actor system's and learners', which inherit it) run at
+// this nice value, above the in-memory network's heartbeat threads: among a thousand
+// peers' threads on two cores, heartbeats at the same priority get too small a share to go
+// out in time, and peers that compute are taken for dead.
+constexpr int kPeerNice = 10;
+
+void lower_priority_of_this_thread() {
+  ::setpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)), kPeerNice);
+}
 
 // Raises the soft limit on open descriptors to what `peers` need, up to the hard limit.
 bool enough_descriptors(std::size_t peers, rlim_t per_peer) {
@@ -73,6 +85,7 @@ bool run_peers_in_process(const Config& config, std::vector<PeerRun>& peers) {
   for (std::size_t i = 0; i < peers.size(); ++i) {
     outputs[i] = PeerOutput{"[peer " + std::to_string(peers[i].id) + "] ", &steps[i], &totals[i]};
     threads.emplace_back([&, i] {
+      if (in_memory) lower_priority_of_this_thread();
       peers[i].status = exit_code_of([&] {
         Config mine = fitted;
         select_peer(mine, peers[i].id);

@@ -82,9 +82,10 @@ void Membership::started() {
   if (!starting_) return;
   starting_ = false;
   refresh_from_transport();  // the start may have ended on a heartbeat not yet taken in
-  for (const auto& [peer, r] : peers_)
-    if (r.state == PeerState::dead && !r.heard && watches(peer))
+  for_each_watched(peers_, watched_, [&](PeerId peer, const PeerRecord& r) {
+    if (r.state == PeerState::dead && !r.heard)
       to_pass_on_.push_back(protocols::DeathNotice{peer, protocols::NoticeKind::timed_out, 0, 0});
+  });
 }
 
 std::vector<PeerId> Membership::watched() const {
@@ -163,9 +164,10 @@ void Membership::send_notices() {
   beat.notices = std::exchange(to_pass_on_, {});
   std::vector<std::uint8_t> payload;
   protocols::encode_heartbeat(beat, payload);
-  for (const auto& [peer, r] : peers_)
-    if (watches(peer) && r.state == PeerState::alive && transport_.reachable(peer))
+  for_each_watched(peers_, watched_, [&](PeerId peer, const PeerRecord& r) {
+    if (r.state == PeerState::alive && transport_.reachable(peer))
       transport_.send(peer, membership_header(MessageType::heartbeat), payload);
+  });
 }
 
 void Membership::apply_notices(PeerId from, const protocols::Heartbeat& beat, Clock::time_point now) {
@@ -193,15 +195,14 @@ void Membership::poll(Clock::time_point now) {
   if (!transport_.heartbeats() && now >= next_heartbeat_) send_heartbeats(now);
   discount_own_stall(now);
   refresh_from_transport();
-  for (auto& [peer, r] : peers_) {
-    if (!watches(peer)) continue;
+  for_each_watched(peers_, watched_, [&](PeerId peer, PeerRecord& r) {
     const auto silent = now - std::max(r.last_seen, r.vouched);
     const auto allowed = allowed_silence(r);
     if (r.state == PeerState::alive && silent >= allowed && !suspect(peer, r, now))
       change(peer, r, PeerState::dead,
              r.heard ? "no message for " + ms_text(silent) + " (failure timeout " + ms_text(allowed) + ")"
                      : "never heard from in " + ms_text(silent) + " (start timeout " + ms_text(allowed) + ")");
-  }
+  });
   send_notices();
 }
 
@@ -238,9 +239,9 @@ void Membership::send_heartbeats(Clock::time_point now) {
   // (Transport::announce()); these are the fallback for a transport without them.
   std::vector<std::uint8_t> payload;
   protocols::encode_heartbeat(beat, payload);
-  for (const auto& [peer, r] : peers_)
-    if (!r.left && watches(peer) && transport_.reachable(peer))
-      transport_.send(peer, membership_header(MessageType::heartbeat), payload);
+  for_each_watched(peers_, watched_, [&](PeerId peer, const PeerRecord& r) {
+    if (!r.left && transport_.reachable(peer)) transport_.send(peer, membership_header(MessageType::heartbeat), payload);
+  });
   // Next beat one interval from now, not from the missed slot: no bursts after a stall.
   next_heartbeat_ = now + options_.heartbeat_interval;
 }
@@ -281,18 +282,20 @@ void Membership::leave(protocols::LeaveReason reason) {
   left_ = true;
   std::vector<std::uint8_t> payload;
   protocols::encode_leave(reason, payload);
-  for (const auto& [peer, r] : peers_)
-    if (watches(peer) && transport_.reachable(peer)) transport_.send(peer, membership_header(MessageType::leave), payload);
+  for_each_watched(peers_, watched_, [&](PeerId peer, const PeerRecord&) {
+    if (transport_.reachable(peer)) transport_.send(peer, membership_header(MessageType::leave), payload);
+  });
 }
 
 std::vector<ViewChange> Membership::take_changes() { return std::exchange(changes_, {}); }
 
 Membership::Clock::time_point Membership::next_due() const {
   Clock::time_point due = transport_.heartbeats() ? Clock::time_point::max() : next_heartbeat_;
-  for (const auto& [peer, r] : peers_)
-    if (r.state == PeerState::alive && watches(peer))
+  for_each_watched(peers_, watched_, [&](PeerId, const PeerRecord& r) {
+    if (r.state == PeerState::alive)
       due = std::min(due, r.suspected ? *r.suspected + options_.probe_timeout
                                       : std::max(r.last_seen, r.vouched) + allowed_silence(r));
+  });
   return due;
 }
 

@@ -15,7 +15,8 @@
 
 namespace starling::gossip {
 
-// Locks, taken only in this order: a Sender's, the network's, a Port's.
+// Locks, taken only in this order: a Sender's, the network's, a Port's; the senders' list
+// and the heartbeat threads' stop have locks of their own, taken alone.
 struct MemoryNetwork::Port {
   Port(const TransportOptions& o, Inbox& in, StatsRecorder& stats)
       : admission(o.accept, o.limits, o.accept_unknown_hello, o.max_messages_per_second, stats), inbox(in) {}
@@ -33,6 +34,17 @@ struct MemoryNetwork::Port {
     if (!header) return;
     const std::uint64_t bytes = head.size() + payload.size();
     admission.pass(from, *header, std::move(payload), bytes, now, inbox);
+  }
+  // A heartbeat, from bytes the sender keeps: only a payload small enough to be held in
+  // place is made (no allocation, which a thousand threads would contend for). Skipped
+  // when the port is busy; false once the owner stopped.
+  bool beat(PeerId from, protocols::ByteSpan head, protocols::ByteSpan payload, Clock::time_point now) {
+    std::unique_lock<std::mutex> lock(mutex, std::try_to_lock);
+    if (!lock) return true;
+    if (!open) return false;
+    const std::optional<protocols::FrameHeader> header = admission.screen(from, head, payload, now);
+    if (header) admission.pass(from, *header, Payload(payload), head.size() + payload.size(), now, inbox);
+    return true;
   }
   void accept(PeerId peer) {
     std::lock_guard<std::mutex> lock(mutex);
@@ -74,17 +86,20 @@ struct MemoryNetwork::Sender {
     route.port = network.deliver(route.endpoint, self, std::move(head), std::move(payload));
   }
 
-  // One heartbeat to every watched peer when one is due (io_loop.h's rule).
+  // One heartbeat to every watched peer when one is due (io_loop.h's rule). A heartbeat
+  // thread never waits on a lock whose holder may be preempted among a thousand threads: a
+  // sender busy sending is beaten at the next tick, a busy receiver misses this heartbeat.
   void beat(Clock::time_point now) {
-    std::lock_guard<std::mutex> lock(mutex);
-    if (stopped || interval.count() <= 0 || now < next_beat) return;
+    std::unique_lock<std::mutex> lock(mutex, std::try_to_lock);
+    if (!lock || stopped || interval.count() <= 0 || now < next_beat) return;
     std::vector<std::uint8_t> head, payload;
     encode_periodic_heartbeat(self, view, round, now, head, payload);
     for (auto& [peer, route] : routes) {
       if (watched && !watched->count(peer)) continue;
       stats.sent(peer, head.size() + payload.size(), true);
-      deliver(route, Payload(protocols::ByteSpan(head.data(), head.size())),
-              Payload(protocols::ByteSpan(payload.data(), payload.size())));
+      const protocols::ByteSpan h(head.data(), head.size()), p(payload.data(), payload.size());
+      if (route.port && route.port->beat(self, h, p, now)) continue;
+      deliver(route, Payload(h), Payload(p));
     }
     next_beat = now + interval;
   }
@@ -172,7 +187,7 @@ MemoryNetwork::MemoryNetwork(std::function<Clock::time_point()> clock) : clock_(
 
 MemoryNetwork::~MemoryNetwork() {
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::lock_guard<std::mutex> lock(stop_mutex_);
     stopping_ = true;
   }
   stop_.notify_all();
@@ -180,7 +195,7 @@ MemoryNetwork::~MemoryNetwork() {
 }
 
 void MemoryNetwork::beat_until_stopped(std::size_t k) {
-  std::unique_lock<std::mutex> lock(mutex_);
+  std::unique_lock<std::mutex> lock(stop_mutex_);
   while (!stop_.wait_for(lock, kBeatTick, [this] { return stopping_; })) {
     lock.unlock();
     beat(Clock::now(), k, kBeaters);
@@ -194,23 +209,31 @@ std::unique_ptr<Link> MemoryNetwork::open(const TransportOptions& options, Inbox
   auto port = std::make_shared<Port>(options, inbox, stats);
   auto sender = std::make_shared<Sender>(*this, options, stats);
   std::string name = options.bind_endpoint;
-  std::lock_guard<std::mutex> lock(mutex_);
-  const bool any = name.size() >= 2 && name.compare(name.size() - 2, 2, ":*") == 0;
-  if (any) name = "mem://" + std::to_string(next_name_++);
-  if (ports_.count(name))
-    STARLING_GOSSIP_THROW(IoError, "cannot bind " + name + ": another peer of this process holds it");
-  // What was sent before the endpoint was bound arrives first, in its order.
-  const auto held = held_.find(name);
-  if (held != held_.end()) {
-    std::lock_guard<std::mutex> port_lock(port->mutex);
-    for (Held& h : held->second) port->receive_locked(h.from, std::move(h.head), std::move(h.payload), now());
-    held_.erase(held);
-    held_bytes_.erase(name);
+  // What was sent before the endpoint was bound arrives first, in its order: the port is
+  // locked before anyone can find it, and its held frames go in outside the network's lock.
+  std::unique_lock<std::mutex> port_lock(port->mutex);
+  std::deque<Held> held;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const bool any = name.size() >= 2 && name.compare(name.size() - 2, 2, ":*") == 0;
+    if (any) name = "mem://" + std::to_string(next_name_++);
+    if (ports_.count(name))
+      STARLING_GOSSIP_THROW(IoError, "cannot bind " + name + ": another peer of this process holds it");
+    if (const auto it = held_.find(name); it != held_.end()) {
+      held = std::move(it->second);
+      held_.erase(it);
+      held_bytes_.erase(name);
+    }
+    ports_.emplace(name, port);
   }
-  ports_.emplace(name, port);
-  senders_.erase(std::remove_if(senders_.begin(), senders_.end(), [](const auto& s) { return s.expired(); }),
-                 senders_.end());
-  senders_.push_back(sender);
+  for (Held& h : held) port->receive_locked(h.from, std::move(h.head), std::move(h.payload), now());
+  port_lock.unlock();
+  {
+    std::lock_guard<std::mutex> lock(senders_mutex_);
+    senders_.erase(std::remove_if(senders_.begin(), senders_.end(), [](const auto& s) { return s.expired(); }),
+                   senders_.end());
+    senders_.push_back(sender);
+  }
   return std::make_unique<MemoryLink>(*this, name, std::move(port), std::move(sender));
 }
 
@@ -248,7 +271,7 @@ void MemoryNetwork::beat(Clock::time_point now) { beat(now, 0, 1); }
 void MemoryNetwork::beat(Clock::time_point now, std::size_t k, std::size_t of) {
   std::vector<std::shared_ptr<Sender>> senders;
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::lock_guard<std::mutex> lock(senders_mutex_);
     for (std::size_t i = k; i < senders_.size(); i += of)
       if (auto s = senders_[i].lock()) senders.push_back(std::move(s));
   }

@@ -62,12 +62,14 @@ class MemoryNetwork {
   void beat_until_stopped(std::size_t k);
 
   std::function<Clock::time_point()> clock_;
-  std::mutex mutex_;
+  std::mutex mutex_;  // ports_, held_, held_bytes_, next_name_
   std::map<std::string, std::shared_ptr<Port>> ports_;
   std::map<std::string, std::deque<Held>> held_;
   std::map<std::string, std::size_t> held_bytes_;
-  std::vector<std::weak_ptr<Sender>> senders_;
   std::size_t next_name_ = 0;
+  std::mutex senders_mutex_;
+  std::vector<std::weak_ptr<Sender>> senders_;
+  std::mutex stop_mutex_;
   std::condition_variable stop_;
   bool stopping_ = false;
   std::vector<std::thread> beaters_;
