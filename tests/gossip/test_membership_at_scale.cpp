@@ -112,7 +112,7 @@ Outcome run_job(int n, PeerId victim) {
   return out;
 }
 
-void check_death_reaches_everyone(int n, PeerId victim) {
+Outcome check_death_reaches_everyone(int n, PeerId victim) {
   const Outcome o = run_job(n, victim);
   BOOST_TEST(o.false_deaths == 0);
   std::vector<PeerId> ring(static_cast<std::size_t>(n));
@@ -133,13 +133,13 @@ void check_death_reaches_everyone(int n, PeerId victim) {
   BOOST_TEST_MESSAGE(n << " peers: every live peer knew " << std::chrono::duration<double>(latest).count()
                        << " s (simulated) after the death; " << o.by_timeout << " of its " << watchers
                        << " watchers by their own timeout, the others by notice");
+  return o;
 }
 
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(a_death_among_256_peers_reaches_every_live_peer_the_same_way_twice) {
-  check_death_reaches_everyone(256, 100);
-  const Outcome first = run_job(256, 100), second = run_job(256, 100);
+  const Outcome first = check_death_reaches_everyone(256, 100), second = run_job(256, 100);
   BOOST_TEST((first.learned == second.learned), "two runs of the same job learned the death at other instants");
   BOOST_TEST(first.by_timeout == second.by_timeout);
 }
