@@ -419,8 +419,8 @@ std::vector<KeySpec> compression_keys() {
 std::vector<KeySpec> launch_keys() {
   return {
     {"launch.in_process", flag(false),
-     "every peer a thread of one process (each with its own ZeroMQ endpoint and exchange), for experiments with "
-     "hundreds of peers on one host; `starling launch --in-process` sets it",
+     "every peer a thread of one process (each with the same exchange, the peers reaching each other in memory), "
+     "for experiments with up to a thousand peers on one host; `starling launch --in-process` sets it",
      [](V v, Config& c) { c.launch.in_process = v.flag; }},
     {"launch.endpoints", choice("peers", {"peers", "slurm", "openmpi"}),
      "where the job's peers come from: `\"peers\"`, the `[[peer]]` list; `\"slurm\"`, the Slurm job step the "

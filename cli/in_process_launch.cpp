@@ -6,10 +6,13 @@
 #include "cli/exit_codes.h"
 #include "cli/text_train.h"
 #include "cli/train_command.h"
+#include "gossip/transport/transport_context.h"
 #include "kernels/gemm.h"
 
 #include <spdlog/spdlog.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -19,15 +22,27 @@
 namespace starling::cli {
 namespace {
 
-// Descriptors one peer holds: its sockets and their connections (about 2 per watched peer
-// and per data neighbour, both ends in this process), ZeroMQ's mailboxes and its files.
-constexpr rlim_t kDescriptorsPerPeer = 64;
+// Descriptors one peer holds: in memory, its metrics file; over ZeroMQ (CURVE) also its
+// sockets and their connections (about 2 per watched peer and per data neighbour, both ends
+// in this process) and ZeroMQ's mailboxes.
+constexpr rlim_t kDescriptorsPerPeerInMemory = 4;
+constexpr rlim_t kDescriptorsPerPeerOverZmq = 64;
+
+// Each peer's threads (it, and its actor system's and learners', which inherit it) run at
+// this nice value, above the in-memory network's heartbeat threads: among a thousand
+// peers' threads on two cores, heartbeats at the same priority get too small a share to go
+// out in time, and peers that compute are taken for dead.
+constexpr int kPeerNice = 10;
+
+void lower_priority_of_this_thread() {
+  ::setpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)), kPeerNice);
+}
 
 // Raises the soft limit on open descriptors to what `peers` need, up to the hard limit.
-bool enough_descriptors(std::size_t peers) {
+bool enough_descriptors(std::size_t peers, rlim_t per_peer) {
   rlimit limit{};
   if (::getrlimit(RLIMIT_NOFILE, &limit) != 0) return true;
-  const rlim_t want = 256 + kDescriptorsPerPeer * static_cast<rlim_t>(peers);
+  const rlim_t want = 256 + per_peer * static_cast<rlim_t>(peers);
   if (limit.rlim_cur >= want) return true;
   limit.rlim_cur = std::min(want, limit.rlim_max);
   ::setrlimit(RLIMIT_NOFILE, &limit);
@@ -67,9 +82,14 @@ PeerTraining image_peers_training(const Config& config) {
 }  // namespace
 
 bool run_peers_in_process(const Config& config, std::vector<PeerRun>& peers) {
-  if (!enough_descriptors(peers.size())) return false;
+  // CURVE needs a wire to secure: such peers keep ZeroMQ, each its own context.
+  const bool in_memory = config.node.exchange.keys_dir.empty();
+  if (!enough_descriptors(peers.size(), in_memory ? kDescriptorsPerPeerInMemory : kDescriptorsPerPeerOverZmq))
+    return false;
   kernels::set_threads(config.kernel_threads);
-  const PeerTraining train = config.data.dataset == "text" ? text_peers_training(config) : image_peers_training(config);
+  Config shared = config;
+  if (in_memory) shared.node.exchange.context = std::make_shared<gossip::TransportContext>(gossip::InMemory{});
+  const PeerTraining train = shared.data.dataset == "text" ? text_peers_training(shared) : image_peers_training(shared);
 
   std::deque<std::atomic<int64_t>> steps(peers.size()), totals(peers.size());
   std::vector<PeerOutput> outputs(peers.size());
@@ -78,6 +98,7 @@ bool run_peers_in_process(const Config& config, std::vector<PeerRun>& peers) {
   for (std::size_t i = 0; i < peers.size(); ++i) {
     outputs[i] = PeerOutput{"[peer " + std::to_string(peers[i].id) + "] ", &steps[i], &totals[i]};
     threads.emplace_back([&, i] {
+      if (in_memory) lower_priority_of_this_thread();
       peers[i].status = exit_code_of([&] {
         return train(peers[i].id, peers[i].summary, &outputs[i]);
       });

@@ -1,10 +1,13 @@
 #pragma once
 // `starling launch --in-process` (or launch.in_process = true): every peer of a topology
 // config as a thread of this process, for experiments with hundreds of peers on one host.
-// Each peer is what `starling peer` runs — its own actor system, learners, ZeroMQ endpoint
-// on its configured address and the same exchange code — but the data set is loaded once
-// and shared, and one progress line covers the job. Peers write the same per-peer metrics
-// and summaries as processes do, so a job's results do not depend on how it was launched.
+// Each peer is what `starling peer` runs — its own actor system, learners, endpoint on its
+// configured address and the same exchange and control-plane code — but the data set is
+// loaded once and shared, the peers reach each other through one in-memory network
+// (gossip/transport/memory_network.h: no sockets, one heartbeat thread for all; with CURVE,
+// which needs a wire, each keeps a ZeroMQ endpoint), and one progress line covers the job.
+// Peers write the same per-peer metrics and summaries as processes do, so a job's results
+// do not depend on how it was launched.
 #include "cli/config.h"
 
 #include <cstdint>

@@ -91,10 +91,13 @@ std::vector<PeerId> neighbours(const ExchangeSpec& s) {
 }  // namespace
 
 PeerExchange::PeerExchange(const ExchangeSpec& spec, protocols::Span<float> model)
-    : spec_(spec), model_(model), context_(1), last_report_(std::chrono::steady_clock::now()) {
+    : spec_(spec),
+      model_(model),
+      context_(spec.context ? spec.context : std::make_shared<TransportContext>(1)),
+      last_report_(std::chrono::steady_clock::now()) {
   if (spec.rank < 0 || spec.rank >= static_cast<int>(spec.peers.size()))
     throw InvalidArgument(__FILE__, __LINE__, "exchange: rank outside the peer list");
-  transport_ = std::make_unique<Transport>(context_, transport_options(spec));
+  transport_ = std::make_unique<Transport>(*context_, transport_options(spec));
   std::vector<PeerId> ids;
   for (const auto& peer : spec.peers) ids.push_back(peer.id);
   control_ = std::make_unique<ControlPlane>(*transport_, ids, control_options(spec, model.size()));

@@ -1,8 +1,9 @@
 #pragma once
-// A peer's side of model exchange: owns the transport context, the transport (connections
-// opened on demand to the peers it talks to, every peer of the job accepted, heartbeats from
-// the I/O thread to the peers it watches, the message size and rate caps) and the control plane, and mixes the peer's model with the others'
-// once per exchange():
+// A peer's side of model exchange: owns the transport (connections opened on demand to the
+// peers it talks to, every peer of the job accepted, heartbeats from its link to the peers it
+// watches, the message size and rate caps; over a ZeroMQ context of its own, or the one
+// spec.context shares with the process's other peers) and the control plane, and mixes the
+// peer's model with the others' once per exchange():
 // `allreduce` and `local-sgd` replace it with the mean over all peers (ring all-reduce), or
 // with a codec other than "none" with the common model plus the mean of the compressed
 // changes (gossip/algorithms/compressed_allreduce.h), or with an outer learning rate ≠ 1 or an outer
@@ -83,7 +84,7 @@ class PeerExchange {
 
   ExchangeSpec spec_;
   protocols::Span<float> model_;
-  TransportContext context_;
+  std::shared_ptr<TransportContext> context_;  // outlives the transport
   std::unique_ptr<Transport> transport_;
   std::unique_ptr<ControlPlane> control_;
   std::unique_ptr<ElasticSync> sync_;

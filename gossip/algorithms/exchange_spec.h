@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <iterator>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "gossip/algorithms/robust_aggregation.h"
 #include "gossip/transport/curve.h"
 #include "gossip/transport/message.h"
+#include "gossip/transport/transport_context.h"
 #include "protocols/codec.h"
 
 namespace starling::gossip {
@@ -83,6 +85,9 @@ struct ExchangeSpec {
   /// `starling keygen` writes them.
   std::string keys_dir;
   RefusalLog on_refusal;  // a stranger was refused (for the caller's log)
+  /// Shared with the other peers of this process (an in-memory network, transport_context.h);
+  /// null: the peer's own ZeroMQ context.
+  std::shared_ptr<TransportContext> context;
   std::uint64_t first_round = 0;  // round of the first exchange(): a resumed peer's count goes on
 
   // Faults and elasticity (control_plane.h, elastic_sync.h, elastic_async.h).

@@ -41,7 +41,9 @@ ControlPlane::ControlPlane(Transport& transport, const std::vector<PeerId>& peer
   if (!options_.watch.empty()) membership_.watch(options_.watch, now, peers_);
   view_.members = peers_;
   std::sort(view_.members.begin(), view_.members.end());
-  transport_.set_hook(this);
+  // Failure detection needs a look a tenth of a heartbeat apart, not more often: a thousand
+  // peers waiting in one process each look that often.
+  transport_.set_hook(this, std::max(std::chrono::milliseconds(50), options_.membership.heartbeat_interval / 10));
 }
 
 ControlPlane::~ControlPlane() { transport_.set_hook(nullptr); }

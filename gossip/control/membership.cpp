@@ -82,9 +82,10 @@ void Membership::started() {
   if (!starting_) return;
   starting_ = false;
   refresh_from_transport();  // the start may have ended on a heartbeat not yet taken in
-  for (const auto& [peer, r] : peers_)
-    if (r.state == PeerState::dead && !r.heard && watches(peer))
+  for_each_watched(peers_, watched_, [&](PeerId peer, const PeerRecord& r) {
+    if (r.state == PeerState::dead && !r.heard)
       to_pass_on_.push_back(protocols::DeathNotice{peer, protocols::NoticeKind::timed_out, 0, 0});
+  });
 }
 
 std::vector<PeerId> Membership::watched() const {
@@ -137,12 +138,12 @@ bool Membership::suspect(PeerId peer, PeerRecord& r, Clock::time_point now) {
 }
 
 // Vouches for `about` to `asker` when this peer heard it within its failure timeout.
-void Membership::answer_probe(PeerId asker, PeerId about) {
+void Membership::answer_probe(PeerId asker, PeerId about, Clock::time_point now) {
   refresh_from_transport();
   const auto it = peers_.find(about);
   const bool heard = about == transport_.self() ||
                      (it != peers_.end() && it->second.heard && it->second.state == PeerState::alive &&
-                      Clock::now() - it->second.last_seen < options_.failure_timeout);
+                      now - it->second.last_seen < options_.failure_timeout);
   if (heard && transport_.reachable(asker))
     send_notice_to(asker, protocols::DeathNotice{about, protocols::NoticeKind::vouch, 0, 0});
 }
@@ -163,20 +164,21 @@ void Membership::send_notices() {
   beat.notices = std::exchange(to_pass_on_, {});
   std::vector<std::uint8_t> payload;
   protocols::encode_heartbeat(beat, payload);
-  for (const auto& [peer, r] : peers_)
-    if (watches(peer) && r.state == PeerState::alive && transport_.reachable(peer))
+  for_each_watched(peers_, watched_, [&](PeerId peer, const PeerRecord& r) {
+    if (r.state == PeerState::alive && transport_.reachable(peer))
       transport_.send(peer, membership_header(MessageType::heartbeat), payload);
+  });
 }
 
-void Membership::apply_notices(PeerId from, const protocols::Heartbeat& beat) {
+void Membership::apply_notices(PeerId from, const protocols::Heartbeat& beat, Clock::time_point now) {
   for (const protocols::DeathNotice& n : beat.notices) {
     if (n.kind == protocols::NoticeKind::suspect) {
-      answer_probe(from, n.peer);
+      answer_probe(from, n.peer, now);
       continue;
     }
     if (n.kind == protocols::NoticeKind::vouch) {
       const auto it = peers_.find(n.peer);
-      if (it != peers_.end() && it->second.suspected) it->second.suspected.reset(), it->second.vouched = Clock::now();
+      if (it != peers_.end() && it->second.suspected) it->second.suspected.reset(), it->second.vouched = now;
       continue;
     }
     if (n.peer == transport_.self()) continue;  // a false suspicion: the view change settles it
@@ -184,7 +186,7 @@ void Membership::apply_notices(PeerId from, const protocols::Heartbeat& beat) {
     if (n.kind == protocols::NoticeKind::finished) r.finished = n;
     if (r.state != PeerState::alive) continue;
     r.left = n.kind != protocols::NoticeKind::timed_out;
-    r.last_seen = Clock::now();  // what it sent before this notice does not bring it back
+    r.last_seen = now;  // what it sent before this notice does not bring it back
     change(n.peer, r, PeerState::dead, std::string(notice_text(n.kind)) + ", says peer " + std::to_string(from), n);
   }
 }
@@ -193,15 +195,14 @@ void Membership::poll(Clock::time_point now) {
   if (!transport_.heartbeats() && now >= next_heartbeat_) send_heartbeats(now);
   discount_own_stall(now);
   refresh_from_transport();
-  for (auto& [peer, r] : peers_) {
-    if (!watches(peer)) continue;
+  for_each_watched(peers_, watched_, [&](PeerId peer, PeerRecord& r) {
     const auto silent = now - std::max(r.last_seen, r.vouched);
     const auto allowed = allowed_silence(r);
     if (r.state == PeerState::alive && silent >= allowed && !suspect(peer, r, now))
       change(peer, r, PeerState::dead,
              r.heard ? "no message for " + ms_text(silent) + " (failure timeout " + ms_text(allowed) + ")"
                      : "never heard from in " + ms_text(silent) + " (start timeout " + ms_text(allowed) + ")");
-  }
+  });
   send_notices();
 }
 
@@ -238,9 +239,9 @@ void Membership::send_heartbeats(Clock::time_point now) {
   // (Transport::announce()); these are the fallback for a transport without them.
   std::vector<std::uint8_t> payload;
   protocols::encode_heartbeat(beat, payload);
-  for (const auto& [peer, r] : peers_)
-    if (!r.left && watches(peer) && transport_.reachable(peer))
-      transport_.send(peer, membership_header(MessageType::heartbeat), payload);
+  for_each_watched(peers_, watched_, [&](PeerId peer, const PeerRecord& r) {
+    if (!r.left && transport_.reachable(peer)) transport_.send(peer, membership_header(MessageType::heartbeat), payload);
+  });
   // Next beat one interval from now, not from the missed slot: no bursts after a stall.
   next_heartbeat_ = now + options_.heartbeat_interval;
 }
@@ -264,7 +265,7 @@ bool Membership::observe(const Message& message, Clock::time_point now) {
   if (message.header.type != MessageType::heartbeat) return false;
   const protocols::Result<protocols::Heartbeat> beat = protocols::decode_heartbeat(message.bytes());
   if (!beat) ++malformed_;
-  else apply_notices(message.from, *beat);
+  else apply_notices(message.from, *beat, now);
   return true;
 }
 
@@ -281,18 +282,20 @@ void Membership::leave(protocols::LeaveReason reason) {
   left_ = true;
   std::vector<std::uint8_t> payload;
   protocols::encode_leave(reason, payload);
-  for (const auto& [peer, r] : peers_)
-    if (watches(peer) && transport_.reachable(peer)) transport_.send(peer, membership_header(MessageType::leave), payload);
+  for_each_watched(peers_, watched_, [&](PeerId peer, const PeerRecord&) {
+    if (transport_.reachable(peer)) transport_.send(peer, membership_header(MessageType::leave), payload);
+  });
 }
 
 std::vector<ViewChange> Membership::take_changes() { return std::exchange(changes_, {}); }
 
 Membership::Clock::time_point Membership::next_due() const {
   Clock::time_point due = transport_.heartbeats() ? Clock::time_point::max() : next_heartbeat_;
-  for (const auto& [peer, r] : peers_)
-    if (r.state == PeerState::alive && watches(peer))
+  for_each_watched(peers_, watched_, [&](PeerId, const PeerRecord& r) {
+    if (r.state == PeerState::alive)
       due = std::min(due, r.suspected ? *r.suspected + options_.probe_timeout
                                       : std::max(r.last_seen, r.vouched) + allowed_silence(r));
+  });
   return due;
 }
 

@@ -139,12 +139,23 @@ class Membership {
   std::uint64_t malformed() const { return malformed_; }
 
  private:
+  // Calls f(peer, record) for every tracked peer this one watches, in id order: O(watched)
+  // of a job's thousand peers, not O(tracked), in every poll.
+  template <typename Peers, typename F>
+  static void for_each_watched(Peers& peers, const std::optional<std::set<PeerId>>& watched, F&& f) {
+    if (!watched) {
+      for (auto& [peer, r] : peers) f(peer, r);
+      return;
+    }
+    for (PeerId p : *watched)
+      if (const auto it = peers.find(p); it != peers.end()) f(p, it->second);
+  }
   void send_heartbeats(Clock::time_point now);
   void send_notices();
   bool suspect(PeerId peer, PeerRecord& record, Clock::time_point now);
-  void answer_probe(PeerId asker, PeerId about);
+  void answer_probe(PeerId asker, PeerId about, Clock::time_point now);
   void send_notice_to(PeerId to, const protocols::DeathNotice& notice);
-  void apply_notices(PeerId from, const protocols::Heartbeat& beat);
+  void apply_notices(PeerId from, const protocols::Heartbeat& beat, Clock::time_point now);
   void refresh_from_transport();
   void discount_own_stall(Clock::time_point now);
   std::chrono::milliseconds allowed_silence(const PeerRecord& record) const;

@@ -1,27 +1,28 @@
 #pragma once
-// Peer-to-peer transport over ZeroMQ. Each peer binds one ROUTER on its endpoint and
-// reaches each neighbour through a DEALER whose routing id is its own peer id, opened by
-// connect() or, for a peer of the directory, on demand at the first send to it: a peer
-// holds connections only to the peers it talks to. One I/O thread owns all sockets; this
-// class is the owner's handle to it (use it from one thread):
-// commands travel over an inproc PAIR, validated incoming messages come back through a
+// A peer's transport: it binds one endpoint, reaches each neighbour through a route opened
+// by connect() or, for a peer of the directory, on demand at the first send to it (a peer
+// holds routes only to the peers it talks to), and hands its owner validated messages. What
+// carries the frames is the context's link (link.h): ZeroMQ sockets owned by an I/O thread
+// (gossip/transport/zmq/), or, for the peers of one process, memory (memory_network.h);
+// everything below holds for both. Use it from one thread; incoming messages arrive in a
 // thread-safe Inbox. Every message is a header frame + payload frame (protocols/frame.h);
-// invalid ones are dropped and counted per reason, never raised. Every wait has a deadline
-// and ends in TimeoutError; socket failures raise IoError. The first Transport of a process
-// keeps message-sized buffers in glibc's heap (gossip/transport/zmq/buffer_heap.h).
+// invalid ones are dropped and counted per reason, never raised (admission.h). Every wait
+// has a deadline and ends in TimeoutError; link failures raise IoError. Over ZeroMQ, the
+// first Transport of a process keeps message-sized buffers in glibc's heap
+// (gossip/transport/zmq/buffer_heap.h).
 //
-// Security (optional, TransportOptions::curve): the ROUTER is a CURVE server admitting only
+// Security (optional, TransportOptions::curve; ZeroMQ only): the ROUTER is a CURVE server admitting only
 // allow-listed client keys through the context's ZAP handler (gossip/transport/zmq/zap_handler.h), each
 // DEALER a CURVE client that authenticates the neighbour by its public key. Refused
 // strangers are counted in stats().drops: "zap_refused" (key not on the allow-list),
 // "handshake_failed_protocol" (no CURVE or a broken handshake), "key_mismatch" (an admitted
 // key claiming another peer's id). Nothing from a refused connection reaches the inbox.
 //
-// Liveness (TransportOptions::heartbeat_interval): the I/O thread heartbeats the peers the
+// Liveness (TransportOptions::heartbeat_interval): the link heartbeats the peers the
 // owner watches (watch(); every connected peer until then) and records when it last heard
 // each (liveness()), so failure detection does not depend on the owner being free to answer. Caps (max_messages_per_second, limits) and the
 // raw fp32 check (a gossip_push, gossip_pull_reply or allreduce_segment of codec none whose
-// payload is tensor_length floats must hold finite ones) are applied there too; io_loop.h.
+// payload is tensor_length floats must hold finite ones) are applied there too; admission.h.
 //
 // A ReceiveHook, when set, sees every message before receive()/try_receive() returns it and
 // is called while they wait: the owner's control plane (membership, view changes) runs
@@ -34,11 +35,11 @@
 #include <optional>
 #include <set>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "gossip/transport/curve.h"
 #include "gossip/transport/inbox.h"
+#include "gossip/transport/link.h"
 #include "gossip/transport/message.h"
 #include "gossip/transport/payload.h"
 #include "gossip/transport/transport_context.h"
@@ -47,9 +48,6 @@
 #include "protocols/span.h"
 
 namespace starling::gossip {
-
-class IoLoop;
-class ZapRegistration;
 
 struct TransportOptions {
   PeerId self = 0;
@@ -93,10 +91,10 @@ class Transport {
  public:
   using Clock = std::chrono::steady_clock;
 
-  /// Binds the ROUTER and starts the I/O thread; IoError when the endpoint cannot be bound.
+  /// Opens the context's link on the endpoint; IoError when it cannot be bound.
   /// `context` must outlive the transport.
   Transport(TransportContext& context, TransportOptions options);
-  /// Stops the I/O thread (see stop()).
+  /// Stops the link (see stop()).
   ~Transport();
   Transport(const Transport&) = delete;
   Transport& operator=(const Transport&) = delete;
@@ -105,7 +103,7 @@ class Transport {
   /// The endpoint actually bound (the port filled in when the option said "*").
   const std::string& endpoint() const { return endpoint_; }
 
-  /// Opens a DEALER to peer at endpoint (ZeroMQ connects in the background and queues
+  /// Opens a route to peer at endpoint (the link connects in the background and queues
   /// until then) and accepts messages from that peer. InvalidArgument if already connected.
   /// With CURVE the neighbour's public key comes from options.curve->peer_keys
   /// (InvalidArgument when it is not there).
@@ -164,15 +162,12 @@ class Transport {
   /// Returns messages the owner set aside to the front of the queue, in their order.
   void put_back(std::vector<Message> messages);
 
-  /// Asks the I/O thread to stop and joins it; messages already handed to ZeroMQ are still
-  /// delivered within linger_ms. Idempotent.
+  /// Stops the link (over ZeroMQ: asks the I/O thread to stop and joins it; messages already
+  /// handed to ZeroMQ are still delivered within linger_ms). Idempotent.
   void stop();
 
  private:
-  struct Control;  // the owner's end of the control channel to the I/O thread (transport.cpp)
-
-  void send_command(std::uint8_t code, PeerId peer, Payload* args, std::size_t count);
-  void await_reply(const std::string& what);
+  void require_running() const;
   void connect_with(PeerId peer, const std::string& endpoint, const std::string* server_key);
   void connect_on_demand(PeerId peer);
   void send_encoded(PeerId to, std::vector<std::uint8_t>& head, Payload payload);
@@ -181,17 +176,13 @@ class Transport {
   TransportOptions options_;
   Inbox inbox_;
   StatsRecorder stats_;
-  // Declared between stats_ and loop_: the ROUTER closes before its ZAP domain goes (a
-  // CURVE server without a handler would admit anyone), and the domain before stats_.
-  std::unique_ptr<ZapRegistration> zap_;
-  std::unique_ptr<IoLoop> loop_;
-  std::unique_ptr<Control> control_;
+  std::unique_ptr<Link> link_;  // after inbox_ and stats_, which it writes into until stopped
   std::string endpoint_;
   std::set<PeerId> routes_;
   ReceiveHook* hook_ = nullptr;
   std::chrono::milliseconds idle_every_{50};
   Clock::time_point next_idle_{};
-  std::thread thread_;
+  bool stopped_ = false;
 };
 
 }  // namespace starling::gossip

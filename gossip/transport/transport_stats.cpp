@@ -1,6 +1,9 @@
 // Transport traffic and drop counters (gossip/transport/transport_stats.h).
 #include "gossip/transport/transport_stats.h"
 
+#include <utility>
+#include <vector>
+
 namespace starling::gossip {
 
 std::uint64_t TransportStats::dropped() const {
@@ -37,6 +40,7 @@ void StatsRecorder::received(PeerId peer, std::uint64_t bytes, std::chrono::stea
   ++t.messages_received;
   stats_.control_received += control;
   liveness_[peer].last_heard = when;
+  heard_peers_.store(liveness_.size(), std::memory_order_relaxed);
 }
 
 void StatsRecorder::heartbeat(PeerId peer, std::uint64_t bytes, std::chrono::steady_clock::time_point when,
@@ -47,6 +51,7 @@ void StatsRecorder::heartbeat(PeerId peer, std::uint64_t bytes, std::chrono::ste
   ++t.messages_received;
   ++stats_.control_received;
   PeerLiveness& l = liveness_[peer];
+  heard_peers_.store(liveness_.size(), std::memory_order_relaxed);
   l.last_heard = when;
   l.heartbeat = true;
   l.view = view;
@@ -63,9 +68,19 @@ TransportStats StatsRecorder::snapshot() const {
   return stats_;
 }
 
+// Copied flat under the lock into room allocated before it: a heartbeat thread recording
+// into this transport must not wait while the owner, preempted among a thousand threads,
+// allocates map nodes with the lock held.
 std::map<PeerId, PeerLiveness> StatsRecorder::liveness() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return liveness_;
+  std::vector<std::pair<PeerId, PeerLiveness>> flat;
+  for (;;) {
+    flat.reserve(heard_peers_.load(std::memory_order_relaxed) + 4);
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (liveness_.size() > flat.capacity()) continue;
+    flat.assign(liveness_.begin(), liveness_.end());
+    break;
+  }
+  return std::map<PeerId, PeerLiveness>(flat.begin(), flat.end());
 }
 
 }  // namespace starling::gossip

@@ -1,7 +1,9 @@
 #pragma once
 // Traffic, drop counters and liveness of one transport. The I/O thread records into a
 // StatsRecorder; the owner reads consistent snapshots (TransportStats, liveness) at any time.
+#include <atomic>
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -58,6 +60,7 @@ class StatsRecorder {
   mutable std::mutex mutex_;
   TransportStats stats_;
   std::map<PeerId, PeerLiveness> liveness_;
+  std::atomic<std::size_t> heard_peers_{0};  // liveness_.size(), read without the lock
 };
 
 }  // namespace starling::gossip

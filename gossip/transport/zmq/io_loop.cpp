@@ -1,8 +1,6 @@
 // The transport's I/O thread: socket ownership, polling, validation (gossip/transport/zmq/io_loop.h).
 #include "gossip/transport/zmq/io_loop.h"
 
-#include "protocols/simd/codec_kernels.h"
-
 #include <algorithm>
 #include <chrono>
 #include <cstring>
@@ -10,10 +8,10 @@
 #include <zmq.h>
 
 #include "gossip/transport/error.h"
+#include "gossip/transport/heartbeat_frame.h"
 #include "gossip/transport/zmq/peer_identity.h"
 #include "gossip/transport/zmq/zmq_bridge.h"
 #include "protocols/byte_io.h"
-#include "protocols/membership_messages.h"
 
 namespace starling::gossip {
 
@@ -23,26 +21,8 @@ namespace {
 constexpr int kBatch = 64;
 constexpr std::size_t kMaxFrames = 4;
 
-// Strangers share one rate bucket under an id no peer can have (ids are below 2^31).
-constexpr PeerId kStrangers = 0xFFFFFFFFu;
-
 protocols::ByteSpan span_of(const zmq::message_t& m) {
   return {static_cast<const std::uint8_t*>(m.data()), m.size()};
-}
-
-// Frames whose codec-none payload is the raw fp32 values themselves (tensor_length floats,
-// the plain algorithms' convention; CHOCO's codec-none payloads carry a codec header and are
-// longer, and its codec checks them): every value must be finite.
-const char* raw_float_problem(const protocols::FrameHeader& h, const zmq::message_t& payload) {
-  using protocols::MessageType;
-  if (h.codec != protocols::CodecId::none) return nullptr;
-  if (h.type != MessageType::gossip_push && h.type != MessageType::gossip_pull_reply &&
-      h.type != MessageType::allreduce_segment)
-    return nullptr;
-  if (payload.size() % sizeof(float) != 0 || payload.size() / sizeof(float) != h.tensor_length) return nullptr;
-  // The codecs' vectorized check: a scalar pass here cost twice the CRC of the same bytes.
-  const auto* p = static_cast<const std::uint8_t*>(payload.data());
-  return protocols::simd::codec_kernels().f32_finite(p, h.tensor_length) ? nullptr : "non_finite";
 }
 
 void set_common_options(zmq::socket_t& s, const IoLoopOptions& o) {
@@ -64,7 +44,8 @@ IoLoop::IoLoop(zmq::context_t& context, IoLoopOptions options, Inbox& inbox, Sta
       context_(context),
       router_(context, zmq::socket_type::router),
       control_(context, zmq::socket_type::pair),
-      known_senders_(options_.accept.begin(), options_.accept.end()) {
+      admission_(options_.accept, options_.limits, options_.accept_unknown_hello, options_.max_messages_per_second,
+                 stats) {
   set_common_options(router_, options_);
   // Beyond twice the counted limit ZeroMQ cuts the connection before buffering the frame.
   router_.set(zmq::sockopt::maxmsgsize,
@@ -153,17 +134,9 @@ std::chrono::milliseconds IoLoop::poll_timeout(bool reading) const {
 // One heartbeat to every connected peer, skipping those whose queue is backed up (a peer
 // that does not read needs no more of them, and they must never pile up in memory).
 void IoLoop::send_heartbeats(Clock::time_point now) {
-  protocols::Heartbeat beat;
-  beat.clock_ns = static_cast<std::uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(now.time_since_epoch()).count());
-  beat.last_round = round_.load(std::memory_order_relaxed);
   std::vector<std::uint8_t> payload, head;
-  protocols::encode_heartbeat(beat, payload);
-  protocols::FrameHeader h;
-  h.type = protocols::MessageType::heartbeat;
-  h.sender = options_.self;
-  h.round = view_.load(std::memory_order_relaxed);
-  protocols::encode_header_for(h, {payload.data(), payload.size()}, head);
+  encode_periodic_heartbeat(options_.self, view_.load(std::memory_order_relaxed), round_.load(std::memory_order_relaxed),
+                            now, head, payload);
   const std::optional<std::set<PeerId>> watched = watched_peers();
   for (auto& [peer, dealer] : dealers_) {
     if (watched && !watched->count(peer)) continue;
@@ -185,18 +158,6 @@ void IoLoop::watch(std::vector<PeerId> peers) {
 std::optional<std::set<PeerId>> IoLoop::watched_peers() const {
   std::lock_guard<std::mutex> lock(watch_mutex_);
   return watched_;
-}
-
-bool IoLoop::within_rate(PeerId peer, bool known, Clock::time_point now) {
-  if (options_.max_messages_per_second == 0) return true;
-  const double rate = options_.max_messages_per_second;
-  Bucket& b = buckets_[known ? peer : kStrangers];
-  if (b.last == Clock::time_point{}) b.tokens = rate;  // a full second's burst to start with
-  else b.tokens = std::min(rate, b.tokens + rate * std::chrono::duration<double>(now - b.last).count());
-  b.last = now;
-  if (b.tokens < 1.0) return false;
-  b.tokens -= 1.0;
-  return true;
 }
 
 bool IoLoop::read_multipart(zmq::socket_t& socket, std::vector<zmq::message_t>& frames) {
@@ -242,7 +203,7 @@ void IoLoop::handle_command(std::vector<zmq::message_t>& frames) {
         do_connect(peer, frames[1].to_string(), frames.size() == 3 ? frames[2].to_string() : std::string());
       break;
     case IoCommand::accept:
-      known_senders_.insert(peer);
+      admission_.accept(peer);
       reply(true, "");
       break;
     case IoCommand::send:
@@ -277,7 +238,7 @@ void IoLoop::do_connect(PeerId peer, const std::string& endpoint, const std::str
     return reply(false, "cannot connect to " + endpoint + ": " + e.what());
   }
   dealers_.emplace(peer, std::move(dealer));
-  known_senders_.insert(peer);
+  admission_.accept(peer);
   if (options_.curve) peer_keys_[peer] = server_key;  // one key pair serves both directions
   reply(true, "");
 }
@@ -317,27 +278,13 @@ void IoLoop::accept_incoming(std::vector<zmq::message_t>& frames) {
   if (frames.size() != 3) return stats_.dropped("frame_count");
   const std::optional<PeerId> peer = peer_of_routing_id(frames[0]);
   if (!peer) return stats_.dropped("bad_identity");
-  const bool known = known_senders_.count(*peer) != 0;
-  if (!known && !options_.accept_unknown_hello) return stats_.dropped("unknown_sender");
   const Clock::time_point now = Clock::now();
-  if (!within_rate(*peer, known, now)) return stats_.dropped("rate_limited");
-  protocols::Result<protocols::FrameHeader> header =
-      protocols::parse_frame(span_of(frames[1]), span_of(frames[2]), options_.limits);
-  if (!header) return stats_.dropped(std::string(protocols::to_string(header.error())));
-  if (!known && header->type != protocols::MessageType::hello) return stats_.dropped("unknown_sender");
-  if (header->sender != *peer) return stats_.dropped("sender_mismatch");
+  const std::optional<protocols::FrameHeader> header =
+      admission_.screen(*peer, span_of(frames[1]), span_of(frames[2]), now);
+  if (!header) return;
   if (!admissible(*peer, frames[2])) return stats_.dropped("key_mismatch");
-  if (const char* problem = raw_float_problem(*header, frames[2])) return stats_.dropped(problem);
   const std::uint64_t bytes = frames[1].size() + frames[2].size();
-  if (header->type == protocols::MessageType::heartbeat) {
-    // Periodic heartbeats end here, with the view and round they announce. Those that carry
-    // notices come from the sender's owner thread, whose header names no view: the owner
-    // gets them (and malformed ones, to count them) as any other message.
-    const auto beat = protocols::decode_heartbeat(span_of(frames[2]));
-    if (beat && beat->notices.empty()) return stats_.heartbeat(*peer, bytes, now, header->round, beat->last_round);
-  }
-  stats_.received(*peer, bytes, now, protocols::is_control_message(header->type));
-  inbox_.push(Message{*peer, *header, ZmqBridge::payload(std::move(frames[2]))});
+  admission_.pass(*peer, *header, ZmqBridge::payload(std::move(frames[2])), bytes, now, inbox_);
 }
 
 bool IoLoop::admissible(PeerId peer, const zmq::message_t& payload) const {

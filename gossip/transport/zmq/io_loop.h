@@ -13,11 +13,9 @@
 // accepted message (StatsRecorder::liveness). Heartbeats that pass on deaths go on to the
 // owner as well.
 //
-// Hostile input is cut off as early as it can be: unknown senders before parsing, senders
-// beyond max_messages_per_second before parsing ("rate_limited"), frames beyond
-// limits.max_payload by their declared length (and ZeroMQ drops the connection of one
-// beyond twice that before it is buffered whole), and raw fp32 frames that are not
-// tensor_length floats with a NaN or infinity among them ("non_finite").
+// Hostile input is cut off as early as it can be, by the checks of every link
+// (gossip/transport/admission.h); beyond them ZeroMQ drops the connection of a frame beyond
+// twice limits.max_payload before it is buffered whole.
 //
 // With CURVE the ROUTER is a CURVE server in its own ZAP domain (see zap_handler.h) and a
 // socket monitor on it counts handshakes that fail before ZAP is asked (clients without
@@ -43,6 +41,7 @@
 
 #include <zmq.hpp>
 
+#include "gossip/transport/admission.h"
 #include "gossip/transport/curve.h"
 #include "gossip/transport/inbox.h"
 #include "gossip/transport/message.h"
@@ -93,10 +92,6 @@ class IoLoop {
 
  private:
   using Outgoing = std::pair<zmq::message_t, zmq::message_t>;  // header, payload
-  struct Bucket {  // token bucket of one sender's messages
-    double tokens = 0.0;
-    Clock::time_point last{};
-  };
 
   void serve();
   void handle_commands();
@@ -112,7 +107,6 @@ class IoLoop {
   void handle_incoming();
   void accept_incoming(std::vector<zmq::message_t>& frames);
   bool admissible(PeerId peer, const zmq::message_t& payload) const;
-  bool within_rate(PeerId peer, bool known, Clock::time_point now);
   void send_heartbeats(Clock::time_point now);
   std::optional<std::set<PeerId>> watched_peers() const;
   std::chrono::milliseconds poll_timeout(bool reading) const;
@@ -128,9 +122,8 @@ class IoLoop {
   std::string endpoint_;
   std::map<PeerId, zmq::socket_t> dealers_;
   std::map<PeerId, std::deque<Outgoing>> outboxes_;  // held back while a DEALER is at its HWM
-  std::set<PeerId> known_senders_;
+  Admission admission_;
   std::map<PeerId, std::string> peer_keys_;  // CURVE: the key each sender id must use
-  std::map<PeerId, Bucket> buckets_;          // known senders, and one shared by strangers
   Clock::time_point next_heartbeat_{};
   std::atomic<std::uint64_t> view_{0}, round_{0};
   mutable std::mutex watch_mutex_;

@@ -1,19 +1,16 @@
 #pragma once
 // Private to gossip/transport/zmq/ (gossip/check_rooms.sh keeps it so): the ZeroMQ objects
-// behind TransportContext and Payload. Only in this folder does <zmq.hpp> appear, so
+// behind Payload. Only in this folder does <zmq.hpp> appear, so
 // nothing that includes the transport's interface compiles against ZeroMQ.
 #include <new>
 
 #include <zmq.hpp>
 
 #include "gossip/transport/payload.h"
-#include "gossip/transport/transport_context.h"
 
 namespace starling::gossip {
 
 struct ZmqBridge {
-  static zmq::context_t& context(TransportContext& context);
-
   /// The message a payload holds in place. A zmq::message_t move-constructed from it
   /// leaves the payload empty (cppzmq's move assignment swaps instead).
   static zmq::message_t& message(Payload& payload) noexcept {

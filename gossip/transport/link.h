@@ -1,0 +1,44 @@
+#pragma once
+// What carries a Transport's frames (gossip/transport/transport.h): the transport keeps the
+// owner's side (routes, the inbox, the receive hook), a Link moves frames to other peers and
+// puts the ones that pass the checks of admission.h into the transport's inbox. Two kinds:
+// ZeroMQ sockets driven by an I/O thread (gossip/transport/zmq/), and peers of one process
+// handing frames to each other in memory (memory_network.h). Made by TransportContext::open.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gossip/transport/message.h"
+#include "gossip/transport/payload.h"
+
+namespace starling::gossip {
+
+class Inbox;
+class StatsRecorder;
+struct TransportOptions;
+
+class Link {
+ public:
+  virtual ~Link() = default;
+  /// Where the link accepts frames (the bound endpoint, the port filled in).
+  virtual const std::string& endpoint() const = 0;
+  /// A route to `peer` at `endpoint`, whose frames are accepted from now on;
+  /// `server_key` is the peer's CURVE key (null without CURVE). Throws GossipError.
+  virtual void connect(PeerId peer, const std::string& endpoint, const std::string* server_key) = 0;
+  /// Accepts frames from `peer` from now on.
+  virtual void accept(PeerId peer) = 0;
+  /// Queues one encoded frame (header bytes, payload) on the route to a connected peer.
+  virtual void send(PeerId to, Payload head, Payload payload) = 0;
+  /// The periodic heartbeats go to these connected peers from now on.
+  virtual void watch(std::vector<PeerId> peers) = 0;
+  /// What the next heartbeats say: the owner's view and round.
+  virtual void announce(std::uint64_t view, std::uint64_t round) = 0;
+  /// Adds a client public key to the CURVE allow-list.
+  virtual void admit(const std::string& public_key) = 0;
+  /// Stops carrying frames and closes the inbox; idempotent. Throws TimeoutError when the
+  /// link's thread did not acknowledge (after it has been joined).
+  virtual void stop() = 0;
+};
+
+}  // namespace starling::gossip
