@@ -70,18 +70,23 @@ double Learner::step(float lr) {
   return loss;
 }
 
-void Learner::save(SectionWriter& out) {
-  out.put<int64_t>(steps_);
-  out.floats(model_.params(), model_.param_count());
-  optimizer_->save(out);
+void save_learner_state(SectionWriter& out, int64_t steps, const Model& model, Optimizer& optimizer) {
+  out.put<int64_t>(steps);
+  out.floats(model.params(), model.param_count());
+  optimizer.save(out);
 }
 
-void Learner::restore(SectionReader& in) {
-  steps_ = in.get<int64_t>();
-  if (steps_ < 0) throw CheckpointError("section '" + in.name() + "': negative step count");
-  in.floats(model_.params(), model_.param_count());
-  optimizer_->restore(in);
+int64_t restore_learner_state(SectionReader& in, Model& model, Optimizer& optimizer) {
+  const int64_t steps = in.get<int64_t>();
+  if (steps < 0) throw CheckpointError("section '" + in.name() + "': negative step count");
+  in.floats(model.params(), model.param_count());
+  optimizer.restore(in);
+  return steps;
 }
+
+void Learner::save(SectionWriter& out) { save_learner_state(out, steps_, model_, *optimizer_); }
+
+void Learner::restore(SectionReader& in) { steps_ = restore_learner_state(in, model_, *optimizer_); }
 
 Evaluation evaluate(Model& model, kernels::Backend backend, const Dataset& data, int batch) {
   const int classes = model.spec().classes;

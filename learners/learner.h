@@ -34,6 +34,12 @@ Sampler make_sampler(const LearnerSpec& spec, const Dataset& train);
 /// in epoch 0 (auto-tuned learners overlap, hence distinct): a peer's label distribution.
 std::vector<int64_t> epoch_label_counts(const std::vector<LearnerSpec>& specs, const Dataset& train);
 
+/// A learner's checkpoint section, shared by the image and text learners: its step count,
+/// the model's parameters and the optimizer's state. restore_learner_state() throws
+/// CheckpointError on a negative step count or arrays of another length.
+void save_learner_state(SectionWriter& out, int64_t steps, const Model& model, Optimizer& optimizer);
+int64_t restore_learner_state(SectionReader& in, Model& model, Optimizer& optimizer);
+
 class Learner {
  public:
   /// Throws std::invalid_argument when the model does not fit the data or the shard is empty.

@@ -1,5 +1,6 @@
 #include "learners/text_learner.h"
 
+#include "learners/learner.h"
 #include "learners/loss.h"
 #include "learners/sampler.h"
 
@@ -42,18 +43,9 @@ TextLearner::TextLearner(const TextLearnerSpec& spec, const TextCorpus& corpus, 
   dlogits_.resize(positions * static_cast<std::size_t>(spec.model.classes));
 }
 
-void TextLearner::save(SectionWriter& out) {
-  out.put<int64_t>(steps_);
-  out.floats(model_.params(), model_.param_count());
-  optimizer_->save(out);
-}
+void TextLearner::save(SectionWriter& out) { save_learner_state(out, steps_, model_, *optimizer_); }
 
-void TextLearner::restore(SectionReader& in) {
-  steps_ = in.get<int64_t>();
-  if (steps_ < 0) throw CheckpointError("section '" + in.name() + "': negative step count");
-  in.floats(model_.params(), model_.param_count());
-  optimizer_->restore(in);
-}
+void TextLearner::restore(SectionReader& in) { steps_ = restore_learner_state(in, model_, *optimizer_); }
 
 double TextLearner::step(float lr) {
   const int n = spec_.batch, context = spec_.model.context;

@@ -55,6 +55,16 @@ RunState restore(const Checkpoint& c, TextLearner& learner) {
   return run;
 }
 
+// The validation after `step` steps: its loss, and the bytes the mixer has moved so far.
+EvalPoint validate(TextLearner& learner, const TextTrainSpec& spec, const TextCorpus& corpus, int64_t step, double epoch) {
+  EvalPoint point;
+  point.step = step;
+  point.epoch = epoch;
+  point.test_loss = evaluate_text(learner.model(), spec.learner.backend, corpus).loss;
+  if (spec.mixer) point.bytes_sent = spec.mixer->bytes_sent(), point.bytes_received = spec.mixer->bytes_received();
+  return point;
+}
+
 }  // namespace
 
 Fingerprint text_fingerprint(const TextTrainSpec& spec, const Model& model) {
@@ -107,21 +117,16 @@ TrainResult train_text(const TextTrainSpec& spec, const TextCorpus& corpus, cons
     const bool due = spec.eval_steps > 0 && (step + 1) % spec.eval_steps == 0;
     if (due || last) {
       const auto eval_start = Clock::now();
-      const TextEvaluation eval = evaluate_text(learner.model(), spec.learner.backend, corpus);
+      EvalPoint point = validate(learner, spec, corpus, step + 1, epoch);
       run.eval_seconds += seconds_since(eval_start);
-      EvalPoint point;
-      point.step = step + 1;
-      point.epoch = epoch;
       point.wall_seconds = seconds_since(start);
       point.train_loss = loss_sum / loss_count;
-      point.test_loss = eval.loss;
       point.samples_per_second = rate;
       point.samples = result.samples;
       point.compute_seconds = train_seconds - exchange_seconds;
       point.exchange_seconds = exchange_seconds;
-      if (spec.mixer) point.bytes_sent = spec.mixer->bytes_sent(), point.bytes_received = spec.mixer->bytes_received();
       loss_sum = 0.0, loss_count = 0;
-      if (!result.time_to_target_seconds && spec.target_bpb > 0 && eval.bpb <= spec.target_bpb)
+      if (!result.time_to_target_seconds && spec.target_bpb > 0 && bits_per_byte(point.test_loss) <= spec.target_bpb)
         result.time_to_target_seconds = point.wall_seconds;
       result.history.push_back(point);
       observer.on_eval(point);

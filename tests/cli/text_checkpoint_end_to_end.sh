@@ -8,6 +8,7 @@ starling=$1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 source "$(dirname "$0")/expect_exit.sh"
+source "$(dirname "$0")/tiny_gpt.sh"
 
 mkdir "$tmp/text"
 for name in alpha beta; do head -c 3000 /dev/urandom | base64 >"$tmp/text/$name"; done
@@ -20,19 +21,7 @@ checkpoint_dir = "$tmp/ckpt"
 checkpoint_every = 3
 steps = 6
 eval_steps = 3
-[data]
-dataset = "text"
-path = "text"
-[model]
-kind = "gpt"
-blocks = 1
-heads = 2
-width = 16
-context = 16
-[optimizer]
-kind = "adamw"
-lr = 1e-3
-batch = 4
+$(tiny_gpt 4)
 TOML
 checksum() { /usr/bin/python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["model_checksum"])' "$1"; }
 

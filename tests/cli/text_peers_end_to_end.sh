@@ -10,6 +10,7 @@ starling=$1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 source "$(dirname "$0")/expect_exit.sh"
+source "$(dirname "$0")/tiny_gpt.sh"
 
 mkdir "$tmp/text"
 for name in alpha beta gamma delta; do head -c 6000 /dev/urandom | base64 >"$tmp/text/$name"; done
@@ -20,19 +21,7 @@ name = "tiny"
 data_dir = "$tmp/cache"
 out_dir = "$tmp/results"
 steps = 12
-[data]
-dataset = "text"
-path = "text"
-[model]
-kind = "gpt"
-blocks = 1
-heads = 2
-width = 16
-context = 16
-[optimizer]
-kind = "adamw"
-lr = 1e-3
-batch = 2
+$(tiny_gpt 2)
 [kernels]
 backend = "native"
 threads = 1

@@ -11,6 +11,7 @@ configs=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 source "$(dirname "$0")/expect_exit.sh"
+source "$(dirname "$0")/tiny_gpt.sh"
 
 mkdir "$tmp/text"
 for name in alpha beta; do head -c 3000 /dev/urandom | base64 >"$tmp/text/$name"; done
@@ -21,19 +22,7 @@ data_dir = "$tmp/cache"
 out_dir = "$tmp/results"
 steps = 6
 eval_steps = 3
-[data]
-dataset = "text"
-path = "text"
-[model]
-kind = "gpt"
-blocks = 1
-heads = 2
-width = 16
-context = 16
-[optimizer]
-kind = "adamw"
-lr = 1e-3
-batch = 4
+$(tiny_gpt 4)
 TOML
 
 "$starling" train --config "$tmp/gpt.toml" 2>"$tmp/log" || { cat "$tmp/log"; fail "training a GPT on text failed"; }
