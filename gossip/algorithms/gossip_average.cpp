@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <optional>
 
 #include "gossip/algorithms/float_segments.h"
 #include "gossip/transport/error.h"
@@ -97,7 +98,31 @@ void GossipAverage::send_segments(int r, protocols::Span<const float> x) {
 }
 
 void GossipAverage::collect(const std::vector<int>& ranks, std::size_t length, Transport::Clock::time_point deadline) {
-  while (!complete(ranks, round_)) file(transport_.receive(deadline), length);
+  while (!complete(ranks, round_)) {
+    std::optional<Message> m = transport_.try_receive(deadline);
+    if (!m) STARLING_GOSSIP_THROW(TimeoutError, waiting_for(ranks));
+    file(std::move(*m), length);
+  }
+}
+
+// What a timed-out round still lacked, and what was dropped on the way, for the error.
+std::string GossipAverage::waiting_for(const std::vector<int>& ranks) const {
+  std::string what = "round " + std::to_string(round_) + " on rank " + std::to_string(rank_) + ": no vector from rank";
+  const auto inflows = inflows_.find(round_);
+  for (int rank : ranks) {
+    const bool have = inflows != inflows_.end() && inflows->second.count(peers_[rank]) &&
+                      inflows->second.at(peers_[rank]).received == inflows->second.at(peers_[rank]).segments.size();
+    if (!have) what += " " + std::to_string(rank);
+  }
+  auto list = [&](const std::map<std::string, std::uint64_t>& drops) {
+    if (drops.empty()) what += " nothing";
+    for (const auto& [reason, count] : drops) what += " " + reason + " " + std::to_string(count);
+  };
+  what += " before the deadline; the rounds dropped:";
+  list(drops_);
+  what += "; the transport dropped:";
+  list(transport_.stats().drops);
+  return what;
 }
 
 bool GossipAverage::complete(const std::vector<int>& ranks, std::uint64_t round) const {

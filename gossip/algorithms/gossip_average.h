@@ -69,6 +69,7 @@ class GossipAverage {
   void send_segments(int rank, protocols::Span<const float> x);
   void collect(const std::vector<int>& ranks, std::size_t length, Transport::Clock::time_point deadline);
   bool complete(const std::vector<int>& ranks, std::uint64_t round) const;
+  std::string waiting_for(const std::vector<int>& ranks) const;
   std::vector<float> assembled(int rank, std::size_t length) const;
   void file(Message m, std::size_t length);
   const char* reject_reason(const Message& m, std::size_t length) const;
