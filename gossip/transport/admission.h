@@ -30,15 +30,22 @@ class Admission {
   Admission(const std::vector<PeerId>& accept, protocols::FrameLimits limits, bool accept_unknown_hello,
             std::uint32_t max_messages_per_second, StatsRecorder& stats);
 
+  /// A frame past the first checks: its header, and whether it is a raw fp32 frame holding a
+  /// NaN or infinity (found in the same pass as its CRC, dropped by pass()).
+  struct Screened {
+    protocols::FrameHeader header;
+    bool finite = true;
+  };
+
   /// Frames from `peer` are accepted from now on.
   void accept(PeerId peer) { known_.insert(peer); }
-  /// The first checks, up to the header naming its sender: the header, or nullopt when the
-  /// frame was dropped (counted by reason).
-  std::optional<protocols::FrameHeader> screen(PeerId peer, protocols::ByteSpan head, protocols::ByteSpan payload,
+  /// The first checks, up to the header naming its sender: the screened frame, or nullopt
+  /// when it was dropped (counted by reason).
+  std::optional<Screened> screen(PeerId peer, protocols::ByteSpan head, protocols::ByteSpan payload,
                                                Clock::time_point now);
   /// The last checks of a screened frame, then its heartbeat recorded or the message pushed
   /// into `inbox`; `bytes` counts header and payload.
-  void pass(PeerId peer, const protocols::FrameHeader& header, Payload payload, std::uint64_t bytes,
+  void pass(PeerId peer, const Screened& screened, Payload payload, std::uint64_t bytes,
             Clock::time_point now, Inbox& inbox);
 
  private:

@@ -30,7 +30,7 @@ struct MemoryNetwork::Port {
   }
   void receive_locked(PeerId from, Payload head, Payload payload, Clock::time_point now) {
     if (!open) return;  // its owner stopped: as a closed socket, it reads nothing more
-    const std::optional<protocols::FrameHeader> header = admission.screen(from, head.bytes(), payload.bytes(), now);
+    const std::optional<Admission::Screened> header = admission.screen(from, head.bytes(), payload.bytes(), now);
     if (!header) return;
     const std::uint64_t bytes = head.size() + payload.size();
     admission.pass(from, *header, std::move(payload), bytes, now, inbox);
@@ -42,7 +42,7 @@ struct MemoryNetwork::Port {
     std::unique_lock<std::mutex> lock(mutex, std::try_to_lock);
     if (!lock) return true;
     if (!open) return false;
-    const std::optional<protocols::FrameHeader> header = admission.screen(from, head, payload, now);
+    const std::optional<Admission::Screened> header = admission.screen(from, head, payload, now);
     if (header) admission.pass(from, *header, Payload(payload), head.size() + payload.size(), now, inbox);
     return true;
   }

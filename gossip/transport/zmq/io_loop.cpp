@@ -279,7 +279,7 @@ void IoLoop::accept_incoming(std::vector<zmq::message_t>& frames) {
   const std::optional<PeerId> peer = peer_of_routing_id(frames[0]);
   if (!peer) return stats_.dropped("bad_identity");
   const Clock::time_point now = Clock::now();
-  const std::optional<protocols::FrameHeader> header =
+  const std::optional<Admission::Screened> header =
       admission_.screen(*peer, span_of(frames[1]), span_of(frames[2]), now);
   if (!header) return;
   if (!admissible(*peer, frames[2])) return stats_.dropped("key_mismatch");
