@@ -244,6 +244,8 @@ def metric_plot(folder, file_name, title, xlabel, key, variants, data, systems, 
         ax.xaxis.set_major_formatter(FuncFormatter(bytes_label))
     else:
         ax.set_xlim(left=0)
+        if key == "tokens":  # whole tokens with separators, not an offset of 1e6
+            ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _p: "{:,.0f}".format(v)))
     ax.set_ylim(*ylim)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(metric["label"])

@@ -9,7 +9,6 @@ starling=$1
 base=$((10000 + ($$ % 20000)))  # below the ephemeral range (32768+) that other suites bind
 
 source "$(dirname "$0")/peers_config.sh"
-source "$(dirname "$0")/tiny_gpt.sh"
 peers_config "$tmp/base.toml" allreduce $base $((base + 1))
 
 cat >"$tmp/experiment.toml" <<TOML
@@ -78,6 +77,7 @@ cat >"$tmp/lm/experiment.toml" <<TOML
 [experiment]
 name = "lm"
 base = "base.toml"
+set = { "launch.in_process" = true }
 
 [[variant]]
 name = "allreduce"

@@ -8,8 +8,7 @@
 set -euo pipefail
 starling=$(realpath "$1")
 source_dir=$(realpath "$2")
-source "$(dirname "$0")/peers_config.sh"  # $tmp, removed on exit, and fail()
-source "$(dirname "$0")/tiny_gpt.sh"
+source "$(dirname "$0")/peers_config.sh"  # $tmp, removed on exit, fail() and tiny_gpt_job
 
 (cd "$source_dir/bench" && /usr/bin/python3 -c '
 from starling_sampling import WindowSampler, window_seed
@@ -19,7 +18,7 @@ assert starts == [529, 523, 506, 528, 515, 524], starts
 
 base=$((7800 + RANDOM % 400))
 tiny_gpt_job "$tmp/job.toml" 12 $base $((base + 1))
-"$starling" launch --config "$tmp/job.toml" --set run.steps=2 --summary "$tmp/starling.json" 2>"$tmp/log" ||
+"$starling" launch --config "$tmp/job.toml" --in-process --set run.steps=2 --summary "$tmp/starling.json" 2>"$tmp/log" ||
   { cat "$tmp/log"; fail "starling launch of the tiny GPT failed"; }
 
 ddp() {  # ddp NAME [--set ...]: two ranks into $tmp/NAME
@@ -31,7 +30,7 @@ ddp() {  # ddp NAME [--set ...]: two ranks into $tmp/NAME
 ddp iid
 ddp by-file --set data.partition='"by-file"'
 for split in iid by-file; do
-  /usr/bin/python3 - "$tmp/$split" "$tmp/out/tiny-peer0.metrics.csv" "$split" <<'PY' || fail "DDP on text ($split) wrote the wrong files"
+  /usr/bin/python3 - "$tmp/$split" "$tmp/results/tiny-peer0.metrics.csv" "$split" <<'PY' || fail "DDP on text ($split) wrote the wrong files"
 import csv, json, sys
 out, starling_csv, split = sys.argv[1:4]
 job = json.load(open(out + "/ddp.summary.json"))
