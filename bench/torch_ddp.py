@@ -8,6 +8,13 @@ schedule, epochs, evaluation cadence, seed and target accuracy as N processes of
 DistributedDataParallel over Gloo, one process per Starling peer. It writes the files
 `starling launch` writes, so `starling experiment` can put it next to Starling's variants.
 
+A text config (data.dataset = "text", the GPT preset) is trained by bench/torch_ddp_text.py,
+whose docstring says what it mirrors: the launcher has `starling partition` export the files
+and every peer's ranges to DIR/NAME.partition.json, and each rank writes a text peer's
+metrics CSV and summary; the aggregate then has val_loss, val_bpb (the mean over ranks),
+val_bpb_max, tokens and target_bpb in place of test accuracy, as `starling launch`. What
+follows describes images.
+
 What is mirrored from Starling, and how:
   model      the config's, as `starling model --json` describes it (bench/starling_model.py;
              written to DIR/NAME.model.json for the ranks), so no architecture is copied here.
@@ -30,12 +37,14 @@ What is mirrored from Starling, and how:
              algorithm has one definition, Starling's; a config error there exits 2 here.
              The per-rank summary gets label_counts (rank r's samples per class; under iid,
              those of its first epoch's deal), as Starling's.
-  optimizer  SGD (momentum, nesterov, weight_decay as L2 in the gradient: the same update as
-             Starling's) or Adam (beta1, beta2, eps 1e-8). DDP averages gradients after each
+  optimizer  bench/starling_optimizer.py: SGD (momentum, nesterov, weight_decay as L2 in the
+             gradient: the same update as Starling's), Adam (beta1, beta2, eps 1e-8) or AdamW
+             (matrices decayed, clipping at clip_norm). DDP averages gradients after each
              step; Starling's all-reduce averages the models after each local step, which with
              a linear optimizer such as SGD with momentum is the same trajectory.
-  schedule   learners/schedule.cpp per step: linear warm-up over warmup_steps, then constant,
-             step (x gamma every step_epochs) or cosine to 0 at the last step; steps per
+  schedule   learners/schedule.cpp per step (bench/starling_optimizer.py): linear warm-up over
+             warmup_steps, then constant, step (x gamma every step_epochs) or cosine to min_lr
+             at the last step; steps per
              epoch = (60000 // N) // batch, total = ceil(epochs * (60000 // N)) // batch. At a
              drop of the step schedule the optimizer's state (momentum) is reset, as Starling's.
   evaluation after every eval_every epochs (60000 // N samples per rank per epoch) and after
@@ -53,9 +62,10 @@ Outputs (DIR = --out-dir, NAME = --name):
       step,epoch,wall_seconds,samples,train_loss,test_accuracy,test_loss,samples_per_second,
       bytes_sent,bytes_received,compute_seconds,exchange_seconds,wait_seconds,staleness,
       consensus_distance
+    (text: the columns of a Starling text peer, bench/torch_ddp_text.py)
     bytes_sent / bytes_received are COMPUTED, not measured (Gloo exposes no counters): what a
     ring all-reduce of the fp32 gradients sends and receives per rank and step,
-    2 (N-1)/N * 4 bytes * parameters; 0 with N = 1. compute_seconds is batch gather +
+    2 (N-1)/N * 4 bytes * parameters; 0 with N = 1 (bench/ddp_rank.py). compute_seconds is batch gather +
     forward + backward + optimizer step; under DDP the backward includes the gradient
     all-reduce, which cannot be separated, so exchange_seconds is left empty, as are
     wait_seconds, staleness and consensus_distance.
@@ -63,8 +73,10 @@ Outputs (DIR = --out-dir, NAME = --name):
   DIR/NAME.summary.json             the aggregate, with the keys of `starling launch`'s
                                     (mode "torch-ddp", topology "ring") plus system and
                                     torch_version
+  DIR/NAME.partition.json           `starling partition`'s export (non-iid images; text always)
 Progress goes to stderr, one line per evaluation. Exit codes: 0 done, 1 failed while running
-(missing data, a rank that died), 2 bad command line or configuration.
+(missing data, a rank that died), 2 bad command line or configuration (a data set other than
+Fashion-MNIST and text among them).
 
 Usage:
   /usr/bin/python3 bench/torch_ddp.py --config configs/fmnist-mlp-4peers-allreduce.toml \
@@ -73,7 +85,6 @@ Usage:
 """
 import argparse
 import gzip
-import hashlib
 import json
 import math
 import os
@@ -89,10 +100,13 @@ os.environ["OMP_NUM_THREADS"] = "1"
 os.environ["OPENBLAS_NUM_THREADS"] = "1"
 os.environ["MKL_NUM_THREADS"] = "1"
 
+from ddp_rank import (SYSTEM, checksum, finish, finite, fmt, out_of_time, ring_bytes_per_step,  # noqa: E402
+                      shared_by_rank0, start_group, wrap, write_json)
 from starling_config import StarlingError, resolved_config, run_starling  # noqa: E402
 from starling_model import describe, torch_model  # noqa: E402  (imports no torch)
+from starling_optimizer import Schedule, clip, make_optimizer  # noqa: E402
+from starling_sampling import mix_seed  # noqa: E402
 
-SYSTEM = "torch-ddp"
 DEFAULT_DATA = "/usr/share/datasets/fashion-mnist"
 DATA_FILES = {"train": ("train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz"),
               "test": ("t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz")}
@@ -114,9 +128,18 @@ def data_dir(config):
     return config["data"]["path"] or DEFAULT_DATA
 
 
+def is_text(config):
+    return config["data"]["dataset"] == "text"
+
+
 def missing_data(config):
+    """Why the config's data cannot be read here; None when it can (text: `starling
+    partition` checks the path and reports it)."""
+    if is_text(config):
+        return None
     if config["data"]["dataset"] != "fashion-mnist":
-        return 'data.dataset "%s" is not supported by torch_ddp.py (only "fashion-mnist")' % config["data"]["dataset"]
+        return 'data.dataset "%s" is not supported by torch_ddp.py (only "fashion-mnist" and "text")' % (
+            config["data"]["dataset"])
     for name in DATA_FILES["train"] + DATA_FILES["test"]:
         path = os.path.join(data_dir(config), name)
         if not os.path.isfile(path):
@@ -158,9 +181,10 @@ def partition_path(args):
 
 
 def export_partition(args, config):
-    """Has `starling partition` write every peer's index list (not re-implemented here, so the
-    two cannot drift); nothing for iid. Exits 2 on a config error it reports, 1 otherwise."""
-    if config["data"]["partition"] == "iid":
+    """Has `starling partition` write every peer's index list, or for text the files and
+    every peer's ranges (not re-implemented here, so the two cannot drift); nothing for iid
+    images. Exits 2 on a config error it reports, 1 otherwise."""
+    if config["data"]["partition"] == "iid" and not is_text(config):
         return
     try:
         run_starling(args.starling, ["partition", "--out", partition_path(args)], args.config, args.set)
@@ -185,85 +209,20 @@ def load_part(args, config, rank, labels):
     return torch.tensor(exported["peers"][rank]["indices"], dtype=torch.int64)
 
 
-def make_optimizer(config, params):
-    import torch
-    o = config["optimizer"]
-    if o["kind"] == "sgd":
-        # Nesterov without momentum is plain SGD in Starling; PyTorch refuses it.
-        return torch.optim.SGD(params, foreach=True, lr=o["lr"], momentum=o["momentum"],
-                               nesterov=o["nesterov"] and o["momentum"] > 0, weight_decay=o["weight_decay"])
-    return torch.optim.Adam(params, foreach=True, lr=o["lr"], betas=(o["beta1"], o["beta2"]), eps=1e-8,
-                            weight_decay=o["weight_decay"])
-
-
-class Schedule:
-    """learners/schedule.cpp: the learning rate as a function of the step."""
-
-    def __init__(self, o, steps_per_epoch, total_steps):
-        self.kind, self.lr0, self.warmup = o["schedule"], o["lr"], o["warmup_steps"]
-        self.step_epochs, self.gamma = o["step_epochs"], o["gamma"]
-        self.per_epoch, self.total = max(1, steps_per_epoch), max(1, total_steps)
-
-    def lr(self, step):
-        if step < self.warmup:
-            return self.lr0 * (step + 1) / self.warmup
-        if self.kind == "step":
-            epoch = step / self.per_epoch
-            return self.lr0 * self.gamma ** math.floor(epoch / self.step_epochs)
-        if self.kind == "cosine":
-            span = max(1, self.total - self.warmup)
-            progress = min(1.0, (step - self.warmup) / span)
-            return self.lr0 * 0.5 * (1.0 + math.cos(math.pi * progress))
-        return self.lr0
-
-    def is_drop(self, step):
-        """A step-schedule drop after warm-up (actors/node_actor.cpp resets the optimizer there)."""
-        return self.kind == "step" and step > 0 and step >= self.warmup and self.lr(step) < self.lr(step - 1)
-
-
-def mix_seed(a, b):
-    """splitmix64, as learners/sampler.cpp's mix_seed."""
-    m = (1 << 64) - 1
-    z = (a + 0x9e3779b97f4a7c15 * (b + 1)) & m
-    z = ((z ^ (z >> 30)) * 0xbf58476d1ce4e5b9) & m
-    z = ((z ^ (z >> 27)) * 0x94d049bb133111eb) & m
-    return z ^ (z >> 31)
-
-
-def finite(v):
-    return v if v is not None and math.isfinite(v) else None
-
-
-def fmt(v, spec):
-    return "" if v is None or not math.isfinite(v) else spec % v
-
-
-def write_json(path, obj):
-    tmp = path + ".tmp"
-    with open(tmp, "w") as f:
-        json.dump(obj, f, indent=2)
-        f.write("\n")
-    os.replace(tmp, path)
-
-
 # ---------------------------------------------------------------------------------------------
 # One rank.
 
 def run_rank(args, config, rank):
+    """Rank `rank` on Fashion-MNIST; writes its CSV and summary, then leaves the process."""
     import torch
     import torch.distributed as dist
     import torch.nn.functional as F
-    from datetime import timedelta
 
     nprocs = args.procs
-    threads = config["node"]["threads"] or 1
-    torch.set_num_threads(threads)
-    torch.set_num_interop_threads(1)
     x_train, y_train = load_set(config, "train")
     x_test, y_test = load_set(config, "test")
     part = load_part(args, config, rank, y_train)
-    dist.init_process_group("gloo", init_method="tcp://127.0.0.1:%d" % args.port, rank=rank,
-                            world_size=nprocs, timeout=timedelta(seconds=300))
+    threads = start_group(args, config, rank)
 
     run, o = config["run"], config["optimizer"]
     batch = o["batch"]
@@ -271,8 +230,8 @@ def run_rank(args, config, rank):
     with open(args.model_json) as f:
         model = torch_model(json.load(f))
     params = sum(p.numel() for p in model.parameters())
-    net = torch.nn.parallel.DistributedDataParallel(model) if nprocs > 1 else model
-    opt = make_optimizer(config, net.parameters())
+    net = wrap(model, nprocs)
+    opt = make_optimizer(o, model)
 
     # Starling's bookkeeping (actors/node_actor.cpp, learners/learner.cpp).
     train_size = x_train.shape[0]
@@ -293,28 +252,23 @@ def run_rank(args, config, rank):
         return part[torch.randperm(part.shape[0], generator=g)]
 
     label_counts = torch.bincount(y_train[epoch_order(0)], minlength=10).tolist()
-    step_bytes = 2 * (nprocs - 1) * 4 * params // nprocs if nprocs > 1 else 0
+    step_bytes = ring_bytes_per_step(params, nprocs)
 
     prefix = "%s/%s-peer%d" % (args.out_dir, args.name, rank)
     csv = open(prefix + ".metrics.csv", "w")
     csv.write(CSV_HEADER + "\n")
     csv.flush()
 
-    def evaluate():
-        """Rank 0 evaluates the full test set; every rank gets (accuracy, loss)."""
-        result = torch.zeros(2, dtype=torch.float64)
-        if rank == 0:
-            correct, loss_sum = 0, 0.0
-            with torch.no_grad():
-                for start in range(0, x_test.shape[0], 1000):
-                    logits = model(x_test[start:start + 1000])
-                    labels = y_test[start:start + 1000]
-                    loss_sum += F.cross_entropy(logits, labels, reduction="sum").item()
-                    correct += (logits.argmax(1) == labels).sum().item()
-            result[0], result[1] = correct / x_test.shape[0], loss_sum / x_test.shape[0]
-        if nprocs > 1:
-            dist.broadcast(result, src=0)
-        return result[0].item(), result[1].item()
+    def test():
+        """(accuracy, loss) on the full test set."""
+        correct, loss_sum = 0, 0.0
+        with torch.no_grad():
+            for start in range(0, x_test.shape[0], 1000):
+                logits = model(x_test[start:start + 1000])
+                labels = y_test[start:start + 1000]
+                loss_sum += F.cross_entropy(logits, labels, reduction="sum").item()
+                correct += (logits.argmax(1) == labels).sum().item()
+        return correct / x_test.shape[0], loss_sum / x_test.shape[0]
 
     dist.barrier()
     start = time.perf_counter()
@@ -324,16 +278,10 @@ def run_rank(args, config, rank):
     loss_count = 0
     cached_epoch, order = -1, None
     time_to_target, history = None, []
-    stop_flag = torch.zeros(1)
     stopped_early = False
 
     while samples < target_samples:
-        if args.max_seconds is not None and steps > 0:
-            stop_flag[0] = 1.0 if time.perf_counter() - start >= args.max_seconds else 0.0
-            if nprocs > 1:
-                dist.all_reduce(stop_flag, op=dist.ReduceOp.MAX)
-            if stop_flag[0] > 0:
-                stopped_early = True
+        stopped_early = out_of_time(args, time.perf_counter() - start, steps)
         if not stopped_early:
             lr = schedule.lr(steps)
             if schedule.is_drop(steps):  # Starling resets the optimizer's state where a step schedule drops
@@ -350,6 +298,7 @@ def run_rank(args, config, rank):
             opt.zero_grad(set_to_none=True)
             loss = F.cross_entropy(net(x_train[idx]), y_train[idx])
             loss.backward()
+            clip(o, model)
             opt.step()
             compute_seconds += time.perf_counter() - t0
             loss_value = loss.item()
@@ -365,7 +314,7 @@ def run_rank(args, config, rank):
         if samples >= next_eval or at_end:
             if not (stopped_early and history and history[-1]["step"] == steps):
                 eval_start = time.perf_counter()
-                accuracy, test_loss = evaluate()
+                accuracy, test_loss = shared_by_rank0(rank, nprocs, test, 2)
                 now = time.perf_counter()
                 eval_seconds += now - eval_start
                 wall = now - start
@@ -395,9 +344,6 @@ def run_rank(args, config, rank):
     wall = time.perf_counter() - start
     train_seconds = max(wall - eval_seconds, 1e-9)
     csv.close()
-    digest = hashlib.sha1()
-    for p in model.parameters():
-        digest.update(p.detach().contiguous().numpy().tobytes())
     last = history[-1]
     summary = {
         "run": args.name, "mode": SYSTEM, "system": SYSTEM, "torch_version": torch.__version__,
@@ -409,18 +355,11 @@ def run_rank(args, config, rank):
         "time_to_target_seconds": time_to_target, "compute_seconds": compute_seconds,
         "exchange_seconds": None, "eval_seconds": eval_seconds, "stopped_by_max_seconds": stopped_early,
         "bytes_sent": steps * step_bytes, "bytes_received": steps * step_bytes,
-        "bytes_computed_not_measured": True, "model_checksum": digest.hexdigest(),
+        "bytes_computed_not_measured": True, "model_checksum": checksum(model),
         "partition": config["data"]["partition"], "label_counts": label_counts,
     }
     write_json(prefix + ".summary.json", summary)
-    if nprocs > 1:
-        dist.barrier()
-    # Not dist.destroy_process_group(): with gloo a rank can wait in it for ever once the
-    # others have gone (seen here once in a few dozen runs, which hung an experiment). Every
-    # output is written and closed: leave without tearing the group down.
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(0)
+    finish(nprocs)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -441,38 +380,79 @@ def die_with_parent():
         pass
 
 
+def image_results(config, summaries):
+    """Test accuracy over the ranks and the time to the target accuracy, as `starling launch`."""
+    n, target = len(summaries), config["run"]["target_accuracy"]
+    ttt = [s["time_to_target_seconds"] for s in summaries]
+    return {
+        "test_accuracy": sum(s["test_accuracy"] for s in summaries) / n,
+        "test_accuracy_min": min(s["test_accuracy"] for s in summaries),
+        "target_accuracy": target,
+        "time_to_target_seconds": max(ttt) if target > 0 and all(t is not None for t in ttt) else None,
+    }
+
+
+def text_results(config, summaries):
+    """Validation over the ranks (mean and worst bits per byte), tokens, and the time to the
+    target bits per byte, as `starling launch` on text."""
+    n, target = len(summaries), config["run"]["target_bpb"]
+    ttt = [s["time_to_target_seconds"] for s in summaries]
+    return {
+        "val_loss": sum(s["val_loss"] for s in summaries) / n,
+        "val_bpb": sum(s["val_bpb"] for s in summaries) / n,
+        "val_bpb_max": max(s["val_bpb"] for s in summaries),
+        "tokens": sum(s["tokens"] for s in summaries),
+        "target_bpb": target,
+        "time_to_target_seconds": max(ttt) if target > 0 and all(t is not None for t in ttt) else None,
+    }
+
+
 def aggregate(args, config, files):
     summaries = []
     for path in files:
         with open(path) as f:
             summaries.append(json.load(f))
     n = len(summaries)
-    target = config["run"]["target_accuracy"]
-    ttt = [s["time_to_target_seconds"] for s in summaries]
     checksums = [s["model_checksum"] for s in summaries]
-    return {
+    stopped = any(s["stopped_by_max_seconds"] for s in summaries)
+    summary = {
         "run": args.name, "mode": SYSTEM, "topology": "ring", "peers": n, "learners_per_peer": 1,
-        # The config's epochs, as `starling launch`; the epochs trained when --max-seconds cut the run short.
-        "epochs": (min(s["epochs"] for s in summaries) if any(s["stopped_by_max_seconds"] for s in summaries)
-                   else config["run"]["epochs"]),
+        # The config's epochs, as `starling launch`; the epochs trained when --max-seconds cut the run short
+        # (text: always the epochs trained, as run.steps sizes a text job).
+        "epochs": (min(s["epochs"] for s in summaries) if stopped or is_text(config) else config["run"]["epochs"]),
+        "steps": min(s["steps"] for s in summaries),
         "samples": sum(s["samples"] for s in summaries),
         "wall_seconds": max(s["wall_seconds"] for s in summaries),
         "samples_per_second": sum(s["samples_per_second"] for s in summaries),
         "train_loss": finite(sum(s["train_loss"] if s["train_loss"] is not None else math.nan
                                  for s in summaries) / n),
-        "test_accuracy": sum(s["test_accuracy"] for s in summaries) / n,
-        "test_accuracy_min": min(s["test_accuracy"] for s in summaries),
-        "target_accuracy": target,
-        "time_to_target_seconds": max(ttt) if target > 0 and all(t is not None for t in ttt) else None,
         "bytes_sent": sum(s["bytes_sent"] for s in summaries),
         "bytes_received": sum(s["bytes_received"] for s in summaries),
+        "bytes_computed_not_measured": True,
         "model_checksum": checksums,
         "identical_models": all(c == checksums[0] for c in checksums),
         "peer_summaries": files,
         "system": SYSTEM, "torch_version": summaries[0]["torch_version"],
         "model": config["model"]["kind"], "batch": config["optimizer"]["batch"],
-        "stopped_by_max_seconds": any(s["stopped_by_max_seconds"] for s in summaries),
+        "partition": config["data"]["partition"],
+        "stopped_by_max_seconds": stopped,
     }
+    summary.update((text_results if is_text(config) else image_results)(config, summaries))
+    return summary
+
+
+def outcome_line(summary):
+    """The launcher's last line: the result, its amount of training and its target."""
+    ttt = summary["time_to_target_seconds"]
+    if "val_bpb" in summary:
+        result = "val_bpb %.4f (worst %.4f) after %d steps" % (summary["val_bpb"], summary["val_bpb_max"], summary["steps"])
+        target = "target %.4f bpb" % summary["target_bpb"]
+    else:
+        result = "test_accuracy %.4f (min %.4f) after %.2f epochs" % (
+            summary["test_accuracy"], summary["test_accuracy_min"], summary["epochs"])
+        target = "target %.4f" % summary["target_accuracy"]
+    reached = "%s reached after %.1f s" % (target, ttt) if ttt is not None else "%s not reached" % target
+    return "%s in %.1f s (%.0f samples/s); %s" % (result, summary["wall_seconds"], summary["samples_per_second"], reached)
 
 
 def launch(args, config):
@@ -488,9 +468,10 @@ def launch(args, config):
     for path in files:
         if os.path.exists(path):
             os.remove(path)
-    print("[%s] %d process(es) of '%s': %s model, batch %d per process, %g epochs, gloo on 127.0.0.1:%d" % (
-        SYSTEM, args.procs, args.name, config["model"]["kind"], config["optimizer"]["batch"],
-        config["run"]["epochs"], args.port), file=sys.stderr, flush=True)
+    length = "%d steps" % max(1, config["run"]["steps"]) if is_text(config) else "%g epochs" % config["run"]["epochs"]
+    print("[%s] %d process(es) of '%s': %s model, batch %d per process, %s, gloo on 127.0.0.1:%d" % (
+        SYSTEM, args.procs, args.name, config["model"]["kind"], config["optimizer"]["batch"], length, args.port),
+        file=sys.stderr, flush=True)
     children = [subprocess.Popen(base + ["--rank", str(r)], env=env, preexec_fn=die_with_parent)
                 for r in range(args.procs)]
 
@@ -520,12 +501,7 @@ def launch(args, config):
     summary = aggregate(args, config, files)
     path = "%s/%s.summary.json" % (args.out_dir, args.name)
     write_json(path, summary)
-    ttt = summary["time_to_target_seconds"]
-    print("[%s] done: test_accuracy %.4f (min %.4f) after %.2f epochs in %.1f s (%.0f samples/s); %s; summary %s" % (
-        SYSTEM, summary["test_accuracy"], summary["test_accuracy_min"], summary["epochs"],
-        summary["wall_seconds"], summary["samples_per_second"],
-        "target %.4f reached after %.1f s" % (summary["target_accuracy"], ttt) if ttt is not None
-        else "target %.4f not reached" % summary["target_accuracy"], path), file=sys.stderr, flush=True)
+    print("[%s] done: %s; summary %s" % (SYSTEM, outcome_line(summary), path), file=sys.stderr, flush=True)
 
 
 def parse_args():
@@ -562,7 +538,12 @@ def main():
         if not 0 <= args.rank < args.procs or not args.port or not args.model_json or not args.config_json:
             fail("--rank is set by the launcher", 2)
         with open(args.config_json) as f:
-            run_rank(args, json.load(f), args.rank)
+            config = json.load(f)
+        if is_text(config):
+            from torch_ddp_text import run_text_rank  # only text ranks need it
+            run_text_rank(args, config, args.rank, partition_path(args))
+        else:
+            run_rank(args, config, args.rank)
         return
     args.starling = starling_binary(args)
     try:

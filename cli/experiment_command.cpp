@@ -33,11 +33,9 @@ namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
 const char* const kPython = "/usr/bin/python3";
-const std::vector<std::string> kPlots{"accuracy_vs_time.png", "accuracy_vs_epoch.png", "accuracy_vs_bytes.png",
-                                      "throughput.png"};
-// Drawn only when the peers exchange (consensus distance) and when their summaries carry
-// label_counts (label distribution).
-const std::vector<std::string> kOptionalPlots{"consensus_distance.png", "label_distribution.png"};
+// Where scripts/plot.py names the figures it drew, one a line: which ones depends on the
+// experiment (accuracy or bits per byte, exchanges, labels), and plot.py alone decides.
+const char* const kPlotManifest = "plots.txt";
 
 volatile sig_atomic_t g_interrupted = 0;
 void on_interrupt(int) { g_interrupted = 1; }
@@ -196,6 +194,21 @@ void merge_metrics(const std::vector<VariantOutcome>& outcomes, const std::strin
     }
 }
 
+// The figures scripts/plot.py drew into `out`, as its manifest names them; none when it failed.
+std::vector<std::string> draw_plots(const std::string& out) {
+  const std::string manifest = out + "/" + kPlotManifest;
+  ::unlink(manifest.c_str());  // a stale one from an earlier run must not be linked
+  const int log = ::open((out + "/plot.log").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  const bool ok = run_quietly({kPython, starling_home() + "/scripts/plot.py", out}, log);
+  ::close(log);
+  std::vector<std::string> plots;
+  std::ifstream in(manifest);
+  for (std::string name; ok && std::getline(in, name);)
+    if (!name.empty() && ::access((out + "/" + name).c_str(), R_OK) == 0) plots.push_back(name);
+  if (!ok) spdlog::warn("scripts/plot.py failed (it needs Debian's python3-matplotlib); see {}/plot.log", out);
+  return plots;
+}
+
 bool has_iproute() {
   for (const char* path : {"/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip"})
     if (::access(path, X_OK) == 0) return true;
@@ -293,18 +306,7 @@ int run_experiment(const ExperimentOptions& options) {
   if (g_interrupted) spdlog::warn("interrupted: the report covers the runs that finished"), ok = false;
   merge_metrics(outcomes, options.out);
   std::string table = write_report(spec, outcomes, options.out, {});  // plot.py reads its summary.json
-  const int log = ::open((options.out + "/plot.log").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  std::vector<std::string> plots = kPlots;
-  for (const std::string& p : kOptionalPlots)  // a stale one from an earlier run must not be linked
-    ::unlink((options.out + "/" + p).c_str());
-  if (run_quietly({kPython, starling_home() + "/scripts/plot.py", options.out}, log)) {
-    for (const std::string& p : kOptionalPlots)
-      if (::access((options.out + "/" + p).c_str(), R_OK) == 0) plots.push_back(p);
-    table = write_report(spec, outcomes, options.out, plots);
-  } else {
-    spdlog::warn("scripts/plot.py failed (it needs Debian's python3-matplotlib); see {}/plot.log", options.out);
-  }
-  ::close(log);
+  if (const auto plots = draw_plots(options.out); !plots.empty()) table = write_report(spec, outcomes, options.out, plots);
   std::printf("%s\n", table.c_str());
   spdlog::info("report {}/report.md, summary {}/summary.json, metrics {}/metrics.csv", options.out, options.out, options.out);
   return ok ? 0 : 1;

@@ -180,6 +180,13 @@ std::string bytes_text(double bytes) {
   return fixed(bytes, bytes < 10 && u > 0 ? 2 : 1) + " " + units[u];
 }
 
+// A text variant's training tokens of all peers over its wall time (the table's tokens/s and
+// summary.json's, which plot.py draws); nullopt for images or a variant that failed.
+std::optional<double> tokens_per_second(const Row& r) {
+  if (r.finished == 0 || r.variant->config.data.dataset != "text") return std::nullopt;
+  return r.mean.at("tokens") / std::max(1e-9, r.mean.at("wall_seconds"));
+}
+
 std::optional<double> speedup(const Row& row, const Row& baseline) {
   if (!row.time_to_target || !baseline.time_to_target || *row.time_to_target <= 0) return std::nullopt;
   return *baseline.time_to_target / *row.time_to_target;
@@ -236,10 +243,9 @@ std::string text_table_of(const std::vector<Row>& rows, const Row& baseline_of_a
     }
     const auto m = [&](const char* key) { return r.mean.at(key); };
     const auto b = [&](const char* key) { return baseline.mean.at(key); };
-    const double tokens_per_second = m("tokens") / std::max(1e-9, m("wall_seconds"));
     t << fixed(m("val_bpb"), 4) << " / " << fixed(m("val_bpb_max"), 4) << " | "
       << (has_baseline ? fixed(100.0 * (m("val_bpb") / b("val_bpb") - 1.0), 2) + " %" : std::string("—")) << " | "
-      << fixed(m("wall_seconds"), 1) << " s | " << fixed(tokens_per_second, 0) << " | " << bytes_text(m("bytes_sent")) << " | "
+      << fixed(m("wall_seconds"), 1) << " s | " << fixed(*tokens_per_second(r), 0) << " | " << bytes_text(m("bytes_sent")) << " | "
       << (has_baseline && m("bytes_sent") > 0 ? fixed(b("bytes_sent") / m("bytes_sent"), 1) + "×" : std::string("—")) << " | "
       << (r.identical ? "yes" : "no")
       << (r.finished < r.runs ? " (" + std::to_string(r.runs - r.finished) + " run(s) failed)" : std::string()) << " |\n";
@@ -297,6 +303,7 @@ JsonObject variant_json(const Row& r, const VariantOutcome& o, const Row& baseli
   j.add("target_accuracy", spec.target_accuracy)
       .add("time_to_target_seconds", r.time_to_target)
       .add("bytes_per_sample", samples > 0 ? std::optional<double>(r.mean.at("bytes_sent") / samples) : std::nullopt)
+      .add("tokens_per_second", tokens_per_second(r))
       .add("speedup_over_baseline", speedup(r, baseline))
       .add("identical_models", r.identical)
       .add("runs", r.dirs)

@@ -27,12 +27,14 @@ void split_windows(const int32_t* tokens, int n, int context, float* x, int32_t*
 
 double bits_per_byte(double nats) { return nats / std::log(2.0); }
 
+uint64_t window_seed(uint64_t seed, uint64_t stream) { return mix_seed(seed, 0x7e47 ^ (stream << 32)); }
+
 TextLearner::TextLearner(const TextLearnerSpec& spec, const TextCorpus& corpus, TextPart part)
     : spec_(spec),
       corpus_(corpus),
       model_(spec.model),
       optimizer_(make_optimizer(model_.param_count(), spec.optimizer, model_.matrix_spans())),
-      sampler_(std::move(part), spec.model.context + 1, mix_seed(spec.seed, 0x7e47 ^ (spec.stream << 32))) {
+      sampler_(std::move(part), spec.model.context + 1, window_seed(spec.seed, spec.stream)) {
   if (spec.batch < 1) throw std::invalid_argument("text learner: batch must be at least 1");
   model_.init(spec.seed);
   const std::size_t positions = static_cast<std::size_t>(spec.batch) * spec.model.context;

@@ -22,6 +22,10 @@ struct TextLearnerSpec {
   uint64_t stream = 0;  // a peer's own windows from the same seed (its rank); 0 on one node
 };
 
+/// The seed of the windows of the learner with this seed and stream (bench/starling_sampling.py
+/// mirrors it, and WindowSampler, bit for bit).
+uint64_t window_seed(uint64_t seed, uint64_t stream);
+
 class TextLearner {
  public:
   /// Throws std::invalid_argument when the batch is not positive or `part` offers no window.

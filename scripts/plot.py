@@ -1,12 +1,12 @@
 #!/usr/bin/python3
 """plot.py: the figures of a `starling experiment` folder.
 
-Reads DIR/metrics.csv (long format: variant,repeat,system,peer, then the 15 columns of a
-per-peer metrics CSV: step,epoch,wall_seconds,samples,train_loss,test_accuracy,test_loss,
-samples_per_second,bytes_sent,bytes_received,compute_seconds,exchange_seconds,wait_seconds,
-staleness,consensus_distance) and DIR/summary.json ({"experiment", "target_accuracy",
-"variants": [{"name", "system", "samples_per_second", "time_to_target_seconds", "bytes_sent",
-"test_accuracy", ...}]}) and writes into DIR:
+Reads DIR/metrics.csv (long format: variant,repeat,system,peer, then the columns of a
+per-peer metrics CSV, named by its header: an image run's with test_accuracy, a text run's
+with val_bpb and tokens; docs/training.md and docs/language-models.md list them) and
+DIR/summary.json ({"experiment", "target_accuracy", "variants": [{"name", "system",
+"samples_per_second", "tokens_per_second", "bytes_sent", ...}]}) and writes into DIR, for an
+image experiment:
 
   accuracy_vs_time.png   test accuracy against wall time
   accuracy_vs_epoch.png  test accuracy against epochs
@@ -21,15 +21,28 @@ staleness,consensus_distance) and DIR/summary.json ({"experiment", "target_accur
                          samples per class): a bar per peer stacked by class, one panel per
                          distinct distribution (variants with the same one share a panel)
 
+For a text experiment (the metrics have val_bpb), validation bits per byte, lower is better:
+
+  bpb_vs_tokens.png      val_bpb against the training tokens of all peers
+  bpb_vs_time.png        val_bpb against wall time
+  bpb_vs_bytes.png       val_bpb against the bytes sent by all peers (log scale), as above
+  throughput.png         tokens/s of each variant, all peers together (summary.json's
+                         tokens_per_second, as the report's table has it)
+
+and, for either, DIR/plots.txt: the names of the figures written, one a line (what
+`starling experiment` links from report.md).
+
 One line per variant: at each evaluation index, x is the mean over peers and repeats of
-wall_seconds / epoch, or the bytes_sent of all the variant's peers summed (mean over
-repeats); y is the mean test accuracy over peers and repeats, with a light band from the
-lowest to the highest peer. The target accuracy is a dashed line. torch-ddp variants are
-drawn dashed, and in their own colour in the throughput chart. Empty cells are skipped.
+wall_seconds / epoch, or the bytes_sent (tokens) of all the variant's peers summed (mean over
+repeats); y is the mean test accuracy (val_bpb) over peers and repeats, with a light band
+from the lowest to the highest peer. The target accuracy is a dashed line. torch-ddp
+variants are drawn dashed, and in their own colour in the throughput chart. Empty cells are
+skipped.
 
 Usage:
   /usr/bin/python3 scripts/plot.py DIR
-Exit codes: 0 written, 2 DIR lacks metrics.csv or summary.json or they cannot be read.
+Exit codes: 0 written, 2 DIR lacks metrics.csv or summary.json, they cannot be read, or the
+metrics have neither test_accuracy nor val_bpb.
 """
 import csv
 import json
@@ -46,9 +59,16 @@ from matplotlib.patches import Patch  # noqa: E402
 from matplotlib.ticker import FuncFormatter  # noqa: E402
 
 KEY_COLUMNS = ["variant", "repeat", "system", "peer"]
-METRIC_COLUMNS = ["step", "epoch", "wall_seconds", "samples", "train_loss", "test_accuracy", "test_loss",
-                  "samples_per_second", "bytes_sent", "bytes_received", "compute_seconds", "exchange_seconds",
-                  "wait_seconds", "staleness", "consensus_distance"]
+MANIFEST = "plots.txt"
+# What the figures show: test accuracy (higher is better) for images, validation bits per
+# byte (lower is better) for text. Each x axis: (file suffix, curve key, label, title).
+ACCURACY = {"column": "test_accuracy", "label": "test accuracy", "prefix": "accuracy", "higher_is_better": True,
+            "rate": "samples_per_second", "rate_unit": "samples/s",
+            "axes": [("time", "wall", "wall time (s)", "over time"), ("epoch", "epoch", "epoch", "per epoch")]}
+BPB = {"column": "val_bpb", "label": "validation bits per byte (lower is better)", "prefix": "bpb",
+       "higher_is_better": False, "rate": "tokens_per_second", "rate_unit": "tokens/s",
+       "axes": [("tokens", "tokens", "training tokens, all peers", "against tokens"),
+                ("time", "wall", "wall time (s)", "over time")]}
 REFERENCE = "torch-ddp"
 REFERENCE_COLOUR = "#d95f02"
 STARLING_COLOUR = "#1f77b4"
@@ -98,10 +118,14 @@ def read_inputs(folder):
     try:
         with open(metrics_path, newline="") as f:
             reader = csv.DictReader(f)
-            missing = [c for c in KEY_COLUMNS + ["epoch", "wall_seconds", "test_accuracy"]
-                       if c not in (reader.fieldnames or [])]
+            columns = reader.fieldnames or []
+            missing = [c for c in KEY_COLUMNS + ["epoch", "wall_seconds"] if c not in columns]
             if missing:
                 die("%s: missing column(s) %s" % (metrics_path, ", ".join(missing)))
+            if not any(m["column"] in columns for m in (ACCURACY, BPB)):
+                die("%s: neither %s nor %s among the columns" % (metrics_path, ACCURACY["column"], BPB["column"]))
+            metric = BPB if BPB["column"] in columns else ACCURACY
+            values = [c for c in columns if c not in KEY_COLUMNS]
             for row in reader:
                 variant = (row.get("variant") or "").strip()
                 if not variant:
@@ -113,47 +137,44 @@ def read_inputs(folder):
                     systems.setdefault(variant, row["system"].strip())
                 peers = runs[variant].setdefault((row.get("repeat") or "").strip(), {})
                 peers.setdefault((row.get("peer") or "").strip(), []).append(
-                    {c: number(row.get(c)) for c in METRIC_COLUMNS})
+                    {c: number(row.get(c)) for c in values})
     except (OSError, csv.Error, UnicodeDecodeError) as e:
         die("%s: cannot read: %s" % (metrics_path, e))
-    return summary, runs, systems, order
+    return summary, metric, runs, systems, order
 
 
 def mean(values):
     return sum(values) / len(values) if values else None
 
 
-def curves(repeats):
-    """Per evaluation index: x means (time, epoch), bytes of all peers, y mean / min / max."""
+def curves(repeats, column):
+    """Per evaluation index: x means (time, epoch), bytes and tokens of all peers, and the
+    mean / min / max of `column` over peers and repeats."""
     length = max((len(rows) for peers in repeats.values() for rows in peers.values()), default=0)
+    means = {"wall": "wall_seconds", "epoch": "epoch", "consensus": "consensus_distance"}
+    sums = {"bytes": "bytes_sent", "tokens": "tokens"}
     points = []
     for i in range(length):
-        wall, epoch, acc, total_bytes, consensus = [], [], [], [], []
+        seen = {key: [] for key in list(means) + list(sums)}
+        ys = []
         for peers in repeats.values():
-            repeat_bytes, complete = 0.0, True
+            total = {key: 0.0 for key in sums}  # None once a peer lacks the cell
             for rows in peers.values():
-                if i >= len(rows):
-                    complete = False
-                    continue
-                r = rows[i]
-                if r["wall_seconds"] is not None:
-                    wall.append(r["wall_seconds"])
-                if r["epoch"] is not None:
-                    epoch.append(r["epoch"])
-                if r["test_accuracy"] is not None:
-                    acc.append(r["test_accuracy"])
-                if r["consensus_distance"] is not None:
-                    consensus.append(r["consensus_distance"])
-                if r["bytes_sent"] is None:
-                    complete = False
-                else:
-                    repeat_bytes += r["bytes_sent"]
-            if complete:
-                total_bytes.append(repeat_bytes)
-        if not acc:
-            continue
-        points.append({"wall": mean(wall), "epoch": mean(epoch), "bytes": mean(total_bytes),
-                       "acc": mean(acc), "lo": min(acc), "hi": max(acc), "consensus": mean(consensus)})
+                r = rows[i] if i < len(rows) else {}
+                for key, c in means.items():
+                    if r.get(c) is not None:
+                        seen[key].append(r[c])
+                if r.get(column) is not None:
+                    ys.append(r[column])
+                for key, c in sums.items():
+                    total[key] = None if total[key] is None or r.get(c) is None else total[key] + r[c]
+            for key, value in total.items():
+                if value is not None:
+                    seen[key].append(value)
+        if ys:
+            point = {key: mean(values) for key, values in seen.items()}
+            point.update({"y": mean(ys), "lo": min(ys), "hi": max(ys)})
+            points.append(point)
     return points
 
 
@@ -165,12 +186,17 @@ def style(index, system):
             "linewidth": 1.8}
 
 
-def y_limits(all_points, target):
-    """From a bit below the lowest final accuracy (and the target) to a bit above the best."""
-    finals = [pts[-1]["acc"] for pts in all_points if pts]
+def y_limits(all_points, target, metric):
+    """Accuracy: from a bit below the lowest final accuracy (and the target) to a bit above the
+    best. Bits per byte: the whole range the curves span, with a margin."""
+    finals = [pts[-1]["y"] for pts in all_points if pts]
     highs = [p["hi"] for pts in all_points for p in pts]
     if not finals:
-        return 0.0, 1.0
+        return (0.0, 1.0) if metric["higher_is_better"] else (0.0, 8.0)
+    if not metric["higher_is_better"]:
+        lo, hi = min(p["lo"] for pts in all_points for p in pts), max(highs)
+        span = max(hi - lo, 0.02)
+        return max(0.0, lo - 0.05 * span), hi + 0.05 * span
     lo = min(finals + ([target] if target else []))
     hi = max(highs + ([target] if target else []))
     span = max(hi - lo, 0.02)
@@ -194,8 +220,8 @@ def bytes_label(v, _pos=None):
     return "%g B" % v
 
 
-def accuracy_plot(folder, file_name, title, xlabel, key, variants, data, systems, colour_index, target, ylim,
-                  log_x=False, left_out=()):
+def metric_plot(folder, file_name, title, xlabel, key, variants, data, systems, colour_index, metric, target, ylim,
+                log_x=False, left_out=()):
     fig, ax = plt.subplots(figsize=(WIDTH, HEIGHT), dpi=DPI)
     drawn = 0
     for name in variants:
@@ -205,7 +231,7 @@ def accuracy_plot(folder, file_name, title, xlabel, key, variants, data, systems
         xs = [p[key] for p in pts]
         st = style(colour_index[name], systems.get(name, ""))
         label = name + (" (%s)" % REFERENCE if systems.get(name) == REFERENCE and REFERENCE not in name else "")
-        ax.plot(xs, [p["acc"] for p in pts], label=label, **st)
+        ax.plot(xs, [p["y"] for p in pts], label=label, **st)
         ax.fill_between(xs, [p["lo"] for p in pts], [p["hi"] for p in pts], color=st["color"], alpha=0.15,
                         linewidth=0)
         drawn += 1
@@ -218,9 +244,11 @@ def accuracy_plot(folder, file_name, title, xlabel, key, variants, data, systems
         ax.xaxis.set_major_formatter(FuncFormatter(bytes_label))
     else:
         ax.set_xlim(left=0)
+        if key == "tokens":  # whole tokens with separators, not an offset of 1e6
+            ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _p: "{:,.0f}".format(v)))
     ax.set_ylim(*ylim)
     ax.set_xlabel(xlabel)
-    ax.set_ylabel("test accuracy")
+    ax.set_ylabel(metric["label"])
     full_title = title
     if left_out:
         note = "(not shown, no bytes sent: %s)" % ", ".join(left_out)
@@ -268,9 +296,9 @@ def consensus_plot(folder, experiment, variants, data, systems, colour_index):
     return path
 
 
-def throughput_plot(folder, experiment, variants, summaries, systems):
+def throughput_plot(folder, experiment, variants, summaries, systems, metric):
     names = list(variants)
-    rates = [json_number(summaries.get(n, {}).get("samples_per_second")) for n in names]
+    rates = [json_number(summaries.get(n, {}).get(metric["rate"])) for n in names]
     height = max(3.0, 1.2 + 0.45 * len(names))
     fig, ax = plt.subplots(figsize=(WIDTH, height), dpi=DPI)
     ys = list(range(len(names)))
@@ -285,7 +313,7 @@ def throughput_plot(folder, experiment, variants, summaries, systems):
     ax.invert_yaxis()
     ax.set_xlim(0, top * 1.35)  # room for the values and the legend
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _p: "{:,.0f}".format(v)))
-    ax.set_xlabel("training throughput, all peers (samples/s)")
+    ax.set_xlabel("training throughput, all peers (%s)" % metric["rate_unit"])
     ax.set_title("%s: throughput" % experiment)
     ax.grid(True, axis="x", alpha=0.3)
     ax.set_axisbelow(True)
@@ -359,9 +387,10 @@ def main():
     folder = sys.argv[1]
     if not os.path.isdir(folder):
         die("%s: no such folder" % folder)
-    summary, runs, systems, csv_order = read_inputs(folder)
+    summary, metric, runs, systems, csv_order = read_inputs(folder)
     experiment = str(summary.get("experiment") or os.path.basename(os.path.normpath(folder)))
-    target = json_number(summary.get("target_accuracy")) or 0.0
+    # The target is accuracy's; a text experiment has none to draw.
+    target = (json_number(summary.get("target_accuracy")) or 0.0) if metric is ACCURACY else 0.0
     summaries = {}
     for v in summary.get("variants", []):
         if isinstance(v, dict) and v.get("name") is not None:
@@ -369,31 +398,30 @@ def main():
             if v.get("system"):
                 systems.setdefault(str(v["name"]), str(v["system"]))
     variants = list(summaries) + [v for v in csv_order if v not in summaries]
-    data = {name: curves(runs.get(name, {})) for name in variants}
-    ylim = y_limits([data[n] for n in variants], target)
+    data = {name: curves(runs.get(name, {}), metric["column"]) for name in variants}
+    ylim = y_limits([data[n] for n in variants], target, metric)
     colour_index = {name: i for i, name in enumerate(variants)}  # the same colour in every figure
+    what = metric["label"].split(" (")[0]
 
-    written = [
-        accuracy_plot(folder, "accuracy_vs_time.png", "%s: test accuracy over time" % experiment,
-                      "wall time (s)", "wall", variants, data, systems, colour_index, target, ylim),
-        accuracy_plot(folder, "accuracy_vs_epoch.png", "%s: test accuracy per epoch" % experiment,
-                      "epoch", "epoch", variants, data, systems, colour_index, target, ylim),
-    ]
+    written = [metric_plot(folder, "%s_vs_%s.png" % (metric["prefix"], suffix), "%s: %s %s" % (experiment, what, title),
+                           xlabel, key, variants, data, systems, colour_index, metric, target, ylim)
+               for suffix, key, xlabel, title in metric["axes"]]
     silent = [n for n in variants if data[n] and not any(p["bytes"] for p in data[n])]
     silent += [n for n in variants if not data[n] and n in summaries
                and json_number(summaries[n].get("bytes_sent")) == 0]
     with_bytes = [n for n in variants if n not in silent]
-    written.append(accuracy_plot(folder, "accuracy_vs_bytes.png", "%s: test accuracy against traffic" % experiment,
-                                 "bytes sent by all peers (log scale)", "bytes", with_bytes, data, systems,
-                                 colour_index, target, ylim, log_x=True, left_out=silent))
-    written.append(throughput_plot(folder, experiment, variants, summaries, systems))
+    written.append(metric_plot(folder, "%s_vs_bytes.png" % metric["prefix"], "%s: %s against traffic" % (experiment, what),
+                               "bytes sent by all peers (log scale)", "bytes", with_bytes, data, systems,
+                               colour_index, metric, target, ylim, log_x=True, left_out=silent))
+    written.append(throughput_plot(folder, experiment, variants, summaries, systems, metric))
     for optional in (consensus_plot(folder, experiment, variants, data, systems, colour_index),
                      label_plot(folder, experiment, variants, summaries)):
         if optional:
             written.append(optional)
+    with open(os.path.join(folder, MANIFEST), "w") as f:
+        f.writelines(os.path.basename(path) + "\n" for path in written)
     for path in written:
         print(path)
-
 
 if __name__ == "__main__":
     main()

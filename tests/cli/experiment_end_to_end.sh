@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # `starling experiment` end to end on synthetic data: four variants (three launches of two
 # peers on loopback, one on a Dirichlet partition, and one single node) produce metrics.csv,
-# summary.json, report.md and the plots (the peers' label distributions among them); bad
-# experiment configs exit 2 naming the file, line and key before anything runs.
+# summary.json, report.md and the plots (the peers' label distributions among them); a tiny
+# GPT's experiment has its table and plots in bits per byte; bad experiment configs exit 2
+# naming the file, line and key before anything runs.
 set -euo pipefail
 starling=$1
 base=$((10000 + ($$ % 20000)))  # below the ephemeral range (32768+) that other suites bind
@@ -67,6 +68,37 @@ for p in accuracy_vs_time accuracy_vs_epoch accuracy_vs_bytes throughput consens
   [ -s "$tmp/out/$p.png" ] || fail "missing plot $p.png"
   grep -q "($p.png)" "$tmp/out/report.md" || fail "report.md does not link $p.png"
 done
+
+# A language model's experiment: the table in bits per byte, and the bpb plots in place of
+# the accuracy plots, each linked from report.md.
+mkdir "$tmp/lm"
+tiny_gpt_job "$tmp/lm/base.toml" 8 $((base + 2)) $((base + 3))
+cat >"$tmp/lm/experiment.toml" <<TOML
+[experiment]
+name = "lm"
+base = "base.toml"
+set = { "launch.in_process" = true }
+
+[[variant]]
+name = "allreduce"
+
+[[variant]]
+name = "diloco"
+set = { "exchange.mode" = "local-sgd", "exchange.period" = 4, "exchange.outer_lr" = 0.7, "exchange.outer_momentum" = 0.9 }
+TOML
+timeout 240 "$starling" experiment --config "$tmp/lm/experiment.toml" --out "$tmp/lm/out" >"$tmp/lm/stdout" 2>"$tmp/lm/stderr" \
+  || { cat "$tmp/lm/stderr"; fail "text experiment failed"; }
+grep -q '^| diloco | local-sgd' "$tmp/lm/out/report.md" || fail "report.md has no bpb row for diloco"
+for p in bpb_vs_tokens bpb_vs_time bpb_vs_bytes throughput; do
+  [ -s "$tmp/lm/out/$p.png" ] || { cat "$tmp/lm/out/plot.log"; fail "missing plot $p.png of a text experiment"; }
+  grep -q "($p.png)" "$tmp/lm/out/report.md" || fail "report.md does not link $p.png"
+done
+! grep -q "accuracy_vs" "$tmp/lm/out/report.md" || fail "a text experiment's report links accuracy plots"
+/usr/bin/python3 - "$tmp/lm/out/summary.json" <<'PY' || fail "the text experiment's summary.json lacks tokens/s"
+import json, sys
+for v in json.load(open(sys.argv[1]))["variants"]:
+    assert v["tokens_per_second"] > 0 and v["tokens"] == 2 * 8 * 2 * 16 and v["val_bpb"] > 0, v
+PY
 
 # Bad experiment configs: exit 2 with file, line and key, and no run started.
 bad() {  # bad NAME EXPECTED-TEXT  (the config on stdin)

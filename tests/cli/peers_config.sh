@@ -1,14 +1,26 @@
 # Sourced by the multi-peer CLI tests: a temporary folder $tmp removed on exit and fail(),
 # unless the test made its own, and peers_config FILE MODE PORT..., which writes a small job
 # on synthetic data with one peer per port on loopback (ids 0, 1, ...); outputs go to $tmp/out.
+# tiny_gpt_job FILE STEPS PORT... writes the same for the tiny GPT on text (tiny_gpt.sh).
 if [ -z "${tmp:-}" ]; then
   tmp=$(mktemp -d)
   trap 'rm -rf "$tmp"' EXIT
 fi
 declare -F fail >/dev/null || fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "${BASH_SOURCE[0]}")/tiny_gpt.sh"
+
+# peer_entries FILE PORT... appends one [[peer]] per port on loopback, ids 0, 1, ...
+peer_entries() {
+  local file=$1 id=0
+  shift
+  for port in "$@"; do
+    printf '[[peer]]\nid = %d\nendpoint = "tcp://127.0.0.1:%d"\n' "$id" "$port" >>"$file"
+    id=$((id + 1))
+  done
+}
 
 peers_config() {
-  local file=$1 mode=$2 id=0
+  local file=$1 mode=$2
   shift 2
   cat >"$file" <<TOML
 [run]
@@ -33,8 +45,35 @@ threads = 1
 mode = "$mode"
 timeout_seconds = 20
 TOML
-  for port in "$@"; do
-    printf '[[peer]]\nid = %d\nendpoint = "tcp://127.0.0.1:%d"\n' "$id" "$port" >>"$file"
-    id=$((id + 1))
-  done
+  peer_entries "$file" "$@"
+}
+
+# tiny_gpt_job FILE STEPS PORT... writes a job of one peer per port that trains the tiny GPT
+# at batch 2 for STEPS steps by every-step all-reduce, validating halfway and at the end; its
+# text (four files of random base64) in the folder `text` beside FILE, its cache and outputs
+# in `cache` and `results` there.
+tiny_gpt_job() {
+  local file=$1 steps=$2 dir
+  dir=$(dirname "$file")
+  shift 2
+  mkdir -p "$dir/text"
+  for name in alpha beta gamma delta; do head -c 6000 /dev/urandom | base64 >"$dir/text/$name"; done
+  cat >"$file" <<TOML
+[run]
+name = "tiny"
+data_dir = "$dir/cache"
+out_dir = "$dir/results"
+steps = $steps
+eval_steps = $((steps / 2))
+$(tiny_gpt 2)
+[kernels]
+backend = "native"
+threads = 1
+[node]
+threads = 1
+[exchange]
+mode = "allreduce"
+timeout_seconds = 30
+TOML
+  peer_entries "$file" "$@"
 }

@@ -10,28 +10,10 @@ starling=$1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 source "$(dirname "$0")/expect_exit.sh"
-source "$(dirname "$0")/tiny_gpt.sh"
+source "$(dirname "$0")/peers_config.sh"  # tiny_gpt_job
 
-mkdir "$tmp/text"
-for name in alpha beta gamma delta; do head -c 6000 /dev/urandom | base64 >"$tmp/text/$name"; done
 base=$((7400 + RANDOM % 400))
-cat >"$tmp/job.toml" <<TOML
-[run]
-name = "tiny"
-data_dir = "$tmp/cache"
-out_dir = "$tmp/results"
-steps = 12
-$(tiny_gpt 2)
-[kernels]
-backend = "native"
-threads = 1
-[node]
-threads = 1
-[exchange]
-mode = "allreduce"
-timeout_seconds = 30
-TOML
-for i in 0 1 2 3; do printf '[[peer]]\nid = %d\nendpoint = "tcp://127.0.0.1:%d"\n' "$i" $((base + i)) >>"$tmp/job.toml"; done
+tiny_gpt_job "$tmp/job.toml" 12 $base $((base + 1)) $((base + 2)) $((base + 3))
 
 field() { /usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$@"; }
 

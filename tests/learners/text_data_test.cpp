@@ -6,6 +6,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "learners/text_corpus.h"
+#include "learners/text_learner.h"
 #include "learners/text_partition.h"
 #include "learners/text_sampler.h"
 #include "tests/temp_dir.h"
@@ -279,6 +280,17 @@ BOOST_AUTO_TEST_CASE(windows_are_seeded_uniform_over_the_starts_and_stay_inside_
   for (const auto& [start, times] : count) BOOST_TEST((times > 55 && times < 145));
   BOOST_CHECK_THROW(WindowSampler(TextPart{{0, 5, 0}}, 10, 1), std::invalid_argument);
   BOOST_CHECK_THROW(WindowSampler(part, 1, 1), std::invalid_argument);
+}
+
+// The PyTorch references draw Starling's windows through bench/starling_sampling.py, which
+// tests/cli/torch_ddp_text_end_to_end.sh checks against these same starts: a change here is
+// a change there.
+BOOST_AUTO_TEST_CASE(a_peers_windows_are_pinned) {
+  const TextPart part{{100, 119, 0}, {500, 539, 1}, {900, 905, 2}};
+  const WindowSampler peer3(part, 10, window_seed(7, 3), 0);  // a TextLearner's of seed 7, stream 3
+  std::vector<uint64_t> starts(6);
+  peer3.batch(5, 6, starts.data());
+  BOOST_TEST(starts == (std::vector<uint64_t>{529, 523, 506, 528, 515, 524}), boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(debian_fortunes_if_installed) {
