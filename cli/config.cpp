@@ -231,7 +231,7 @@ void read_allocation(const Environment& env, Config& c, toml::array& resolved) {
     throw ConfigError(at + e.what());
   }
   for (const AllocatedPeer& p : a.peers) {
-    c.peers.push_back(PeerEntry{p.rank, p.endpoint});
+    c.peers.push_back(PeerEntry{p.rank, p.endpoint, 0, 1, {}, {}});
     c.node.exchange.peers.push_back({p.rank, p.endpoint});
     resolved.push_back(toml::table{{"id", static_cast<int64_t>(p.rank)}, {"endpoint", p.endpoint}});
   }

@@ -71,6 +71,9 @@ struct Config {
   DataOptions data;
   actors::NodeSpec node;  // [node] plus, in node.train, model, optimizer, schedule, batch, backend
   int kernel_threads = 1;  // [kernels] threads
+  /// [exchange] average = "gradients": a language model's peers all-reduce each step's
+  /// gradient before the optimizer step (PyTorch DDP's step) instead of mixing models.
+  bool average_gradients = false;
   LaunchSettings launch;
   std::vector<PeerEntry> peers;  // [[peer]]; node.exchange is filled from these and [exchange]
   /// With endpoints from an allocation: this process's index into `peers`, as its launcher

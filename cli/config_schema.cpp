@@ -332,6 +332,11 @@ std::vector<KeySpec> exchange_keys() {
      "with `\"gossip\"` (D-PSGD): quasi-global momentum μ (Lin et al. 2021), a momentum of the mixed model's "
      "change that replaces the local one (`optimizer.momentum` must be 0); 0: off",
      [](V v, Config& c) { c.node.exchange.quasi_global_momentum = v.number; }},
+    {"exchange.average", choice("models", {"models", "gradients"}),
+     "what an all-reduce every step averages for a language model: `\"models\"` after each peer's own optimizer step, "
+     "or `\"gradients\"` before one common step, as PyTorch's DDP (with AdamW the two differ: see "
+     "docs/language-models.md)",
+     [](V v, Config& c) { c.average_gradients = v.text == "gradients"; }},
     {"exchange.outer_lr", number(1.0, 0.0, 100.0, kOpen),
      "with `\"allreduce\"` or `\"local-sgd\"`: the outer learning rate α of SlowMo/DiLoCo's outer step on the "
      "change since the last synchronisation (see [SlowMo/DiLoCo](algorithms.md#outer-optimizer-slowmo--diloco)); "
@@ -607,6 +612,22 @@ void check_outer_optimizer(const std::vector<KeyValue>& values, const Config& c)
                                                    "exchange.outer_momentum > 0): its pseudo-gradients keep a fixed density");
 }
 
+// A gradient all-reduce: DDP's step for a language model, on one learner, every step, plain.
+void check_gradient_average(const std::vector<KeyValue>& values, const Config& c) {
+  if (!c.average_gradients) return;
+  const KeyValue& average = value_of(values, "exchange.average");
+  const auto& x = c.node.exchange;
+  if (c.data.dataset != "text") fail(average, "expected \"models\" with an image dataset: gradient averaging is built for language models");
+  if (x.mode != gossip::ExchangeMode::allreduce) fail(average, "expected \"models\" unless exchange.mode = \"allreduce\"");
+  if (c.node.period != 1) fail(value_of(values, "exchange.period"), "expected 1 with exchange.average = \"gradients\" (every step's gradient)");
+  if (x.codec != "none") fail(value_of(values, "compression.codec"), "expected \"none\" with exchange.average = \"gradients\"");
+  if (x.outer_lr != 1.0 || x.outer_momentum > 0.0)
+    fail(value_of(values, value_of(values, "exchange.outer_lr").given ? "exchange.outer_lr" : "exchange.outer_momentum"),
+         "expected no outer step with exchange.average = \"gradients\" (DiLoCo's outer step works on models)");
+  if (c.node.overlap) fail(value_of(values, "exchange.overlap"), "expected false with exchange.average = \"gradients\"");
+  if (c.node.learners != 1) fail(value_of(values, "node.learners"), "expected 1 with exchange.average = \"gradients\"");
+}
+
 // The algorithms that step from the model the last round returned and carry exact state
 // between rounds. The overlap hands that model back one exchange late, as a correction on
 // later local steps, and a lossy codec would break what most of them keep: each refuses the
@@ -726,6 +747,7 @@ void check_across_keys(const std::vector<KeyValue>& values, const Config& c) {
   check_exchange(values, c);
   check_quasi_global_momentum(values, c);
   check_outer_optimizer(values, c);
+  check_gradient_average(values, c);
   refuse_overlap_and_codecs(values, c);
   check_peers(values, c);
   check_byzantine(values, c);

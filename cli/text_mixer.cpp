@@ -1,6 +1,7 @@
 // A language model's peer over gossip::PeerExchange (cli/text_mixer.h).
 #include "cli/text_mixer.h"
 
+#include <chrono>
 #include <stdexcept>
 
 namespace starling::cli {
@@ -15,15 +16,23 @@ namespace {
 
 void PeerMixer::start(Model& model) {
   spec_.tensor_sizes = model.tensor_sizes();
-  exchange_ = std::make_unique<gossip::PeerExchange>(spec_, protocols::Span<float>{model.params(), model.param_count()});
+  float* values = gradients_ ? model.grads() : model.params();
+  exchange_ = std::make_unique<gossip::PeerExchange>(spec_, protocols::Span<float>{values, model.param_count()});
   if (exchange_->start(0)) cannot_move("at start");
   // A round on the models as drawn, alike everywhere: DiLoCo's x₀ is the initial model, and
-  // a compressed all-reduce finds its common model without sending it.
-  mix(0, 0.0);
+  // a compressed all-reduce finds its common model without sending it. Gradients have none.
+  if (!gradients_) mix(0, 0.0);
 }
 
 void PeerMixer::mix(int64_t step, double compute_seconds) {
+  if (gradients_) return;
   if (exchange_->exchange(static_cast<uint64_t>(step), compute_seconds)) cannot_move("after a view change");
+}
+
+void PeerMixer::average_gradients() {
+  const auto begin = std::chrono::steady_clock::now();
+  if (exchange_->exchange(++gradient_rounds_, 0.0)) cannot_move("after a view change");
+  gradient_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
 }
 
 void PeerMixer::finish() {

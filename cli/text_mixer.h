@@ -5,6 +5,11 @@
 // outer optimizer). Its first round runs at start, on the initial model (the same on every
 // peer: the same seed draws it). A peer of a text job starts with the others and cannot join one running:
 // a start or an exchange that would move it to another position throws std::runtime_error.
+//
+// With `gradients` (exchange.average = "gradients", an all-reduce every step), the exchange
+// runs on the model's gradient instead, between each step's backward pass and its optimizer
+// step (average_gradients, TextLearnerSpec::on_gradients), and mix() does nothing: every
+// peer then steps AdamW on the same averaged gradient from the same model, as PyTorch's DDP.
 #include "gossip/peer_exchange.h"
 #include "learners/text_trainer.h"
 
@@ -14,11 +19,14 @@ namespace starling::cli {
 
 class PeerMixer final : public ModelMixer {
  public:
-  explicit PeerMixer(gossip::ExchangeSpec spec) : spec_(std::move(spec)) {}
+  PeerMixer(gossip::ExchangeSpec spec, bool gradients) : spec_(std::move(spec)), gradients_(gradients) {}
   void start(Model& model) override;
   void mix(int64_t step, double compute_seconds) override;
+  /// The gradient all-reduce of one step, in place on the gradient start() was given.
+  void average_gradients();
   uint64_t bytes_sent() const override { return exchange_ ? exchange_->bytes_sent() : 0; }
   uint64_t bytes_received() const override { return exchange_ ? exchange_->bytes_received() : 0; }
+  double seconds_in_steps() const override { return gradient_seconds_; }
   /// Says goodbye to the peers (PeerExchange::finish); nothing when never started.
   void finish();
   /// The exchange, once started.
@@ -26,7 +34,10 @@ class PeerMixer final : public ModelMixer {
 
  private:
   gossip::ExchangeSpec spec_;
+  bool gradients_ = false;
   std::unique_ptr<gossip::PeerExchange> exchange_;
+  uint64_t gradient_rounds_ = 0;
+  double gradient_seconds_ = 0.0;
 };
 
 }  // namespace starling::cli

@@ -108,7 +108,7 @@ JsonObject summarize(const Config& c, const TrainResult& r, int64_t parameters, 
 TextTrainSpec text_spec(const Config& c) {
   TextTrainSpec spec;
   const LearnerSpec& l = c.node.train.learner;
-  spec.learner = {l.model, l.optimizer, l.batch, l.backend, l.seed, static_cast<uint64_t>(c.node.exchange.rank)};
+  spec.learner = {l.model, l.optimizer, l.batch, l.backend, l.seed, static_cast<uint64_t>(c.node.exchange.rank), {}};
   spec.schedule = c.node.train.schedule;
   spec.steps = std::max<int64_t>(1, c.run.steps);
   spec.eval_steps = c.run.eval_steps;
@@ -128,8 +128,9 @@ int train_text_node(const Config& config, const TextCorpus& corpus, const std::v
   const bool peer = config.node.exchange.mode != gossip::ExchangeMode::none;
   const auto level = quiet ? spdlog::level::debug : spdlog::level::info;
   TextTrainSpec spec = text_spec(config);
-  PeerMixer mixer(config.node.exchange);
+  PeerMixer mixer(config.node.exchange, config.average_gradients);
   if (peer) spec.mixer = &mixer;
+  if (peer && config.average_gradients) spec.learner.on_gradients = [&mixer](float*, std::size_t) { mixer.average_gradients(); };
   const Model preview(spec.learner.model);
   const ModelSpec& m = spec.learner.model;
   const std::string csv = config.run.out_dir + "/" + config.run.name + ".metrics.csv";

@@ -58,6 +58,7 @@ double TextLearner::step(float lr) {
   const float* logits = model_.forward(spec_.backend, n, x_.data());
   const double loss = sequence_cross_entropy(n, context, spec_.model.classes, logits, targets_.data(), dlogits_.data());
   model_.backward(spec_.backend, n, x_.data(), dlogits_.data());
+  if (spec_.on_gradients) spec_.on_gradients(model_.grads(), model_.param_count());
   optimizer_->step(model_.params(), model_.grads(), model_.param_count(), lr);
   ++steps_;
   return loss;

@@ -98,13 +98,15 @@ TrainResult train_text(const TextTrainSpec& spec, const TextCorpus& corpus, cons
   const auto start = Clock::now() - std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(run.elapsed_seconds));
   double exchange_seconds = 0.0, compute_at_mix = 0.0, loss_sum = 0.0;
   int64_t loss_count = 0;
+  // Exchange time: mix()'s, and what the mixer spent inside the steps (a gradient all-reduce).
+  const auto exchanged = [&] { return exchange_seconds + (spec.mixer ? spec.mixer->seconds_in_steps() : 0.0); };
   for (int64_t step = learner.steps(); step < spec.steps; ++step) {
     loss_sum += learner.step(static_cast<float>(schedule.lr(step)));
     ++loss_count;
     result.samples += spec.learner.batch;
     const bool last = step + 1 == spec.steps;
     if (spec.mixer && ((step + 1) % spec.period == 0 || last)) {
-      const double computed = seconds_since(start) - run.eval_seconds - exchange_seconds;
+      const double computed = seconds_since(start) - run.eval_seconds - exchanged();
       const auto mix_start = Clock::now();
       spec.mixer->mix(step + 1, computed - compute_at_mix);
       exchange_seconds += seconds_since(mix_start);
@@ -123,8 +125,8 @@ TrainResult train_text(const TextTrainSpec& spec, const TextCorpus& corpus, cons
       point.train_loss = loss_sum / loss_count;
       point.samples_per_second = rate;
       point.samples = result.samples;
-      point.compute_seconds = train_seconds - exchange_seconds;
-      point.exchange_seconds = exchange_seconds;
+      point.compute_seconds = train_seconds - exchanged();
+      point.exchange_seconds = exchanged();
       loss_sum = 0.0, loss_count = 0;
       if (!result.time_to_target_seconds && spec.target_bpb > 0 && bits_per_byte(point.test_loss) <= spec.target_bpb)
         result.time_to_target_seconds = point.wall_seconds;

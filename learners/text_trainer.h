@@ -27,6 +27,8 @@ class ModelMixer {
   virtual void mix(int64_t step, double compute_seconds) = 0;
   virtual uint64_t bytes_sent() const = 0;
   virtual uint64_t bytes_received() const = 0;
+  /// Exchange time spent inside the steps rather than in mix() (a gradient all-reduce's).
+  virtual double seconds_in_steps() const { return 0.0; }
 };
 
 struct TextTrainSpec {

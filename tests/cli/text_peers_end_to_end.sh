@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A language model across peers through the executable: `starling launch` trains a tiny GPT
 # on four peers in one process by every-step all-reduce (every peer the same bits, val_bpb
-# in each summary and the mean and worst in the job's), as processes by DiLoCo on 4-bit
+# in each summary and the mean and worst in the job's), by a gradient all-reduce (DDP's step:
+# the same bits, another model), as processes by DiLoCo on 4-bit
 # pseudo-gradients over the by-file split (the same bits again, and fewer bytes than fp32
 # DiLoCo), and by NoLoCo's gossip with one random partner (the peers' models differ); the
 # metrics CSV carries val_bpb and bytes; exchange.overlap on text exits 2 naming the key.
@@ -29,6 +30,19 @@ assert len(peers) == 4 and all(p["mode"] == "allreduce" and p["val_bpb"] == job[
 rows = list(csv.DictReader(open(sys.argv[2])))
 assert rows[-1]["step"] == "12" and float(rows[-1]["val_bpb"]) > 0 and int(rows[-1]["bytes_sent"]) > 0, rows
 PY
+
+# DDP's step: the gradients averaged before one common AdamW step; the same bits everywhere,
+# and another model than averaging the models after each peer's own step.
+"$starling" launch --config "$tmp/job.toml" --in-process --set exchange.average='"gradients"' \
+  --summary "$tmp/gradients.json" 2>"$tmp/log" || { cat "$tmp/log"; fail "gradient all-reduce on text failed"; }
+/usr/bin/python3 - "$tmp/allreduce.json" "$tmp/gradients.json" <<'PY' || fail "gradient all-reduce: peers differ or it averaged models"
+import json, sys
+models, grads = (json.load(open(p)) for p in sys.argv[1:3])
+assert grads["identical_models"] and 5.0 < grads["val_bpb"] < 9.0, grads
+assert grads["val_bpb"] != models["val_bpb"], (grads["val_bpb"], models["val_bpb"])
+PY
+expect_exit 2 "exchange.period: expected 1 with exchange.average = \"gradients\"" launch --config "$tmp/job.toml" \
+  --set exchange.average='"gradients"' --set exchange.period=2
 
 diloco=(--set exchange.mode='"local-sgd"' --set exchange.period=4 --set exchange.outer_lr=0.7 --set exchange.outer_momentum=0.9
         --set data.partition='"by-file"')
