@@ -12,7 +12,8 @@
 
 namespace starling::actors {
 
-/// Wall seconds, one entry per timed iteration (none of the three empty when judged).
+/// Wall seconds per iteration, one entry per timed round of a few iterations, the rounds of
+/// one learner and of k interleaved (none of the three empty when judged).
 struct LearnerTimings {
   std::vector<double> one_step;    // one learner's step, alone
   std::vector<double> group_step;  // the slowest of k concurrent steps, started together
@@ -29,7 +30,7 @@ struct LearnerCost {
 LearnerCost judge_learners(int learners, IntraSync mode, int sync_every, const LearnerTimings& timings);
 
 /// Times spec.learners replicas of spec.train.learner as described above, for up to
-/// `budget_seconds` of timed work or 5 rounds of a few iterations each. Rounds run for
+/// `budget_seconds` of timed work or 7 rounds of 8 iterations each. Rounds run for
 /// IntraSync::sma even with sync_every > 1, since their cost is then divided by it.
 LearnerTimings time_learners(const NodeSpec& spec, const Dataset& train, double budget_seconds = 0.25);
 

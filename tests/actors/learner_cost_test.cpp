@@ -30,8 +30,8 @@ BOOST_AUTO_TEST_CASE(fewer_rounds_divide_their_cost) {
   BOOST_TEST(judge_learners(2, IntraSync::none, 1, t).speedup == 2.0 / 1.2, boost::test_tools::tolerance(1e-9));
 }
 
-// A preempted iteration does not decide: medians.
-BOOST_AUTO_TEST_CASE(one_slow_iteration_does_not_decide) {
+// A round preempted as a whole does not decide: medians.
+BOOST_AUTO_TEST_CASE(one_slow_round_does_not_decide) {
   const LearnerTimings t{{1.0e-3, 1.0e-3, 1.0e-3}, {1.0e-3, 9.0e-3, 1.0e-3}, {0.2e-3, 0.2e-3, 5.0e-3}};
   const LearnerCost cost = judge_learners(2, IntraSync::sma, 1, t);
   BOOST_TEST(cost.speedup == 2.0 / 1.2, boost::test_tools::tolerance(1e-9));
@@ -55,6 +55,5 @@ BOOST_AUTO_TEST_CASE(a_small_node_is_timed_in_whole_rounds) {
   BOOST_TEST(!t.one_step.empty());
   BOOST_TEST(t.one_step.size() == t.group_step.size());
   BOOST_TEST(t.group_step.size() == t.group_round.size());
-  BOOST_TEST(t.one_step.size() % 4 == 0u);
   for (double s : t.group_round) BOOST_TEST(s > 0.0);
 }
