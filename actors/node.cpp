@@ -1,6 +1,7 @@
 #include "actors/node.h"
 
 #include "actors/backend_choice.h"
+#include "actors/learner_cost.h"
 #include "actors/messages.h"
 #include "actors/metrics_actor.h"
 #include "actors/node_actor.h"
@@ -75,6 +76,13 @@ NodeSpec with_backend_chosen(NodeSpec spec, const Dataset& train_data) {
   return spec;
 }
 
+// A fixed count of learners that measures slower than one learner says so, with the cost.
+void warn_if_slower_than_one(const NodeSpec& spec, const Dataset& train_data) {
+  if (!worth_timing(spec)) return;
+  const LearnerCost cost = judge_learners(spec.learners, spec.intra_sync, spec.sync_every, time_learners(spec, train_data));
+  if (!cost.note.empty()) spdlog::warn("{}", cost.note);
+}
+
 }  // namespace
 
 NodeResult run_node(const NodeSpec& configured, const Dataset& train_data, const Dataset& test_data, TrainObserver& observer) {
@@ -97,6 +105,7 @@ NodeResult run_node(const NodeSpec& configured, const Dataset& train_data, const
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   if (const std::string note = uneven_learners_note(spec.learners, static_cast<int>(cores), spec.intra_sync); !note.empty())
     spdlog::warn("{}", note);
+  warn_if_slower_than_one(spec, train_data);
   caf::actor_system_config cfg;
   cfg.set("scheduler.max-threads", static_cast<size_t>(spec.threads > 0 ? spec.threads : cores));
   // The node actor waits for its learners' replies once or twice per iteration: a scheduler

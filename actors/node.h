@@ -77,6 +77,8 @@ struct NodeResult {
   TrainResult train;
   kernels::Backend backend = kernels::Backend::native;  // the one trained on, "auto" resolved
   int learners = 1;
+  IntraSync intra_sync = IntraSync::sma;  // as trained at the end: node.learners = "auto" may tune it
+  int sync_every = 1;
   double compute_seconds = 0.0;    // mean learner time in forward/backward/update
   double imbalance_seconds = 0.0;  // waiting for the slowest learner
   double sync_seconds = 0.0;       // the node's averaging plus messaging

@@ -212,29 +212,36 @@ void evaluate_central(Self self) {
   self->send(s.metrics, record_evaluation(s, eval));
 }
 
-void tune(Self self, int64_t iteration_samples) {
-  auto& t = self->state.autotune;
-  t.window_samples += iteration_samples;
-  ++t.window_iterations;
-  const double elapsed = seconds_since(t.window_start);
-  if (elapsed < self->state.spec.autotune_window_seconds || t.window_iterations < 20) return;
-  const double rate = t.window_samples / elapsed;
-  const int k = learner_count(self);
-  const double threshold = self->state.spec.autotune_threshold;
-  if (t.best_rate == 0.0 || rate > t.best_rate * (1.0 + threshold)) {
-    t.log.push_back(fmt::format("{} learner(s) give {:.0f} samples/s{}", k, rate,
-                                k < self->state.spec.max_learners ? "; adding one" : "; at the maximum"));
-    t.best_rate = rate;
-    if (k < self->state.spec.max_learners) add_learner(self);
-    else t.active = false;
-  } else {
-    t.log.push_back(fmt::format("{} learners give {:.0f} samples/s, not {:.0f}% above {:.0f}; settling on {}", k,
-                                rate, threshold * 100, t.best_rate, k - 1));
-    remove_last_learner(self);
-    t.active = false;
+// Trains on with `next` from the next order on. Replicas that trained independently are
+// averaged into z first and every replica restarts from it, with no momentum of z carried
+// over: SMA's correction assumes replicas near z.
+void apply_averaging(Self self, const Averaging& next) {
+  auto& s = self->state;
+  if (s.z_stale && !(next == Averaging{learner_count(self), s.schedule.intra_sync(), s.schedule.sync_every()})) {
+    combine(self);
+    std::copy(s.central->params(), s.central->params() + s.central->param_count(), s.z_prev.data());
+    s.load_next = true;
   }
-  spdlog::info("autotune: {}", t.log.back());
+  while (learner_count(self) < next.learners) add_learner(self);
+  while (learner_count(self) > next.learners) remove_last_learner(self);
+  s.schedule.set_averaging(next.mode, next.sync_every);
+}
+
+// Counts the order just done into the tuner's window; a full window (long enough and of
+// enough iterations to be more than noise) is the current trial's rate.
+void tune(Self self, int64_t order_samples, int64_t order_iterations) {
+  auto& t = self->state.autotune;
+  t.window_samples += order_samples;
+  t.window_iterations += order_iterations;
+  // An evaluation in the window is no trial's cost.
+  const double elapsed = seconds_since(t.window_start) - (self->state.totals.eval_seconds - t.window_eval_seconds);
+  if (elapsed < self->state.spec.autotune_window_seconds || t.window_iterations < 20) return;
+  const std::size_t logged = t.tuner.log().size();
+  t.tuner.record(t.window_samples / elapsed);
+  for (std::size_t i = logged; i < t.tuner.log().size(); ++i) spdlog::info("autotune: {}", t.tuner.log()[i]);
+  apply_averaging(self, t.tuner.trial());
   t.window_start = Clock::now(), t.window_samples = 0, t.window_iterations = 0;
+  t.window_eval_seconds = self->state.totals.eval_seconds;
 }
 
 void start_order(Self self);
@@ -302,7 +309,7 @@ void finish_order(Self self) {
     evaluate_central(self);
     s.schedule.evaluated();
   }
-  if (s.autotune.active) tune(self, plan.steps * s.schedule.samples_per_iteration());
+  if (s.autotune.tuner.active()) tune(self, plan.steps * s.schedule.samples_per_iteration(), plan.steps);
   if (plan.last) return finish(self);
   if (plan.checkpoint) return borrow_learners(self, [=] { checkpoint(self); });
   start_order(self);
@@ -338,7 +345,7 @@ std::string why_the_order_failed(Self self, int j, const caf::error& err) {
 void start_order(Self self) {
   auto& s = self->state;
   const int k = learner_count(self);
-  const OrderPlan& plan = s.schedule.plan(s.autotune.active, s.peers.mix_in_flight());
+  const OrderPlan& plan = s.schedule.plan(s.autotune.tuner.active(), s.peers.mix_in_flight());
   if (plan.lr_drop) spdlog::info("learning rate drops to {:g}: replicas reset to the central model", s.schedule.lr());
   StepOrder order;
   order.mode = plan.mode;
@@ -349,7 +356,7 @@ void start_order(Self self) {
                                                 sma::alpha_for(s.spec.alpha, k), static_cast<float>(s.spec.momentum));
     order.group = s.group;
     order.iteration = s.schedule.iteration();
-    order.sync_every = s.spec.sync_every;
+    order.sync_every = s.schedule.sync_every();
   }
   order.sync = plan.sma == SmaRounds::by_node;
   order.load = s.load_next || plan.lr_drop;
@@ -432,7 +439,8 @@ caf::behavior node_actor(caf::stateful_actor<NodeState>* self, NodeSpec spec, Da
   set_up_central(s);
   // Each peer trains on its shard, so an epoch of the whole set is train.size() / peers per peer.
   s.schedule = NodeSchedule(spec, static_cast<int64_t>(s.train.size()) / peer_count(spec));
-  s.autotune.active = spec.learners == 0;
+  if (spec.learners == 0)
+    s.autotune.tuner = LearnerTuner({1, spec.intra_sync, spec.sync_every}, spec.max_learners, spec.autotune_threshold);
   const int learners =
       resume ? restore_from(s, std::move(resume), std::move(resumed_from)) : std::max(1, spec.learners);
   connect_peers(s);
@@ -452,6 +460,7 @@ caf::behavior node_actor(caf::stateful_actor<NodeState>* self, NodeSpec spec, Da
         }
         if (!st.resume.checkpoint) st.totals.start = Clock::now();  // else it continues the checkpoint's
         st.autotune.window_start = Clock::now();
+        st.autotune.window_eval_seconds = st.totals.eval_seconds;
         if (st.resume.checkpoint) borrow_learners(self, [=] { resume_learners(self); });
         else begin_training(self);
         return st.done;

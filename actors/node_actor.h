@@ -4,6 +4,7 @@
 // SMA round, exchange, evaluation or checkpoint that follows. It tunes the number of learners
 // when asked to and answers `run` with the NodeResult when training ends. Its state is in
 // parts: the schedule, the run's totals, the peers (node_exchange.h) and the resume point.
+#include "actors/learner_tuner.h"
 #include "actors/messages.h"
 #include "actors/node_exchange.h"
 #include "actors/node_schedule.h"
@@ -24,14 +25,13 @@ namespace starling::actors {
 
 using Clock = std::chrono::steady_clock;
 
-/// Crossbow's auto-tuning: grow while each added learner raises throughput by more than
-/// the threshold; otherwise drop the last one and stop.
+/// node.learners = "auto": the tuner's decisions (learner_tuner.h) and the window over which
+/// the node measures its current trial's samples/s.
 struct Autotune {
-  bool active = false;
+  LearnerTuner tuner;  // inactive with a fixed learner count
   Clock::time_point window_start;
   int64_t window_samples = 0, window_iterations = 0;
-  double best_rate = 0.0;
-  std::vector<std::string> log;  // one line per decision
+  double window_eval_seconds = 0.0;  // RunTotals::eval_seconds when the window began
 };
 
 /// The run's clock and the totals the metrics report (see EvalPoint): times, and the

@@ -71,9 +71,8 @@ Checkpoint capture_node(NodeState& s, const std::vector<Learner*>& learners) {
   node.put(s.peers.compute_since_exchange).put(s.peers.exchanges);
   node.put<uint64_t>(s.peers.bytes_sent()).put<uint64_t>(s.peers.bytes_received());
   node.put<int32_t>(static_cast<int32_t>(learners.size()));
-  node.put<uint8_t>(s.autotune.active).put(s.autotune.best_rate);
-  node.put<uint64_t>(s.autotune.log.size());
-  for (const auto& line : s.autotune.log) node.text(line);
+  node.put<uint8_t>(static_cast<uint8_t>(s.schedule.intra_sync())).put<int32_t>(s.schedule.sync_every());
+  s.autotune.tuner.save(node);
   put_optional(node, s.result.time_to_target_seconds);
   c.add("node", node.take());
 
@@ -114,9 +113,12 @@ int restore_node(NodeState& s, const Checkpoint& in) {
   s.peers.bytes_sent_before = node.get<uint64_t>(), s.peers.bytes_received_before = node.get<uint64_t>();
   const int learners = node.get<int32_t>();
   if (learners < 1 || learners > 4096) throw CheckpointError("section 'node': " + std::to_string(learners) + " learners");
-  s.autotune.active = node.get<uint8_t>() != 0, s.autotune.best_rate = node.get<double>();
-  s.autotune.log.resize(node.get<uint64_t>());
-  for (auto& line : s.autotune.log) line = node.text();
+  const uint8_t mode = node.get<uint8_t>();
+  const int32_t sync_every = node.get<int32_t>();
+  if (mode > static_cast<uint8_t>(IntraSync::none) || sync_every < 1)
+    throw CheckpointError("section 'node': averaging " + std::to_string(mode) + " every " + std::to_string(sync_every));
+  s.schedule.set_averaging(static_cast<IntraSync>(mode), sync_every);  // the tuner's choice or trial
+  s.autotune.tuner.restore(node);
   s.result.time_to_target_seconds = get_optional(node);
   node.finish();
   if (counters.iteration < 0 || counters.samples < 0 || counters.samples > s.schedule.target_samples())

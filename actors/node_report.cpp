@@ -72,7 +72,8 @@ NodeResult node_result(NodeState& s, const std::vector<LearnerSpec>& learners) {
   NodeResult out;
   out.train = s.result;
   out.learners = static_cast<int>(learners.size());
-  out.autotune_log = s.autotune.log;
+  out.autotune_log = s.autotune.tuner.log();
+  out.intra_sync = s.schedule.intra_sync(), out.sync_every = s.schedule.sync_every();
   out.exchange_seconds = t.exchange_seconds;
   out.compute_seconds = t.mean_compute_seconds;
   out.imbalance_seconds = std::max(0.0, t.compute_seconds - t.mean_compute_seconds);

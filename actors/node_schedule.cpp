@@ -25,6 +25,11 @@ void NodeSchedule::set_learners(int learners) {
   rates_.emplace(rate_spec_, per_epoch, std::max<int64_t>(1, target_samples_ / per_iteration_));
 }
 
+void NodeSchedule::set_averaging(IntraSync mode, int sync_every) {
+  intra_sync_ = mode;
+  sync_every_ = std::max(1, sync_every);
+}
+
 const OrderPlan& NodeSchedule::plan(bool tuning, bool mix_in_flight) {
   plan_ = OrderPlan{};
   // A single replica has nobody to be averaged with: it is the central model.
@@ -43,8 +48,8 @@ const OrderPlan& NodeSchedule::plan(bool tuning, bool mix_in_flight) {
 // Up to the next event the node must act on: an SMA round it runs, an evaluation, an
 // exchange, a checkpoint, a learning-rate drop (which must start an order), the end.
 int64_t NodeSchedule::order_steps(IntraSync mode, bool tuning) const {
-  if (mode == IntraSync::average || tuning) return 1;
-  int64_t m = std::min({kMaxOrderSteps, until_samples(target_samples_), until_samples(next_eval_samples_)});
+  if (mode == IntraSync::average) return 1;
+  int64_t m = std::min({tuning ? kTuningOrderSteps : kMaxOrderSteps, until_samples(target_samples_), until_samples(next_eval_samples_)});
   if (mode == IntraSync::sma && !learners_average_) m = std::min(m, until_multiple(sync_every_));
   if (exchange_period_ > 0) m = std::min(m, until_multiple(exchange_period_));
   if (checkpoint_every_ > 0) m = std::min(m, until_multiple(checkpoint_every_));

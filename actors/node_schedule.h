@@ -56,6 +56,9 @@ class NodeSchedule {
   /// An order covers at most this many iterations: the node's progress line and its
   /// auto-tuning window need news now and then.
   static constexpr int64_t kMaxOrderSteps = 64;
+  /// While tuning, at most this many: the tuner's window ends between orders, and its trials
+  /// must run as the chosen configuration will (an order per step would time the messages).
+  static constexpr int64_t kTuningOrderSteps = 8;
 
   /// Empty, for the actor's state; assign a real one before use.
   NodeSchedule() = default;
@@ -66,10 +69,15 @@ class NodeSchedule {
   /// The learner count changed: a node iteration is `learners` batches, and the learning
   /// rate schedule is rebuilt so that an epoch is still an epoch.
   void set_learners(int learners);
+  /// How the learners are kept together from the next order on (the auto-tuner's trials).
+  void set_averaging(IntraSync mode, int sync_every);
+  IntraSync intra_sync() const { return intra_sync_; }
+  int sync_every() const { return static_cast<int>(sync_every_); }
 
   /// Plans the next order from the counters and makes it the current one. `tuning`: the
-  /// learner count is being auto-tuned, one iteration per order. `mix_in_flight`: a mix
-  /// begun beside the compute at the last exchange point has not landed yet.
+  /// learners are being auto-tuned, at most kTuningOrderSteps iterations per order.
+  /// `mix_in_flight`: a mix begun beside the compute at the last exchange point has not
+  /// landed yet.
   const OrderPlan& plan(bool tuning, bool mix_in_flight);
   const OrderPlan& current() const { return plan_; }
   /// The current order's learning rates, one per iteration.

@@ -91,6 +91,28 @@ BOOST_AUTO_TEST_CASE(synchronous_sgd_resumes_exactly) {
   check_resume_is_exact(resumable_spec(IntraSync::average, 2), 10, 30);
 }
 
+// node.learners = "auto": a checkpoint taken after the tuner settled brings back its choice
+// of count and period, and its log; the resumed run does not tune again.
+BOOST_AUTO_TEST_CASE(an_auto_tuned_node_resumes_with_its_choice) {
+  TempDir dir("node-checkpoint-auto");
+  NodeSpec spec = resumable_spec(IntraSync::sma, 0);
+  spec.max_learners = 2;
+  spec.autotune_window_seconds = 0.0;  // a decision every order of 20 iterations or more: 5 trials
+  spec.train.epochs = 10;              // at most about 4 epochs of trials
+  spec.checkpoint_dir = dir.str();
+  spec.checkpoint_every = 10;
+  const NodeResult tuned = run(spec);
+  BOOST_REQUIRE(tuned.autotune_log.back().rfind("settling on", 0) == 0u);
+  spec.resume = true;
+  spec.checkpoint_every = 0;
+  const NodeResult resumed = run(spec);
+  BOOST_TEST(resumed.resumed_from_step > 0);
+  BOOST_TEST(resumed.learners == tuned.learners);
+  BOOST_TEST(intra_sync_name(resumed.intra_sync) == intra_sync_name(tuned.intra_sync));
+  BOOST_TEST(resumed.sync_every == tuned.sync_every);
+  BOOST_TEST(resumed.autotune_log == tuned.autotune_log, boost::test_tools::per_element());
+}
+
 BOOST_AUTO_TEST_CASE(resume_without_a_checkpoint_starts_afresh) {
   TempDir dir("node-checkpoint");
   NodeSpec spec = resumable_spec(IntraSync::sma, 1);

@@ -7,6 +7,7 @@
 
 #include "actors/learner_actor.h"
 #include "actors/metrics_actor.h"
+#include "actors/learner_tuner.h"
 #include "actors/node.h"
 #include "actors/node_actor.h"
 #include "tests/actors/small_node.h"
@@ -97,10 +98,17 @@ BOOST_AUTO_TEST_CASE(autotune_reaches_a_decision) {
   spec.autotune_window_seconds = 0.0;  // decide after every 20 iterations
   spec.train.epochs = 6;
   const NodeResult r = run(spec);
-  BOOST_TEST(r.autotune_log.size() >= 2u);  // at least one learner added, then a final decision
+  // The count phase (at least one learner added), the period phase's three trials, the choice.
+  BOOST_TEST(r.autotune_log.size() >= 5u);
   BOOST_TEST(r.learners >= 1);
   BOOST_TEST(r.learners <= 3);
   BOOST_TEST(r.train.last().test_accuracy > 0.8);
+  // The node trains on what the last line chose.
+  const std::string& choice = r.autotune_log.back();
+  BOOST_TEST(choice.rfind("settling on " + describe({r.learners, r.intra_sync, r.sync_every}) + ":", 0) == 0u, choice);
+  bool periods_tried = false;
+  for (const auto& line : r.autotune_log) periods_tried |= line.find("SMA every 4 steps give") != std::string::npos;
+  BOOST_TEST(periods_tried);
 }
 
 // Under CAF's deterministic scheduler every message is delivered by hand: one `run` request

@@ -161,15 +161,17 @@ BOOST_AUTO_TEST_CASE(long_orders) {
   BOOST_TEST(trace(among, 1) == Orders({"0+64 sma-among-learners"}), each);
 }
 
-// Synchronous SGD, and a node whose learner count is being tuned, order one iteration at a
-// time; SMA of a single learner is no averaging at all.
+// Synchronous SGD orders one iteration at a time, a node whose learners are being tuned
+// kTuningOrderSteps; SMA of a single learner is no averaging at all.
 BOOST_AUTO_TEST_CASE(one_iteration_orders_and_a_single_replica) {
   NodeSchedule average = schedule_of(spec_of(IntraSync::average));
   BOOST_TEST(trace(average, 2) == Orders({"0+1", "1+1"}), each);
   BOOST_TEST(intra_sync_name(average.current().mode) == std::string("average"));
 
-  NodeSchedule tuning = schedule_of(spec_of(IntraSync::none));
-  BOOST_TEST(trace(tuning, 2, true) == Orders({"0+1", "1+1"}), each);
+  NodeSpec long_run = spec_of(IntraSync::none);
+  long_run.train.epochs = 40, long_run.train.eval_every = 20;  // 200 iterations, an evaluation at 100
+  NodeSchedule tuning = schedule_of(long_run);
+  BOOST_TEST(trace(tuning, 2, true) == Orders({"0+8", "8+8"}), each);
 
   NodeSchedule single = schedule_of(spec_of(IntraSync::sma), 1);
   BOOST_TEST(intra_sync_name(single.plan(false, false).mode) == std::string("none"));
