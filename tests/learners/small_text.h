@@ -1,7 +1,9 @@
 #pragma once
 // What the text learner suites train: a corpus whose bytes follow from the ones before them,
-// and a GPT small enough to learn it in a few hundred milliseconds.
+// a GPT small enough to learn it in a few hundred milliseconds, and an observer that ignores
+// the run.
 #include "learners/text_learner.h"
+#include "learners/trainer.h"
 #include "tests/temp_dir.h"
 
 #include <fstream>
@@ -33,5 +35,7 @@ inline TextLearnerSpec small_gpt() {
   s.batch = 4;
   return s;
 }
+
+class Quiet final : public TrainObserver {};
 
 }  // namespace starling::testing

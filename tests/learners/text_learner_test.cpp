@@ -7,20 +7,11 @@
 #include "learners/text_learner.h"
 #include "learners/text_trainer.h"
 #include "tests/learners/small_text.h"
-#include "tests/temp_dir.h"
 
 #include <cmath>
 
 using namespace starling;
-using starling::testing::TempDir;
-using starling::testing::periodic_corpus;
-using starling::testing::small_gpt;
-
-namespace {
-
-class Quiet final : public TrainObserver {};
-
-}  // namespace
+using namespace starling::testing;
 
 BOOST_AUTO_TEST_CASE(untrained_model_scores_near_uniform_and_bpb_is_loss_over_ln2) {
   TempDir dir;

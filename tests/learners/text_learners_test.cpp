@@ -8,19 +8,14 @@
 #include "learners/text_learners.h"
 #include "learners/text_trainer.h"
 #include "tests/learners/small_text.h"
-#include "tests/temp_dir.h"
 
 #include <cmath>
 #include <vector>
 
 using namespace starling;
-using starling::testing::TempDir;
-using starling::testing::periodic_corpus;
-using starling::testing::small_gpt;
+using namespace starling::testing;
 
 namespace {
-
-class Quiet final : public TrainObserver {};
 
 std::vector<float> params_of(Model& m) { return {m.params(), m.params() + m.param_count()}; }
 
