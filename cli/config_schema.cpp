@@ -270,7 +270,7 @@ std::vector<KeySpec> node_keys() {
      [](V v, Config& c) { c.kernel_threads = static_cast<int>(v.integer); }},
 
     {"node.learners", integer(1, 1, 256, KeyKind::integer_or_auto),
-     "learner actors in the node, or `\"auto\"` (Crossbow's auto-tuning)",
+     "learners in the node (actors; with text, threads), or `\"auto\"` (Crossbow's auto-tuning, image sets only)",
      [](V v, Config& c) { c.node.learners = static_cast<int>(v.integer); }},
     {"node.intra_sync", choice_of(actors::kIntraSyncNames),
      "`\"sma\"`: synchronous model averaging; `\"average\"`: synchronous SGD; `\"none\"`: independent replicas",
@@ -525,17 +525,26 @@ void check_run_and_data(const std::vector<KeyValue>& values, const Config& c) {
     fail(value_of(values, "data.path"), "expected the folder of the data.dataset = \"" + c.data.dataset + "\" files");
   for (const char* key : {"run.steps", "run.eval_steps", "run.target_bpb"})
     if (value_of(values, key).given && c.data.dataset != "text") fail(value_of(values, key), "expected only with data.dataset = \"text\"");
-  if (value_of(values, "run.epochs").given && c.data.dataset == "text")
+}
+
+// A language model's run: steps rather than epochs, a text path, and what its loop does not build.
+void check_text(const std::vector<KeyValue>& values, const Config& c) {
+  if (c.data.dataset != "text") return;
+  if (value_of(values, "run.epochs").given)
     fail(value_of(values, "run.epochs"), "expected run.steps in its place with data.dataset = \"text\" (iterations, as nanoGPT's max_iters)");
-  if (c.data.dataset == "text" && !c.node.checkpoint_dir.empty() && !c.peers.empty())
+  if (!c.node.checkpoint_dir.empty() && !c.peers.empty())
     fail(value_of(values, "run.checkpoint_dir"),
          "expected empty with data.dataset = \"text\" and [[peer]] entries: a language model checkpoints on one node only");
-  if (c.data.dataset == "text" && c.node.overlap)
+  if (c.node.overlap)
     fail(value_of(values, "exchange.overlap"), "expected false with data.dataset = \"text\": a language model's peer mixes "
                                                "between its steps");
-  if (c.data.dataset == "text" && c.node.learners != 1)
-    fail(value_of(values, "node.learners"), "expected 1 with data.dataset = \"text\": a language model trains one learner per node today");
-  if (c.data.path.empty() && c.data.dataset == "text")
+  if (c.node.learners == 0)
+    fail(value_of(values, "node.learners"), "expected a number with data.dataset = \"text\": auto-tuning the learner count "
+                                            "is built for image nodes only");
+  if (c.node.intra_sync != actors::IntraSync::sma)
+    fail(value_of(values, "node.intra_sync"), "expected \"sma\" with data.dataset = \"text\": a language model's learners "
+                                              "are kept together by SMA only");
+  if (c.data.path.empty())
     fail(value_of(values, "data.path"), "expected a text file or a folder of them for data.dataset = \"text\" "
                                         "(Debian's fortunes: \"/usr/share/games/fortunes\")");
 }
@@ -743,6 +752,7 @@ void check_byzantine(const std::vector<KeyValue>& values, const Config& c) {
 
 void check_across_keys(const std::vector<KeyValue>& values, const Config& c) {
   check_run_and_data(values, c);
+  check_text(values, c);
   check_optimizer(values, c);
   check_exchange(values, c);
   check_quasi_global_momentum(values, c);

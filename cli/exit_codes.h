@@ -1,7 +1,9 @@
 #pragma once
 // The subcommands' exit codes from what their work threw: 0 done, 1 failed while running,
-// 2 bad configuration (a ConfigError, also one found only once the data is read).
+// 2 bad configuration (a ConfigError, also one found only once the data is read, or a
+// checkpoint of another run to resume from).
 #include "cli/config.h"
+#include "learners/checkpoint.h"
 
 #include <spdlog/spdlog.h>
 
@@ -9,13 +11,16 @@
 
 namespace starling::cli {
 
-/// Runs `body` (returning an exit code); a ConfigError is logged and gives 2, any other
-/// exception is logged and gives 1.
+/// Runs `body` (returning an exit code); a ConfigError or CheckpointMismatch is logged and
+/// gives 2, any other exception is logged and gives 1.
 template <typename Body>
 int exit_code_of(Body&& body) {
   try {
     return body();
   } catch (const ConfigError& e) {
+    spdlog::error("{}", e.what());
+    return 2;
+  } catch (const CheckpointMismatch& e) {
     spdlog::error("{}", e.what());
     return 2;
   } catch (const std::exception& e) {

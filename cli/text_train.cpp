@@ -72,7 +72,7 @@ JsonObject summarize(const Config& c, const TrainResult& r, int64_t parameters, 
       .add("mode", std::string(gossip::exchange_mode_name(x.mode)))
       .add("peers", static_cast<int>(std::max<std::size_t>(1, c.peers.size())))
       .add("peer_id", c.peers.empty() ? 0 : static_cast<long long>(c.peers[static_cast<std::size_t>(x.rank)].id))
-      .add("learners_per_peer", 1)
+      .add("learners_per_peer", c.node.learners)
       .add("model", m.kind)
       .add("parameters", static_cast<long long>(parameters))
       .add("backend", std::string(kernels::backend_name(c.node.train.learner.backend)))
@@ -108,7 +108,8 @@ JsonObject summarize(const Config& c, const TrainResult& r, int64_t parameters, 
 TextTrainSpec text_spec(const Config& c) {
   TextTrainSpec spec;
   const LearnerSpec& l = c.node.train.learner;
-  spec.learner = {l.model, l.optimizer, l.batch, l.backend, l.seed, static_cast<uint64_t>(c.node.exchange.rank), {}};
+  spec.learner = {l.model, l.optimizer, l.batch, l.backend, l.seed, static_cast<uint64_t>(c.node.exchange.rank), 0, {}};
+  spec.sma = {c.node.learners, c.node.alpha, c.node.momentum, c.node.sync_every};
   spec.schedule = c.node.train.schedule;
   spec.steps = std::max<int64_t>(1, c.run.steps);
   spec.eval_steps = c.run.eval_steps;
@@ -136,9 +137,9 @@ int train_text_node(const Config& config, const TextCorpus& corpus, const std::v
   const std::string csv = config.run.out_dir + "/" + config.run.name + ".metrics.csv";
   ensure_parent_dir(csv);
   TextObserver observer(csv, config.run.name, m.context, quiet);
-  spdlog::log(level, "{}run '{}': gpt model ({} blocks, {} heads, width {}, context {}), {} parameters, batch {}, backend {} ({}), "
-              "{} steps, exchange {}", observer.tag(), config.run.name, m.blocks, m.heads, m.width, m.context,
-              preview.trainable_count(), spec.learner.batch, kernels::backend_name(spec.learner.backend),
+  spdlog::log(level, "{}run '{}': gpt model ({} blocks, {} heads, width {}, context {}), {} parameters, {} learner(s) of batch {}, "
+              "backend {} ({}), {} steps, exchange {}", observer.tag(), config.run.name, m.blocks, m.heads, m.width, m.context,
+              preview.trainable_count(), spec.sma.learners, spec.learner.batch, kernels::backend_name(spec.learner.backend),
               platform::isa_name(platform::active_isa()), spec.steps, gossip::exchange_mode_name(config.node.exchange.mode));
   const TrainResult result =
       train_text(spec, corpus, parts[peer ? static_cast<std::size_t>(config.node.exchange.rank) : 0], observer);

@@ -34,7 +34,7 @@ TextLearner::TextLearner(const TextLearnerSpec& spec, const TextCorpus& corpus, 
       corpus_(corpus),
       model_(spec.model),
       optimizer_(make_optimizer(model_.param_count(), spec.optimizer, model_.matrix_spans())),
-      sampler_(std::move(part), spec.model.context + 1, window_seed(spec.seed, spec.stream)) {
+      sampler_(std::move(part), spec.model.context + 1, window_seed(spec.seed, spec.stream), spec.learner) {
   if (spec.batch < 1) throw std::invalid_argument("text learner: batch must be at least 1");
   model_.init(spec.seed);
   const std::size_t positions = static_cast<std::size_t>(spec.batch) * spec.model.context;
@@ -54,7 +54,8 @@ double TextLearner::step(float lr) {
   sampler_.batch(steps_, n, starts_.data());
   corpus_.gather(starts_.data(), n, context + 1, tokens_.data());
   split_windows(tokens_.data(), n, context, x_.data(), targets_.data());
-  model_.set_mode(true, mix_seed(spec_.seed, static_cast<uint64_t>(steps_)));
+  // Learner 0's masks are those of a one-learner node.
+  model_.set_mode(true, mix_seed(spec_.seed, static_cast<uint64_t>(steps_)) ^ (static_cast<uint64_t>(spec_.learner) << 40));
   const float* logits = model_.forward(spec_.backend, n, x_.data());
   const double loss = sequence_cross_entropy(n, context, spec_.model.classes, logits, targets_.data(), dlogits_.data());
   model_.backward(spec_.backend, n, x_.data(), dlogits_.data());

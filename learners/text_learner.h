@@ -21,6 +21,7 @@ struct TextLearnerSpec {
   kernels::Backend backend = kernels::Backend::native;
   uint64_t seed = 1;  // the model's initialisation and the windows drawn
   uint64_t stream = 0;  // a peer's own windows from the same seed (its rank); 0 on one node
+  int learner = 0;      // a node's learner: its own windows and dropout masks within the stream; 0 for the first
   /// Called with the gradient of every parameter between the backward pass and the optimizer
   /// step, which then steps on what it leaves there: a peer's gradient all-reduce (DDP's step).
   std::function<void(float* grads, std::size_t count)> on_gradients;

@@ -13,16 +13,16 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
-// What a checkpoint holds beyond the learner: the counters and clocks of the run so far.
+// What a checkpoint holds beyond the learners: the counters and clocks of the run so far.
 struct RunState {
   TrainResult result;
   double elapsed_seconds = 0.0, eval_seconds = 0.0;
 };
 
-Checkpoint capture(const TextTrainSpec& spec, TextLearner& learner, const RunState& run) {
+Checkpoint capture(const TextTrainSpec& spec, TextLearners& learners, const RunState& run) {
   Checkpoint c;
-  c.step = static_cast<uint64_t>(learner.steps());
-  c.fingerprint = text_fingerprint(spec, learner.model());
+  c.step = static_cast<uint64_t>(learners.steps());
+  c.fingerprint = text_fingerprint(spec, learners.central());
   SectionWriter counters;
   counters.put(run.result.samples).put(run.elapsed_seconds).put(run.eval_seconds);
   put_optional(counters, run.result.time_to_target_seconds);
@@ -30,14 +30,11 @@ Checkpoint capture(const TextTrainSpec& spec, TextLearner& learner, const RunSta
   SectionWriter history;
   put_history(history, run.result.history);
   c.add("history", history.take());
-  c.add("central", SectionWriter().floats(learner.model().params(), learner.model().param_count()).take());
-  SectionWriter state;
-  learner.save(state);
-  c.add("learner.0", state.take());
+  learners.save(c);
   return c;
 }
 
-RunState restore(const Checkpoint& c, TextLearner& learner) {
+RunState restore(const Checkpoint& c, TextLearners& learners) {
   RunState run;
   SectionReader counters = c.reader("text_run");
   run.result.samples = counters.get<int64_t>();
@@ -47,20 +44,18 @@ RunState restore(const Checkpoint& c, TextLearner& learner) {
   SectionReader history = c.reader("history");
   run.result.history = get_history(history);
   history.finish();
-  SectionReader state = c.reader("learner.0");
-  learner.restore(state);
-  state.finish();
-  if (run.result.samples < 0 || static_cast<uint64_t>(learner.steps()) != c.step)
+  learners.restore(c);
+  if (run.result.samples < 0 || static_cast<uint64_t>(learners.steps()) != c.step)
     throw CheckpointError("section 'text_run': counters that do not match step " + std::to_string(c.step));
   return run;
 }
 
-// The validation after `step` steps: its loss, and the bytes the mixer has moved so far.
-EvalPoint validate(TextLearner& learner, const TextTrainSpec& spec, const TextCorpus& corpus, int64_t step, double epoch) {
+// The validation of the central model after `step` steps: its loss, and the bytes the mixer has moved so far.
+EvalPoint validate(Model& central, const TextTrainSpec& spec, const TextCorpus& corpus, int64_t step, double epoch) {
   EvalPoint point;
   point.step = step;
   point.epoch = epoch;
-  point.test_loss = evaluate_text(learner.model(), spec.learner.backend, corpus).loss;
+  point.test_loss = evaluate_text(central, spec.learner.backend, corpus).loss;
   if (spec.mixer) point.bytes_sent = spec.mixer->bytes_sent(), point.bytes_received = spec.mixer->bytes_received();
   return point;
 }
@@ -71,6 +66,7 @@ Fingerprint text_fingerprint(const TextTrainSpec& spec, const Model& model) {
   return {
       {"model", spec.learner.model.kind + " " + model.signature()},
       {"parameters", std::to_string(model.param_count())},
+      {"learners", std::to_string(spec.sma.learners)},
       {"optimizer", spec.learner.optimizer.kind},
       {"batch", std::to_string(spec.learner.batch)},
       {"steps", std::to_string(spec.steps)},
@@ -80,17 +76,18 @@ Fingerprint text_fingerprint(const TextTrainSpec& spec, const Model& model) {
 TrainResult train_text(const TextTrainSpec& spec, const TextCorpus& corpus, const TextPart& part, TrainObserver& observer) {
   if (spec.steps < 1) throw std::invalid_argument("text training: steps must be at least 1");
   if (spec.mixer && spec.period < 1) throw std::invalid_argument("text training: the exchange period must be at least 1");
-  TextLearner learner(spec.learner, corpus, part);
-  if (spec.mixer) spec.mixer->start(learner.model());
+  TextLearners learners(spec.learner, spec.sma, corpus, part);
+  if (spec.mixer) spec.mixer->start(learners.central());
   // An epoch is as many windows as the part offers starts, as nanoGPT counts them.
-  const double windows_per_epoch = static_cast<double>(learner.window_starts());
-  const int64_t per_epoch = std::max<int64_t>(1, static_cast<int64_t>(windows_per_epoch / spec.learner.batch));
+  const double windows_per_epoch = static_cast<double>(learners.window_starts());
+  const int64_t windows_per_step = static_cast<int64_t>(spec.learner.batch) * learners.size();
+  const int64_t per_epoch = std::max<int64_t>(1, static_cast<int64_t>(windows_per_epoch / windows_per_step));
   const Schedule schedule(spec.schedule, per_epoch, spec.steps);
 
   RunState run;
   if (spec.resume)
-    if (auto found = find_newest_checkpoint(spec.checkpoint_dir, text_fingerprint(spec, learner.model()), spec.warn)) {
-      run = restore(found->checkpoint, learner);
+    if (auto found = find_newest_checkpoint(spec.checkpoint_dir, text_fingerprint(spec, learners.central()), spec.warn)) {
+      run = restore(found->checkpoint, learners);
       observer.on_resume(run.result);
     }
   TrainResult& result = run.result;
@@ -100,10 +97,10 @@ TrainResult train_text(const TextTrainSpec& spec, const TextCorpus& corpus, cons
   int64_t loss_count = 0;
   // Exchange time: mix()'s, and what the mixer spent inside the steps (a gradient all-reduce).
   const auto exchanged = [&] { return exchange_seconds + (spec.mixer ? spec.mixer->seconds_in_steps() : 0.0); };
-  for (int64_t step = learner.steps(); step < spec.steps; ++step) {
-    loss_sum += learner.step(static_cast<float>(schedule.lr(step)));
+  for (int64_t step = learners.steps(); step < spec.steps; ++step) {
+    loss_sum += learners.step(static_cast<float>(schedule.lr(step)));
     ++loss_count;
-    result.samples += spec.learner.batch;
+    result.samples += windows_per_step;
     const bool last = step + 1 == spec.steps;
     if (spec.mixer && ((step + 1) % spec.period == 0 || last)) {
       const double computed = seconds_since(start) - run.eval_seconds - exchanged();
@@ -119,7 +116,7 @@ TrainResult train_text(const TextTrainSpec& spec, const TextCorpus& corpus, cons
     const bool due = spec.eval_steps > 0 && (step + 1) % spec.eval_steps == 0;
     if (due || last) {
       const auto eval_start = Clock::now();
-      EvalPoint point = validate(learner, spec, corpus, step + 1, epoch);
+      EvalPoint point = validate(learners.central(), spec, corpus, step + 1, epoch);
       run.eval_seconds += seconds_since(eval_start);
       point.wall_seconds = seconds_since(start);
       point.train_loss = loss_sum / loss_count;
@@ -136,13 +133,13 @@ TrainResult train_text(const TextTrainSpec& spec, const TextCorpus& corpus, cons
     const bool checkpoint_due = spec.checkpoint_every > 0 && (step + 1) % spec.checkpoint_every == 0;
     if (!spec.checkpoint_dir.empty() && (checkpoint_due || last)) {
       run.elapsed_seconds = seconds_since(start);
-      write_checkpoint(spec.checkpoint_dir, capture(spec, learner, run), spec.checkpoint_keep);
+      write_checkpoint(spec.checkpoint_dir, capture(spec, learners, run), spec.checkpoint_keep);
     }
   }
   result.steps = spec.steps;
   result.wall_seconds = seconds_since(start);
   result.train_seconds = result.wall_seconds - run.eval_seconds;
-  result.model_checksum = checksum_hex(learner.model().params(), learner.model().param_count());
+  result.model_checksum = checksum_hex(learners.central().params(), learners.central().param_count());
   return result;
 }
 

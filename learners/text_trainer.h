@@ -1,15 +1,20 @@
 #pragma once
-// The training loop of a language model on one node, one learner: `steps` steps of a
-// TextLearner on the schedule, a validation every `eval_steps` and at the end, progress and
-// metrics to an observer, and checkpoints (learners/checkpoint.h) it can resume from: the
-// model as section "central" under fingerprint "model" (what `starling generate` reads), the
-// learner with its AdamW moments, the run's counters and the evaluation history. Its EvalPoints carry the validation loss (nats per byte) as
-// test_loss; bits per byte is bits_per_byte(test_loss), and test_accuracy is unused.
-// As a peer of a job, a ModelMixer mixes the model with the other peers' every `period`
-// steps and after the last, before that step's validation.
+// The training loop of a language model on one node: `steps` steps of the node's learners
+// (learners/text_learners.h: one, or several kept together by SMA) on the schedule, a
+// validation of the central model every `eval_steps` and at the end, progress and metrics
+// to an observer, and checkpoints (learners/checkpoint.h) it can resume from: the central
+// model as section "central" under fingerprint "model" (what `starling generate` reads),
+// every learner with its AdamW moments, the run's counters and the evaluation history. A
+// step is one step of every learner: it trains on learners × batch windows. Its EvalPoints
+// carry the validation loss (nats per byte) as test_loss; bits per byte is
+// bits_per_byte(test_loss), and test_accuracy is unused.
+// As a peer of a job, a ModelMixer mixes the central model with the other peers' every
+// `period` steps and after the last, before that step's validation; the replicas are not
+// reset to it, SMA pulls them there.
 #include "learners/schedule.h"
 #include "learners/checkpoint.h"
 #include "learners/text_learner.h"
+#include "learners/text_learners.h"
 #include "learners/trainer.h"
 
 #include <functional>
@@ -32,7 +37,8 @@ class ModelMixer {
 };
 
 struct TextTrainSpec {
-  TextLearnerSpec learner;
+  TextLearnerSpec learner;  // every learner's; each draws its own windows
+  TextSmaSpec sma;          // how many learners, and how SMA keeps them together
   ScheduleSpec schedule;
   int64_t steps = 1;
   int64_t eval_steps = 0;  // 0: only at the end
@@ -52,7 +58,7 @@ struct TextTrainSpec {
 TrainResult train_text(const TextTrainSpec& spec, const TextCorpus& corpus, const TextPart& part, TrainObserver& observer);
 
 /// What a text run's checkpoint must match: the model (kind and layer signature), the
-/// optimizer, batch and steps.
+/// learner count, the optimizer, batch and steps.
 Fingerprint text_fingerprint(const TextTrainSpec& spec, const Model& model);
 
 }  // namespace starling

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # A language model across peers through the executable: `starling launch` trains a tiny GPT
 # on four peers in one process by every-step all-reduce (every peer the same bits, val_bpb
-# in each summary and the mean and worst in the job's), by a gradient all-reduce (DDP's step:
-# the same bits, another model), as processes by DiLoCo on 4-bit
+# in each summary and the mean and worst in the job's; again with two SMA learners a peer), by
+# a gradient all-reduce (DDP's step: the same bits, another model), as processes by DiLoCo on 4-bit
 # pseudo-gradients over the by-file split (the same bits again, and fewer bytes than fp32
 # DiLoCo), and by NoLoCo's gossip with one random partner (the peers' models differ); the
 # metrics CSV carries val_bpb and bytes; exchange.overlap on text exits 2 naming the key.
@@ -30,6 +30,12 @@ assert len(peers) == 4 and all(p["mode"] == "allreduce" and p["val_bpb"] == job[
 rows = list(csv.DictReader(open(sys.argv[2])))
 assert rows[-1]["step"] == "12" and float(rows[-1]["val_bpb"]) > 0 and int(rows[-1]["bytes_sent"]) > 0, rows
 PY
+
+# Two SMA learners a peer: all-reduce mixes the peers' central models, which end the same bits.
+"$starling" launch --config "$tmp/job.toml" --in-process --set node.learners=2 --summary "$tmp/learners.json" 2>"$tmp/log" ||
+  { cat "$tmp/log"; fail "all-reduce of two-learner peers on text failed"; }
+[ "$(field "$tmp/learners.json" identical_models)" = True ] || fail "two-learner all-reduce peers differ"
+[ "$(field "$tmp/results/tiny-peer1.summary.json" learners_per_peer)" = 2 ] || fail "a peer does not report its two learners"
 
 # DDP's step: the gradients averaged before one common AdamW step; the same bits everywhere,
 # and another model than averaging the models after each peer's own step.

@@ -6,42 +6,12 @@
 
 #include "learners/text_learner.h"
 #include "learners/text_trainer.h"
-#include "tests/temp_dir.h"
+#include "tests/learners/small_text.h"
 
 #include <cmath>
-#include <fstream>
 
 using namespace starling;
-using starling::testing::TempDir;
-
-namespace {
-
-// Two files of a 7-byte period: each byte follows from the ones before it.
-TextCorpus periodic_corpus(const TempDir& dir) {
-  std::vector<std::string> paths;
-  for (const char* name : {"a", "b"}) {
-    std::string text;
-    for (int i = 0; i < 600; ++i) text += "starlin"[i % 7];
-    paths.push_back(dir.file(name));
-    std::ofstream(paths.back(), std::ios::binary) << text;
-  }
-  return TextCorpus::from_files(paths, 0.2);
-}
-
-TextLearnerSpec small_gpt() {
-  TextLearnerSpec s;
-  s.model.kind = "gpt";
-  s.model.blocks = 1, s.model.heads = 2, s.model.width = 16, s.model.context = 12;
-  s.model.input = {1, 12, 1};
-  s.model.classes = kByteVocabulary;
-  s.optimizer.kind = "adamw";
-  s.batch = 4;
-  return s;
-}
-
-class Quiet final : public TrainObserver {};
-
-}  // namespace
+using namespace starling::testing;
 
 BOOST_AUTO_TEST_CASE(untrained_model_scores_near_uniform_and_bpb_is_loss_over_ln2) {
   TempDir dir;
