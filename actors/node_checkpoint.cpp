@@ -1,5 +1,6 @@
 #include "actors/node_checkpoint.h"
 
+#include "actors/exchange_section.h"
 #include "learners/history_section.h"
 
 #include <chrono>
@@ -8,33 +9,6 @@ namespace starling::actors {
 namespace {
 
 std::string learner_section(int index) { return "learner." + std::to_string(index); }
-
-// The exchange algorithm's state beyond the model, with the members and round it belongs to;
-// no section when the algorithm keeps none.
-void put_exchange(Checkpoint& c, const gossip::AlgorithmState& state) {
-  if (state.values.empty()) return;
-  SectionWriter out;
-  out.put<uint64_t>(state.members.size());
-  for (gossip::PeerId p : state.members) out.put(p);
-  out.put(state.round).put<uint64_t>(state.values.size()).floats(state.values.data(), state.values.size());
-  c.add("exchange", out.take());
-}
-
-// At most a few model lengths (gradient tracking keeps three).
-gossip::AlgorithmState get_exchange(SectionReader in, std::size_t parameters) {
-  gossip::AlgorithmState state;
-  const uint64_t members = in.get<uint64_t>();
-  if (members > (uint64_t{1} << 31)) throw CheckpointError("section 'exchange': " + std::to_string(members) + " members");
-  for (uint64_t i = 0; i < members; ++i) state.members.push_back(in.get<gossip::PeerId>());
-  state.round = in.get<uint64_t>();
-  const uint64_t count = in.get<uint64_t>();
-  if (count > 16 * static_cast<uint64_t>(parameters))
-    throw CheckpointError("section 'exchange': " + std::to_string(count) + " values");
-  state.values.resize(count);
-  in.floats(state.values.data(), count);
-  in.finish();
-  return state;
-}
 
 }  // namespace
 
@@ -86,7 +60,7 @@ Checkpoint capture_node(NodeState& s, const std::vector<Learner*>& learners) {
   s.optimizer->save(optimizer);
   c.add("shared_optimizer", optimizer.take());
 
-  if (s.peers.exchange) put_exchange(c, s.peers.exchange->algorithm_state());
+  if (s.peers.exchange) put_exchange_state(c, s.peers.exchange->algorithm_state());
   for (std::size_t j = 0; j < learners.size(); ++j) {
     SectionWriter out;
     learners[j]->save(out);
@@ -140,7 +114,7 @@ int restore_node(NodeState& s, const Checkpoint& in) {
   SectionReader optimizer = in.reader("shared_optimizer");
   s.optimizer->restore(optimizer);
   optimizer.finish();
-  if (in.has("exchange")) s.resume.exchange = get_exchange(in.reader("exchange"), n);
+  if (in.has("exchange")) s.resume.exchange = get_exchange_state(in.reader("exchange"), n);
   return learners;
 }
 

@@ -532,9 +532,6 @@ void check_text(const std::vector<KeyValue>& values, const Config& c) {
   if (c.data.dataset != "text") return;
   if (value_of(values, "run.epochs").given)
     fail(value_of(values, "run.epochs"), "expected run.steps in its place with data.dataset = \"text\" (iterations, as nanoGPT's max_iters)");
-  if (!c.node.checkpoint_dir.empty() && !c.peers.empty())
-    fail(value_of(values, "run.checkpoint_dir"),
-         "expected empty with data.dataset = \"text\" and [[peer]] entries: a language model checkpoints on one node only");
   if (c.node.overlap)
     fail(value_of(values, "exchange.overlap"), "expected false with data.dataset = \"text\": a language model's peer mixes "
                                                "between its steps");

@@ -7,6 +7,7 @@
 #include "cli/in_process_launch.h"
 #include "cli/json.h"
 #include "cli/process.h"
+#include "cli/train_command.h"
 
 #include <poll.h>
 #include <signal.h>
@@ -334,6 +335,7 @@ int run_launch(const LaunchOptions& options) {
     std::vector<std::string> overrides = options.overrides;
     if (options.in_process) overrides.push_back("launch.in_process=true");
     config = load_config(options.config, overrides);
+    apply_resume(config, options.resume);  // read by the peers of an in-process job
     if (config.node.exchange.mode == gossip::ExchangeMode::none)
       throw ConfigError(options.config + ": exchange.mode: `starling launch` needs an exchange mode and [[peer]] entries");
     if (config.launch.endpoints != "peers")

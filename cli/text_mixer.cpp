@@ -1,6 +1,8 @@
 // A language model's peer over gossip::PeerExchange (cli/text_mixer.h).
 #include "cli/text_mixer.h"
 
+#include "actors/exchange_section.h"
+
 #include <chrono>
 #include <stdexcept>
 
@@ -18,10 +20,25 @@ void PeerMixer::start(Model& model) {
   spec_.tensor_sizes = model.tensor_sizes();
   float* values = gradients_ ? model.grads() : model.params();
   exchange_ = std::make_unique<gossip::PeerExchange>(spec_, protocols::Span<float>{values, model.param_count()});
-  if (exchange_->start(0)) cannot_move("at start");
+  if (resumed_state_) exchange_->resume(*resumed_state_);
+  if (exchange_->start(static_cast<uint64_t>(resumed_at_))) cannot_move("at start");
   // A round on the models as drawn, alike everywhere: DiLoCo's x₀ is the initial model, and
-  // a compressed all-reduce finds its common model without sending it. Gradients have none.
-  if (!gradients_) mix(0, 0.0);
+  // a compressed all-reduce finds its common model without sending it. Gradients have none,
+  // and a resumed run had it long ago.
+  if (!gradients_ && resumed_at_ == 0) mix(0, 0.0);
+}
+
+void PeerMixer::save(Checkpoint& c) const {
+  if (exchange_) actors::put_exchange_state(c, exchange_->algorithm_state());
+}
+
+void PeerMixer::resume(const Checkpoint& c, const Model& model, int64_t step) {
+  resumed_at_ = step;
+  gradient_rounds_ = static_cast<uint64_t>(step);
+  resumed_state_.reset();
+  if (!c.has("exchange")) return;  // an algorithm without state: every peer counts rounds from 0 again alike
+  resumed_state_ = actors::get_exchange_state(c.reader("exchange"), model.param_count());
+  spec_.first_round = resumed_state_->round;  // the state fits only the round it was taken at
 }
 
 void PeerMixer::mix(int64_t step, double compute_seconds) {

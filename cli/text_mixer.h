@@ -5,6 +5,9 @@
 // outer optimizer). Its first round runs at start, on the initial model (the same on every
 // peer: the same seed draws it). A peer of a text job starts with the others and cannot join one running:
 // a start or an exchange that would move it to another position throws std::runtime_error.
+// Every peer of a job resumed together from its checkpoints at one step continues exactly:
+// the exchange algorithm's state (DiLoCo's x₀, outer momentum and error feedback) rides in
+// section "exchange" (actors/exchange_section.h), and no first round runs again.
 //
 // With `gradients` (exchange.average = "gradients", an all-reduce every step), the exchange
 // runs on the model's gradient instead, between each step's backward pass and its optimizer
@@ -14,6 +17,7 @@
 #include "learners/text_trainer.h"
 
 #include <memory>
+#include <optional>
 
 namespace starling::cli {
 
@@ -27,6 +31,8 @@ class PeerMixer final : public ModelMixer {
   uint64_t bytes_sent() const override { return exchange_ ? exchange_->bytes_sent() : 0; }
   uint64_t bytes_received() const override { return exchange_ ? exchange_->bytes_received() : 0; }
   double seconds_in_steps() const override { return gradient_seconds_; }
+  void save(Checkpoint& c) const override;
+  void resume(const Checkpoint& c, const Model& model, int64_t step) override;
   /// Says goodbye to the peers (PeerExchange::finish); nothing when never started.
   void finish();
   /// The exchange, once started.
@@ -37,6 +43,8 @@ class PeerMixer final : public ModelMixer {
   bool gradients_ = false;
   std::unique_ptr<gossip::PeerExchange> exchange_;
   uint64_t gradient_rounds_ = 0;
+  int64_t resumed_at_ = 0;  // 0: a fresh start
+  std::optional<gossip::AlgorithmState> resumed_state_;
   double gradient_seconds_ = 0.0;
 };
 

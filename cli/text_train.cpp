@@ -93,6 +93,7 @@ JsonObject summarize(const Config& c, const TrainResult& r, int64_t parameters, 
       .add("time_to_target_seconds", r.time_to_target_seconds)
       .add("model_checksum", r.model_checksum)
       .add("partition", partition_name(c.data.partition.kind))
+      .add("resumed_from_step", r.resumed_from_step ? std::optional<double>(static_cast<double>(*r.resumed_from_step)) : std::nullopt)
       .add("compute_seconds", last.compute_seconds)
       .add("exchange_seconds", last.exchange_seconds)
       .add("bytes_sent", static_cast<long long>(last.bytes_sent))

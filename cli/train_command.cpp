@@ -176,14 +176,13 @@ std::optional<std::size_t> launcher_rank() {
   return std::nullopt;
 }
 
-// --resume needs a folder to resume from.
+}  // namespace
+
 void apply_resume(Config& config, bool resume) {
   if (resume && config.node.checkpoint_dir.empty())
     throw ConfigError("--resume: " + config.source + " sets no run.checkpoint_dir to resume from");
   config.node.resume = resume;
 }
-
-}  // namespace
 
 int train_on(Config config, const TrainTest& data, const std::string& summary, const PeerOutput* quiet) {
   const std::string tag = quiet ? quiet->tag : std::string();

@@ -34,6 +34,10 @@ struct PeerOutput {
   std::atomic<int64_t>* total = nullptr;
 };
 
+/// `--resume`: every node continues from its newest valid checkpoint; ConfigError when the
+/// config names no run.checkpoint_dir to resume from.
+void apply_resume(Config& config, bool resume);
+
 /// Trains one node from a validated config on data already loaded, fitted to the model and
 /// partitioned (config.node.part): the metrics CSV, the summary (empty path: the default
 /// one). `quiet`, when given, makes it a peer of an in-process job. Returns the exit code.

@@ -31,6 +31,7 @@ Checkpoint capture(const TextTrainSpec& spec, TextLearners& learners, const RunS
   put_history(history, run.result.history);
   c.add("history", history.take());
   learners.save(c);
+  if (spec.mixer) spec.mixer->save(c);
   return c;
 }
 
@@ -77,7 +78,6 @@ TrainResult train_text(const TextTrainSpec& spec, const TextCorpus& corpus, cons
   if (spec.steps < 1) throw std::invalid_argument("text training: steps must be at least 1");
   if (spec.mixer && spec.period < 1) throw std::invalid_argument("text training: the exchange period must be at least 1");
   TextLearners learners(spec.learner, spec.sma, corpus, part);
-  if (spec.mixer) spec.mixer->start(learners.central());
   // An epoch is as many windows as the part offers starts, as nanoGPT counts them.
   const double windows_per_epoch = static_cast<double>(learners.window_starts());
   const int64_t windows_per_step = static_cast<int64_t>(spec.learner.batch) * learners.size();
@@ -88,8 +88,11 @@ TrainResult train_text(const TextTrainSpec& spec, const TextCorpus& corpus, cons
   if (spec.resume)
     if (auto found = find_newest_checkpoint(spec.checkpoint_dir, text_fingerprint(spec, learners.central()), spec.warn)) {
       run = restore(found->checkpoint, learners);
+      run.result.resumed_from_step = learners.steps();
+      if (spec.mixer) spec.mixer->resume(found->checkpoint, learners.central(), learners.steps());
       observer.on_resume(run.result);
     }
+  if (spec.mixer) spec.mixer->start(learners.central());
   TrainResult& result = run.result;
   // The clock continues from the checkpoint's elapsed time.
   const auto start = Clock::now() - std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(run.elapsed_seconds));

@@ -4,7 +4,8 @@
 // validation of the central model every `eval_steps` and at the end, progress and metrics
 // to an observer, and checkpoints (learners/checkpoint.h) it can resume from: the central
 // model as section "central" under fingerprint "model" (what `starling generate` reads),
-// every learner with its AdamW moments, the run's counters and the evaluation history. A
+// every learner with its AdamW moments, the run's counters and the evaluation history, and
+// as a peer what the ModelMixer saves (its exchange's state; restored before it starts). A
 // step is one step of every learner: it trains on learners × batch windows. Its EvalPoints
 // carry the validation loss (nats per byte) as test_loss; bits per byte is
 // bits_per_byte(test_loss), and test_accuracy is unused.
@@ -34,6 +35,10 @@ class ModelMixer {
   virtual uint64_t bytes_received() const = 0;
   /// Exchange time spent inside the steps rather than in mix() (a gradient all-reduce's).
   virtual double seconds_in_steps() const { return 0.0; }
+  /// Its own state (the exchange algorithm's beyond the model) into a checkpoint.
+  virtual void save(Checkpoint&) const {}
+  /// Before start(): the run resumes after `step` steps from checkpoint `c` of `model`.
+  virtual void resume(const Checkpoint& c, const Model& model, int64_t step) { (void)c, (void)model, (void)step; }
 };
 
 struct TextTrainSpec {

@@ -50,6 +50,7 @@ struct TrainResult {
   double train_seconds = 0.0;  // wall time less evaluation
   std::optional<double> time_to_target_seconds;
   std::string model_checksum;
+  std::optional<int64_t> resumed_from_step;  // the checkpoint's step, when the run resumed from one
   const EvalPoint& last() const { return history.back(); }
 };
 

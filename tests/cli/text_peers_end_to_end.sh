@@ -2,10 +2,11 @@
 # A language model across peers through the executable: `starling launch` trains a tiny GPT
 # on four peers in one process by every-step all-reduce (every peer the same bits, val_bpb
 # in each summary and the mean and worst in the job's; again with two SMA learners a peer), by
-# a gradient all-reduce (DDP's step: the same bits, another model), as processes by DiLoCo on 4-bit
-# pseudo-gradients over the by-file split (the same bits again, and fewer bytes than fp32
-# DiLoCo), and by NoLoCo's gossip with one random partner (the peers' models differ); the
-# metrics CSV carries val_bpb and bytes; exchange.overlap on text exits 2 naming the key.
+# a gradient all-reduce (DDP's step: the same bits, another model), as processes by DiLoCo on
+# 4-bit pseudo-gradients over the by-file split (the same bits again, and fewer bytes than fp32
+# DiLoCo), in one process by DiLoCo with checkpoints cut back to step 8 and resumed (the
+# uninterrupted job's bits), and by NoLoCo's gossip with one random partner (the peers' models
+# differ); the metrics CSV carries val_bpb and bytes; exchange.overlap on text exits 2 naming the key.
 set -euo pipefail
 starling=$1
 tmp=$(mktemp -d)
@@ -67,6 +68,26 @@ PY
   --set exchange.outer_lr=0.7 --set exchange.outer_momentum=0.5 --summary "$tmp/noloco.json" 2>"$tmp/log" ||
   { cat "$tmp/log"; fail "NoLoCo on text failed"; }
 [ "$(field "$tmp/noloco.json" identical_models)" = False ] || fail "NoLoCo's peers ended with one model"
+
+# Checkpoints across peers: DiLoCo (x₀ and the outer momentum ride in section "exchange";
+# without them the resumed job ends elsewhere) checkpointing every 4 steps, cut back to step 8
+# on every peer and resumed by `launch --resume`: the same bits as the uninterrupted job.
+ck=("${diloco[@]}" --set run.checkpoint_dir=tck --set run.checkpoint_every=4 --set run.checkpoint_keep=10)
+"$starling" launch --config "$tmp/job.toml" --in-process "${ck[@]}" --summary "$tmp/c1.json" 2>"$tmp/log" ||
+  { cat "$tmp/log"; fail "DiLoCo with checkpoints on text failed"; }
+for peer in 0 1 2 3; do
+  [ -e "$tmp/tck/peer$peer/ckpt-000000008.starling" ] || fail "peer $peer has no checkpoint at step 8"
+  find "$tmp/tck/peer$peer" -name 'ckpt-*' ! -name 'ckpt-000000008.starling' -delete
+done
+"$starling" launch --config "$tmp/job.toml" --in-process "${ck[@]}" --resume --summary "$tmp/c2.json" 2>"$tmp/log" ||
+  { cat "$tmp/log"; fail "resumed DiLoCo peers on text failed"; }
+/usr/bin/python3 - "$tmp/c1.json" "$tmp/c2.json" <<'PY' || fail "resumed DiLoCo peers end with other bits than the uninterrupted job"
+import json, sys
+whole, resumed = (json.load(open(p)) for p in sys.argv[1:3])
+sums = lambda job: [json.load(open(p))["model_checksum"] for p in job["peer_summaries"]]
+assert resumed["identical_models"] and sums(resumed) == sums(whole), (sums(whole), sums(resumed))
+assert all(json.load(open(p))["resumed_from_step"] == 8 for p in resumed["peer_summaries"]), "not every peer resumed at 8"
+PY
 
 expect_exit 2 "exchange.overlap: expected false with data.dataset = \"text\"" launch --config "$tmp/job.toml" --set exchange.overlap=true
 echo "text peers end-to-end: ok"
