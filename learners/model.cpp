@@ -10,10 +10,11 @@ namespace starling {
 
 namespace {
 
-// The GPT is built by make_gpt, every other model from its description.
+// Every model, the GPT included (learners/gpt.h), from its description.
 LayerChain make_chain(const ModelSpec& spec) {
-  if (spec.kind == "gpt") return LayerChain(spec.input, make_gpt(gpt_spec(spec)));
-  return LayerChain(spec.input, make_layers(describe_model(spec)));
+  std::vector<LayerDesc> layers = describe_model(spec);
+  const Shape input = layers.front().in;
+  return LayerChain(input, make_layers(layers));
 }
 
 }  // namespace
