@@ -325,6 +325,10 @@ bool is_language_model(const std::vector<LayerDesc>& layers) {
   return !layers.empty() && layers.front().kind == Kind::token_embedding;
 }
 
+bool is_language_model(const ModelSpec& spec) {
+  return spec.kind == "gpt" || (spec.kind == "layers" && is_language_model(spec.layers));
+}
+
 std::string layers_toml(const ModelSpec& spec) {
   const std::vector<LayerDesc> layers = describe_model(spec);
   std::string out = "[model]\n";

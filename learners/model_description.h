@@ -75,6 +75,8 @@ std::vector<LayerDesc> with_shapes(const std::vector<LayerDesc>& layers, Shape i
 
 /// A language model: its first layer embeds tokens, and it gives logits per token.
 bool is_language_model(const std::vector<LayerDesc>& layers);
+/// The "gpt" preset, or a layer list that is a language model.
+bool is_language_model(const ModelSpec& spec);
 
 /// The spec's layers as the config's `[[model.layers]]` tables (TOML), each key its kind
 /// takes written out, so that a config with them builds the same model, bit for bit.
