@@ -12,9 +12,8 @@ namespace {
 
 // Every model, the GPT included (learners/gpt.h), from its description.
 LayerChain make_chain(const ModelSpec& spec) {
-  std::vector<LayerDesc> layers = describe_model(spec);
-  const Shape input = layers.front().in;
-  return LayerChain(input, make_layers(layers));
+  const std::vector<LayerDesc> layers = describe_model(spec);
+  return LayerChain(layers.front().in, make_layers(layers));
 }
 
 }  // namespace

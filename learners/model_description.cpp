@@ -218,17 +218,19 @@ std::vector<LayerDesc> resnet8(const ModelSpec& spec) {
   return b.take();
 }
 
-// The shortest decimal that reads back as the same float, with a decimal point (TOML and
-// JSON both read it as a number): a written list rebuilds the same initial weights.
-std::string float_text(float value) {
-  char text[32];
-  for (int precision = 1; precision <= 9; ++precision) {
-    std::snprintf(text, sizeof text, "%.*g", precision, static_cast<double>(value));
-    if (std::strtof(text, nullptr) == value) break;
+// The shortest decimal that reads back as the same value (a float's, for `single`), with a
+// decimal point (TOML and JSON both read it as a number): a written list rebuilds the same
+// initial weights and dropout masks.
+std::string number_text(double value, bool single) {
+  char text[40];
+  for (int precision = 1; precision <= 17; ++precision) {
+    std::snprintf(text, sizeof text, "%.*g", precision, value);
+    if (single ? std::strtof(text, nullptr) == static_cast<float>(value) : std::strtod(text, nullptr) == value) break;
   }
   std::string out = text;
   return out.find_first_of(".e") == std::string::npos ? out + ".0" : out;
 }
+std::string float_text(float value) { return number_text(value, true); }
 
 std::string shape_json(Shape s) {
   return "[" + std::to_string(s.h) + ", " + std::to_string(s.w) + ", " + std::to_string(s.c) + "]";
@@ -274,7 +276,7 @@ std::string layer_toml(const LayerDesc& d, const std::string& name) {
   if (window) key("kernel", std::to_string(d.kernel)), key("stride", std::to_string(d.stride));
   if (d.kind == Kind::conv2d) key("padding", std::to_string(d.padding)), key("bias", d.bias ? "true" : "false");
   if (d.kind == Kind::groupnorm) key("groups", std::to_string(d.groups));
-  if (d.kind == Kind::dropout) key("rate", float_text(static_cast<float>(d.rate)));
+  if (d.kind == Kind::dropout) key("rate", number_text(d.rate, false));
   if (d.kind == Kind::dense && d.per_token) key("per_token", "true"), key("init_std", float_text(d.init_std));
   if (d.kind == Kind::attention)
     key("heads", std::to_string(d.heads)), key("init_std", float_text(d.init_std)),
