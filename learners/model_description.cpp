@@ -29,10 +29,7 @@ class Builder {
     d.in = shape_;
     if (d.kind == Kind::residual) fill_residual(d, index);
     if (d.kind == Kind::token_embedding) embed(d, index);
-    if (d.kind == Kind::tied_head) {
-      if (embedding_vocab_ == 0) throw ModelError(index, "kind", "tied_head: no token_embedding before it to tie to");
-      d.vocab = embedding_vocab_;
-    }
+    if (d.kind == Kind::tied_head) tie(d, index);
     d.out = output_shape(d, index);
     layers_.push_back(std::move(d));
     shape_ = layers_.back().out;
@@ -45,7 +42,7 @@ class Builder {
   // embedding inside it is the one a later tied head ties to.
   std::vector<LayerDesc> nested(const std::vector<LayerDesc>& list, Shape in, const char* name, int index) {
     Builder b(in, vocab_);
-    b.embedding_vocab_ = embedding_vocab_;
+    b.embedding_vocab_ = embedding_vocab_, b.embedding_width_ = embedding_width_;
     for (std::size_t i = 0; i < list.size(); ++i) {
       try {
         b.add(list[i]);
@@ -53,7 +50,7 @@ class Builder {
         throw ModelError(index, std::string(name) + "[" + std::to_string(i) + "]." + e.key(), e.what());
       }
     }
-    embedding_vocab_ = b.embedding_vocab_;
+    embedding_vocab_ = b.embedding_vocab_, embedding_width_ = b.embedding_width_;
     return b.take();
   }
   static Shape chain_out(const std::vector<LayerDesc>& list, Shape in) { return list.empty() ? in : list.back().out; }
@@ -76,7 +73,15 @@ class Builder {
                                            " tokens, but the data has " + std::to_string(vocab_));
     if (d.in.h != 1 || d.in.c != 1)
       throw ModelError(index, "kind", "token_embedding: its input " + shape_text(d.in) + " is not a sequence of token ids (1xTx1)");
-    if (embedding_vocab_ == 0) embedding_vocab_ = d.vocab;
+    if (embedding_vocab_ == 0) embedding_vocab_ = d.vocab, embedding_width_ = d.size;
+  }
+  // A tied head reads the first embedding's [vocab × width]: its tokens must be that wide.
+  void tie(LayerDesc& d, int index) const {
+    if (embedding_vocab_ == 0) throw ModelError(index, "kind", "tied_head: no token_embedding before it to tie to");
+    if (d.in.c != embedding_width_)
+      throw ModelError(index, "kind", "tied_head: its tokens are " + std::to_string(d.in.c) + " wide, the token_embedding it ties to " +
+                                          std::to_string(embedding_width_));
+    d.vocab = embedding_vocab_;
   }
   static std::string shape_text(Shape s) {
     return std::to_string(s.h) + "x" + std::to_string(s.w) + "x" + std::to_string(s.c);
@@ -141,7 +146,7 @@ class Builder {
 
   Shape shape_;
   int vocab_;
-  int embedding_vocab_ = 0;  // the first token embedding's vocabulary; 0 before one
+  int embedding_vocab_ = 0, embedding_width_ = 0;  // the first token embedding's; 0 before one
   std::vector<LayerDesc> layers_;
 };
 

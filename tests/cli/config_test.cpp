@@ -241,6 +241,8 @@ BOOST_AUTO_TEST_CASE(bad_gpt_layer_lists_name_the_line_and_key) {
   BOOST_TEST((contains(e, "test.toml:6") && contains(e, "model.layers[0].vocab") && contains(e, "256")), e);
   e = error_of(text + embed + "[[model.layers]]\nkind = \"residual\"\n[[model.layers.body]]\nkind = \"tied_head\"\n");
   BOOST_TEST((contains(e, "test.toml:9") && contains(e, "model.layers[1].shortcut") && contains(e, "1x8x256")), e);
+  e = error_of(text + embed + "[[model.layers]]\nkind = \"dense\"\nsize = 8\nper_token = true\n" + head);
+  BOOST_TEST((contains(e, "test.toml:13") && contains(e, "model.layers[2].kind") && contains(e, "8 wide")), e);
   e = error_of(text + "[[model.layers]]\nkind = \"token_embedding\"\nsize = 16\n[[model.layers]]\nkind = \"layernorm\"\n");
   BOOST_TEST((contains(e, "model.layers[1]") && contains(e, "class")), e);
   e = error_of("[[model.layers]]\nkind = \"flatten\"\n[[model.layers]]\nkind = \"tied_head\"\n");
