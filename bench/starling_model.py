@@ -17,76 +17,80 @@ def describe(starling, config, overrides=()):
     return json.loads(run_starling(starling, ["model", "--json"], config, overrides))
 
 
-def torch_gpt(d):
-    """nanoGPT's model (Karpathy's model.py, no dropout) at the export's sizes: token and
-    position embeddings, pre-LayerNorm blocks with fused QKV causal attention and a 4x GELU
-    MLP, biases on, a final LayerNorm, the head tied to the token embedding; N(0, 0.02)
-    weights, the two output projections of each block N(0, 0.02/sqrt(2 blocks)). Its
-    forward maps token ids [B, T] to logits [B, T, vocab]."""
+def torch_model(description):
+    """An nn.Sequential with the description's layers, in its order. A language model (its
+    first layer a token_embedding: the "gpt" preset, or a layer list like it) maps token ids
+    [B, T] to logits [B, T, vocab], initialised as its export says (nanoGPT's N(0, 0.02),
+    the output projections N(0, projection_std)); the images' models keep PyTorch's init."""
     import math
 
     import torch
     import torch.nn as nn
     import torch.nn.functional as F
 
-    width, heads, context, vocab, blocks = d["width"], d["heads"], d["context"], d["vocab"], d["blocks"]
+    def normal_linear(n_in, n_out, std):
+        linear = nn.Linear(n_in, n_out)
+        nn.init.normal_(linear.weight, 0.0, std)
+        nn.init.zeros_(linear.bias)
+        return linear
 
     class Attention(nn.Module):
-        def __init__(self):
+        """Causal self-attention with the fused QKV and the output projection inside."""
+
+        def __init__(self, d):
             super().__init__()
-            self.c_attn, self.c_proj = nn.Linear(width, 3 * width), nn.Linear(width, width)
+            _, context, width = d["in"]
+            self.heads, self.width = d["heads"], width
+            self.c_attn = normal_linear(width, 3 * width, d["init_std"])
+            self.c_proj = normal_linear(width, width, d["projection_std"])
             self.register_buffer("mask", torch.tril(torch.ones(context, context, dtype=torch.bool)))
 
         def forward(self, x):
             b, t, c = x.shape
-            q, k, v = self.c_attn(x).split(width, dim=2)
-            q, k, v = (z.view(b, t, heads, c // heads).transpose(1, 2) for z in (q, k, v))
-            s = (q @ k.transpose(-2, -1)) / math.sqrt(c // heads)
+            q, k, v = self.c_attn(x).split(self.width, dim=2)
+            q, k, v = (z.view(b, t, self.heads, c // self.heads).transpose(1, 2) for z in (q, k, v))
+            s = (q @ k.transpose(-2, -1)) / math.sqrt(c // self.heads)
             s = s.masked_fill(~self.mask[:t, :t], float("-inf"))
             y = F.softmax(s, dim=-1) @ v
             return self.c_proj(y.transpose(1, 2).contiguous().view(b, t, c))
 
-    class Block(nn.Module):
-        def __init__(self):
+    class PositionEmbedding(nn.Module):
+        def __init__(self, d):
             super().__init__()
-            self.ln_1, self.attn, self.ln_2 = nn.LayerNorm(width), Attention(), nn.LayerNorm(width)
-            self.mlp = nn.Sequential(nn.Linear(width, 4 * width), nn.GELU(), nn.Linear(4 * width, width))
+            _, context, width = d["in"]
+            self.weight = nn.Parameter(torch.randn(context, width) * 0.02)
 
         def forward(self, x):
-            x = x + self.attn(self.ln_1(x))
-            return x + self.mlp(self.ln_2(x))
+            return x + self.weight[: x.shape[1]]
 
-    class Gpt(nn.Module):
-        def __init__(self):
+    class RmsNorm(nn.Module):
+        """nn.RMSNorm(C, eps=1e-5), which torch 1.13 lacks."""
+
+        def __init__(self, width):
             super().__init__()
-            self.wte, self.wpe = nn.Embedding(vocab, width), nn.Embedding(context, width)
-            self.h = nn.ModuleList(Block() for _ in range(blocks))
-            self.ln_f = nn.LayerNorm(width)
-            for m in self.modules():
-                if isinstance(m, (nn.Linear, nn.Embedding)):
-                    nn.init.normal_(m.weight, 0.0, 0.02)
-                if isinstance(m, nn.Linear):
-                    nn.init.zeros_(m.bias)
-            for block in self.h:
-                for proj in (block.attn.c_proj, block.mlp[2]):
-                    nn.init.normal_(proj.weight, 0.0, 0.02 / math.sqrt(2 * blocks))
+            self.weight = nn.Parameter(torch.ones(width))
 
-        def forward(self, ids):
-            x = self.wte(ids) + self.wpe(torch.arange(ids.shape[1], device=ids.device))
-            for block in self.h:
-                x = block(x)
-            return self.ln_f(x) @ self.wte.weight.t()  # the tied head
+        def forward(self, x):
+            return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-5) * self.weight
 
-    return Gpt()
+    class TiedHead(nn.Module):
+        """logits = x @ Wᵀ with W the first token embedding's (held outside the module's
+        own parameters, so it is counted and trained once)."""
 
+        def __init__(self, embedding):
+            super().__init__()
+            self.embedding = [embedding]
 
-def torch_model(description):
-    """An nn.Sequential with the description's layers, in its order; the GPT (torch_gpt)
-    for a "gpt" export."""
-    import torch.nn as nn
+        def forward(self, x):
+            return x @ self.embedding[0].weight.t()
 
-    if description["kind"] == "gpt":
-        return torch_gpt(description)
+    embeddings = []  # the token embeddings built so far: a tied head ties to the first
+
+    def token_embedding(d):
+        embedding = nn.Embedding(d["vocab"], d["size"])
+        nn.init.normal_(embedding.weight, 0.0, 0.02)
+        embeddings.append(embedding)
+        return embedding
 
     class Residual(nn.Module):
         """y = body(x) + shortcut(x), the shortcut the identity when it has no layers."""
@@ -103,9 +107,25 @@ def torch_model(description):
 
     def layer(d):
         kind = d["kind"]
+        if kind == "dense" and d.get("per_token"):
+            return normal_linear(d["in"][2], d["size"], d["init_std"])
         if kind == "dense":
             h, w, c = d["in"]
             return nn.Linear(h * w * c, d["size"])
+        if kind == "token_embedding":
+            return token_embedding(d)
+        if kind == "position_embedding":
+            return PositionEmbedding(d)
+        if kind == "layernorm":
+            return nn.LayerNorm(d["in"][2], eps=1e-5)
+        if kind == "rmsnorm":
+            return RmsNorm(d["in"][2])
+        if kind == "attention":
+            return Attention(d)
+        if kind == "gelu":
+            return nn.GELU()
+        if kind == "tied_head":
+            return TiedHead(embeddings[0])
         if kind == "conv2d":
             return nn.Conv2d(d["in"][2], d["size"], d["kernel"], stride=d["stride"], padding=d["padding"],
                              bias=d["bias"])

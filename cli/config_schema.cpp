@@ -198,7 +198,13 @@ std::vector<KeySpec> model_keys() {
      "the learner's seed, shard and step, so a resumed run draws the same ones), "
      "`{ kind = \"residual\", body = [...], shortcut = [...] }` (y = body(x) + shortcut(x); no shortcut: the "
      "identity), and `bias = false` on a convolution; the last layer gives one value per class. "
-     "`configs/fmnist-cnn-layers.toml` spells out the CNN preset (same seed, same bits)",
+     "On `data.dataset = \"text\"` (beside `context`), the GPT's layers: `{ kind = \"token_embedding\", size = WIDTH }` "
+     "(first; `vocab` may repeat the data's 256), `{ kind = \"position_embedding\" }`, `{ kind = \"layernorm\" }`, "
+     "`{ kind = \"rmsnorm\" }`, `{ kind = \"attention\", heads = H, init_std = 0.02, projection_std = 0.02 }` (causal, "
+     "fused QKV and output projection inside), `{ kind = \"gelu\" }`, `{ kind = \"dense\", size = N, per_token = true, "
+     "init_std = 0.02 }` and `{ kind = \"tied_head\" }` (the logits, with the first token embedding's weights); the "
+     "last layer gives one value per byte at each position. `configs/fmnist-cnn-layers.toml` spells out the CNN "
+     "preset (same seed, same bits); `starling model --layers` writes any preset, the GPT included, as its list",
      nullptr},
     {"model.blocks", integer(4, 1, 1024), "`\"gpt\"`: transformer blocks (nanoGPT's `n_layer`)",
      [](V v, Config& c) { c.node.train.learner.model.blocks = static_cast<int>(v.integer); }},

@@ -79,6 +79,9 @@ int main(int argc, char** argv) {
   model_cmd->add_option("-c,--config", model.config, "Run configuration (TOML)")->required();
   model_cmd->add_option("--set", model.overrides, "Override a config key: section.key=value (repeatable)");
   model_cmd->add_flag("--json", model.json, "Print the description the PyTorch references build their model from");
+  model_cmd->add_flag("--layers", model.layers,
+                      "Print the model as a [model] section with its [[model.layers]] list, which builds the same model")
+      ->excludes("--json");
 
   starling::cli::GenerateOptions generate;
   auto* generate_cmd = app.add_subcommand("generate", "Print a sample from a language model trained with a checkpoint folder");

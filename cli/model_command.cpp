@@ -24,6 +24,8 @@ void print_rows(const std::vector<LayerDesc>& layers, const std::string& indent)
                         d.kind == LayerDesc::Kind::avgpool2d;
     const std::string name = indent + layer_kind_name(d.kind) +
                              (d.kind == LayerDesc::Kind::groupnorm ? "(" + std::to_string(d.groups) + ")" : "") +
+                             (d.kind == LayerDesc::Kind::attention ? "(" + std::to_string(d.heads) + " heads)" : "") +
+                             (d.per_token ? " per token" : "") +
                              (d.kind == LayerDesc::Kind::conv2d && !d.bias ? " nobias" : "");
     std::printf("%-24s %6s %6s %6s %7s %12s %12s\n", name.c_str(), or_dash(d.size).c_str(), or_dash(d.kernel).c_str(),
                 window ? std::to_string(d.stride).c_str() : "-", window ? std::to_string(d.padding).c_str() : "-",
@@ -37,12 +39,9 @@ void print_rows(const std::vector<LayerDesc>& layers, const std::string& indent)
 }
 
 void print_table(const ModelSpec& spec) {
-  if (spec.kind == "gpt") {  // nanoGPT's blocks, layer by layer as built
-    std::printf("gpt: %d blocks, %d heads, width %d, context %d, vocabulary %d\n%s\n%zu parameters\n", spec.blocks,
-                spec.heads, spec.width, spec.context, spec.classes, Model(spec).describe().c_str(),
-                Model(spec).trainable_count());
-    return;
-  }
+  if (spec.kind == "gpt")
+    std::printf("gpt: %d blocks, %d heads, width %d, context %d, vocabulary %d\n", spec.blocks, spec.heads, spec.width,
+                spec.context, spec.classes);
   std::printf("%-24s %6s %6s %6s %7s %12s %12s\n", "layer", "size", "kernel", "stride", "padding", "input", "output");
   print_rows(describe_model(spec), "");
   std::printf("%zu parameters\n", Model(spec).trainable_count());
@@ -57,6 +56,7 @@ int run_model(const ModelOptions& options) {
     if (config.data.dataset == "text") load_text(config);  // the GPT's sizes are the config's
     else fit_model_to_data(spec, load_data(config), config.source);
     if (options.json) std::cout << model_json(spec) << "\n";
+    else if (options.layers) std::cout << layers_toml(spec);
     else print_table(spec);
     return 0;
   });

@@ -27,6 +27,21 @@ std::vector<std::string> kind_names() {
 std::vector<LayerDesc> read_layers(const toml::node& node, const std::string& name, const std::string& file,
                                    bool allow_empty);
 
+// The language-model kinds' keys (learners/model_description.h): a dense layer's per_token
+// and, per token, its weights' init_std; a token embedding's vocab; attention's heads and
+// its projections' init_std and projection_std.
+void read_sequence_keys(SectionReader& r, LayerDesc& d) {
+  if (d.kind == Kind::dense) d.per_token = r.boolean("per_token", false);
+  if (d.kind == Kind::token_embedding) d.vocab = static_cast<int>(r.integer("vocab", 0, 1, 1 << 24));
+  if (d.kind == Kind::attention) {
+    d.heads = static_cast<int>(r.integer("heads", 0, 1, 1 << 16));
+    if (d.heads == 0) r.reject("heads", "the number of attention heads, a divisor of the width");
+    d.projection_std = static_cast<float>(r.number("projection_std", kGptInitStd, 0.0, 1.0, true));
+  }
+  if (d.kind == Kind::attention || (d.kind == Kind::dense && d.per_token))
+    d.init_std = static_cast<float>(r.number("init_std", kGptInitStd, 0.0, 1.0, true));
+}
+
 // One entry of a layer list; its keys are named `name`.key (model.layers[i].size), and a key
 // its kind does not take is reported as unknown.
 LayerDesc read_layer(const toml::table& table, const std::string& name, const std::string& file) {
@@ -36,10 +51,13 @@ LayerDesc read_layer(const toml::table& table, const std::string& name, const st
   if (kind.empty()) r.reject("kind", "the layer's kind");
   LayerDesc d;
   d.kind = static_cast<Kind>(std::find(names.begin(), names.end(), kind) - names.begin());
-  if (d.kind == Kind::dense || d.kind == Kind::conv2d) {
+  if (d.kind == Kind::dense || d.kind == Kind::conv2d || d.kind == Kind::token_embedding) {
     d.size = static_cast<int>(r.integer("size", 0, 1, 1 << 20));
-    if (d.size == 0) r.reject("size", "the layer's output " + std::string(d.kind == Kind::dense ? "units" : "channels"));
+    if (d.size == 0)
+      r.reject("size", d.kind == Kind::token_embedding ? "the embedding's width"
+                                                       : "the layer's output " + std::string(d.kind == Kind::dense ? "units" : "channels"));
   }
+  read_sequence_keys(r, d);
   const bool pooling = d.kind == Kind::maxpool2d || d.kind == Kind::avgpool2d;
   if (d.kind == Kind::conv2d || pooling) {
     d.kernel = static_cast<int>(r.integer("kernel", 0, 1, 1024));
@@ -102,20 +120,26 @@ bool known_shape(const DataOptions& data, ModelSpec& model) {
                     ": " + e.what());
 }
 
-// A language model: the "gpt" preset on text, its input the context's byte ids and its
-// vocabulary the 256 bytes. Anything else on text, the GPT on images, or heads that do not
-// divide the width is refused, named at its key.
+// A language model: the "gpt" preset or a layer list that starts with a token_embedding, on
+// text, its input the context's byte ids and its vocabulary the 256 bytes. An image model on
+// text, the GPT on images, or heads that do not divide the width is refused, named at its key.
 void read_language_model(const toml::table& root, const std::string& file, const std::set<std::string>& overridden,
-                         const DataOptions& data, ModelSpec& model) {
+                         const DataOptions& data, const toml::node* layers, ModelSpec& model) {
   const SectionReader r(root, "model", file, overridden);
   if (data.dataset != "text") r.reject("kind", "a preset for images with data.dataset = \"" + data.dataset + "\" (\"gpt\" trains on \"text\")");
-  if (model.kind != "gpt")
-    r.reject(model.kind == "layers" ? "layers" : "kind",
-             "model.kind = \"gpt\" with data.dataset = \"text\" (its vocabulary is the 256 byte values)");
-  if (model.width % model.heads != 0)
+  const char* expected = "model.kind = \"gpt\" with data.dataset = \"text\", or a layer list that starts with a "
+                         "token_embedding (its vocabulary is the 256 byte values)";
+  if (model.kind != "gpt" && model.kind != "layers") r.reject("kind", expected);
+  if (model.kind == "layers" && (model.layers.empty() || !is_language_model(model.layers))) r.reject("layers", expected);
+  if (model.kind == "gpt" && model.width % model.heads != 0)
     r.reject("heads", "a divisor of model.width (" + std::to_string(model.width) + "), not " + std::to_string(model.heads));
   model.input = Shape{1, model.context, 1};
   model.classes = kByteVocabulary;
+  try {
+    describe_model(model);
+  } catch (const ModelError& e) {
+    report(e, model, layers, file);
+  }
 }
 
 }  // namespace
@@ -130,7 +154,7 @@ void read_model(const toml::table& root, const std::string& file, const std::set
     model.kind = "layers";
     model.layers = read_layers(*layers, "model.layers", file, false);
   }
-  if (model.kind == "gpt" || data.dataset == "text") return read_language_model(root, file, overridden, data, model);
+  if (model.kind == "gpt" || data.dataset == "text") return read_language_model(root, file, overridden, data, layers, model);
   ModelSpec fitted = model;
   if (!known_shape(data, fitted)) return;
   try {

@@ -1,14 +1,7 @@
-// nanoGPT's layer list (learners/gpt.h).
+// nanoGPT as a layer description (learners/gpt.h).
 #include "learners/gpt.h"
 
-#include "learners/layer_chain.h"
-#include "learners/layers/causal_attention.h"
-#include "learners/layers/embedding.h"
-#include "learners/layers/gelu.h"
-#include "learners/layers/layer_norm.h"
-#include "learners/layers/residual.h"
-#include "learners/layers/tied_head.h"
-#include "learners/layers/token_dense.h"
+#include "learners/layer_factory.h"
 
 #include <cmath>
 #include <stdexcept>
@@ -16,52 +9,61 @@
 namespace starling {
 namespace {
 
-using Layers = std::vector<std::unique_ptr<Layer>>;
+using Kind = LayerDesc::Kind;
 
-// x + f(x) for f = the chain of `body` on sequences of `width`.
-std::unique_ptr<Layer> residual(const GptSpec& s, Layers body) {
-  const Shape seq{1, s.context, s.width};
-  return std::make_unique<Residual>(LayerChain(seq, std::move(body)), LayerChain(seq, {}));
+LayerDesc layer(Kind kind) {
+  LayerDesc d;
+  d.kind = kind;
+  return d;
 }
 
-std::unique_ptr<Layer> attention_block(const GptSpec& s, float projection_std) {
-  Layers body;
-  body.push_back(std::make_unique<LayerNorm>(Shape{1, s.context, s.width}));
-  body.push_back(std::make_unique<TokenDense>(s.context, s.width, 3 * s.width));
-  body.push_back(std::make_unique<CausalAttention>(s.context, s.width, s.heads));
-  body.push_back(std::make_unique<TokenDense>(s.context, s.width, s.width, projection_std));
-  return residual(s, std::move(body));
+LayerDesc per_token_dense(int size, float init_std) {
+  LayerDesc d = layer(Kind::dense);
+  d.size = size, d.per_token = true, d.init_std = init_std;
+  return d;
 }
 
-std::unique_ptr<Layer> mlp_block(const GptSpec& s, float projection_std) {
-  Layers body;
-  body.push_back(std::make_unique<LayerNorm>(Shape{1, s.context, s.width}));
-  body.push_back(std::make_unique<TokenDense>(s.context, s.width, 4 * s.width));
-  body.push_back(std::make_unique<Gelu>(Shape{1, s.context, 4 * s.width}));
-  body.push_back(std::make_unique<TokenDense>(s.context, 4 * s.width, s.width, projection_std));
-  return residual(s, std::move(body));
+// x + body(x), the shortcut the identity.
+LayerDesc residual(std::vector<LayerDesc> body) {
+  LayerDesc d = layer(Kind::residual);
+  d.body = std::move(body);
+  return d;
+}
+
+// x + proj(attn(qkv(ln1(x)))): the attention layer holds the fused QKV and the projection.
+LayerDesc attention_block(const GptSpec& s, float projection_std) {
+  LayerDesc attention = layer(Kind::attention);
+  attention.heads = s.heads, attention.projection_std = projection_std;
+  return residual({layer(Kind::layernorm), attention});
+}
+
+// x + fc2(gelu(fc1(ln2(x)))), 4× wide.
+LayerDesc mlp_block(const GptSpec& s, float projection_std) {
+  return residual({layer(Kind::layernorm), per_token_dense(4 * s.width, kGptInitStd), layer(Kind::gelu),
+                   per_token_dense(s.width, projection_std)});
 }
 
 }  // namespace
 
-std::vector<std::unique_ptr<Layer>> make_gpt(const GptSpec& s) {
+std::vector<LayerDesc> gpt_description(const GptSpec& s) {
   if (s.layers < 1 || s.heads < 1 || s.width < 1 || s.context < 1 || s.vocab < 1)
     throw std::invalid_argument("gpt: layers, heads, width, context and vocabulary must be positive");
-  if (s.width % s.heads != 0)
-    throw std::invalid_argument("gpt: " + std::to_string(s.heads) + " heads do not divide the width " + std::to_string(s.width));
+  // nanoGPT scales the residual stream's output projections by its depth (GPT-2's 1/√N).
   const float projection_std = kGptInitStd / std::sqrt(2.f * static_cast<float>(s.layers));
-  Layers layers;
-  auto embedding = std::make_unique<TokenEmbedding>(s.context, s.vocab, s.width);
-  TokenEmbedding& tied = *embedding;
-  layers.push_back(std::move(embedding));
-  layers.push_back(std::make_unique<PositionEmbedding>(s.context, s.width));
+  LayerDesc embedding = layer(Kind::token_embedding);
+  embedding.size = s.width, embedding.vocab = s.vocab;
+  std::vector<LayerDesc> layers{embedding, layer(Kind::position_embedding)};
   for (int i = 0; i < s.layers; ++i) {
     layers.push_back(attention_block(s, projection_std));
     layers.push_back(mlp_block(s, projection_std));
   }
-  layers.push_back(std::make_unique<LayerNorm>(Shape{1, s.context, s.width}));
-  layers.push_back(std::make_unique<TiedHead>(tied));
+  layers.push_back(layer(Kind::layernorm));
+  layers.push_back(layer(Kind::tied_head));
   return layers;
+}
+
+std::vector<std::unique_ptr<Layer>> make_gpt(const GptSpec& s) {
+  return make_layers(with_shapes(gpt_description(s), Shape{1, s.context, 1}, s.vocab));
 }
 
 }  // namespace starling

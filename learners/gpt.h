@@ -1,12 +1,13 @@
 #pragma once
-// nanoGPT's architecture (Karpathy's model.py) as a layer list on the layers of
-// learners/layers/: token and position embeddings, `layers` pre-LayerNorm blocks
+// nanoGPT's architecture (Karpathy's model.py) as a layer description
+// (learners/model_description.h), built on the layers of learners/layers/: token and position embeddings, `layers` pre-LayerNorm blocks
 // x + attn(ln1(x)) and x + mlp(ln2(x)) (fused QKV, causal attention, output projection; a 4×
 // MLP with exact GELU), biases on, a final LayerNorm and the LM head tied to the token
 // embedding. Weights from N(0, 0.02), biases zero, LayerNorm gamma 1 and beta 0, and the
 // attention's and the MLP's output projections from N(0, 0.02/√(2·layers)).
 // The input is T token ids per sample (floats), the output T rows of vocabulary logits.
 #include "learners/layer.h"
+#include "learners/model_description.h"
 
 #include <memory>
 #include <vector>
@@ -16,6 +17,11 @@ namespace starling {
 struct GptSpec {
   int layers = 4, heads = 4, width = 128, context = 64, vocab = 256;  // nanoGPT's CPU configuration
 };
+
+/// The GPT as a layer list, shapes not yet filled in (with_shapes): the one definition of its
+/// structure, which the "gpt" preset builds and `starling model --layers` writes out. Throws
+/// std::invalid_argument when a size is not positive.
+std::vector<LayerDesc> gpt_description(const GptSpec& spec);
 
 /// The layers in order; throws std::invalid_argument when a size is not positive or the
 /// heads do not divide the width.

@@ -10,10 +10,10 @@ namespace starling {
 
 namespace {
 
-// The GPT is built by make_gpt, every other model from its description.
+// Every model, the GPT included (learners/gpt.h), from its description.
 LayerChain make_chain(const ModelSpec& spec) {
-  if (spec.kind == "gpt") return LayerChain(spec.input, make_gpt(gpt_spec(spec)));
-  return LayerChain(spec.input, make_layers(describe_model(spec)));
+  const std::vector<LayerDesc> layers = describe_model(spec);
+  return LayerChain(layers.front().in, make_layers(layers));
 }
 
 }  // namespace

@@ -12,10 +12,15 @@ using Kind = LayerDesc::Kind;
 // Trainable floats of one described layer (a residual block's body and shortcut included).
 double layer_parameters(const LayerDesc& d) {
   switch (d.kind) {
-    case Kind::dense: return static_cast<double>(d.in.size()) * d.size + d.size;
+    case Kind::dense: return static_cast<double>(d.per_token ? d.in.c : d.in.size()) * d.size + d.size;
     case Kind::conv2d:
       return static_cast<double>(d.kernel) * d.kernel * d.in.c * d.size + (d.bias ? d.size : 0);
-    case Kind::groupnorm: return 2.0 * d.in.c;
+    case Kind::groupnorm:
+    case Kind::layernorm: return 2.0 * d.in.c;
+    case Kind::rmsnorm: return d.in.c;
+    case Kind::token_embedding: return static_cast<double>(d.vocab) * d.size;
+    case Kind::position_embedding: return static_cast<double>(d.in.w) * d.in.c;
+    case Kind::attention: return 4.0 * d.in.c * d.in.c + 4.0 * d.in.c;  // fused QKV and the output projection
     case Kind::residual: {
       double sum = 0;
       for (const LayerDesc& b : d.body) sum += layer_parameters(b);
@@ -28,6 +33,8 @@ double layer_parameters(const LayerDesc& d) {
 
 double layer_activations(const LayerDesc& d) {
   double sum = static_cast<double>(d.out.size());
+  if (d.kind == Kind::attention)  // the fused QKV and the probabilities P, one T × T per head
+    sum += 3.0 * d.in.size() + static_cast<double>(d.heads) * d.in.w * d.in.w;
   for (const LayerDesc& b : d.body) sum += layer_activations(b);
   for (const LayerDesc& s : d.shortcut) sum += layer_activations(s);
   return sum;
@@ -36,7 +43,8 @@ double layer_activations(const LayerDesc& d) {
 std::string layer_what(const LayerDesc& d) {
   std::ostringstream s;
   s << layer_kind_name(d.kind);
-  if (d.kind == Kind::dense) s << " of " << d.size << " units on " << d.in.size() << " inputs";
+  if (d.kind == Kind::dense && d.per_token) s << " of " << d.size << " units on each of " << d.in.w << " tokens of " << d.in.c;
+  else if (d.kind == Kind::dense) s << " of " << d.size << " units on " << d.in.size() << " inputs";
   else if (d.kind == Kind::conv2d) s << " of " << d.size << " channels on " << d.in.h << "×" << d.in.w << "×" << d.in.c;
   else s << " on " << d.in.h << "×" << d.in.w << "×" << d.in.c;
   return s.str();

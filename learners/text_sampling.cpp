@@ -1,5 +1,6 @@
 #include "learners/text_sampling.h"
 
+#include "learners/model_description.h"
 #include "learners/sampler.h"
 
 #include <algorithm>
@@ -27,7 +28,8 @@ int draw(const float* logits, int vocab, double temperature, double u) {
 
 std::string sample_text(Model& model, kernels::Backend backend, const std::string& prompt, const SamplingSpec& spec) {
   const ModelSpec& m = model.spec();
-  if (m.kind != "gpt") throw std::invalid_argument("sampling text needs a language model (model.kind = \"gpt\"), not " + m.kind);
+  if (!is_language_model(m))
+    throw std::invalid_argument("sampling text needs a language model (model.kind = \"gpt\" or a list from a token_embedding), not " + m.kind);
   if (spec.temperature < 0.0 || !std::isfinite(spec.temperature))
     throw std::invalid_argument("sampling text: the temperature must be finite and at least 0");
   if (spec.bytes < 0) throw std::invalid_argument("sampling text: the byte count must not be negative");

@@ -6,6 +6,7 @@
 #include "cli/config_schema.h"
 #include "cli/data_partition.h"
 #include "learners/model.h"
+#include "learners/model_description.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -196,6 +197,62 @@ BOOST_AUTO_TEST_CASE(bad_layer_lists_name_the_line_and_key) {
   BOOST_TEST((contains(e, "model.layers[1].shortcut[0].bais") && contains(e, "no such key")), e);
   // CIFAR-10's 32x32x3 input: the same list fits (conv5 -> 28, pool -> 14, conv5 -> 10, pool -> 5).
   BOOST_TEST(error_of(std::string(kCnnLayers) + "[data]\ndataset = \"cifar10\"\npath = \"x\"\n") == "");
+}
+
+// The GPT preset written out as its layer list (`starling model --layers`) and read back
+// builds the same model: the same arena, the same initial bits, the same logits and gradients.
+BOOST_AUTO_TEST_CASE(the_gpt_written_as_a_layer_list_is_the_preset) {
+  using starling::Model;
+  const std::string data = "[data]\ndataset = \"text\"\npath = \"text\"\n";
+  const Config preset =
+      parse_config(data + "[model]\nkind = \"gpt\"\nblocks = 2\nheads = 2\nwidth = 16\ncontext = 8\n", "gpt.toml");
+  const starling::ModelSpec& gpt = preset.node.train.learner.model;
+  const Config listed = parse_config(data + starling::layers_toml(gpt), "list.toml");
+  const starling::ModelSpec& list = listed.node.train.learner.model;
+  BOOST_TEST(list.kind == "layers");
+  BOOST_TEST(list.context == 8);
+  Model a(gpt), b(list);
+  BOOST_TEST(a.param_count() == b.param_count());
+  BOOST_TEST(a.signature() == b.signature());
+  a.init(7), b.init(7);
+  BOOST_TEST(starling::checksum_hex(a.params(), a.param_count()) == starling::checksum_hex(b.params(), b.param_count()));
+  const int batch = 2, outputs = batch * 8 * 256;
+  std::vector<float> ids(batch * 8), dlogits(outputs);
+  for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<float>((i * 37) % 256);
+  const auto backend = starling::kernels::Backend::native;
+  const std::vector<float> ya(a.forward(backend, batch, ids.data()), a.forward(backend, batch, ids.data()) + outputs);
+  const float* yb = b.forward(backend, batch, ids.data());
+  BOOST_TEST(std::memcmp(ya.data(), yb, sizeof(float) * outputs) == 0);
+  for (int i = 0; i < outputs; ++i) dlogits[i] = ya[i] * 1e-3f;
+  a.forward(backend, batch, ids.data());  // a's activations, for its backward
+  a.backward(backend, batch, ids.data(), dlogits.data());
+  b.backward(backend, batch, ids.data(), dlogits.data());
+  BOOST_TEST(starling::checksum_hex(a.grads(), a.param_count()) == starling::checksum_hex(b.grads(), b.param_count()));
+}
+
+// A GPT layer list's bad values name file:line:key.
+BOOST_AUTO_TEST_CASE(bad_gpt_layer_lists_name_the_line_and_key) {
+  const std::string text = "[data]\ndataset = \"text\"\npath = \"text\"\n[model]\ncontext = 8\n";
+  const std::string embed = "[[model.layers]]\nkind = \"token_embedding\"\nsize = 16\n";
+  const std::string head = "[[model.layers]]\nkind = \"tied_head\"\n";
+  std::string e = error_of(text + embed + "[[model.layers]]\nkind = \"attention\"\nheads = 3\n" + head);
+  BOOST_TEST((contains(e, "test.toml:9") && contains(e, "model.layers[1].heads") && contains(e, "divide")), e);
+  e = error_of(text + "[[model.layers]]\nkind = \"token_embedding\"\nsize = 16\nvocab = 100\n" + head);
+  BOOST_TEST((contains(e, "test.toml:6") && contains(e, "model.layers[0].vocab") && contains(e, "256")), e);
+  e = error_of(text + embed + "[[model.layers]]\nkind = \"residual\"\n[[model.layers.body]]\nkind = \"tied_head\"\n");
+  BOOST_TEST((contains(e, "test.toml:9") && contains(e, "model.layers[1].shortcut") && contains(e, "1x8x256")), e);
+  e = error_of(text + embed + "[[model.layers]]\nkind = \"dense\"\nsize = 8\nper_token = true\n" + head);
+  BOOST_TEST((contains(e, "test.toml:13") && contains(e, "model.layers[2].kind") && contains(e, "8 wide")), e);
+  e = error_of(text + "[[model.layers]]\nkind = \"token_embedding\"\nsize = 16\n[[model.layers]]\nkind = \"layernorm\"\n");
+  BOOST_TEST((contains(e, "model.layers[1]") && contains(e, "class")), e);
+  e = error_of("[[model.layers]]\nkind = \"flatten\"\n[[model.layers]]\nkind = \"tied_head\"\n");
+  BOOST_TEST((contains(e, "test.toml:3") && contains(e, "model.layers[1].kind") && contains(e, "token_embedding")), e);
+  e = error_of("[[model.layers]]\nkind = \"attention\"\nheads = 1\n[[model.layers]]\nkind = \"dense\"\nsize = 10\n");
+  BOOST_TEST((contains(e, "test.toml:1") && contains(e, "model.layers[0].kind") && contains(e, "token sequence")), e);
+  e = error_of(text + embed + "[[model.layers]]\nkind = \"dense\"\nsize = 256\ninit_std = 0.1\n");
+  BOOST_TEST((contains(e, "model.layers[1].init_std") && contains(e, "no such key")), e);
+  e = error_of("[[model.layers]]\nkind = \"flatten\"\n[[model.layers]]\nkind = \"dense\"\nsize = 10\n", {"data.dataset=text"});
+  BOOST_TEST((contains(e, "model.layers") && contains(e, "token_embedding")), e);
 }
 
 BOOST_AUTO_TEST_CASE(bad_overrides) {

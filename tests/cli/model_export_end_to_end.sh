@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # `starling model`: the architecture is defined once. The JSON export of each shipped preset
 # (fitted to the synthetic set, which has Fashion-MNIST's shape) builds a PyTorch model
-# through bench/starling_model.py with Starling's parameter count and output width; a bad
-# config exits 2.
+# through bench/starling_model.py with Starling's parameter count and output width; each
+# preset written as a layer list (--layers) exports the same layers; a bad config exits 2.
 set -euo pipefail
 starling=$(realpath "$1")
 source_dir=$(realpath "$2")
@@ -31,6 +31,14 @@ done
 
 cmp -s <(grep -v '"kind": "layers"\|"kind": "cnn"' "$tmp/cnn.json") <(grep -v '"kind": "layers"\|"kind": "cnn"' "$tmp/cnn-layers.json") \
   || fail "the CNN written as a layer list is not the preset"
+
+# `starling model --layers` writes each preset as a layer list that exports the same layers.
+for kind in mlp cnn resnet8; do
+  { printf '[data]\ndataset = "synthetic"\n'
+    "$starling" model --config "$source_dir/configs/fmnist-$kind.toml" --set data.dataset=synthetic --layers; } >"$tmp/$kind-list.toml"
+  "$starling" model --config "$tmp/$kind-list.toml" --json >"$tmp/$kind-list.json" || fail "the written $kind list does not load"
+  cmp -s <(sed 1d "$tmp/$kind.json") <(sed 1d "$tmp/$kind-list.json") || fail "the $kind preset written as a layer list differs"
+done
 
 # exit 2 naming the key: a bad kind, and a layer list whose output does not fit the classes
 # of an IDX set (known only once its files are read: 5 classes here, the list ends in 10).
