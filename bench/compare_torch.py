@@ -52,7 +52,6 @@ Usage:
 import argparse
 import ctypes
 import re
-import gzip
 import json
 import os
 import statistics
@@ -92,7 +91,8 @@ import torch  # noqa: E402
 from starling_config import resolved_config  # noqa: E402  (bench/ is on sys.path as a script)
 from starling_model import describe, torch_model  # noqa: E402
 from torch_ddp import read_idx  # noqa: E402
-from torch_gpt import adamw, corpus  # noqa: E402
+from starling_optimizer import clip, make_optimizer  # noqa: E402
+from starling_text import TextJob, export  # noqa: E402
 
 DATA_DIR = "/usr/share/datasets/fashion-mnist"
 CONFIGS = {"mlp": "configs/fmnist-mlp.toml", "cnn": "configs/fmnist-cnn.toml", "resnet8": "configs/fmnist-resnet8.toml",
@@ -163,9 +163,11 @@ def starling_rate(binary, kind, batch, samples, backend, learners, workdir):
 
 
 def gpt_text(starling):
-    """The fortunes bytes the GPT config reads, as one LongTensor."""
-    data = resolved_config(starling, CONFIGS["gpt"])["data"]
-    return torch.frombuffer(bytearray(corpus(data["path"], data["validation_fraction"])[0]), dtype=torch.uint8).long()
+    """The training bytes the GPT config reads (every file's training part, as Starling
+    splits them), as one LongTensor."""
+    job = TextJob(export(starling, CONFIGS["gpt"]))
+    train = b"".join(job.corpus[begin:end] for part in job.parts for begin, end in part)
+    return torch.frombuffer(bytearray(train), dtype=torch.uint8).long()
 
 
 def torch_gpt_rate(starling, description, batch, steps, text, clock):
@@ -177,7 +179,7 @@ def torch_gpt_rate(starling, description, batch, steps, text, clock):
     torch.manual_seed(1)
     model = torch_model(description)
     o = resolved_config(starling, CONFIGS["gpt"])["optimizer"]
-    opt = adamw(model, o)
+    opt = make_optimizer(o, model)
     context = description["context"]
     offsets = torch.arange(context + 1)
 
@@ -186,7 +188,7 @@ def torch_gpt_rate(starling, description, batch, steps, text, clock):
         loss = F.cross_entropy(model(w[:, :-1]).flatten(0, 1), w[:, 1:].flatten())
         opt.zero_grad(set_to_none=True)
         loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), o["clip_norm"])
+        clip(o, model)
         opt.step()
 
     now = time.process_time if clock == "thread" else time.perf_counter
