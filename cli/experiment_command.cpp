@@ -85,33 +85,54 @@ bool run_quietly(const std::vector<std::string>& args, int log_fd) {
   return exit_code(status) == 0;
 }
 
-// The lowest epoch and the latest mean accuracy over the per-peer CSVs a run has written.
-std::pair<double, double> progress_of(const std::string& dir) {
-  double epoch = -1, accuracy = 0;
+// What a run's progress line reads from its per-peer CSVs: how far the slowest peer is
+// (epochs, or steps for a language model) and the latest mean of its quality column.
+struct ProgressColumns {
+  const char* position;
+  const char* quality;
+};
+ProgressColumns progress_columns(const Variant& v) {
+  return v.config.data.dataset == "text" ? ProgressColumns{"step", "val_bpb"} : ProgressColumns{"epoch", "test_accuracy"};
+}
+// A run's length in the position column's unit.
+double run_length(const Variant& v) {
+  return v.config.data.dataset == "text" ? static_cast<double>(v.config.run.steps) : v.config.run.epochs;
+}
+
+// The cells of one CSV line.
+std::vector<std::string> cells_of(const std::string& line) {
+  std::vector<std::string> cells;
+  std::istringstream in(line);
+  for (std::string cell; std::getline(in, cell, ',');) cells.push_back(cell);
+  return cells;
+}
+
+// The slowest peer's position and the mean of the peers' latest quality values, found by
+// the columns' names in each CSV's header.
+std::pair<double, double> progress_of(const std::string& dir, const ProgressColumns& columns) {
+  double position = -1, quality = 0;
   int files = 0;
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
     if (entry.path().string().find(".metrics.csv") == std::string::npos) continue;
     std::ifstream in(entry.path());
-    std::string line, last;
+    std::string header, line, last;
+    std::getline(in, header);
     while (std::getline(in, line))
       if (!line.empty() && std::isdigit(static_cast<unsigned char>(line[0]))) last = line;
-    double e = 0, a = 0;
-    if (!last.empty()) {
-      std::istringstream cells(last);
-      std::string cell;
-      for (int i = 0; std::getline(cells, cell, ',') && i <= 5; ++i) {
-        if (i == 1) e = std::atof(cell.c_str());
-        if (i == 5) a = std::atof(cell.c_str());
-      }
-    }
-    epoch = epoch < 0 ? e : std::min(epoch, e);
-    accuracy += a, ++files;
+    const std::vector<std::string> names = cells_of(header), cells = cells_of(last);
+    const auto at = [&](const char* name) {
+      const auto it = std::find(names.begin(), names.end(), name);
+      const auto i = static_cast<std::size_t>(it - names.begin());
+      return it != names.end() && i < cells.size() ? std::atof(cells[i].c_str()) : 0.0;
+    };
+    position = position < 0 ? at(columns.position) : std::min(position, at(columns.position));
+    quality += at(columns.quality), ++files;
   }
-  return {std::max(0.0, epoch), files ? accuracy / files : 0.0};
+  return {std::max(0.0, position), files ? quality / files : 0.0};
 }
 
-// Sizes the ETA: epochs of all runs, and the epochs done so far.
+// Sizes the ETA: the runs' lengths (epochs, or steps), and how much of them is done.
 struct Budget {
   double total = 0, done = 0;
   Clock::time_point start = Clock::now();
@@ -147,16 +168,17 @@ RunOutcome run_variant_once(const Variant& v, int repeat, int index, int count, 
   while (::waitpid(pid, &status, WNOHANG) == 0) {
     if (g_interrupted && !stopping) ::kill(pid, SIGTERM), stopping = true;
     std::this_thread::sleep_for(std::chrono::milliseconds(250));
-    const auto [epoch, accuracy] = progress_of(run.dir);
+    const ProgressColumns columns = progress_columns(v);
+    const auto [position, quality] = progress_of(run.dir, columns);
     char text[160];
-    std::snprintf(text, sizeof text, "  epoch %.2f/%.4g  test_accuracy %.4f  experiment ETA %s", epoch,
-                  v.config.run.epochs, accuracy, budget.eta(epoch).c_str());
+    std::snprintf(text, sizeof text, "  %s %.6g/%.6g  %s %.4f  experiment ETA %s", columns.position, position,
+                  run_length(v), columns.quality, quality, budget.eta(position).c_str());
     line.show(text);
   }
   line.clear();
   if (!v.network.empty()) run_quietly({"/bin/bash", netns, "down", peers}, log);
   ::close(log);
-  budget.done += v.config.run.epochs;
+  budget.done += run_length(v);
   run.ok = exit_code(status) == 0;
   std::ifstream in(summary_path(v, run.dir));
   std::stringstream text;
@@ -290,7 +312,7 @@ int run_experiment(const ExperimentOptions& options) {
   fs::create_directories(options.out);
   Budget budget;
   int runs = 0;
-  for (const auto& v : spec.variants) budget.total += v.repeat * v.config.run.epochs, runs += v.repeat;
+  for (const auto& v : spec.variants) budget.total += v.repeat * run_length(v), runs += v.repeat;
   spdlog::info("experiment '{}': {} variants, {} runs, into {}", spec.name, spec.variants.size(), runs, options.out);
   std::vector<VariantOutcome> outcomes;
   bool ok = true;
