@@ -2,7 +2,7 @@
 // The config's keys, each defined once: its dotted name, type, default, allowed values, a
 // one-line doc, and where its value goes in a Config. The parser (cli/config.cpp), the
 // README's key table and `starling config --schema` read this table; the rules that join
-// several keys, which a row cannot state, follow it in config_schema.cpp.
+// several keys, which a row cannot state, are in config_checks.cpp.
 #include "cli/config.h"
 
 #include <cstdint>

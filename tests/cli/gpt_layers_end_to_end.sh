@@ -13,8 +13,7 @@ trap 'rm -rf "$tmp"' EXIT
 source "$(dirname "$0")/expect_exit.sh"
 source "$(dirname "$0")/tiny_gpt.sh"
 
-mkdir "$tmp/text"
-for name in alpha beta; do head -c 3000 /dev/urandom | base64 >"$tmp/text/$name"; done
+random_text "$tmp/text" 3000 alpha beta
 run_section() {
   printf '[run]\nname = "%s"\ndata_dir = "%s/cache"\nout_dir = "%s/results"\nsteps = 4\neval_steps = 2\nseed = 5\n' "$1" "$tmp" "$tmp"
 }

@@ -56,8 +56,7 @@ tiny_gpt_job() {
   local file=$1 steps=$2 dir
   dir=$(dirname "$file")
   shift 2
-  mkdir -p "$dir/text"
-  for name in alpha beta gamma delta; do head -c 6000 /dev/urandom | base64 >"$dir/text/$name"; done
+  random_text "$dir/text" 6000 alpha beta gamma delta
   cat >"$file" <<TOML
 [run]
 name = "tiny"

@@ -11,8 +11,7 @@ trap 'rm -rf "$tmp"' EXIT
 source "$(dirname "$0")/expect_exit.sh"
 source "$(dirname "$0")/tiny_gpt.sh"
 
-mkdir "$tmp/text"
-for name in alpha beta; do head -c 3000 /dev/urandom | base64 >"$tmp/text/$name"; done
+random_text "$tmp/text" 3000 alpha beta
 cat >"$tmp/gpt.toml" <<TOML
 [run]
 name = "tiny"

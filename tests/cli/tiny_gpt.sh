@@ -18,3 +18,12 @@ lr = 1e-3
 batch = $1
 TOML
 }
+
+# random_text DIR BYTES NAME...: a folder of text files of random base64 lines, one per name,
+# each from BYTES random bytes (the text the tiny GPT trains on).
+random_text() {
+  local dir=$1 bytes=$2
+  shift 2
+  mkdir -p "$dir"
+  for name in "$@"; do head -c "$bytes" /dev/urandom | base64 >"$dir/$name"; done
+}

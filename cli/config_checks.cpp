@@ -1,0 +1,272 @@
+// The rules across keys of the config (cli/config_schema.h): defaults that follow another
+// key, and combinations that rule each other out, each a ConfigError naming the key.
+#include "cli/config_schema.h"
+
+#include "gossip/topology/topology.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace starling::cli {
+namespace {
+
+const KeyValue& value_of(const std::vector<KeyValue>& values, const std::string& name) {
+  const auto& schema = config_schema();
+  for (std::size_t i = 0; i < schema.size(); ++i)
+    if (schema[i].name == name) return values[i];
+  throw std::logic_error("config schema: no key " + name);
+}
+
+KeyValue& value_of(std::vector<KeyValue>& values, const std::string& name) {
+  return const_cast<KeyValue&>(value_of(static_cast<const std::vector<KeyValue>&>(values), name));
+}
+
+[[noreturn]] void fail(const KeyValue& value, const std::string& what) { throw ConfigError(value.at + ": " + what); }
+
+// [run], [data] and [kernels]: checkpoints need a folder, sets of unknown layout a path, and
+// the backend must be one this build has.
+void check_run_and_data(const std::vector<KeyValue>& values, const Config& c) {
+  if (!kernels::backend_available(c.node.train.learner.backend))
+    fail(value_of(values, "kernels.backend"), "\"onednn\": this build has no oneDNN backend (configured with -DSTARLING_ONEDNN=OFF)");
+  if (c.node.checkpoint_every > 0 && c.node.checkpoint_dir.empty())
+    fail(value_of(values, "run.checkpoint_every"), "needs run.checkpoint_dir");
+  if (c.data.path.empty() && (c.data.dataset == "idx" || c.data.dataset == "cifar10"))
+    fail(value_of(values, "data.path"), "expected the folder of the data.dataset = \"" + c.data.dataset + "\" files");
+  for (const char* key : {"run.steps", "run.eval_steps", "run.target_bpb"})
+    if (value_of(values, key).given && c.data.dataset != "text") fail(value_of(values, key), "expected only with data.dataset = \"text\"");
+}
+
+// A language model's run: steps rather than epochs, a text path, and what its loop does not build.
+void check_text(const std::vector<KeyValue>& values, const Config& c) {
+  if (c.data.dataset != "text") return;
+  if (value_of(values, "run.epochs").given)
+    fail(value_of(values, "run.epochs"), "expected run.steps in its place with data.dataset = \"text\" (iterations, as nanoGPT's max_iters)");
+  if (c.node.overlap)
+    fail(value_of(values, "exchange.overlap"), "expected false with data.dataset = \"text\": a language model's peer mixes "
+                                               "between its steps");
+  if (c.node.learners == 0)
+    fail(value_of(values, "node.learners"), "expected a number with data.dataset = \"text\": auto-tuning the learner count "
+                                            "is built for image nodes only");
+  if (c.node.intra_sync != actors::IntraSync::sma)
+    fail(value_of(values, "node.intra_sync"), "expected \"sma\" with data.dataset = \"text\": a language model's learners "
+                                              "are kept together by SMA only");
+  if (c.data.path.empty())
+    fail(value_of(values, "data.path"), "expected a text file or a folder of them for data.dataset = \"text\" "
+                                        "(Debian's fortunes: \"/usr/share/games/fortunes\")");
+}
+
+// [optimizer]: the keys of one update rule or schedule are refused with another.
+void check_optimizer(const std::vector<KeyValue>& values, const Config& c) {
+  const KeyValue& clip = value_of(values, "optimizer.clip_norm");
+  if (clip.given && c.node.train.learner.optimizer.kind != "adamw")
+    fail(clip, "expected only with optimizer.kind = \"adamw\"");
+  const KeyValue& min_lr = value_of(values, "optimizer.min_lr");
+  if (min_lr.given && c.node.train.schedule.kind != "cosine") fail(min_lr, "expected only with optimizer.schedule = \"cosine\"");
+  if (c.node.train.schedule.min_lr > c.node.train.schedule.lr) fail(min_lr, "above optimizer.lr");
+}
+
+// [exchange] and [compression]: what a mode, a codec and the fault timers allow together.
+void check_exchange(const std::vector<KeyValue>& values, const Config& c) {
+  const auto& x = c.node.exchange;
+  if (x.failure_timeout <= x.heartbeat)
+    fail(value_of(values, "exchange.failure_timeout_seconds"), "must be longer than exchange.heartbeat_seconds");
+  // Async gossip has no barrier to hide.
+  if (c.node.overlap && x.mode == gossip::ExchangeMode::async_gossip)
+    fail(value_of(values, "exchange.overlap"), "expected false with exchange.mode = \"async-gossip\", which is asynchronous already");
+  if (x.adaptive && x.codec != "topk" && x.codec != "threshold")
+    fail(value_of(values, "compression.adaptive"), "needs a codec with a density (\"topk\" or \"threshold\")");
+  const KeyValue& value_bits = value_of(values, "compression.value_bits");
+  if (value_bits.given && x.codec != "topk") fail(value_bits, "expected only with compression.codec = \"topk\"");
+  if (x.codec_options.value_bits != 32 && x.codec_options.value_bits != 2) fail(value_bits, "expected 32 or 2");
+  if (x.adaptive_options.min_density > x.adaptive_options.max_density)
+    fail(value_of(values, "compression.min_density"), "above compression.max_density");
+  if (x.mode == gossip::ExchangeMode::exact_diffusion && x.topology == "one-peer-exponential")
+    fail(value_of(values, "exchange.topology"),
+         "expected a fixed graph with exchange.mode = \"exact-diffusion\", which needs a symmetric mixing matrix");
+  if (x.codec != "none" && (x.mode == gossip::ExchangeMode::none || x.mode == gossip::ExchangeMode::async_gossip))
+    fail(value_of(values, "compression.codec"),
+         "\"" + x.codec + "\" works with exchange.mode = \"gossip\" (CHOCO-SGD), \"allreduce\" or \"local-sgd\" "
+         "(compressed all-reduce); codecs in async gossip are not built yet");
+}
+
+// Quasi-global momentum: D-PSGD's, in place of the local momentum.
+void check_quasi_global_momentum(const std::vector<KeyValue>& values, const Config& c) {
+  const auto& x = c.node.exchange;
+  if (x.quasi_global_momentum == 0.0) return;
+  const KeyValue& momentum = value_of(values, "exchange.quasi_global_momentum");
+  if (x.mode != gossip::ExchangeMode::gossip)
+    fail(momentum, "expected 0 unless exchange.mode = \"gossip\" (D-PSGD's momentum)");
+  // QG-DSGDm replaces the local momentum, which non-IID data would make each peer's own.
+  const auto& optimizer = c.node.train.learner.optimizer;
+  if (optimizer.kind == "sgd" && optimizer.momentum > 0.0)
+    fail(momentum, "expected 0 while optimizer.momentum > 0 (it replaces the local momentum: set that to 0)");
+}
+
+// The outer optimizer: DiLoCo's on the mean of an all-reduce, or NoLoCo's on a random pair's under gossip.
+void check_outer_optimizer(const std::vector<KeyValue>& values, const Config& c) {
+  const auto& x = c.node.exchange;
+  const bool averaging = x.mode == gossip::ExchangeMode::allreduce || x.mode == gossip::ExchangeMode::local_sgd;
+  const bool gossip = x.mode == gossip::ExchangeMode::gossip;
+  for (const char* key : {"exchange.outer_lr", "exchange.outer_momentum"})
+    if (!averaging && !gossip && value_of(values, key).given)
+      fail(value_of(values, key), "expected only with exchange.mode = \"allreduce\" or \"local-sgd\" (DiLoCo's outer "
+                                  "step on the peers' all-reduced mean) or \"gossip\" (NoLoCo's, on a random pair's)");
+  const KeyValue& nesterov = value_of(values, "exchange.outer_nesterov");
+  if (!averaging && nesterov.given)
+    fail(nesterov, "expected only with exchange.mode = \"allreduce\" or \"local-sgd\" (NoLoCo's outer momentum is its own)");
+  const bool noloco = gossip && (x.outer_lr != 1.0 || x.outer_momentum > 0.0);
+  if (noloco && value_of(values, "exchange.topology").given)
+    fail(value_of(values, "exchange.topology"), "expected none with an outer step over gossip (NoLoCo): its partner "
+                                                "is drawn at random every round");
+  if (noloco && x.codec != "none")
+    fail(value_of(values, "compression.codec"), "expected \"none\" with an outer step over gossip (NoLoCo)");
+  if (noloco && x.quasi_global_momentum > 0.0)
+    fail(value_of(values, "exchange.quasi_global_momentum"), "expected 0 with an outer step over gossip (NoLoCo has its own momentum)");
+  if (x.adaptive && (x.outer_lr != 1.0 || x.outer_momentum > 0.0))
+    fail(value_of(values, "compression.adaptive"), "expected false with an outer optimizer (exchange.outer_lr ≠ 1 or "
+                                                   "exchange.outer_momentum > 0): its pseudo-gradients keep a fixed density");
+}
+
+// A gradient all-reduce: DDP's step for a language model, on one learner, every step, plain.
+void check_gradient_average(const std::vector<KeyValue>& values, const Config& c) {
+  if (!c.average_gradients) return;
+  const KeyValue& average = value_of(values, "exchange.average");
+  const auto& x = c.node.exchange;
+  if (c.data.dataset != "text") fail(average, "expected \"models\" with an image dataset: gradient averaging is built for language models");
+  if (x.mode != gossip::ExchangeMode::allreduce) fail(average, "expected \"models\" unless exchange.mode = \"allreduce\"");
+  if (c.node.period != 1) fail(value_of(values, "exchange.period"), "expected 1 with exchange.average = \"gradients\" (every step's gradient)");
+  if (x.codec != "none") fail(value_of(values, "compression.codec"), "expected \"none\" with exchange.average = \"gradients\"");
+  if (x.outer_lr != 1.0 || x.outer_momentum > 0.0)
+    fail(value_of(values, value_of(values, "exchange.outer_lr").given ? "exchange.outer_lr" : "exchange.outer_momentum"),
+         "expected no outer step with exchange.average = \"gradients\" (DiLoCo's outer step works on models)");
+  if (c.node.overlap) fail(value_of(values, "exchange.overlap"), "expected false with exchange.average = \"gradients\"");
+  if (c.node.learners != 1) fail(value_of(values, "node.learners"), "expected 1 with exchange.average = \"gradients\"");
+}
+
+// The algorithms that step from the model the last round returned and carry exact state
+// between rounds. The overlap hands that model back one exchange late, as a correction on
+// later local steps, and a lossy codec would break what most of them keep: each refuses the
+// overlap, and all but the outer optimizer (which compresses its pseudo-gradients) a codec.
+struct StatefulAlgorithm {
+  bool on;
+  std::string named;      // how the config turns it on
+  std::string codec_why;  // what a codec would break; empty: it takes one
+};
+
+void refuse_overlap_and_codecs(const std::vector<KeyValue>& values, const Config& c) {
+  const auto& x = c.node.exchange;
+  const StatefulAlgorithm algorithms[] = {
+      {x.mode == gossip::ExchangeMode::gradient_tracking, "exchange.mode = \"gradient-tracking\"",
+       "the tracker's mean must stay the mean local change: model and tracker travel uncompressed"},
+      {x.mode == gossip::ExchangeMode::push_sum, "exchange.mode = \"push-sum\"",
+       "its sums must be conserved: model and weight travel uncompressed"},
+      {x.mode == gossip::ExchangeMode::exact_diffusion, "exchange.mode = \"exact-diffusion\"",
+       "its correction by the last round's local change must be exact: the model travels uncompressed"},
+      {x.quasi_global_momentum > 0.0, "exchange.quasi_global_momentum > 0", "CHOCO-SGD has no quasi-global momentum"},
+      {x.outer_lr != 1.0 || x.outer_momentum > 0.0,
+       "an outer optimizer (exchange.outer_lr ≠ 1 or exchange.outer_momentum > 0)", ""},  // its pseudo-gradients take a codec
+  };
+  for (const StatefulAlgorithm& a : algorithms) {
+    if (!a.on) continue;
+    if (c.node.overlap)
+      fail(value_of(values, "exchange.overlap"),
+           "expected false with " + a.named + ", which steps from the mixed model the last round returned");
+    if (x.codec != "none" && !a.codec_why.empty())
+      fail(value_of(values, "compression.codec"), "expected \"none\" with " + a.named + " (" + a.codec_why + ")");
+  }
+}
+
+// The [[peer]] list against [exchange] and [node].
+void check_peers(const std::vector<KeyValue>& values, const Config& c) {
+  const auto& x = c.node.exchange;
+  if (x.min_peers > static_cast<int>(c.peers.size()))
+    fail(value_of(values, "exchange.min_peers"), std::to_string(x.min_peers) + " is more than the " +
+                                                     std::to_string(c.peers.size()) + " [[peer]] entries");
+  if (x.mode == gossip::ExchangeMode::none) return;
+  if (c.peers.size() < 2)
+    fail(value_of(values, "exchange.mode"),
+         "\"" + std::string(gossip::exchange_mode_name(x.mode)) + "\" needs at least two [[peer]] entries");
+  if (c.node.learners == 0)
+    fail(value_of(values, "node.learners"),
+         "\"auto\" is not available with an exchange between peers (every peer must run the same number of iterations)");
+}
+
+}  // namespace
+
+void resolve_dependent_defaults(std::vector<KeyValue>& values) {
+  KeyValue& period = value_of(values, "exchange.period");
+  if (!period.given && value_of(values, "exchange.mode").text == "local-sgd") period.integer = 10;
+  if (value_of(values, "model.layers").given) value_of(values, "model.kind").text = "layers";
+  if (!value_of(values, "security.curve").flag) value_of(values, "security.keys_dir").text.clear();
+}
+
+// Robust aggregation and attackers (issue 33): where they run, and what a topology can hold.
+void check_byzantine(const std::vector<KeyValue>& values, const Config& c) {
+  const auto& x = c.node.exchange;
+  const bool dpsgd = x.mode == gossip::ExchangeMode::gossip && x.codec == "none" && x.quasi_global_momentum == 0.0 &&
+                     x.outer_lr == 1.0 && x.outer_momentum == 0.0;
+  const bool pairwise = x.mode == gossip::ExchangeMode::async_gossip;
+  const KeyValue& aggregator = value_of(values, "exchange.aggregator");
+  if (x.aggregator.kind != gossip::Aggregator::mean && !dpsgd && !pairwise)
+    fail(aggregator, "expected \"mean\" unless exchange.mode = \"gossip\" without a codec, quasi-global momentum or "
+                     "an outer step (D-PSGD), or \"clipped\" under \"async-gossip\"");
+  if (pairwise && x.aggregator.kind != gossip::Aggregator::mean && x.aggregator.kind != gossip::Aggregator::clipped)
+    fail(aggregator, "expected \"mean\" or \"clipped\" with exchange.mode = \"async-gossip\" (a median or trimmed "
+                     "mean of a pair is its mean)");
+  for (const char* key : {"exchange.clip_radius", "exchange.clip_relative"})
+    if (value_of(values, key).given && x.aggregator.kind != gossip::Aggregator::clipped)
+      fail(value_of(values, key), "expected only with exchange.aggregator = \"clipped\"");
+  if (x.aggregator.clip_relative > 0.0 && value_of(values, "exchange.clip_radius").given)
+    fail(value_of(values, "exchange.clip_relative"), "expected 0 with exchange.clip_radius set (one radius rule)");
+  if (x.aggregator.clip_relative > 0.0 && x.mode == gossip::ExchangeMode::async_gossip)
+    fail(value_of(values, "exchange.clip_relative"), "expected 0 with exchange.mode = \"async-gossip\" (a pair's "
+                                                     "rounds come at no fixed pace)");
+  if (x.aggregator.kind == gossip::Aggregator::trimmed_mean && x.topology == "one-peer-exponential")
+    fail(value_of(values, "exchange.trim"), "leaves nothing: \"one-peer-exponential\" mixes one neighbour a round");
+  if (value_of(values, "exchange.trim").given && x.aggregator.kind != gossip::Aggregator::trimmed_mean)
+    fail(value_of(values, "exchange.trim"), "expected only with exchange.aggregator = \"trimmed-mean\"");
+  std::vector<bool> attackers;
+  for (const PeerEntry& p : c.peers) {
+    attackers.push_back(p.attack.on());
+    if (p.attack.on() && !dpsgd)
+      throw ConfigError(p.attack_at + ": expected \"none\" unless exchange.mode = \"gossip\" without a codec, "
+                                      "quasi-global momentum or an outer step (attackers run in D-PSGD's rounds only)");
+  }
+  if (!dpsgd || c.peers.empty()) return;
+  gossip::TopologyOptions options;
+  options.random_degree = x.random_degree, options.seed = x.seed, options.clique_size = x.clique_size;
+  options.ring_peers = x.ring_peers;
+  const gossip::Topology graph = gossip::topology_by_name(x.topology, static_cast<int>(c.peers.size()), options);
+  for (int r = 0; r < graph.size(); ++r) {
+    if (attackers[r]) continue;
+    int honest = 0;
+    for (int n : graph.neighbors(r)) honest += attackers[n] ? 0 : 1;
+    // An honest peer whose neighbours all attack has nothing true to mix: the topology cannot place them.
+    if (honest == 0 && graph.degree(r) > 0) {
+      const auto last = std::find(attackers.rbegin(), attackers.rend(), true);
+      throw ConfigError(c.peers[attackers.rend() - last - 1].attack_at + ": more attackers than \"" + x.topology +
+                        "\" can place: every neighbour of peer " + std::to_string(c.peers[r].id) + " attacks");
+    }
+    if (x.aggregator.kind == gossip::Aggregator::trimmed_mean && 2 * x.aggregator.trim >= graph.degree(r))
+      fail(value_of(values, "exchange.trim"), std::to_string(x.aggregator.trim) + " is at least half the " +
+                                                  std::to_string(graph.degree(r)) + " neighbours of peer " +
+                                                  std::to_string(c.peers[r].id));
+  }
+  if (std::find(attackers.begin(), attackers.end(), false) == attackers.end())
+    throw ConfigError(c.peers.back().attack_at + ": every peer attacks: no honest peer left to train");
+}
+
+void check_across_keys(const std::vector<KeyValue>& values, const Config& c) {
+  check_run_and_data(values, c);
+  check_text(values, c);
+  check_optimizer(values, c);
+  check_exchange(values, c);
+  check_quasi_global_momentum(values, c);
+  check_outer_optimizer(values, c);
+  check_gradient_average(values, c);
+  refuse_overlap_and_codecs(values, c);
+  check_peers(values, c);
+  check_byzantine(values, c);
+}
+
+}  // namespace starling::cli
