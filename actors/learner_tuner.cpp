@@ -7,13 +7,13 @@
 namespace starling::actors {
 namespace {
 
-// The period phase's candidates beside the count phase's configuration: an exact round
-// every step, one every 2 and every 4 steps, and independent replicas.
+// The period phase's candidates, independent replicas first: they are what the count's
+// learners give without any round, so the others can only be slower.
 std::vector<Averaging> period_candidates(int learners) {
-  return {{learners, IntraSync::sma, 1},
-          {learners, IntraSync::sma, 2},
+  return {{learners, IntraSync::none, 1},
           {learners, IntraSync::sma, 4},
-          {learners, IntraSync::none, 1}};
+          {learners, IntraSync::sma, 2},
+          {learners, IntraSync::sma, 1}};
 }
 
 }  // namespace
@@ -45,7 +45,10 @@ void LearnerTuner::record(double rate) {
   if (!active()) return;
   measured_.push_back({trial_, rate});
   if (phase_ == Phase::count) return record_count(rate);
+  if (phase_ == Phase::confirm) return record_confirmation(rate);
   log_.push_back(fmt::format("{} give {:.0f} samples/s", describe(trial_), rate));
+  const bool rounds_cannot_pay = trial_.mode == IntraSync::none && rate <= measured_.front().rate * (1.0 + threshold_);
+  if (rounds_cannot_pay) return choose();
   next_period_trial();
 }
 
@@ -69,7 +72,7 @@ void LearnerTuner::record_count(double rate) {
 // did not pay, it may with fewer rounds.
 void LearnerTuner::begin_period_phase(int count) {
   count_ = count;
-  if (configured_.mode != IntraSync::sma || max_learners_ < 2) return settle();
+  if (configured_.mode != IntraSync::sma || max_learners_ < 2) return choose();
   count_ = std::max(count, 2);
   phase_ = Phase::period;
   next_period_trial();
@@ -81,19 +84,44 @@ void LearnerTuner::next_period_trial() {
       trial_ = candidate;
       return;
     }
-  settle();
+  choose();
 }
 
-void LearnerTuner::settle() {
+// The fastest configuration of the chosen count goes to the side-by-side check if it beat
+// one learner; else one learner it is.
+void LearnerTuner::choose() {
+  const Measured& one = measured_.front();  // the count phase starts at one learner
+  const Measured* best = fastest_of_count();
+  if (count_ < 2 || !best || best->rate <= one.rate * (1.0 + threshold_)) return settle(one.averaging, one.rate, one.rate);
+  phase_ = Phase::confirm;
+  trial_ = one.averaging;
+}
+
+// One learner, then the candidate, in adjacent windows.
+void LearnerTuner::record_confirmation(double rate) {
+  if (trial_.learners == 1) {
+    trial_ = fastest_of_count()->averaging;
+    log_.push_back(fmt::format("1 learner again gives {:.0f} samples/s", rate));
+    return;
+  }
+  const double one_rate = measured_[measured_.size() - 2].rate;
+  log_.push_back(fmt::format("{} again give {:.0f} samples/s", describe(trial_), rate));
+  if (rate > one_rate * (1.0 + threshold_)) return settle(trial_, rate, one_rate);
+  settle(measured_.front().averaging, one_rate, one_rate);
+}
+
+void LearnerTuner::settle(const Averaging& choice, double rate, double one_rate) {
   phase_ = Phase::settled;
+  trial_ = choice;
+  log_.push_back(fmt::format("settling on {}: {:.0f} samples/s, {:.2f}x one learner", describe(choice), rate,
+                             rate / std::max(one_rate, 1e-9)));
+}
+
+const LearnerTuner::Measured* LearnerTuner::fastest_of_count() const {
   const Measured* best = nullptr;
   for (const Measured& m : measured_)
     if (m.averaging.learners == count_ && (!best || m.rate > best->rate)) best = &m;
-  const Measured& one = measured_.front();  // the count phase starts at one learner
-  if (!best || (count_ > 1 && best->rate <= one.rate * (1.0 + threshold_))) best = &one;
-  trial_ = best->averaging;
-  log_.push_back(fmt::format("settling on {}: {:.0f} samples/s, {:.2f}x one learner", describe(trial_), best->rate,
-                             best->rate / std::max(one.rate, 1e-9)));
+  return best;
 }
 
 const LearnerTuner::Measured* LearnerTuner::find(const Averaging& a) const {
@@ -135,7 +163,7 @@ void LearnerTuner::save(SectionWriter& out) const {
 
 void LearnerTuner::restore(SectionReader& in) {
   const uint8_t phase = in.get<uint8_t>();
-  if (phase > static_cast<uint8_t>(Phase::settled)) throw CheckpointError("section '" + in.name() + "': tuner phase " + std::to_string(phase));
+  if (phase > static_cast<uint8_t>(Phase::confirm)) throw CheckpointError("section '" + in.name() + "': tuner phase " + std::to_string(phase));
   phase_ = static_cast<Phase>(phase);
   count_ = in.get<int32_t>();
   trial_ = get_averaging(in);

@@ -1,12 +1,17 @@
 #pragma once
 // node.learners = "auto": which learner count and SMA period to train with, decided from
-// samples/s measured one configuration at a time. Two phases, Crossbow's and then ours:
-//   count:  1, 2, 3, ... learners with the configured averaging, growing while each added
-//           learner raises throughput by more than the threshold (the last one is dropped);
-//   period: with sma, the chosen count (at least 2) also with an SMA round every 2 and every
-//           4 steps and as independent replicas (averaged only to be evaluated or mixed).
-// It settles on the fastest configuration of that count if that beats one learner by more
-// than the threshold, else on one learner: never slower than one learner, as measured.
+// samples/s measured one configuration at a time. Three phases, Crossbow's and then ours:
+//   count:   1, 2, 3, ... learners with the configured averaging, growing while each added
+//            learner raises throughput by more than the threshold (the last one is dropped);
+//   period:  with sma, the chosen count (at least 2) as independent replicas (averaged only
+//            to be evaluated or mixed) first: rounds only cost, so where those do not beat
+//            one learner no period will, and the phase ends; else with an SMA round every 4
+//            and every 2 steps;
+//   confirm: the fastest configuration of that count, if it beat one learner by more than
+//            the threshold, is measured again right after one learner, and kept only if it
+//            still does. Windows far apart in time see different loads on a shared host;
+//            two adjacent ones see the same.
+// Else one learner: never slower than one learner, as measured side by side.
 // No clock and no actors here: the node measures a window and calls record(), so the
 // decisions are tested with injected rates.
 #include "actors/node.h"
@@ -33,11 +38,12 @@ class LearnerTuner {
   /// Inactive: a fixed learner count.
   LearnerTuner() = default;
   /// Starts the count phase at one learner with `configured`'s mode and period (its count is
-  /// ignored); at most `max_learners`; `threshold`: the gain that justifies a learner, 0.1 = 10 %.
+  /// ignored); at most `max_learners` (the node passes no more than its cores: a learner is a
+  /// compute-bound thread); `threshold`: the gain that justifies a learner, 0.1 = 10 %.
   LearnerTuner(const Averaging& configured, int max_learners, double threshold);
 
   /// Still measuring: the node should run trial() and report its rate.
-  bool active() const { return phase_ == Phase::count || phase_ == Phase::period; }
+  bool active() const { return phase_ != Phase::fixed && phase_ != Phase::settled; }
   /// The configuration to measure next; once settled, the choice.
   const Averaging& trial() const { return trial_; }
   /// The samples/s that trial() gave over a window: moves to the next trial or settles, and
@@ -52,7 +58,7 @@ class LearnerTuner {
   void restore(SectionReader& in);
 
  private:
-  enum class Phase : uint8_t { fixed, count, period, settled };
+  enum class Phase : uint8_t { fixed, count, period, settled, confirm };  // numbered as in checkpoints
   struct Measured {
     Averaging averaging;
     double rate = 0.0;
@@ -61,7 +67,10 @@ class LearnerTuner {
   void record_count(double rate);
   void begin_period_phase(int count);
   void next_period_trial();
-  void settle();
+  void choose();
+  void record_confirmation(double rate);
+  void settle(const Averaging& choice, double rate, double one_rate);
+  const Measured* fastest_of_count() const;
   const Measured* find(const Averaging& a) const;
 
   Phase phase_ = Phase::fixed;

@@ -290,7 +290,7 @@ std::vector<KeySpec> node_keys() {
      [](V v, Config& c) { c.node.threads = static_cast<int>(v.integer); }},
     {"node.autotune_threshold", number(0.1, 0.0, 10.0), "add learners while throughput rises by more than this",
      [](V v, Config& c) { c.node.autotune_threshold = v.number; }},
-    {"node.max_learners", integer(16, 1, 256), "ceiling for auto-tuning",
+    {"node.max_learners", integer(16, 1, 256), "ceiling for auto-tuning (never above the cores)",
      [](V v, Config& c) { c.node.max_learners = static_cast<int>(v.integer); }},
   };
 }

@@ -115,6 +115,7 @@ JsonObject summarize(const Config& c, const actors::NodeResult& node) {
       .add("learners_per_peer", node.learners)
       .add("intra_sync", actors::intra_sync_name(node.intra_sync))
       .add("sync_every", node.sync_every)
+      .add("autotune_log", node.autotune_log)
       .add("model", c.node.train.learner.model.kind)
       .add("backend", std::string(kernels::backend_name(node.backend)))
       .add("isa", std::string(platform::isa_name(platform::active_isa())))

@@ -98,8 +98,8 @@ BOOST_AUTO_TEST_CASE(autotune_reaches_a_decision) {
   spec.autotune_window_seconds = 0.0;  // decide after every 20 iterations
   spec.train.epochs = 6;
   const NodeResult r = run(spec);
-  // The count phase (at least one learner added), the period phase's three trials, the choice.
-  BOOST_TEST(r.autotune_log.size() >= 5u);
+  // The count phase (one learner, at least one added), the period phase's first trial, the choice.
+  BOOST_TEST(r.autotune_log.size() >= 4u);
   BOOST_TEST(r.learners >= 1);
   BOOST_TEST(r.learners <= 3);
   BOOST_TEST(r.train.last().test_accuracy > 0.8);
@@ -107,7 +107,7 @@ BOOST_AUTO_TEST_CASE(autotune_reaches_a_decision) {
   const std::string& choice = r.autotune_log.back();
   BOOST_TEST(choice.rfind("settling on " + describe({r.learners, r.intra_sync, r.sync_every}) + ":", 0) == 0u, choice);
   bool periods_tried = false;
-  for (const auto& line : r.autotune_log) periods_tried |= line.find("SMA every 4 steps give") != std::string::npos;
+  for (const auto& line : r.autotune_log) periods_tried |= line.find("independent give") != std::string::npos;
   BOOST_TEST(periods_tried);
 }
 

@@ -26,7 +26,7 @@ expect_exit 1 "dataset-fashion-mnist" train --config "$src/configs/fmnist-mlp.to
 
 expect_exit 0 "done: test_accuracy" train --config "$src/configs/fmnist-mlp.toml" --set data.dataset=synthetic \
   --set run.epochs=1 --set run.out_dir="$tmp/results" --set run.name=e2e --set run.target_accuracy=0.5 --summary "$tmp/s.json"
-for key in run mode peers learners_per_peer epochs samples wall_seconds samples_per_second train_loss \
+for key in run mode peers learners_per_peer intra_sync sync_every autotune_log epochs samples wall_seconds samples_per_second train_loss \
            test_accuracy target_accuracy time_to_target_seconds bytes_sent bytes_received model_checksum \
            partition label_counts; do
   grep -q "\"$key\":" "$tmp/s.json" || fail "summary lacks $key"
