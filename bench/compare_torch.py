@@ -143,8 +143,8 @@ def torch_rate(settings, description, batch, samples, data, threads):
     return steps * batch / (time.perf_counter() - t0)
 
 
-def starling_rate(binary, kind, batch, samples, backend, learners, workdir):
-    """Samples per second from Starling's summary JSON for one `starling train` run."""
+def starling_summary(binary, kind, batch, samples, backend, learners, workdir):
+    """Starling's summary JSON of one `starling train` run."""
     summary = os.path.join(workdir, "summary-%s-%d-%s.json" % (kind, batch, backend))
     cmd = [binary, "train", "--config", CONFIGS[kind], "--summary", summary,
            "--set", "optimizer.batch=%d" % batch,
@@ -159,7 +159,12 @@ def starling_rate(binary, kind, batch, samples, backend, learners, workdir):
     if done.returncode != 0:
         raise RuntimeError("%s failed (%d): %s" % (" ".join(cmd), done.returncode, done.stderr[-2000:]))
     with open(summary) as f:
-        return float(json.load(f)["samples_per_second"])
+        return json.load(f)
+
+
+def starling_rate(binary, kind, batch, samples, backend, learners, workdir):
+    """Samples per second from Starling's summary JSON for one `starling train` run."""
+    return float(starling_summary(binary, kind, batch, samples, backend, learners, workdir)["samples_per_second"])
 
 
 def gpt_text(starling):
@@ -304,6 +309,8 @@ def parse_args():
     p.add_argument("--baseline", help="another starling binary (an earlier build) whose native backend runs "
                    "interleaved with the others: the before/after ratio of a change, against the same anchor")
     p.add_argument("--isa", choices=sorted(ISA_CAPS), help="cap every party at this instruction set (see above)")
+    p.add_argument("--auto", action="store_true", help="also run kernels.backend=auto, interleaved: its rate "
+                   "against the faster of native and oneDNN, and which backend it chose")
     p.add_argument("--steps", type=int, default=40, help="gpt: timed steps per run, after warm-up")
     p.add_argument("--clock", choices=("wall", "thread"), default="wall",
                    help="gpt: wall time, or CPU time (bench_step's thread clock, PyTorch's process clock)")
@@ -311,6 +318,8 @@ def parse_args():
     args = p.parse_args()
     if "gpt" in args.models.split(",") and args.scope != "core":
         p.error("--models gpt runs at --scope core only")
+    if "gpt" in args.models.split(",") and args.auto:
+        p.error("--auto runs with the image models only")
     return args
 
 
@@ -324,13 +333,19 @@ def measure(args, kind, batch, data, workdir):
     rates = {"native": [], "onednn": []}
     if args.baseline:
         rates["baseline"] = []
+    if args.auto:
+        rates["auto"] = []
+    chosen = []  # the backends auto kept
     for _ in range(args.repeats):
         for t in torch_rates:
             torch_rates[t].append(torch_rate(settings, description, batch, samples, data, t))
         for backend in rates:
             binary = args.baseline if backend == "baseline" else args.starling
-            rates[backend].append(starling_rate(binary, kind, batch, samples, backend if backend != "baseline" else "native",
-                                                cores, workdir))
+            summary = starling_summary(binary, kind, batch, samples, backend if backend != "baseline" else "native",
+                                       cores, workdir)
+            rates[backend].append(float(summary["samples_per_second"]))
+            if backend == "auto":
+                chosen.append(summary["backend"])
     best = max(torch_rates, key=lambda t: statistics.median(torch_rates[t]))
     print("%s b%d: torch by threads %s, starling %s" % (
         kind, batch, {t: [round(x) for x in v] for t, v in torch_rates.items()},
@@ -338,6 +353,8 @@ def measure(args, kind, batch, data, workdir):
     row = {"model": kind, "batch": batch, "scope": args.scope, "torch_threads": best, "starling_learners": cores,
            "torch": statistics.median(torch_rates[best])}
     row.update({k: statistics.median(v) for k, v in rates.items()})
+    if args.auto:
+        row["auto_chose"] = chosen
     return row
 
 
@@ -375,6 +392,10 @@ def main():
     if args.baseline:
         print("native against the baseline's native (%s): %s" % (args.baseline, ", ".join(
             "%s b%d %.3f" % (r["model"], r["batch"], r["native"] / r["baseline"]) for r in rows)))
+    if args.auto:
+        print("kernels.backend=auto against the faster backend: %s" % ", ".join(
+            "%s b%d %.3f (chose %s)" % (r["model"], r["batch"], r["auto"] / max(r["native"], r["onednn"]),
+                                        "/".join(r["auto_chose"])) for r in rows))
 
 
 if __name__ == "__main__":

@@ -1,4 +1,6 @@
-// Config parsing: defaults, overrides, and each class of error naming file, line and key.
+// Config parsing: defaults, overrides, the exchange's, checkpoint, robust-aggregation and
+// AdamW keys, and each class of error naming file, line and key. Layer lists are in
+// config_model_test.cpp, the data splits in config_data_test.cpp.
 #define BOOST_TEST_MODULE cli_config
 #include <boost/test/unit_test.hpp>
 
@@ -7,6 +9,7 @@
 #include "cli/data_partition.h"
 #include "learners/model.h"
 #include "learners/model_description.h"
+#include "tests/cli/config_errors.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -17,24 +20,7 @@
 #include <unistd.h>
 
 using namespace starling::cli;
-
-namespace {
-
-// The error message of parsing `text`, or "" when it parsed.
-std::string error_of(const std::string& text, const std::vector<std::string>& overrides = {}) {
-  try {
-    parse_config(text, "test.toml", overrides);
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "";
-}
-
-bool contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
-
-}  // namespace
+using namespace starling::cli::testing;
 
 BOOST_AUTO_TEST_CASE(defaults_and_values) {
   const Config c = parse_config("[run]\nepochs = 2.5\n[model]\nkind = \"cnn\"\n[optimizer]\nlr = 0.1\nbatch = 8\n", "t");
@@ -102,157 +88,6 @@ BOOST_AUTO_TEST_CASE(unknown_model_and_dataset) {
   }
   const Config c = parse_config("[data]\ndataset = \"cifar10\"\npath = \"cifar\"\n", "jobs/t.toml");
   BOOST_TEST(c.data.path == "jobs/cifar");  // relative to the config file
-}
-
-namespace {
-
-const char* const kCnnLayers = R"([model]
-layers = [
-  { kind = "conv2d", size = 32, kernel = 5 },
-  { kind = "relu" },
-  { kind = "maxpool2d", kernel = 2 },
-  { kind = "conv2d", size = 64, kernel = 5 },
-  { kind = "relu" },
-  { kind = "maxpool2d", kernel = 2 },
-  { kind = "flatten" },
-  { kind = "dense", size = 128 },
-  { kind = "relu" },
-  { kind = "dense", size = 10 },
-]
-)";
-
-// The CNN list with line `line` (1-based, counting "[model]") replaced.
-std::string cnn_with(int line, const std::string& replacement) {
-  std::string text = kCnnLayers, out;
-  std::size_t start = 0;
-  for (int n = 1; start < text.size(); ++n) {
-    const std::size_t end = text.find('\n', start);
-    out += (n == line ? replacement : text.substr(start, end - start)) + "\n";
-    start = end + 1;
-  }
-  return out;
-}
-
-}  // namespace
-
-BOOST_AUTO_TEST_CASE(a_layer_list_builds_the_preset_it_spells_out) {
-  const Config listed = parse_config(kCnnLayers, "t");
-  const Config preset = parse_config("[model]\nkind = \"cnn\"\n", "t");
-  BOOST_TEST(listed.node.train.learner.model.kind == "layers");
-  starling::Model a(listed.node.train.learner.model), b(preset.node.train.learner.model);
-  BOOST_REQUIRE(a.param_count() == b.param_count());
-  BOOST_TEST(a.signature() == b.signature());
-  a.init(7);
-  b.init(7);
-  BOOST_TEST(std::memcmp(a.params(), b.params(), a.param_count() * sizeof(float)) == 0);
-}
-
-BOOST_AUTO_TEST_CASE(bad_layer_lists_name_the_line_and_key) {
-  std::string e = error_of(cnn_with(3, "  { kind = \"conv3d\", size = 32, kernel = 5 },"));
-  BOOST_TEST((contains(e, "test.toml:3") && contains(e, "model.layers[0].kind") && contains(e, "conv2d")), e);
-  e = error_of(cnn_with(5, "  { kind = \"maxpool2d\", kernel = 0 },"));
-  BOOST_TEST((contains(e, "test.toml:5") && contains(e, "model.layers[2].kernel")), e);
-  e = error_of(cnn_with(6, "  { kind = \"conv2d\", size = -4, kernel = 5 },"));
-  BOOST_TEST((contains(e, "test.toml:6") && contains(e, "model.layers[3].size")), e);
-  e = error_of(cnn_with(6, "  { kind = \"conv2d\", size = 64, kernel = 13 },"));  // 12x12 input
-  BOOST_TEST((contains(e, "test.toml:6") && contains(e, "model.layers[3].kernel") && contains(e, "larger")), e);
-  e = error_of(cnn_with(12, "  { kind = \"dense\", size = 7 },"));
-  BOOST_TEST((contains(e, "test.toml:12") && contains(e, "model.layers[9].size") && contains(e, "class")), e);
-  e = error_of(cnn_with(5, "  { kind = \"maxpool2d\", kernel = 2, padding = 1 },"));  // pools take no padding
-  BOOST_TEST((contains(e, "test.toml:5") && contains(e, "model.layers[2].padding") && contains(e, "no such key")), e);
-  BOOST_TEST(error_of(cnn_with(5, "  { kind = \"avgpool2d\", kernel = 2 },")) == "");
-  BOOST_TEST(error_of(cnn_with(11, "  { kind = \"dropout\", rate = 0.5 },")) == "");  // in place of a relu
-  e = error_of(cnn_with(11, "  { kind = \"dropout\", rate = 1.0 },"));
-  BOOST_TEST((contains(e, "test.toml:11") && contains(e, "model.layers[8].rate")), e);
-  e = error_of(cnn_with(11, "  { kind = \"dropout\" },"));
-  BOOST_TEST((contains(e, "model.layers[8].rate")), e);
-  e = error_of(cnn_with(4, "  { kind = \"relu\", size = 3 },"));
-  BOOST_TEST((contains(e, "test.toml:4") && contains(e, "model.layers[1].size") && contains(e, "no such key")), e);
-  e = error_of(cnn_with(4, "  { kind = \"conv2d\", kernel = 3 },"));
-  BOOST_TEST((contains(e, "model.layers[1].size")), e);
-  e = error_of(std::string(kCnnLayers) + "kind = \"cnn\"\n");
-  BOOST_TEST((contains(e, "test.toml:14") && contains(e, "model.kind") && contains(e, "beside model.layers")), e);
-  e = error_of("[model]\nlayers = []\n");
-  BOOST_TEST((contains(e, "test.toml:2") && contains(e, "model.layers") && contains(e, "non-empty")), e);
-  e = error_of("[model]\nlayers = [\"relu\"]\n");
-  BOOST_TEST((contains(e, "model.layers[0]") && contains(e, "table")), e);
-  // Residual blocks: nested errors name the block's line and the path inside it.
-  const std::string block = "[model]\nlayers = [\n  { kind = \"conv2d\", size = 8, kernel = 3, padding = 1 },\n"
-                            "  { kind = \"residual\", body = [{ kind = \"conv2d\", size = 16, kernel = 3, stride = 2, padding = 1 },"
-                            " { kind = \"groupnorm\", groups = GROUPS }]SHORTCUT },\n"
-                            "  { kind = \"global_avgpool\" },\n  { kind = \"dense\", size = 10 },\n]\n";
-  auto with = [&](const std::string& groups, const std::string& shortcut) {
-    std::string text = block;
-    text.replace(text.find("GROUPS"), 6, groups);
-    text.replace(text.find("SHORTCUT"), 8, shortcut);
-    return text;
-  };
-  const std::string projection = ", shortcut = [{ kind = \"conv2d\", size = 16, kernel = 1, stride = 2, bias = false }]";
-  BOOST_TEST(error_of(with("4", projection)) == "");
-  e = error_of(with("3", projection));
-  BOOST_TEST((contains(e, "test.toml:4") && contains(e, "model.layers[1].body[1].groups") && contains(e, "divide")), e);
-  e = error_of(with("4", ""));
-  BOOST_TEST((contains(e, "test.toml:4") && contains(e, "model.layers[1].shortcut") && contains(e, "projection")), e);
-  e = error_of(with("4", ", shortcut = [{ kind = \"conv2d\", size = 16, kernel = 1, stride = 2, bais = false }]"));
-  BOOST_TEST((contains(e, "model.layers[1].shortcut[0].bais") && contains(e, "no such key")), e);
-  // CIFAR-10's 32x32x3 input: the same list fits (conv5 -> 28, pool -> 14, conv5 -> 10, pool -> 5).
-  BOOST_TEST(error_of(std::string(kCnnLayers) + "[data]\ndataset = \"cifar10\"\npath = \"x\"\n") == "");
-}
-
-// The GPT preset written out as its layer list (`starling model --layers`) and read back
-// builds the same model: the same arena, the same initial bits, the same logits and gradients.
-BOOST_AUTO_TEST_CASE(the_gpt_written_as_a_layer_list_is_the_preset) {
-  using starling::Model;
-  const std::string data = "[data]\ndataset = \"text\"\npath = \"text\"\n";
-  const Config preset =
-      parse_config(data + "[model]\nkind = \"gpt\"\nblocks = 2\nheads = 2\nwidth = 16\ncontext = 8\n", "gpt.toml");
-  const starling::ModelSpec& gpt = preset.node.train.learner.model;
-  const Config listed = parse_config(data + starling::layers_toml(gpt), "list.toml");
-  const starling::ModelSpec& list = listed.node.train.learner.model;
-  BOOST_TEST(list.kind == "layers");
-  BOOST_TEST(list.context == 8);
-  Model a(gpt), b(list);
-  BOOST_TEST(a.param_count() == b.param_count());
-  BOOST_TEST(a.signature() == b.signature());
-  a.init(7), b.init(7);
-  BOOST_TEST(starling::checksum_hex(a.params(), a.param_count()) == starling::checksum_hex(b.params(), b.param_count()));
-  const int batch = 2, outputs = batch * 8 * 256;
-  std::vector<float> ids(batch * 8), dlogits(outputs);
-  for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<float>((i * 37) % 256);
-  const auto backend = starling::kernels::Backend::native;
-  const std::vector<float> ya(a.forward(backend, batch, ids.data()), a.forward(backend, batch, ids.data()) + outputs);
-  const float* yb = b.forward(backend, batch, ids.data());
-  BOOST_TEST(std::memcmp(ya.data(), yb, sizeof(float) * outputs) == 0);
-  for (int i = 0; i < outputs; ++i) dlogits[i] = ya[i] * 1e-3f;
-  a.forward(backend, batch, ids.data());  // a's activations, for its backward
-  a.backward(backend, batch, ids.data(), dlogits.data());
-  b.backward(backend, batch, ids.data(), dlogits.data());
-  BOOST_TEST(starling::checksum_hex(a.grads(), a.param_count()) == starling::checksum_hex(b.grads(), b.param_count()));
-}
-
-// A GPT layer list's bad values name file:line:key.
-BOOST_AUTO_TEST_CASE(bad_gpt_layer_lists_name_the_line_and_key) {
-  const std::string text = "[data]\ndataset = \"text\"\npath = \"text\"\n[model]\ncontext = 8\n";
-  const std::string embed = "[[model.layers]]\nkind = \"token_embedding\"\nsize = 16\n";
-  const std::string head = "[[model.layers]]\nkind = \"tied_head\"\n";
-  std::string e = error_of(text + embed + "[[model.layers]]\nkind = \"attention\"\nheads = 3\n" + head);
-  BOOST_TEST((contains(e, "test.toml:9") && contains(e, "model.layers[1].heads") && contains(e, "divide")), e);
-  e = error_of(text + "[[model.layers]]\nkind = \"token_embedding\"\nsize = 16\nvocab = 100\n" + head);
-  BOOST_TEST((contains(e, "test.toml:6") && contains(e, "model.layers[0].vocab") && contains(e, "256")), e);
-  e = error_of(text + embed + "[[model.layers]]\nkind = \"residual\"\n[[model.layers.body]]\nkind = \"tied_head\"\n");
-  BOOST_TEST((contains(e, "test.toml:9") && contains(e, "model.layers[1].shortcut") && contains(e, "1x8x256")), e);
-  e = error_of(text + embed + "[[model.layers]]\nkind = \"dense\"\nsize = 8\nper_token = true\n" + head);
-  BOOST_TEST((contains(e, "test.toml:13") && contains(e, "model.layers[2].kind") && contains(e, "8 wide")), e);
-  e = error_of(text + "[[model.layers]]\nkind = \"token_embedding\"\nsize = 16\n[[model.layers]]\nkind = \"layernorm\"\n");
-  BOOST_TEST((contains(e, "model.layers[1]") && contains(e, "class")), e);
-  e = error_of("[[model.layers]]\nkind = \"flatten\"\n[[model.layers]]\nkind = \"tied_head\"\n");
-  BOOST_TEST((contains(e, "test.toml:3") && contains(e, "model.layers[1].kind") && contains(e, "token_embedding")), e);
-  e = error_of("[[model.layers]]\nkind = \"attention\"\nheads = 1\n[[model.layers]]\nkind = \"dense\"\nsize = 10\n");
-  BOOST_TEST((contains(e, "test.toml:1") && contains(e, "model.layers[0].kind") && contains(e, "token sequence")), e);
-  e = error_of(text + embed + "[[model.layers]]\nkind = \"dense\"\nsize = 256\ninit_std = 0.1\n");
-  BOOST_TEST((contains(e, "model.layers[1].init_std") && contains(e, "no such key")), e);
-  e = error_of("[[model.layers]]\nkind = \"flatten\"\n[[model.layers]]\nkind = \"dense\"\nsize = 10\n", {"data.dataset=text"});
-  BOOST_TEST((contains(e, "model.layers") && contains(e, "token_embedding")), e);
 }
 
 BOOST_AUTO_TEST_CASE(bad_overrides) {
@@ -485,98 +320,6 @@ BOOST_AUTO_TEST_CASE(checkpoint_keys) {
   BOOST_TEST(contains(error_of("[run]\ncheckpoint_keep = 0\n"), "run.checkpoint_keep"));
 }
 
-BOOST_AUTO_TEST_CASE(partition_keys) {
-  const Config iid = parse_config("", "t");
-  BOOST_TEST((iid.data.partition.kind == starling::PartitionKind::iid));
-  const Config c = parse_config("[run]\nseed = 7\n[data]\npartition = \"dirichlet\"\nalpha = 0.1\nclasses_per_peer = 3\n", "t");
-  BOOST_TEST((c.data.partition.kind == starling::PartitionKind::dirichlet));
-  BOOST_TEST(c.data.partition.alpha == 0.1);
-  BOOST_TEST(c.data.partition.classes_per_peer == 3);
-  BOOST_TEST(c.data.partition.seed == starling::partition_seed(7));
-  BOOST_TEST((parse_config("", "t", {"data.partition=by-class"}).data.partition.kind == starling::PartitionKind::by_class));
-}
-
-BOOST_AUTO_TEST_CASE(partition_errors_name_file_line_and_key) {
-  std::string e = error_of("[data]\npartition = \"non-iid\"\n");
-  BOOST_TEST((contains(e, "test.toml:2: data.partition") && contains(e, "\"iid\", \"dirichlet\", \"shards\", \"by-class\"")), e);
-  for (const char* alpha : {"0", "-0.5", "inf", "nan"}) {
-    e = error_of(std::string("[data]\npartition = \"dirichlet\"\nalpha = ") + alpha + "\n");
-    BOOST_TEST((contains(e, "test.toml:3: data.alpha") && contains(e, "(0, inf)")), e);
-  }
-  e = error_of("[data]\nclasses_per_peer = 0\n");
-  BOOST_TEST((contains(e, "test.toml:2: data.classes_per_peer") && contains(e, "[1, 256]")), e);
-  e = error_of("", {"data.alpha=0"});
-  BOOST_TEST(contains(e, "--set data.alpha"), e);
-}
-
-namespace {
-
-// A job of `peers` peers on synthetic data (10 classes), parsed with `data` as its [data] keys.
-Config job(int peers, const std::string& data, int train = 600) {
-  std::string text = "[data]\ndataset = \"synthetic\"\nsynthetic_train = " + std::to_string(train) + "\n" + data +
-                     "[exchange]\nmode = \"allreduce\"\n";
-  for (int i = 0; i < peers; ++i)
-    text += "[[peer]]\nid = " + std::to_string(i) + "\nendpoint = \"tcp://127.0.0.1:" + std::to_string(7000 + i) + "\"\n";
-  return parse_config(text, "job.toml");
-}
-
-std::string partition_error_of(const Config& c) {
-  const auto data = starling::make_synthetic(static_cast<uint32_t>(c.data.synthetic_train), 10, c.run.seed);
-  try {
-    partition_peers(c, data.train);
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "";
-}
-
-}  // namespace
-
-// What needs the labels and the peer count: still a config error naming where the key was set.
-BOOST_AUTO_TEST_CASE(partitions_the_data_rules_out_are_config_errors) {
-  std::string e = partition_error_of(job(4, "partition = \"shards\"\nclasses_per_peer = 11\n"));
-  BOOST_TEST((contains(e, "job.toml:5: data.classes_per_peer") && contains(e, "[1, 10]")), e);
-  e = partition_error_of(job(4, "partition = \"shards\"\nclasses_per_peer = 2\n"));  // 8 shards, 10 classes
-  BOOST_TEST((contains(e, "job.toml:5: data.classes_per_peer") && contains(e, "at least 3")), e);
-  // 20 peers, 10 classes each on one peer: at least 10 peers get nothing.
-  e = partition_error_of(job(20, "partition = \"dirichlet\"\nalpha = 1e-9\n"));
-  BOOST_TEST((contains(e, "job.toml:5: data.alpha") && contains(e, "with 0 training samples")), e);
-  e = partition_error_of(job(12, "partition = \"by-class\"\n", 10));
-  BOOST_TEST((contains(e, "job.toml:4: data.partition") && contains(e, "leaves peer 10")), e);
-  BOOST_TEST(partition_error_of(job(4, "partition = \"shards\"\nclasses_per_peer = 3\n")).empty());
-}
-
-BOOST_AUTO_TEST_CASE(each_peer_trains_on_its_own_part) {
-  Config c = job(3, "partition = \"by-class\"\n");
-  const auto data = starling::make_synthetic(600, 10, c.run.seed);
-  const auto parts = partition_peers(c, data.train);
-  BOOST_TEST(parts.size() == 3u);
-  c.node.exchange.rank = 2;
-  assign_partition(c, data.train);
-  BOOST_REQUIRE(c.node.part);
-  BOOST_TEST(*c.node.part == parts[2], boost::test_tools::per_element());
-  Config iid = job(3, "");
-  assign_partition(iid, data.train);
-  BOOST_TEST(!iid.node.part);
-  BOOST_TEST(partition_peers(iid, data.train).empty());
-}
-
-// D-Cliques' cliques come from every peer's histogram: each peer gets them all, alike.
-BOOST_AUTO_TEST_CASE(d_cliques_gets_every_peers_label_histogram) {
-  Config c = job(3, "partition = \"by-class\"\n");
-  c.node.exchange.topology = "d-cliques";
-  const auto data = starling::make_synthetic(600, 10, c.run.seed);
-  const auto parts = partition_peers(c, data.train);
-  assign_partition(c, data.train);
-  BOOST_TEST(c.node.exchange.clique_size == 10);  // 0: the dataset's classes
-  BOOST_TEST_REQUIRE(c.node.exchange.label_counts.size() == 3u);
-  for (std::size_t r = 0; r < 3; ++r) {
-    double samples = 0.0;
-    for (double n : c.node.exchange.label_counts[r]) samples += n;
-    BOOST_TEST(samples == static_cast<double>(parts[r].size()));
-  }
-}
-
 // Robust aggregation and attacking peers (docs/byzantine.md): their values, and every bad
 // one a ConfigError naming file:line:key.
 BOOST_AUTO_TEST_CASE(robust_aggregation_and_attackers) {
@@ -626,75 +369,6 @@ BOOST_AUTO_TEST_CASE(robust_aggregation_and_attackers) {
   // A key of one aggregator under another.
   e = error_of(clipped, {"exchange.aggregator=\"median\""});
   BOOST_TEST(contains(e, "exchange.clip_radius: expected only with"), e);
-}
-
-BOOST_AUTO_TEST_CASE(text_keys_and_their_errors) {
-  const Config c = parse_config("[data]\ndataset = \"text\"\npath = \"corpus\"\nvalidation_fraction = 0.2\n[model]\ncontext = 128\nkind = \"gpt\"\n",
-                                "jobs/t.toml");
-  BOOST_TEST(c.data.dataset == "text");
-  BOOST_TEST(c.data.validation_fraction == 0.2);
-  BOOST_TEST(c.node.train.learner.model.context == 128);
-  BOOST_TEST(contains(c.data.path_at, "jobs/t.toml:3"), c.data.path_at);
-  BOOST_TEST(contains(c.data.context_at, "jobs/t.toml:6"), c.data.context_at);
-  std::string e = error_of("[data]\ndataset = \"text\"\n[model]\nkind = \"gpt\"\n");
-  BOOST_TEST((contains(e, "data.path") && contains(e, "/usr/share/games/fortunes")), e);
-  e = error_of("[data]\ndataset = \"text\"\npath = \"x\"\nvalidation_fraction = 0.6\n");
-  BOOST_TEST(contains(e, "test.toml:4: data.validation_fraction"), e);
-  e = error_of("[data]\ndataset = \"text\"\npath = \"x\"\n[model]\ncontext = 0\n");
-  BOOST_TEST(contains(e, "test.toml:5: model.context"), e);
-  e = error_of("[data]\ndataset = \"text\"\npath = \"x\"\n[model]\nkind = \"gpt\"\n[exchange]\nmode = \"allreduce\"\noverlap = true\n"
-               "[[peer]]\nid = 0\nendpoint = \"tcp://127.0.0.1:5600\"\n[[peer]]\nid = 1\nendpoint = \"tcp://127.0.0.1:5601\"\n");
-  BOOST_TEST((contains(e, "test.toml:8: exchange.overlap") && contains(e, "language model")), e);
-}
-
-namespace {
-
-// A two-peer text job over `dir`'s files, parsed with `data` as more [data] keys.
-Config text_job(const std::string& dir, const std::string& data) {
-  return parse_config("[data]\ndataset = \"text\"\npath = \"" + dir + "\"\n" + data +
-                          "[model]\ncontext = 16\nkind = \"gpt\"\n[exchange]\nmode = \"allreduce\"\n"
-                          "[[peer]]\nid = 0\nendpoint = \"tcp://127.0.0.1:7000\"\n"
-                          "[[peer]]\nid = 1\nendpoint = \"tcp://127.0.0.1:7001\"\n",
-                      "text.toml");
-}
-
-std::string text_partition_error_of(const Config& c, const starling::TextCorpus& corpus) {
-  try {
-    partition_text_peers(c, corpus);
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "";
-}
-
-}  // namespace
-
-// Splits of text that the files rule out: config errors naming where the key was set.
-BOOST_AUTO_TEST_CASE(text_partitions_the_files_rule_out_are_config_errors) {
-  const auto dir = std::filesystem::temp_directory_path() / ("starling-text-config-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  std::vector<std::string> paths;
-  for (const char* name : {"a", "b", "c"}) {
-    paths.push_back((dir / name).string());
-    std::FILE* f = std::fopen(paths.back().c_str(), "wb");
-    for (int i = 0; i < 200; ++i) std::fputc('a' + i % 26, f);
-    std::fclose(f);
-  }
-  const auto corpus = starling::TextCorpus::from_files(paths, 0.1);
-  BOOST_TEST(text_partition_error_of(text_job(dir.string(), "partition = \"by-file\"\n"), corpus).empty());
-  BOOST_TEST(partition_text_peers(text_job(dir.string(), "partition = \"by-file\"\n"), corpus).size() == 2u);
-  std::string e = text_partition_error_of(text_job(dir.string(), "partition = \"shards\"\n"), corpus);
-  BOOST_TEST((contains(e, "text.toml:4: data.partition") && contains(e, "needs labelled samples")), e);
-  // With α tiny every file goes whole to one peer; seeds for which one peer gets none exist.
-  bool starved = false;
-  for (int seed = 1; seed < 40 && !starved; ++seed) {
-    Config c = text_job(dir.string(), "partition = \"dirichlet\"\nalpha = 1e-9\n");
-    c.data.partition.seed = starling::partition_seed(static_cast<uint64_t>(seed));
-    e = text_partition_error_of(c, corpus);
-    starved = !e.empty();
-  }
-  BOOST_TEST((starved && contains(e, "text.toml:5: data.alpha") && contains(e, "no window of 17 bytes")), e);
-  std::filesystem::remove_all(dir);
 }
 
 BOOST_AUTO_TEST_CASE(adamw_keys_and_their_errors) {
