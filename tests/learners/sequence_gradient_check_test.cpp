@@ -31,6 +31,27 @@ using namespace starling;
 using namespace starling::testing;
 using kernels::Backend;
 
+namespace {
+
+// A normalisation layer's forward on two samples of random tokens (`values` floats in all),
+// with random parameters: what the double-precision forward checks compare.
+struct NormForward {
+  std::vector<float> params, grads, x, y;
+};
+
+NormForward forward_two_samples(Layer& norm, int values, std::mt19937_64& rng) {
+  NormForward f;
+  f.params = random_vector(norm.param_count(), rng);
+  f.grads.resize(norm.param_count());
+  norm.bind(f.params.data(), f.grads.data());
+  f.x = random_vector(static_cast<std::size_t>(values), rng, 3.f);
+  f.y.resize(f.x.size());
+  norm.forward(Backend::native, 2, f.x.data(), f.y.data());
+  return f;
+}
+
+}  // namespace
+
 // The GPT's layers on sequences {1, T, C}: LayerNorm per token, exact GELU, the learned
 // position embedding, each against finite differences (on every ISA path) and a
 // double-precision forward.
@@ -49,11 +70,8 @@ BOOST_AUTO_TEST_CASE(layernorm_gelu_and_position_embedding) {
 
   // Forward values: LayerNorm normalises each token alone; GELU is x·Φ(x), not tanh's.
   const int tokens = 2 * 5, width = 12;
-  std::vector<float> params = random_vector(norm.param_count(), rng), grads(norm.param_count());
-  norm.bind(params.data(), grads.data());
-  const std::vector<float> x = random_vector(static_cast<std::size_t>(tokens * width), rng, 3.f);
-  std::vector<float> y(x.size());
-  norm.forward(Backend::native, 2, x.data(), y.data());
+  const NormForward f = forward_two_samples(norm, tokens * width, rng);
+  const std::vector<float>&params = f.params, &x = f.x, &y = f.y;
   for (int t = 0; t < tokens; ++t) {
     double mean = 0.0, var = 0.0;
     for (int c = 0; c < width; ++c) mean += x[t * width + c];
@@ -234,11 +252,8 @@ BOOST_AUTO_TEST_CASE(rmsnorm_layer) {
   RmsNorm norm(Shape{1, 5, 12});
   check_layer(norm, 3, Backend::native, rng);
   const int tokens = 2 * 5, width = 12;
-  std::vector<float> params = random_vector(norm.param_count(), rng), grads(norm.param_count());
-  norm.bind(params.data(), grads.data());
-  const std::vector<float> x = random_vector(static_cast<std::size_t>(tokens * width), rng, 3.f);
-  std::vector<float> y(x.size());
-  norm.forward(Backend::native, 2, x.data(), y.data());
+  const NormForward f = forward_two_samples(norm, tokens * width, rng);
+  const std::vector<float>&params = f.params, &x = f.x, &y = f.y;
   for (int t = 0; t < tokens; ++t) {
     double sum = 0.0;
     for (int c = 0; c < width; ++c) sum += static_cast<double>(x[t * width + c]) * x[t * width + c];
