@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <thread>
 
 namespace starling::cli {
@@ -110,12 +111,31 @@ bool known_shape(const DataOptions& data, ModelSpec& model) {
   return true;
 }
 
+// The deepest entry of `item` that a ModelError's key path ("body[1].groups") names: a
+// nested layer table has a line of its own when it is written as [[model.layers.body]].
+const toml::node* entry_named(const toml::node* item, const std::string& key) {
+  std::size_t at = 0;
+  while (item && item->as_table()) {
+    const std::size_t open = key.find('[', at), dot = key.find('.', at);
+    if (open == std::string::npos || (dot != std::string::npos && dot < open)) break;
+    const toml::array* list = item->as_table()->get_as<toml::array>(key.substr(at, open - at));
+    const std::size_t close = key.find(']', open);
+    if (!list || close == std::string::npos) break;
+    const toml::node* inner = list->get(static_cast<std::size_t>(std::atoi(key.c_str() + open + 1)));
+    if (!inner) break;
+    item = inner;
+    at = close + 2;  // past "]."
+  }
+  return item;
+}
+
 // A ModelError as a ConfigError naming the offending entry (its line where known) and key;
 // a preset that does not fit its data is named by model.kind.
 [[noreturn]] void report(const ModelError& e, const ModelSpec& model, const toml::node* layers, const std::string& file) {
   if (model.kind != "layers" || e.layer() < 0)
     throw ConfigError(file + ": model." + (model.kind == "layers" ? e.key() : "kind") + ": " + e.what());
   const toml::node* item = layers && layers->as_array() ? layers->as_array()->get(e.layer()) : nullptr;
+  if (item) item = entry_named(item, e.key());
   throw ConfigError((item ? where(file, *item) : file) + ": model.layers[" + std::to_string(e.layer()) + "]." + e.key() +
                     ": " + e.what());
 }

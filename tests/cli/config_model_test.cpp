@@ -110,6 +110,13 @@ BOOST_AUTO_TEST_CASE(bad_layer_lists_name_the_line_and_key) {
   BOOST_TEST((contains(e, "test.toml:4") && contains(e, "model.layers[1].body[1].groups") && contains(e, "divide")), e);
   e = error_of(with("4", ""));
   BOOST_TEST((contains(e, "test.toml:4") && contains(e, "model.layers[1].shortcut") && contains(e, "projection")), e);
+  // Written as arrays of tables, a nested entry has a line of its own, and the error names it.
+  e = error_of("[[model.layers]]\nkind = \"conv2d\"\nsize = 8\nkernel = 3\npadding = 1\n"
+               "[[model.layers]]\nkind = \"residual\"\n"
+               "[[model.layers.body]]\nkind = \"conv2d\"\nsize = 8\nkernel = 3\npadding = 1\n"
+               "[[model.layers.body]]\nkind = \"groupnorm\"\ngroups = 3\n"
+               "[[model.layers]]\nkind = \"global_avgpool\"\n[[model.layers]]\nkind = \"dense\"\nsize = 10\n");
+  BOOST_TEST((contains(e, "test.toml:13: model.layers[1].body[1].groups") && contains(e, "divide")), e);
   e = error_of(with("4", ", shortcut = [{ kind = \"conv2d\", size = 16, kernel = 1, stride = 2, bais = false }]"));
   BOOST_TEST((contains(e, "model.layers[1].shortcut[0].bais") && contains(e, "no such key")), e);
   // CIFAR-10's 32x32x3 input: the same list fits (conv5 -> 28, pool -> 14, conv5 -> 10, pool -> 5).
