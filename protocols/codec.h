@@ -51,6 +51,12 @@ class Codec {
   /// Entries sent by the last encode() (all of them for dense codecs).
   std::size_t last_sent() const { return last_sent_; }
 
+  /// Where this codec's random draws stand (QSGD's rounding, top-k's sampling; 0 for a codec
+  /// that draws none). A codec made with the same options and given this by set_draws()
+  /// encodes from then on what this one would: a checkpoint keeps it for an exact resume.
+  virtual std::uint64_t draws() const { return 0; }
+  virtual void set_draws(std::uint64_t) {}
+
  protected:
   std::size_t last_sent_ = 0;
 };

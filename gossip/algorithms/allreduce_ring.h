@@ -62,6 +62,12 @@ class AllreduceRing {
   /// sum) to residual, which has data's length (InvalidArgument otherwise).
   void run(protocols::Span<float> residual);
 
+  /// Where the narrow wire's random rounding stands (protocols::Codec::draws; 0 for fp32).
+  std::uint64_t wire_draws() const { return codec_ ? codec_->draws() : 0; }
+  void set_wire_draws(std::uint64_t draws) {
+    if (codec_) codec_->set_draws(draws);
+  }
+
   /// Messages ignored by this algorithm, by reason (stale round, unexpected segment, ...).
   const std::map<std::string, std::uint64_t>& drops() const { return drops_; }
 

@@ -136,6 +136,20 @@ bool CompressedAllreduce::resume(protocols::Span<const float> base, protocols::S
   return true;
 }
 
+std::vector<std::uint64_t> CompressedAllreduce::draws() const {
+  std::vector<std::uint64_t> out;
+  if (narrow_) out.push_back(narrow_->wire_draws());
+  for (const auto& codec : codecs_) out.push_back(codec->draws());
+  return out;
+}
+
+bool CompressedAllreduce::set_draws(const std::vector<std::uint64_t>& draws) {
+  if (draws.size() != (narrow_ ? 1 : codecs_.size())) return false;
+  if (narrow_) narrow_->set_wire_draws(draws[0]);
+  for (std::size_t s = 0; s < codecs_.size(); ++s) codecs_[s]->set_draws(draws[s]);
+  return true;
+}
+
 void CompressedAllreduce::set_density(double density) {
   if (!(density > 0.0 && density <= 1.0)) STARLING_GOSSIP_THROW(InvalidArgument, "density must lie in (0, 1]");
   codec_options_.density = density;

@@ -72,6 +72,11 @@ class CompressedAllreduce {
   /// checkpoint's: residual()); false, changing nothing, for a wrong length.
   bool resume(protocols::Span<const float> base, protocols::Span<const float> residual);
 
+  /// Where the codec streams' random draws stand, one per stream (none for powersgd), for a
+  /// checkpoint; set_draws() puts them back (false, changing nothing, for a wrong count).
+  std::vector<std::uint64_t> draws() const;
+  bool set_draws(const std::vector<std::uint64_t>& draws);
+
   /// Runs done, the first (uncompressed) one included.
   std::uint64_t runs() const { return runs_; }
   /// Entries this peer sent in the last run (encoded entries, or factor entries).

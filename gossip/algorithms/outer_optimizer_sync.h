@@ -27,9 +27,10 @@
 // round differs from the checkpoint's) knows no x₀: its first round is a plain fp32
 // all-reduce that sets x₀ = x̄ and u = 0 on every member of the view at once, so they go on
 // in step. state() is x₀ then u (two model lengths), and with a codec this member's error
-// feedback after them, which a checkpoint keeps. A codec stream's own state (QSGD's
-// rounding counter, top-k's sampling) restarts on restore, so a resumed run goes on with
-// the same x₀, u and residual but draws other rounding than an uninterrupted one.
+// feedback after them and where its codec streams' random draws stand (QSGD's rounding,
+// top-k's sampling; each count as four floats of 16 bits), which a checkpoint keeps: a
+// resumed run draws what an uninterrupted one would. A state without the draws (written
+// before they were kept) restores with the streams restarted.
 #include <cstdint>
 #include <map>
 #include <memory>

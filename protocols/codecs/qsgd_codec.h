@@ -19,6 +19,8 @@ class QsgdCodec final : public Codec {
   CodecId id() const override { return CodecId::qsgd; }
   Error encode(Span<const float> values, Span<float> residual, std::vector<std::uint8_t>& out) override;
   Error decode(ByteSpan payload, Span<float> out, Apply apply) const override;
+  std::uint64_t draws() const override { return round_; }
+  void set_draws(std::uint64_t draws) override { round_ = static_cast<std::uint32_t>(draws); }
 
   static constexpr std::uint32_t kDefaultBucket = 512;
   static constexpr std::uint32_t kMaxBucket = 1u << 24;

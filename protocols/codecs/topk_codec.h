@@ -23,6 +23,8 @@ class TopKCodec final : public Codec {
   CodecId id() const override { return CodecId::topk; }
   Error encode(Span<const float> values, Span<float> residual, std::vector<std::uint8_t>& out) override;
   Error decode(ByteSpan payload, Span<float> out, Apply apply) const override;
+  std::uint64_t draws() const override { return rng_; }
+  void set_draws(std::uint64_t draws) override { rng_ = draws | 1u; }  // xorshift's state is never 0
 
  private:
   float estimate_cutoff(Span<const float> values, Span<const float> residual, std::size_t k);

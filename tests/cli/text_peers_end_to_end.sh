@@ -4,7 +4,7 @@
 # in each summary and the mean and worst in the job's; again with two SMA learners a peer), by
 # a gradient all-reduce (DDP's step: the same bits, another model), as processes by DiLoCo on
 # 4-bit pseudo-gradients over the by-file split (the same bits again, and fewer bytes than fp32
-# DiLoCo), in one process by DiLoCo with checkpoints cut back to step 8 and resumed (the
+# DiLoCo), in one process by 4-bit DiLoCo with checkpoints cut back to step 8 and resumed (the
 # uninterrupted job's bits), and by NoLoCo's gossip with one random partner (the peers' models
 # differ); the metrics CSV carries val_bpb and bytes; exchange.overlap on text exits 2 naming the key.
 set -euo pipefail
@@ -69,23 +69,27 @@ PY
   { cat "$tmp/log"; fail "NoLoCo on text failed"; }
 [ "$(field "$tmp/noloco.json" identical_models)" = False ] || fail "NoLoCo's peers ended with one model"
 
-# Checkpoints across peers: DiLoCo (x₀ and the outer momentum ride in section "exchange";
-# without them the resumed job ends elsewhere) checkpointing every 4 steps, cut back to step 8
-# on every peer and resumed by `launch --resume`: the same bits as the uninterrupted job.
-ck=("${diloco[@]}" --set run.checkpoint_dir=tck --set run.checkpoint_every=4 --set run.checkpoint_keep=10)
+# Checkpoints across peers: DiLoCo on 4-bit pseudo-gradients (x₀, the outer momentum, the
+# error feedback and where QSGD's rounding stands ride in section "exchange"; without them the
+# resumed job ends elsewhere) checkpointing every 4 steps, cut back to step 8 on every peer and
+# resumed by `launch --resume`: the same bits as the uninterrupted job.
+ck=("${diloco[@]}" --set compression.codec='"qsgd"' --set compression.bits=4
+    --set run.checkpoint_dir=tck --set run.checkpoint_every=4 --set run.checkpoint_keep=10)
 "$starling" launch --config "$tmp/job.toml" --in-process "${ck[@]}" --summary "$tmp/c1.json" 2>"$tmp/log" ||
   { cat "$tmp/log"; fail "DiLoCo with checkpoints on text failed"; }
+checksums() { /usr/bin/python3 -c 'import json,sys; print(*(json.load(open(p))["model_checksum"] for p in json.load(open(sys.argv[1]))["peer_summaries"]))' "$1"; }
+whole=$(checksums "$tmp/c1.json")  # the resumed job writes its peers' summaries over these
 for peer in 0 1 2 3; do
   [ -e "$tmp/tck/peer$peer/ckpt-000000008.starling" ] || fail "peer $peer has no checkpoint at step 8"
   find "$tmp/tck/peer$peer" -name 'ckpt-*' ! -name 'ckpt-000000008.starling' -delete
 done
 "$starling" launch --config "$tmp/job.toml" --in-process "${ck[@]}" --resume --summary "$tmp/c2.json" 2>"$tmp/log" ||
   { cat "$tmp/log"; fail "resumed DiLoCo peers on text failed"; }
-/usr/bin/python3 - "$tmp/c1.json" "$tmp/c2.json" <<'PY' || fail "resumed DiLoCo peers end with other bits than the uninterrupted job"
+[ "$(checksums "$tmp/c2.json")" = "$whole" ] || fail "resumed DiLoCo peers end with other bits than the uninterrupted job"
+/usr/bin/python3 - "$tmp/c1.json" "$tmp/c2.json" <<'PY' || fail "the resumed DiLoCo job differs from the uninterrupted one"
 import json, sys
 whole, resumed = (json.load(open(p)) for p in sys.argv[1:3])
-sums = lambda job: [json.load(open(p))["model_checksum"] for p in job["peer_summaries"]]
-assert resumed["identical_models"] and sums(resumed) == sums(whole), (sums(whole), sums(resumed))
+assert resumed["identical_models"] and resumed["val_bpb"] == whole["val_bpb"], (whole["val_bpb"], resumed["val_bpb"])
 assert all(json.load(open(p))["resumed_from_step"] == 8 for p in resumed["peer_summaries"]), "not every peer resumed at 8"
 PY
 

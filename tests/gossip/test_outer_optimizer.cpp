@@ -15,6 +15,7 @@
 #include <memory>
 #include <random>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "gossip/algorithms/compressed_allreduce_sync.h"
@@ -193,4 +194,67 @@ BOOST_AUTO_TEST_CASE(unit_lr_and_no_momentum_with_a_codec_is_the_compressed_allr
 BOOST_AUTO_TEST_CASE(the_state_with_error_feedback_put_back_continues_bit_for_bit) {
   // fp16's rounding is deterministic, so only x₀, u and the residual carry the run on.
   expect_state_continues_bit_for_bit(Problem(), with_codec(with_outer_momentum(averaging(40, 4), 0.5, 0.7), "fp16"), 20);
+}
+
+namespace {
+
+enum class Kept { everything, without_draws };
+
+// Four peers pulling toward their own centres in `dim` entries, DiLoCo with `plan`'s codec
+// for `rounds` rounds; at round `rebuild_at` (if ≥ 0) every peer builds its algorithm anew
+// from the old one's state, whole or with the codec streams' draws cut off. Peer 0's model.
+std::vector<float> centres_job(const Plan& plan, std::size_t dim, int rounds, int rebuild_at, Kept kept) {
+  constexpr int peers = 4;
+  std::vector<std::vector<float>> centre(peers, std::vector<float>(dim)), xs(peers, std::vector<float>(dim, 0.0f));
+  std::mt19937 rng(12);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  for (auto& c : centre)
+    for (float& v : c) v = u(rng);
+  PeerGroup group(peers);
+  group.connect_all();
+  group.run_all([&](int r) {
+    ExchangeSpec spec;
+    spec.mode = plan.mode;
+    spec.outer_lr = plan.outer_lr;
+    spec.outer_momentum = plan.outer_momentum;
+    spec.codec = plan.codec;
+    spec.codec_options = plan.codec_options;
+    std::vector<float>& x = xs[r];
+    auto build = [&](std::uint64_t round) {
+      return make_sync_algorithm({group.at(r), spec, group.ids(), r, round, {x.data(), dim}, plan.codec_options, nullptr});
+    };
+    auto algorithm = build(0);
+    for (int k = 0; k < rounds; ++k) {
+      if (k == rebuild_at) {
+        std::vector<float> state = algorithm->state();
+        if (kept == Kept::without_draws) state.resize(3 * dim);  // x₀, u and the residual
+        algorithm = build(static_cast<std::uint64_t>(k));
+        if (!algorithm->restore(state)) throw std::runtime_error("the state was refused");
+      }
+      for (int step = 0; step < 4; ++step)
+        for (std::size_t i = 0; i < dim; ++i) x[i] -= 0.1f * (x[i] - centre[r][i]);
+      if (algorithm->run().status != RoundResult::done) throw std::runtime_error("round failed");
+    }
+  });
+  return xs[0];
+}
+
+}  // namespace
+
+// Where the codec streams' random draws stand is part of the state: QSGD's stochastic
+// rounding continues as in the uninterrupted run, so the resumed run ends with its bits; a
+// state without the draws (as checkpoints before them kept) is still taken, and QSGD's
+// rounding restarts. Top-k's draws (it samples for its cutoff above 32,768 entries a
+// segment) are kept too, though its selection is exact whatever they are.
+BOOST_AUTO_TEST_CASE(the_codec_streams_draws_put_back_continue_bit_for_bit) {
+  constexpr std::size_t dim = 40000;
+  for (const CodecCase& c : kCodecs) {
+    BOOST_TEST_CONTEXT(c.name) {
+      const Plan plan = c.apply(with_outer_momentum(averaging(8, 4), 0.5, 0.7));
+      const std::vector<float> straight = centres_job(plan, dim, 8, -1, Kept::everything);
+      BOOST_TEST((centres_job(plan, dim, 8, 4, Kept::everything) == straight));
+      const bool rounds_at_random = plan.codec == "qsgd";
+      BOOST_TEST((centres_job(plan, dim, 8, 4, Kept::without_draws) == straight) == !rounds_at_random);
+    }
+  }
 }
