@@ -128,10 +128,46 @@ void CompressedAllreduce::run_gather() {
 
 void CompressedAllreduce::rebase() { std::copy(model_.begin(), model_.end(), base_.begin()); }
 
-bool CompressedAllreduce::resume(protocols::Span<const float> base, protocols::Span<const float> residual) {
-  if (residual.size() != residual_.size() || base.size() != base_.size()) return false;
-  std::copy(residual.begin(), residual.end(), residual_.begin());
+namespace {
+
+// A count in a float state: four 16-bit pieces, each exact in a float.
+constexpr std::size_t kFloatsPerCount = 4;
+
+void append_count(std::vector<float>& values, std::uint64_t count) {
+  for (std::size_t piece = 0; piece < kFloatsPerCount; ++piece)
+    values.push_back(static_cast<float>((count >> (16 * piece)) & 0xffff));
+}
+
+// False where a piece is not a whole number in [0, 65535].
+bool read_count(const float* values, std::uint64_t& count) {
+  count = 0;
+  for (std::size_t piece = 0; piece < kFloatsPerCount; ++piece) {
+    const float v = values[piece];
+    if (!(v >= 0.0f && v <= 65535.0f) || v != static_cast<float>(static_cast<int>(v))) return false;
+    count |= static_cast<std::uint64_t>(v) << (16 * piece);
+  }
+  return true;
+}
+
+}  // namespace
+
+std::vector<float> CompressedAllreduce::state() const {
+  if (runs_ == 0) return {};
+  std::vector<float> values(residual_.begin(), residual_.end());
+  for (std::uint64_t d : draws()) append_count(values, d);
+  return values;
+}
+
+bool CompressedAllreduce::resume(protocols::Span<const float> base, protocols::Span<const float> state) {
+  const std::size_t n = residual_.size();
+  std::vector<std::uint64_t> streams = draws();
+  const bool with_draws = state.size() == n + kFloatsPerCount * streams.size();
+  if (base.size() != n || (state.size() != n && !with_draws)) return false;
+  for (std::size_t s = 0; with_draws && s < streams.size(); ++s)
+    if (!read_count(state.data() + n + kFloatsPerCount * s, streams[s])) return false;
+  std::copy(state.begin(), state.begin() + static_cast<long>(n), residual_.begin());
   std::copy(base.begin(), base.end(), base_.begin());
+  if (with_draws) set_draws(streams);
   runs_ = std::max<std::uint64_t>(runs_, 1);
   return true;
 }
@@ -143,11 +179,9 @@ std::vector<std::uint64_t> CompressedAllreduce::draws() const {
   return out;
 }
 
-bool CompressedAllreduce::set_draws(const std::vector<std::uint64_t>& draws) {
-  if (draws.size() != (narrow_ ? 1 : codecs_.size())) return false;
+void CompressedAllreduce::set_draws(const std::vector<std::uint64_t>& draws) {
   if (narrow_) narrow_->set_wire_draws(draws[0]);
   for (std::size_t s = 0; s < codecs_.size(); ++s) codecs_[s]->set_draws(draws[s]);
-  return true;
 }
 
 void CompressedAllreduce::set_density(double density) {

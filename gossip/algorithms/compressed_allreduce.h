@@ -68,19 +68,21 @@ class CompressedAllreduce {
   /// The model as it is now is the common model (identical on every peer): the next run's
   /// changes are taken from it.
   void rebase();
-  /// Continues as a peer that has run already, from this common model and residual (a
-  /// checkpoint's: residual()); false, changing nothing, for a wrong length.
-  bool resume(protocols::Span<const float> base, protocols::Span<const float> residual);
-
-  /// Where the codec streams' random draws stand, one per stream (none for powersgd), for a
-  /// checkpoint; set_draws() puts them back (false, changing nothing, for a wrong count).
-  std::vector<std::uint64_t> draws() const;
-  bool set_draws(const std::vector<std::uint64_t>& draws);
+  /// What a checkpoint keeps for the next run() to go on exactly, beside the common model:
+  /// the residual, then where each codec stream's random draws stand (QSGD's rounding,
+  /// top-k's sampling), each as four floats of 16 bits. Empty before the first run().
+  std::vector<float> state() const;
+  /// Continues as a peer that has run already, from this common model and a state() (or the
+  /// residual alone, as checkpoints kept before the draws: the streams then restart); false,
+  /// changing nothing, for a state of another length or with a draw that is not one.
+  bool resume(protocols::Span<const float> base, protocols::Span<const float> state);
 
   /// Runs done, the first (uncompressed) one included.
   std::uint64_t runs() const { return runs_; }
   /// Entries this peer sent in the last run (encoded entries, or factor entries).
   std::size_t last_sent() const { return last_sent_; }
+  /// The common model of the last run.
+  protocols::Span<const float> base() const { return base_; }
   /// What this peer's compression has left out so far, in units of the peers' sum.
   protocols::Span<const float> residual() const { return residual_; }
   std::map<std::string, std::uint64_t> drops() const;
@@ -90,6 +92,8 @@ class CompressedAllreduce {
 
   void run_gather();
   bool same_models_everywhere();
+  std::vector<std::uint64_t> draws() const;  // one per codec stream (none for powersgd)
+  void set_draws(const std::vector<std::uint64_t>& draws);
 
   Transport& transport_;
   protocols::Span<float> model_;

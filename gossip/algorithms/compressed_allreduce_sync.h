@@ -1,10 +1,14 @@
 #pragma once
 // Modes allreduce and local-sgd with a codec: every member ends the round with the identical
 // common model plus the mean of the members' compressed changes, with error feedback
-// (compressed_allreduce.h). Its first round in a view is an uncompressed all-reduce.
+// (compressed_allreduce.h). Its first round in a view is an uncompressed all-reduce. state()
+// is the common model, then the compressed all-reduce's state (this member's error feedback
+// and where its codec streams' draws stand), which a checkpoint keeps: a job resumed together
+// goes on with the uninterrupted job's bits.
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "gossip/algorithms/compressed_allreduce.h"
 #include "gossip/algorithms/sync_algorithm.h"
@@ -17,6 +21,8 @@ class CompressedAllreduceSync final : public DensitySync {
   std::map<std::string, std::uint64_t> drops() const override { return allreduce_.drops(); }
   void set_density(double density) override { allreduce_.set_density(density); }
   bool last_round_compressed() const override { return allreduce_.runs() > 1; }
+  std::vector<float> state() const override;
+  bool restore(const std::vector<float>& values) override;
 
  private:
   void round(double) override { allreduce_.run(); }

@@ -43,46 +43,22 @@ std::map<std::string, std::uint64_t> OuterOptimizerSync::drops() const {
   return exact_ ? exact_->drops() : compressed_->drops();
 }
 
-namespace {
-
-// A count carried in a float state: four 16-bit pieces, each exact in a float.
-constexpr int kFloatsPerCount = 4;
-
-void append_count(std::vector<float>& values, std::uint64_t count) {
-  for (int piece = 0; piece < kFloatsPerCount; ++piece) values.push_back(static_cast<float>((count >> (16 * piece)) & 0xffff));
-}
-
-std::uint64_t read_count(const float* values) {
-  std::uint64_t count = 0;
-  for (int piece = 0; piece < kFloatsPerCount; ++piece)
-    count |= static_cast<std::uint64_t>(values[piece]) << (16 * piece);
-  return count;
-}
-
-}  // namespace
-
 std::vector<float> OuterOptimizerSync::state() const {
   std::vector<float> values = kept_.values();
   if (!compressed_ || !started_) return values;
-  values.insert(values.end(), compressed_->residual().begin(), compressed_->residual().end());
-  for (std::uint64_t draws : compressed_->draws()) append_count(values, draws);
+  const std::vector<float> compression = compressed_->state();
+  values.insert(values.end(), compression.begin(), compression.end());
   return values;
 }
 
 bool OuterOptimizerSync::restore(const std::vector<float>& values) {
   const std::size_t n = model_.size();
   if (!compressed_) return kept_.restore(values);
-  std::vector<std::uint64_t> draws = compressed_->draws();
-  const std::size_t with_draws = 3 * n + kFloatsPerCount * draws.size();
-  if (values.size() != 3 * n && values.size() != with_draws) return false;
-  for (std::size_t i = 3 * n; i < values.size(); ++i)
-    if (!(values[i] >= 0.0f && values[i] <= 65535.0f && values[i] == static_cast<float>(static_cast<int>(values[i]))))
-      return false;  // not a 16-bit piece: not this algorithm's state
-  const std::vector<float> pair(values.begin(), values.begin() + static_cast<long>(2 * n));
-  kept_.restore(pair);
-  if (values.size() == with_draws)
-    for (std::size_t s = 0; s < draws.size(); ++s) draws[s] = read_count(values.data() + 3 * n + kFloatsPerCount * s);
-  return compressed_->resume(start_, {values.data() + 2 * n, n}) && (values.size() == 3 * n || compressed_->set_draws(draws));
+  // x₀, u, then the compressed all-reduce's state; its common model is x₀.
+  if (values.size() < 2 * n ||
+      !compressed_->resume({values.data(), n}, {values.data() + 2 * n, values.size() - 2 * n}))
+    return false;
+  return kept_.restore(std::vector<float>(values.begin(), values.begin() + static_cast<long>(2 * n)));
 }
 
 // Δ = x₀ − x̄, u ← βu + Δ, then x₀ ← x̄ + c with c = Δ − α(Δ + βu) (Nesterov) or Δ − αu.
