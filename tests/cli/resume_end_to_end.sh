@@ -6,7 +6,7 @@
 # one; another model's checkpoint is refused with exit 2; --resume with nothing to resume
 # from starts afresh. Then `starling launch --resume` continues every peer of an all-reduce
 # job from its checkpoint to the same models as an uninterrupted job, and an overlapped
-# local-SGD job from a checkpoint between exchange points; gradient tracking and the outer
+# local-SGD job from a checkpoint between exchange points; gradient tracking, the outer
 # optimizer and the compressed all-reduce take up their exchange state from the checkpoint.
 set -euo pipefail
 starling=$1
