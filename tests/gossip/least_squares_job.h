@@ -140,7 +140,8 @@ inline std::vector<PeerId> members(int count) {
   return ids;
 }
 
-inline std::vector<float> run_peer(PeerGroup& group, const Problem& problem, Barrier& barrier, const Plan& plan, int r) {
+// The exchange a plan describes: its mode, quasi-global momentum, outer step and codec.
+inline ExchangeSpec exchange_spec(const Plan& plan) {
   ExchangeSpec spec;
   spec.mode = plan.mode;
   spec.quasi_global_momentum = plan.quasi_global_momentum;
@@ -149,6 +150,11 @@ inline std::vector<float> run_peer(PeerGroup& group, const Problem& problem, Bar
   spec.outer_nesterov = plan.outer_nesterov;
   spec.codec = plan.codec;
   spec.codec_options = plan.codec_options;
+  return spec;
+}
+
+inline std::vector<float> run_peer(PeerGroup& group, const Problem& problem, Barrier& barrier, const Plan& plan, int r) {
+  ExchangeSpec spec = exchange_spec(plan);
   spec.topology = "ring";
   spec.timeout = std::chrono::seconds(20);
   std::vector<float> x(kDim, 0.0f);

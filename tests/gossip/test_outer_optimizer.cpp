@@ -149,12 +149,7 @@ BOOST_AUTO_TEST_CASE(compressed_pseudo_gradients_reach_the_mean_centre_with_the_
     std::vector<double> average(dim, 0.0);
     bool same_bits = true;
     group.run_all([&](int r) {
-      ExchangeSpec spec;
-      spec.mode = plan.mode;
-      spec.outer_lr = plan.outer_lr;
-      spec.outer_momentum = plan.outer_momentum;
-      spec.codec = plan.codec;
-      spec.codec_options = plan.codec_options;
+      const ExchangeSpec spec = exchange_spec(plan);
       std::vector<float>& x = xs[r];
       const SyncSetup setup{group.at(r), spec, group.ids(), r, 0, starling::protocols::Span<float>{x.data(), dim}, plan.codec_options, nullptr};
       const auto algorithm = make_sync_algorithm(setup);
@@ -213,12 +208,7 @@ std::vector<float> centres_job(const Plan& plan, std::size_t dim, int rounds, in
   PeerGroup group(peers);
   group.connect_all();
   group.run_all([&](int r) {
-    ExchangeSpec spec;
-    spec.mode = plan.mode;
-    spec.outer_lr = plan.outer_lr;
-    spec.outer_momentum = plan.outer_momentum;
-    spec.codec = plan.codec;
-    spec.codec_options = plan.codec_options;
+    const ExchangeSpec spec = exchange_spec(plan);
     std::vector<float>& x = xs[r];
     auto build = [&](std::uint64_t round) {
       return make_sync_algorithm({group.at(r), spec, group.ids(), r, round, {x.data(), dim}, plan.codec_options, nullptr});
