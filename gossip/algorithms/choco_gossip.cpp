@@ -6,6 +6,7 @@
 
 #include "gossip/algorithms/codec_streams.h"
 #include "gossip/algorithms/float_segments.h"
+#include "gossip/algorithms/state_counts.h"
 #include "gossip/transport/error.h"
 
 namespace starling::gossip {
@@ -93,6 +94,32 @@ void ChocoGossip::prepare(const MixingPlan& plan, std::size_t length) {
   diff_.resize(std::min(per_segment_, std::max<std::size_t>(length_, 1)));
   residual_.resize(diff_.size());
   prepared_ = true;
+}
+
+std::vector<float> ChocoGossip::state() const {
+  if (!prepared_) return {};
+  std::vector<float> values;
+  values.reserve(copies_.size() * length_ + kFloatsPerCount * codecs_.size());
+  for (const auto& [rank, copy] : copies_) values.insert(values.end(), copy.begin(), copy.end());
+  for (const auto& codec : codecs_) append_count(values, codec->draws());
+  return values;
+}
+
+bool ChocoGossip::resume(const std::vector<float>& state, std::size_t length) {
+  if (prepared_) return false;
+  prepare(schedule_(round_), length);
+  if (state.size() != copies_.size() * length_ + kFloatsPerCount * codecs_.size()) return false;
+  std::vector<std::uint64_t> draws(codecs_.size());
+  const float* counts = state.data() + copies_.size() * length_;
+  for (std::size_t s = 0; s < draws.size(); ++s)
+    if (!read_count(counts + kFloatsPerCount * s, draws[s])) return false;
+  const float* next = state.data();
+  for (auto& [rank, copy] : copies_) {
+    std::copy(next, next + length_, copy.begin());
+    next += length_;
+  }
+  for (std::size_t s = 0; s < draws.size(); ++s) codecs_[s]->set_draws(draws[s]);
+  return true;
 }
 
 // The copies x̂_j stay identical only if every holder of x̂_j sees every q_j: the plan must

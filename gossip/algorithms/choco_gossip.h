@@ -62,6 +62,14 @@ class ChocoGossip {
   /// the codec streams restart with the same seeds. InvalidArgument outside (0, 1].
   void set_density(double density);
 
+  /// What a checkpoint keeps for the next run() to go on exactly: the public copies x̂ (this
+  /// peer's and each neighbour's, by rank) and where the codec streams' random draws stand
+  /// (state_counts.h). Empty before the first run().
+  std::vector<float> state() const;
+  /// Puts back a state() before the first run() on vectors of `length`, with the plan of
+  /// this round; false, leaving the copies at zero, where it does not fit them.
+  bool resume(const std::vector<float>& state, std::size_t length);
+
   std::uint64_t round() const { return round_; }
   /// Entries sent by the last round's encodes, summed over segments.
   std::size_t last_sent() const { return last_sent_; }

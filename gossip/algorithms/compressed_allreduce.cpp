@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "gossip/algorithms/codec_streams.h"
+#include "gossip/algorithms/state_counts.h"
 #include "gossip/transport/error.h"
 
 namespace starling::gossip {
@@ -127,29 +128,6 @@ void CompressedAllreduce::run_gather() {
 }
 
 void CompressedAllreduce::rebase() { std::copy(model_.begin(), model_.end(), base_.begin()); }
-
-namespace {
-
-// A count in a float state: four 16-bit pieces, each exact in a float.
-constexpr std::size_t kFloatsPerCount = 4;
-
-void append_count(std::vector<float>& values, std::uint64_t count) {
-  for (std::size_t piece = 0; piece < kFloatsPerCount; ++piece)
-    values.push_back(static_cast<float>((count >> (16 * piece)) & 0xffff));
-}
-
-// False where a piece is not a whole number in [0, 65535].
-bool read_count(const float* values, std::uint64_t& count) {
-  count = 0;
-  for (std::size_t piece = 0; piece < kFloatsPerCount; ++piece) {
-    const float v = values[piece];
-    if (!(v >= 0.0f && v <= 65535.0f) || v != static_cast<float>(static_cast<int>(v))) return false;
-    count |= static_cast<std::uint64_t>(v) << (16 * piece);
-  }
-  return true;
-}
-
-}  // namespace
 
 std::vector<float> CompressedAllreduce::state() const {
   if (runs_ == 0) return {};
