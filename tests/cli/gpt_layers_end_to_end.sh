@@ -55,9 +55,11 @@ for key in ("model_checksum", "val_loss"):
     assert preset[key] == listed[key], (key, preset[key], listed[key])
 PY
 
-# The error names the top-level entry's line: the third, the first attention block.
-block=$(grep -n '^\[\[model.layers\]\]' "$tmp/list.toml" | sed -n 3p | cut -d: -f1)
+# The error names the line of the nested entry at fault: the first attention layer's table,
+# in the first residual block.
 sed 's/^heads = 2/heads = 3/' "$tmp/list.toml" >"$tmp/bad-heads.toml"
-grep -q '^heads = 3' "$tmp/bad-heads.toml" || fail "no attention heads in the written list"
-expect_exit 2 "bad-heads.toml:$block: model.layers\[2\].body\[1\].heads" train --config "$tmp/bad-heads.toml"
+heads=$(grep -n '^heads = 3' "$tmp/bad-heads.toml" | head -1 | cut -d: -f1)
+[ -n "$heads" ] || fail "no attention heads in the written list"
+table=$(head -n "$heads" "$tmp/bad-heads.toml" | grep -n '^\[\[' | tail -1 | cut -d: -f1)
+expect_exit 2 "bad-heads.toml:$table: model.layers\[2\].body\[1\].heads" train --config "$tmp/bad-heads.toml"
 echo "gpt layers end-to-end: ok"
