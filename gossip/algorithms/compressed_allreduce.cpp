@@ -132,20 +132,25 @@ void CompressedAllreduce::rebase() { std::copy(model_.begin(), model_.end(), bas
 std::vector<float> CompressedAllreduce::state() const {
   if (runs_ == 0) return {};
   std::vector<float> values(residual_.begin(), residual_.end());
+  if (powersgd_) values.insert(values.end(), powersgd_->warm_start().begin(), powersgd_->warm_start().end());
   for (std::uint64_t d : draws()) append_count(values, d);
   return values;
 }
 
+// The residual, then powersgd's warm start or the streams' draws: all of it, or (as
+// checkpoints kept before the rest) the residual alone.
 bool CompressedAllreduce::resume(protocols::Span<const float> base, protocols::Span<const float> state) {
   const std::size_t n = residual_.size();
   std::vector<std::uint64_t> streams = draws();
-  const bool with_draws = state.size() == n + kFloatsPerCount * streams.size();
-  if (base.size() != n || (state.size() != n && !with_draws)) return false;
-  for (std::size_t s = 0; with_draws && s < streams.size(); ++s)
-    if (!read_count(state.data() + n + kFloatsPerCount * s, streams[s])) return false;
+  const std::size_t warm = powersgd_ ? powersgd_->warm_start().size() : 0;
+  const bool whole = state.size() == n + warm + kFloatsPerCount * streams.size();
+  if (base.size() != n || (state.size() != n && !whole)) return false;
+  for (std::size_t s = 0; whole && s < streams.size(); ++s)
+    if (!read_count(state.data() + n + warm + kFloatsPerCount * s, streams[s])) return false;
+  if (whole && powersgd_) powersgd_->set_warm_start({state.data() + n, warm});
   std::copy(state.begin(), state.begin() + static_cast<long>(n), residual_.begin());
   std::copy(base.begin(), base.end(), base_.begin());
-  if (with_draws) set_draws(streams);
+  if (whole) set_draws(streams);
   runs_ = std::max<std::uint64_t>(runs_, 1);
   return true;
 }

@@ -69,8 +69,9 @@ class CompressedAllreduce {
   /// changes are taken from it.
   void rebase();
   /// What a checkpoint keeps for the next run() to go on exactly, beside the common model:
-  /// the residual, then where each codec stream's random draws stand (QSGD's rounding,
-  /// top-k's sampling), each as four floats of 16 bits. Empty before the first run().
+  /// the residual, then powersgd's warm-start Q̄, then where each codec stream's random
+  /// draws stand (QSGD's rounding, top-k's sampling; state_counts.h). Empty before the
+  /// first run().
   std::vector<float> state() const;
   /// Continues as a peer that has run already, from this common model and a state() (or the
   /// residual alone, as checkpoints kept before the draws: the streams then restart); false,

@@ -50,6 +50,12 @@ class PowerSgdAllreduce {
   /// out: the mean approximation P̂ Q̄ᵀ, the same bits on every peer.
   void run(protocols::Span<float> m, protocols::Span<float> out);
 
+  /// The Q̄ that warm-starts the next run (every block's Qᵀ), the same on every peer: what a
+  /// checkpoint keeps. set_warm_start() puts it back; false, changing nothing, for a wrong
+  /// length.
+  protocols::Span<const float> warm_start() const { return qt_; }
+  bool set_warm_start(protocols::Span<const float> qt);
+
   /// Factor entries each peer contributes per run: Σ rank·(rows + cols) over segments.
   std::size_t factor_count() const { return p_.size() + qt_.size(); }
   /// Messages the two all-reduces ignored, by reason.

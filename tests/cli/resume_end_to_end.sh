@@ -144,10 +144,12 @@ resume_at_40() {
 
 # Gradient tracking keeps x̃, y and d̃; the outer optimizer (local SGD with an outer step,
 # resumed at an exchange point) keeps x₀ and u; the compressed all-reduce (4-bit QSGD) keeps
-# the common model, its error feedback and where its stochastic rounding stands; CHOCO gossip
-# (4-bit QSGD) keeps its public copies and where its rounding stands.
+# the common model, its error feedback and where its stochastic rounding stands, and with
+# PowerSGD its warm-start Q; CHOCO gossip (4-bit QSGD) keeps its public copies and where its
+# rounding stands.
 resume_at_40 gradient-tracking gradient-tracking $((base + 4)) gtckpt
 resume_at_40 outer-optimizer local-sgd $((base + 7)) outerckpt --set exchange.outer_lr=0.8 --set exchange.outer_momentum=0.5
 resume_at_40 compressed-allreduce allreduce $((base + 10)) qsgdckpt --set compression.codec='"qsgd"' --set compression.bits=4
 resume_at_40 choco gossip $((base + 13)) chocockpt --set compression.codec='"qsgd"' --set compression.bits=4
+resume_at_40 powersgd allreduce $((base + 16)) powerckpt --set compression.codec='"powersgd"' --set compression.rank=2
 echo "cli resume end-to-end: ok"
