@@ -233,7 +233,8 @@ def starling_gpt_rate(binary, batch, steps, backend, clock, workdir):
     summary = os.path.join(workdir, "summary-gpt-%d-%s.json" % (batch, backend))
     cmd = [binary, "train", "--config", CONFIGS["gpt"], "--summary", summary,
            "--set", "optimizer.batch=%d" % batch, "--set", "run.steps=%d" % steps, "--set", "run.eval_steps=0",
-           "--set", "kernels.threads=1", "--set", "kernels.backend=%s" % backend, "--set", "run.out_dir=%s" % workdir]
+           "--set", "kernels.threads=1", "--set", "kernels.backend=%s" % backend, "--set", "run.out_dir=%s" % workdir,
+           "--set", "run.checkpoint_every=0"]  # the config's checkpoints are no part of the timing
     done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     if done.returncode != 0:
         raise RuntimeError("%s failed (%d): %s" % (" ".join(cmd), done.returncode, done.stderr[-2000:]))
