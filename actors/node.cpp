@@ -10,6 +10,7 @@
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <stdexcept>
@@ -88,7 +89,10 @@ void warn_if_slower_than_one(const NodeSpec& spec, const Dataset& train_data) {
 NodeResult run_node(const NodeSpec& configured, const Dataset& train_data, const Dataset& test_data, TrainObserver& observer) {
   // Fail on an impossible model or shard here, before any actor exists (or any timing).
   Learner probe(configured.train.learner, train_data);
-  const NodeSpec spec = with_backend_chosen(configured, train_data);
+  NodeSpec spec = with_backend_chosen(configured, train_data);
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  // node.learners = "auto" tries no more learners than cores: a learner is a compute-bound thread.
+  spec.max_learners = std::min(spec.max_learners, static_cast<int>(cores));
   const std::size_t samples = spec.part ? spec.part->size() : train_data.size();
   if (spec.learners > 0 && static_cast<std::size_t>(spec.learners) > samples)
     throw std::invalid_argument(spec.part ? "more learners than samples in this peer's part of the training set"
@@ -102,7 +106,6 @@ NodeResult run_node(const NodeSpec& configured, const Dataset& train_data, const
                  spec.checkpoint_keep);
   }
 
-  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   if (const std::string note = uneven_learners_note(spec.learners, static_cast<int>(cores), spec.intra_sync); !note.empty())
     spdlog::warn("{}", note);
   warn_if_slower_than_one(spec, train_data);

@@ -40,7 +40,7 @@ struct NodeSpec {
   int threads = 0;        // CAF scheduler threads; 0 means every core
   double autotune_threshold = 0.1;
   double autotune_window_seconds = 0.5;  // throughput is measured over at least this long
-  int max_learners = 16;
+  int max_learners = 16;  // auto-tuning's ceiling; run_node lowers it to the cores
   /// Learners on threads of their own (CAF detached actors): compute-bound replicas must run
   /// in parallel, and the work-stealing scheduler may queue two of them on one worker. They
   /// then run the SMA rounds among themselves (sma::SmaGroup), with no message per step.

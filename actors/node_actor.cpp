@@ -9,9 +9,7 @@
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
 
-#include <algorithm>
 #include <cmath>
-#include <thread>
 
 namespace starling::actors {
 namespace {
@@ -441,11 +439,8 @@ caf::behavior node_actor(caf::stateful_actor<NodeState>* self, NodeSpec spec, Da
   set_up_central(s);
   // Each peer trains on its shard, so an epoch of the whole set is train.size() / peers per peer.
   s.schedule = NodeSchedule(spec, static_cast<int64_t>(s.train.size()) / peer_count(spec));
-  if (spec.learners == 0) {
-    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    s.autotune.tuner = LearnerTuner({1, spec.intra_sync, spec.sync_every}, std::min(spec.max_learners, cores),
-                                    spec.autotune_threshold);
-  }
+  if (spec.learners == 0)
+    s.autotune.tuner = LearnerTuner({1, spec.intra_sync, spec.sync_every}, spec.max_learners, spec.autotune_threshold);
   const int learners =
       resume ? restore_from(s, std::move(resume), std::move(resumed_from)) : std::max(1, spec.learners);
   connect_peers(s);
