@@ -26,11 +26,10 @@
 // A fresh optimizer (the job's start, every new membership view, a resume whose view or
 // round differs from the checkpoint's) knows no x₀: its first round is a plain fp32
 // all-reduce that sets x₀ = x̄ and u = 0 on every member of the view at once, so they go on
-// in step. state() is x₀ then u (two model lengths), and with a codec this member's error
-// feedback after them and where its codec streams' random draws stand (QSGD's rounding,
-// top-k's sampling; each count as four floats of 16 bits), which a checkpoint keeps: a
-// resumed run draws what an uninterrupted one would. A state without the draws (written
-// before they were kept) restores with the streams restarted.
+// in step. state() is x₀ then u (two model lengths), and with a codec the compressed
+// all-reduce's state after them (CompressedAllreduce::state: this member's error feedback and
+// where its codec streams' draws stand), which a checkpoint keeps: a resumed run goes on with
+// the bits of an uninterrupted one.
 #include <cstdint>
 #include <map>
 #include <memory>
