@@ -173,6 +173,8 @@ int main(int argc, char** argv) {
   const std::vector<sb::GemmCase> training =
       sb::training_cases(opt.quick ? std::vector<int>{8, 32} : std::vector<int>{8, 16, 32, 128});
   cases.insert(cases.end(), training.begin(), training.end());
+  const std::vector<sb::GemmCase> gpt = sb::gpt_cases();
+  cases.insert(cases.end(), gpt.begin(), gpt.end());
   std::mt19937 rng(7);
   std::vector<Row> rows;
   for (const sb::GemmCase& c : cases) {

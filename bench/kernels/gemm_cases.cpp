@@ -55,4 +55,19 @@ std::vector<GemmCase> training_cases(const std::vector<int>& batches) {
   return out;
 }
 
+std::vector<GemmCase> gpt_cases() {
+  // The GPT preset at batch 12 × context 64: the QKV, attention output and MLP projections,
+  // and the tied head (logits = h·Eᵀ, its input gradient dlogits·E, its gradient dlogitsᵀ·h).
+  const int rows = 12 * 64, width = 128, vocab = 256;
+  std::vector<GemmCase> out;
+  add_dense(out, "gpt.qkv", rows, width, 3 * width, 12);
+  add_dense(out, "gpt.proj", rows, width, width, 12);
+  add_dense(out, "gpt.fc", rows, width, 4 * width, 12);
+  add_dense(out, "gpt.fc_proj", rows, 4 * width, width, 12);
+  out.push_back({"gpt.head.fwd b12", rows, vocab, width, false, true});
+  out.push_back({"gpt.head.dx b12", rows, width, vocab, false, false});
+  out.push_back({"gpt.head.dw b12", vocab, width, rows, true, false});
+  return out;
+}
+
 }  // namespace starling::bench

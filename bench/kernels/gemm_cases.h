@@ -1,6 +1,7 @@
 #pragma once
 // The GEMM shapes the kernel benchmark runs: squares, and the training GEMMs (forward,
-// input gradient, weight gradient) of the MLP 784-256-128-10 and the small NHWC CNN.
+// input gradient, weight gradient) of the MLP 784-256-128-10, the small NHWC CNN and the
+// GPT preset.
 #include <string>
 #include <vector>
 
@@ -14,5 +15,6 @@ struct GemmCase {
 
 std::vector<GemmCase> square_cases();
 std::vector<GemmCase> training_cases(const std::vector<int>& batches);
+std::vector<GemmCase> gpt_cases();
 
 }  // namespace starling::bench

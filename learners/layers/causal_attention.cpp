@@ -1,6 +1,7 @@
 // Causal self-attention on the GEMM and the vectorized causal softmax (learners/layers/causal_attention.h).
 #include "learners/layers/causal_attention.h"
 
+#include "kernels/attention.h"
 #include "kernels/sequence_ops.h"
 
 #include <algorithm>
@@ -40,6 +41,15 @@ std::string CausalAttention::name() const {
 void CausalAttention::reserve(int batch) {
   p_.reserve(static_cast<std::size_t>(batch) * heads_ * context_ * context_);
   ds_.reserve(static_cast<std::size_t>(context_) * context_);
+  transposed_.reserve(static_cast<std::size_t>(head_) * context_);
+}
+
+kernels::AttentionHead CausalAttention::head_of(const float* qkv, int h) const {
+  kernels::AttentionHead head;
+  head.t = context_, head.d = head_, head.scale = scale_;
+  head.q = qkv + h * head_, head.k = head.q + width_, head.v = head.q + 2 * width_;
+  head.ld = 3 * width_, head.ld_out = width_;
+  return head;
 }
 
 // The causal products skip the zero upper triangle in two blocks of rows split at the
@@ -53,6 +63,28 @@ std::vector<int> CausalAttention::blocks() const {
 
 void CausalAttention::forward(kernels::Backend backend, int batch, const float* x, float* y) {
   reserve(batch);
+  if (backend != kernels::Backend::native) return gemm_forward(backend, batch, x, y);
+  const long t = context_, row = 3 * width_;
+  for (int b = 0; b < batch; ++b)
+    for (int h = 0; h < heads_; ++h)
+      kernels::attention_forward(head_of(x + b * t * row, h), probabilities(b, h), y + b * t * width_ + h * head_,
+                                 transposed_.data());
+}
+
+void CausalAttention::backward(kernels::Backend backend, int batch, const float* x, const float*, const float* dy,
+                               float* dx) {
+  if (!dx) return;
+  if (backend != kernels::Backend::native) return gemm_backward(backend, batch, x, dy, dx);
+  const long t = context_, row = 3 * width_;
+  for (int b = 0; b < batch; ++b)
+    for (int h = 0; h < heads_; ++h) {
+      float* dq = dx + b * t * row + h * head_;
+      kernels::attention_backward(head_of(x + b * t * row, h), probabilities(b, h), dy + b * t * width_ + h * head_, dq,
+                                  dq + width_, dq + 2 * width_, ds_.data(), transposed_.data());
+    }
+}
+
+void CausalAttention::gemm_forward(kernels::Backend backend, int batch, const float* x, float* y) {
   const int t = context_, row = 3 * width_;
   const std::vector<int> edges = blocks();
   for (int b = 0; b < batch; ++b) {
@@ -75,12 +107,10 @@ void CausalAttention::forward(kernels::Backend backend, int batch, const float* 
   }
 }
 
-void CausalAttention::backward(kernels::Backend backend, int batch, const float* x, const float*, const float* dy,
-                               float* dx) {
-  if (!dx) return;
+void CausalAttention::gemm_backward(kernels::Backend backend, int batch, const float* x, const float* dy, float* dx) {
   const int t = context_, row = 3 * width_;
-  const std::vector<int> edges = blocks();
   float* ds = ds_.data();
+  const std::vector<int> edges = blocks();
   for (int b = 0; b < batch; ++b) {
     const float* qkv = x + static_cast<long>(b) * t * row;
     float* dqkv = dx + static_cast<long>(b) * t * row;
