@@ -256,7 +256,16 @@ def measure_gpt(args, batch, text, workdir):
     print("gpt b%d: %s" % (batch, {k: [round(x) for x in v] for k, v in rates.items()}), file=sys.stderr, flush=True)
     row = {"model": "gpt", "batch": batch, "clock": args.clock, "fma_peak_gflops": peak, "flops_per_token": flops}
     row.update({k: statistics.median(v) for k, v in rates.items()})
+    row["paired"] = {"%s/%s" % pair: paired_ratios(rates[pair[0]], rates[pair[1]])
+                     for pair in (("native", "torch"), ("native", "onednn"))}
     return row
+
+
+def paired_ratios(ours, theirs):
+    """The median, least and greatest of each repeat's ratio: runs taken minutes apart share
+    the host's load, which the ratio of the medians does not pair up."""
+    ratios = [a / b for a, b in zip(ours, theirs)]
+    return statistics.median(ratios), min(ratios), max(ratios)
 
 
 def print_gpt(rows):
@@ -269,6 +278,8 @@ def print_gpt(rows):
         print("%5d %10.0f %10.0f %10.0f %10.2f %10.2f %10.2f %7.0f%% %7.0f%% %7.0f%%" % (
             r["batch"], r["torch"], r["native"], r["onednn"], r["native"] / r["torch"], r["onednn"] / r["torch"],
             r["native"] / r["onednn"], share["torch"], share["native"], share["onednn"]))
+        for pair, (median, low, high) in r["paired"].items():
+            print("      %s repeat by repeat: median %.2f, %.2f-%.2f" % (pair, median, low, high))
 
 
 def isas_in_use(starling):
