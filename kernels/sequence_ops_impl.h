@@ -2,12 +2,15 @@
 // Bodies of the sequence kernels (sequence_ops.h), written once as plain loops the compiler
 // vectorizes and compiled into each ISA file with that file's flags, as ops_impl.h.
 // Reductions keep kLanes partial results side by side, so that they vectorize without
-// reassociating one sum; rows are short (a head's scores, a token's channels, a vocabulary),
-// so each takes a few passes over data in L1 rather than one fused loop.
+// reassociating one sum, and fold them with SSE intrinsics (in every build); rows are short
+// (a head's scores, a token's channels, a vocabulary), so each takes a few passes over data
+// in L1 rather than one fused loop.
 //
 // Internal linkage on purpose, as in ops_impl.h.
 #include "kernels/sequence_ops.h"
 #include "kernels/vector_math.h"
+
+#include <immintrin.h>
 
 #include <cmath>
 #include <cstdint>
@@ -60,16 +63,29 @@ inline void gelu_backward(long n, const float* x, const float* dy, float* dx) {
   }
 }
 
+// Four SSE vectors folded into one float: a loop over 16 lanes one after another would be a
+// chain of 16 dependent scalar operations a row.
+inline float fold(__m128 v, __m128 (*op)(__m128, __m128)) {
+  v = op(v, _mm_movehl_ps(v, v));
+  return _mm_cvtss_f32(op(v, _mm_shuffle_ps(v, v, 1)));
+}
+inline float lanes_sum(const float (&lane)[kLanes]) {
+  const __m128 low = _mm_add_ps(_mm_loadu_ps(lane), _mm_loadu_ps(lane + 4));
+  return fold(_mm_add_ps(low, _mm_add_ps(_mm_loadu_ps(lane + 8), _mm_loadu_ps(lane + 12))), _mm_add_ps);
+}
+
+// The select loop of a scalar maximum is not vectorized (GCC keeps 16 scalar maxima), so the
+// lanes are four SSE vectors; max_ps(x, m) is x > m ? x : m, which skips a NaN as the tail does.
 inline float row_max(const float* __restrict x, int n) {
-  float lane[kLanes];
-  for (float& l : lane) l = -std::numeric_limits<float>::infinity();
+  __m128 m[4];
+  for (__m128& v : m) v = _mm_set1_ps(-std::numeric_limits<float>::infinity());
   int j = 0;
   for (; j + kLanes <= n; j += kLanes)
-    for (int l = 0; l < kLanes; ++l) lane[l] = x[j + l] > lane[l] ? x[j + l] : lane[l];
+    for (int v = 0; v < 4; ++v) m[v] = _mm_max_ps(_mm_loadu_ps(x + j + 4 * v), m[v]);
   float top = -std::numeric_limits<float>::infinity();
   for (; j < n; ++j) top = x[j] > top ? x[j] : top;
-  for (float l : lane) top = l > top ? l : top;
-  return top;
+  const float lanes = fold(_mm_max_ps(_mm_max_ps(m[0], m[1]), _mm_max_ps(m[2], m[3])), _mm_max_ps);
+  return lanes > top ? lanes : top;
 }
 
 // Σ a_j·b_j, or Σ a_j when b is null.
@@ -85,8 +101,7 @@ inline float row_sum(const float* __restrict a, const float* __restrict b, int n
   }
   float sum = 0.f;
   for (; j < n; ++j) sum += b ? a[j] * b[j] : a[j];
-  for (float l : lane) sum += l;
-  return sum;
+  return sum + lanes_sum(lane);
 }
 
 // x_j ← e^(scale·(x_j − shift)) over n floats.
@@ -148,7 +163,7 @@ inline void layernorm_row(int c, const float* __restrict x, const float* __restr
     for (int l = 0; l < kLanes; ++l) lane[l] += (x[j + l] - mu) * (x[j + l] - mu);
   float var = 0.f;
   for (; j < c; ++j) var += (x[j] - mu) * (x[j] - mu);
-  for (float l : lane) var += l;
+  var += lanes_sum(lane);
   const float r = 1.f / std::sqrt(var / static_cast<float>(c) + kLayerNormEpsilon);
   for (j = 0; j < c; ++j) y[j] = (x[j] - mu) * r * gamma[j] + beta[j];
   *mean = mu, *rstd = r;
@@ -167,8 +182,7 @@ inline float centered_dot(const float* __restrict a, const float* __restrict b, 
     for (int l = 0; l < kLanes; ++l) lane[l] += a[j + l] * (b[j + l] - shift);
   float sum = 0.f;
   for (; j < n; ++j) sum += a[j] * (b[j] - shift);
-  for (float l : lane) sum += l;
-  return sum;
+  return sum + lanes_sum(lane);
 }
 
 // One row's share of dgamma and dbeta.
