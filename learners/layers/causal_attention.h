@@ -3,17 +3,14 @@
 // fused projection [q | k | v] (3·C wide, head h's q at h·d, its k at C + h·d, its v at
 // 2·C + h·d, d = C / heads), the output each token's heads side by side (C wide):
 //   P = softmax(Q·Kᵀ/√d with the future masked out),  O = P·V,  per sample and head.
-// The native backend runs each sample's head through the fused kernels (kernels/attention.h);
-// the oneDNN backend runs the products on its GEMM with strides into the fused rows, from 32
-// tokens in two blocks of rows that skip most of the masked upper triangle. Either way the
-// forward keeps P alone (batch × heads × T × T, the upper triangle zero); the backward writes
-// dP into one T × T scratch and turns it into dS in place, so the T × T matrix is held twice
-// in no pass. The projections around it are TokenDense layers.
+// Each sample's head runs through the fused kernels (kernels/attention.h) on either backend:
+// oneDNN has no causal attention, and per-head GEMM calls cost more than their work. The
+// forward keeps P alone (batch × heads × T × T, the upper triangle zero); the backward turns
+// dP into dS in one T × T scratch, so the T × T matrix is held twice in no pass. The
+// projections around it are TokenDense layers.
 #include "kernels/attention.h"
 #include "learners/aligned_buffer.h"
 #include "learners/layer.h"
-
-#include <vector>
 
 namespace starling {
 
@@ -31,17 +28,13 @@ class CausalAttention final : public Layer {
                 float* dx) override;
 
  private:
-  // The oneDNN backend's passes: the products on its GEMM, the softmax on the native kernel.
-  void gemm_forward(kernels::Backend backend, int batch, const float* x, float* y);
-  void gemm_backward(kernels::Backend backend, int batch, const float* x, const float* dy, float* dx);
-  std::vector<int> blocks() const;  // edges of the blocks of rows the GEMM products run in
   kernels::AttentionHead head_of(const float* qkv, int h) const;  // head h of one sample's rows
   float* probabilities(int b, int h) { return p_.data() + (static_cast<std::size_t>(b) * heads_ + h) * context_ * context_; }
   int context_, width_, heads_, head_;
   float scale_;
-  AlignedBuffer<float> p_;   // the forward's P
-  AlignedBuffer<float> ds_;  // the backward's dP, then dS, for one head
-  AlignedBuffer<float> transposed_;  // the fused kernels' Kᵀ or Vᵀ of one head
+  AlignedBuffer<float> p_;           // the forward's P
+  AlignedBuffer<float> ds_;          // the backward's dP, then dS, for one head
+  AlignedBuffer<float> transposed_;  // Kᵀ or Vᵀ of one head
 };
 
 }  // namespace starling

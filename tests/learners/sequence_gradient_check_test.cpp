@@ -169,7 +169,7 @@ BOOST_AUTO_TEST_CASE(causal_attention_and_token_dense) {
   for (Backend backend : kBackends) {
     CausalAttention small(5, 8, 2);
     check_layer(small, 2, backend, rng);
-    CausalAttention split(34, 4, 2);  // past whole tiles of rows; on the GEMM, two blocks of rows
+    CausalAttention split(34, 4, 2);  // past whole tiles of rows and whole vectors of keys
     check_layer(split, 1, backend, rng);
     TokenDense dense(5, 6, 9);
     check_layer(dense, 2, backend, rng);
