@@ -81,15 +81,15 @@ PowerSgdAllreduce::PowerSgdAllreduce(Transport& transport, std::vector<PeerId> r
   q_ring_ = std::make_unique<AllreduceRing>(transport, std::move(ring), qt_, a);
 }
 
-// Fills a block's Q columns (rows of Qᵀ) with the same pseudo-random values in [-1, 1) on
-// every peer; with only_zero, just the columns that are all zero (a round whose input had
-// no component along them would otherwise leave them zero for good).
 bool PowerSgdAllreduce::set_warm_start(protocols::Span<const float> qt) {
   if (qt.size() != qt_.size()) return false;
   std::copy(qt.begin(), qt.end(), qt_.begin());
   return true;
 }
 
+// Fills a block's Q columns (rows of Qᵀ) with the same pseudo-random values in [-1, 1) on
+// every peer; with only_zero, just the columns that are all zero (a round whose input had
+// no component along them would otherwise leave them zero for good).
 void PowerSgdAllreduce::seed_columns(const Block& b, bool only_zero) {
   for (std::size_t k = 0; k < b.rank; ++k) {
     float* column = qt_.data() + b.q_begin + k * b.cols;
