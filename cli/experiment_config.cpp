@@ -82,6 +82,9 @@ Variant read_variant(const toml::table& table, const ExperimentSpec& spec, const
     throw ConfigError(where(file, table) + ": variant.network: torch-ddp variants run on loopback only");
   if (!v.network.empty() && v.config.node.exchange.mode == gossip::ExchangeMode::none)
     throw ConfigError(where(file, table) + ": variant.network: \"netns:" + v.network + "\" needs peers (an exchange mode other than none)");
+  if (!v.network.empty() && v.config.launch.in_process)
+    throw ConfigError(where(file, table) + ": variant.network: \"netns:" + v.network + "\" runs each peer as a process in a "
+                      "namespace of its own: set \"launch.in_process\" = false");
   return v;
 }
 

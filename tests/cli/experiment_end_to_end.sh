@@ -118,6 +118,8 @@ printf '[experiment]\nbase = "base.toml"\n[[variant]]\nname = "a"\n[[variant]]\n
 printf '[experiment]\nbase = "base.toml"\nbaseline = "b"\n[[variant]]\nname = "a"\n' | bad baseline "experiment.baseline"
 printf '[experiment]\nbase = "nowhere.toml"\n[[variant]]\nname = "a"\n' | bad missing_base "cannot read"
 printf '[experiment]\nbase = "base.toml"\n[[variant]]\nname = "a"\nnetwork = "wifi"\n' | bad network "variant.network"
+printf '[experiment]\nbase = "base.toml"\n[[variant]]\nname = "a"\nnetwork = "netns:10mbit"\nset = { "launch.in_process" = true }\n' \
+  | bad netns_in_process "netns_in_process.toml:3: variant.network: .*launch.in_process"
 # Only the labels rule this one out: 2 peers x 2 single-class shards cannot cover 10 classes.
 printf '[experiment]\nbase = "base.toml"\n[[variant]]\nname = "a"\nset = { "data.partition" = "shards" }\n' \
   | bad partition "variant 'a' (run.seed 1): .*data.classes_per_peer: 4 single-class shards"
