@@ -62,6 +62,9 @@ struct NodeSpec {
   /// so nothing is in flight there and all-reduce and local-SGD peers end identical. Off: z
   /// is mixed on the node's thread while the learners wait. Not for async-gossip.
   bool overlap = false;
+  /// With overlap, the mix lands this many iterations after its exchange point (fewer than
+  /// `period`), waited for if it is still running; 0: at the next exchange point.
+  int overlap_steps = 0;
 
   /// Checkpoints (learners/checkpoint.h, actors/node_checkpoint.h): every `checkpoint_every`
   /// iterations (0: never) the node writes everything it needs to continue exactly into

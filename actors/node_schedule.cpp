@@ -16,6 +16,7 @@ NodeSchedule::NodeSchedule(const NodeSpec& spec, int64_t epoch_samples)
       target_samples_(std::max<int64_t>(1, static_cast<int64_t>(std::ceil(spec.train.epochs * epoch_samples_)))),
       eval_interval_(std::max<int64_t>(1, static_cast<int64_t>(spec.train.eval_every * epoch_samples_))),
       exchange_period_(spec.exchange.mode == gossip::ExchangeMode::none ? 0 : spec.period),
+      overlap_steps_(spec.overlap && exchange_period_ > 0 ? spec.overlap_steps : 0),
       next_eval_samples_(eval_interval_) {}
 
 void NodeSchedule::set_learners(int learners) {
@@ -35,7 +36,7 @@ const OrderPlan& NodeSchedule::plan(bool tuning, bool mix_in_flight) {
   // A single replica has nobody to be averaged with: it is the central model.
   plan_.mode = learners_ == 1 && intra_sync_ == IntraSync::sma ? IntraSync::none : intra_sync_;
   plan_.step = step();
-  plan_.steps = order_steps(plan_.mode, tuning);
+  plan_.steps = order_steps(plan_.mode, tuning, mix_in_flight);
   plan_.lr_drop = iteration_ > 0 && rates_->is_drop(plan_.step);
   plan_.sma = sma_rounds();
   lr_ = rates_->lr(plan_.step + plan_.steps - 1);
@@ -46,12 +47,14 @@ const OrderPlan& NodeSchedule::plan(bool tuning, bool mix_in_flight) {
 }
 
 // Up to the next event the node must act on: an SMA round it runs, an evaluation, an
-// exchange, a checkpoint, a learning-rate drop (which must start an order), the end.
-int64_t NodeSchedule::order_steps(IntraSync mode, bool tuning) const {
+// exchange, a mix in flight to land, a checkpoint, a learning-rate drop (which must start an
+// order), the end.
+int64_t NodeSchedule::order_steps(IntraSync mode, bool tuning, bool mix_in_flight) const {
   if (mode == IntraSync::average) return 1;
   int64_t m = std::min({tuning ? kTuningOrderSteps : kMaxOrderSteps, until_samples(target_samples_), until_samples(next_eval_samples_)});
   if (mode == IntraSync::sma && !learners_average_) m = std::min(m, until_multiple(sync_every_));
   if (exchange_period_ > 0) m = std::min(m, until_multiple(exchange_period_));
+  if (mix_in_flight && overlap_steps_ > 0) m = std::min(m, until_offset(exchange_period_, overlap_steps_));
   if (checkpoint_every_ > 0) m = std::min(m, until_multiple(checkpoint_every_));
   const int64_t first = step();
   for (int64_t i = 1; i < m; ++i)
@@ -76,12 +79,18 @@ void NodeSchedule::decide_what_follows() {
 
 // The exchange point after the current order: every exchange period and after the last
 // iteration. A checkpoint holds no mix in flight: the exchange at it is strict, and at one
-// between exchange points the mix in flight lands first.
+// between exchange points the mix in flight lands first, as it does overlap_steps past its
+// exchange point.
 std::optional<Then> NodeSchedule::exchange_point(bool mix_in_flight) const {
   if (exchange_period_ > 0 && (plan_.last || (iteration_ + plan_.steps) % exchange_period_ == 0))
     return plan_.last || plan_.checkpoint ? Then::strict : Then::overlap;
-  if (plan_.checkpoint && mix_in_flight) return Then::rest;
+  if (mix_in_flight && (plan_.checkpoint || lands_after(plan_.steps))) return Then::rest;
   return std::nullopt;
+}
+
+// Whether `iterations` from now is overlap_steps past an exchange point.
+bool NodeSchedule::lands_after(int64_t iterations) const {
+  return overlap_steps_ > 0 && (iteration_ + iterations) % exchange_period_ == overlap_steps_;
 }
 
 std::vector<float> NodeSchedule::learning_rates() const {

@@ -19,7 +19,8 @@ namespace starling::actors {
 enum class Then {
   overlap,  // begins the next mix beside the learners' steps (strict exchange: mixes z now)
   strict,   // mixes z now, waited for: after the last iteration and at a checkpoint
-  rest,     // nothing: a checkpoint between exchange points, with a mix in flight to land
+  rest,     // nothing but landing the mix in flight: at a checkpoint between exchange points,
+            // or overlap_steps past the last exchange point
 };
 
 /// Who runs the SMA rounds of an order.
@@ -114,12 +115,15 @@ class NodeSchedule {
   double lr() const { return lr_; }
 
  private:
-  int64_t order_steps(IntraSync mode, bool tuning) const;
+  int64_t order_steps(IntraSync mode, bool tuning, bool mix_in_flight) const;
   SmaRounds sma_rounds() const;
   void decide_what_follows();
   std::optional<Then> exchange_point(bool mix_in_flight) const;
+  bool lands_after(int64_t iterations) const;
   int64_t until_samples(int64_t samples) const;
-  int64_t until_multiple(int64_t every) const { return every - iteration_ % every; }
+  // Iterations until the count is `offset` past a multiple of `every`, at least one.
+  int64_t until_offset(int64_t every, int64_t offset) const { return (offset - iteration_ % every + every - 1) % every + 1; }
+  int64_t until_multiple(int64_t every) const { return until_offset(every, 0); }
 
   ScheduleSpec rate_spec_;
   int64_t batch_ = 1;  // samples per learner and iteration
@@ -128,6 +132,7 @@ class NodeSchedule {
   int64_t sync_every_ = 1, checkpoint_every_ = 0;
   int64_t epoch_samples_ = 1, target_samples_ = 1, eval_interval_ = 1;
   int64_t exchange_period_ = 0;  // 0: no peers
+  int64_t overlap_steps_ = 0;    // a mix in flight lands this far past its exchange point; 0: at the next
   int learners_ = 1;
   int64_t per_iteration_ = 1;  // samples per node iteration
   std::optional<Schedule> rates_;

@@ -41,9 +41,6 @@ void check_text(const std::vector<KeyValue>& values, const Config& c) {
   if (c.data.dataset != "text") return;
   if (value_of(values, "run.epochs").given)
     fail(value_of(values, "run.epochs"), "expected run.steps in its place with data.dataset = \"text\" (iterations, as nanoGPT's max_iters)");
-  if (c.node.overlap)
-    fail(value_of(values, "exchange.overlap"), "expected false with data.dataset = \"text\": a language model's peer mixes "
-                                               "between its steps");
   if (c.node.learners == 0)
     fail(value_of(values, "node.learners"), "expected a number with data.dataset = \"text\": auto-tuning the learner count "
                                             "is built for image nodes only");
@@ -73,6 +70,11 @@ void check_exchange(const std::vector<KeyValue>& values, const Config& c) {
   // Async gossip has no barrier to hide.
   if (c.node.overlap && x.mode == gossip::ExchangeMode::async_gossip)
     fail(value_of(values, "exchange.overlap"), "expected false with exchange.mode = \"async-gossip\", which is asynchronous already");
+  const KeyValue& overlap_steps = value_of(values, "exchange.overlap_steps");
+  if (overlap_steps.given && !c.node.overlap) fail(overlap_steps, "expected only with exchange.overlap = true");
+  if (c.node.overlap_steps >= c.node.period)
+    fail(overlap_steps, "expected fewer than exchange.period = " + std::to_string(c.node.period) +
+                            " (0: the mix lands at the next exchange point)");
   if (x.adaptive && x.codec != "topk" && x.codec != "threshold")
     fail(value_of(values, "compression.adaptive"), "needs a codec with a density (\"topk\" or \"threshold\")");
   const KeyValue& value_bits = value_of(values, "compression.value_bits");
@@ -143,14 +145,17 @@ void check_gradient_average(const std::vector<KeyValue>& values, const Config& c
   if (c.node.learners != 1) fail(value_of(values, "node.learners"), "expected 1 with exchange.average = \"gradients\"");
 }
 
-// The algorithms that step from the model the last round returned and carry exact state
-// between rounds. The overlap hands that model back one exchange late, as a correction on
-// later local steps, and a lossy codec would break what most of them keep: each refuses the
-// overlap, and all but the outer optimizer (which compresses its pseudo-gradients) a codec.
+// The algorithms that carry exact state between rounds. Those that step from the model the
+// last round returned refuse the overlap, which hands that model back late as a correction
+// on later local steps; the outer optimizer steps from its own x₀, which each
+// pseudo-gradient is taken against, so every local step still lands in exactly one of them.
+// A lossy codec would break what most of them keep: all but the outer optimizer (which
+// compresses its pseudo-gradients) refuse one.
 struct StatefulAlgorithm {
   bool on;
   std::string named;      // how the config turns it on
   std::string codec_why;  // what a codec would break; empty: it takes one
+  bool takes_overlap = false;
 };
 
 void refuse_overlap_and_codecs(const std::vector<KeyValue>& values, const Config& c) {
@@ -164,11 +169,11 @@ void refuse_overlap_and_codecs(const std::vector<KeyValue>& values, const Config
        "its correction by the last round's local change must be exact: the model travels uncompressed"},
       {x.quasi_global_momentum > 0.0, "exchange.quasi_global_momentum > 0", "CHOCO-SGD has no quasi-global momentum"},
       {x.outer_lr != 1.0 || x.outer_momentum > 0.0,
-       "an outer optimizer (exchange.outer_lr ≠ 1 or exchange.outer_momentum > 0)", ""},  // its pseudo-gradients take a codec
+       "an outer optimizer (exchange.outer_lr ≠ 1 or exchange.outer_momentum > 0)", "", true},
   };
   for (const StatefulAlgorithm& a : algorithms) {
     if (!a.on) continue;
-    if (c.node.overlap)
+    if (c.node.overlap && !a.takes_overlap)
       fail(value_of(values, "exchange.overlap"),
            "expected false with " + a.named + ", which steps from the mixed model the last round returned");
     if (x.codec != "none" && !a.codec_why.empty())

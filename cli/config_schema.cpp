@@ -321,11 +321,15 @@ std::vector<KeySpec> exchange_keys() {
     {"exchange.period", integer(1, 1, 1000000), "iterations between exchanges; 10 when unset under `\"local-sgd\"`",
      [](V v, Config& c) { c.node.period = static_cast<int>(v.integer); }},
     {"exchange.overlap", flag(false),
-     "mix a snapshot of z beside the learners' compute and apply it one exchange late, strict after the last "
-     "iteration and at checkpoints (see [strict or overlapped](algorithms.md#when-the-exchange-runs-strict-or-"
-     "overlapped)); `allreduce`, `local-sgd`, `gossip`; with `async-gossip` a config "
-     "error (exit 2)",
+     "mix a snapshot of z beside the learners' compute and apply it when it lands (`overlap_steps`), strict after "
+     "the last iteration and at checkpoints (see [strict or overlapped](algorithms.md#when-the-exchange-runs-strict-or-"
+     "overlapped)); `allreduce`, `local-sgd`, `gossip`, with or without an outer step; with `async-gossip`, a "
+     "gradient all-reduce or an algorithm that steps from the last mixed model a config error (exit 2)",
      [](V v, Config& c) { c.node.overlap = v.flag; }},
+    {"exchange.overlap_steps", integer(0, 0, 1000000),
+     "with `overlap`: the iterations (text: steps) a mix runs beside before it lands, fewer than `period` "
+     "(Streaming DiLoCo's τ); 0: it lands at the next exchange point",
+     [](V v, Config& c) { c.node.overlap_steps = static_cast<int>(v.integer); }},
     {"exchange.timeout_seconds", number(60.0, 0.0, 86400.0, kOpen),
      "a round, a view change, a join or a model hand-over that waits longer fails the run (a round that times out "
      "is first retried in a new view)",

@@ -161,7 +161,7 @@ std::string setup_of(const Variant& v) {
     out << ", outer lr " << x.outer_lr << (x.outer_nesterov && !noloco ? " Nesterov " : " momentum ") << x.outer_momentum;
   if (noloco) out << " γ " << x.gamma;
   if (x.codec != "none") out << ", " << codec_of(x);
-  if (c.node.overlap) out << ", overlapped";
+  if (c.node.overlap) out << ", overlapped" << (c.node.overlap_steps > 0 ? " " + std::to_string(c.node.overlap_steps) + " steps" : "");
   out << ", " << peers << " peers × " << learners_of(c) << batch << partition_of(c);
   if (!v.network.empty()) out << ", " << v.network;
   return out.str();

@@ -18,14 +18,23 @@ namespace {
 
 void PeerMixer::start(Model& model) {
   spec_.tensor_sizes = model.tensor_sizes();
-  float* values = gradients_ ? model.grads() : model.params();
-  exchange_ = std::make_unique<gossip::PeerExchange>(spec_, protocols::Span<float>{values, model.param_count()});
+  model_ = gradients_ ? model.grads() : model.params();
+  const std::size_t n = model.param_count();
+  if (overlap_) {
+    overlapped_ = std::make_unique<gossip::OverlappedExchange>(spec_, n);
+    exchange_ = &overlapped_->peers();
+  } else {
+    in_place_ = std::make_unique<gossip::PeerExchange>(spec_, protocols::Span<float>{model_, n});
+    exchange_ = in_place_.get();
+  }
   if (resumed_state_) exchange_->resume(*resumed_state_);
-  if (exchange_->start(static_cast<uint64_t>(resumed_at_))) cannot_move("at start");
+  const auto moved = overlapped_ ? overlapped_->start(model_, static_cast<uint64_t>(resumed_at_))
+                                 : exchange_->start(static_cast<uint64_t>(resumed_at_));
+  if (moved) cannot_move("at start");
   // A round on the models as drawn, alike everywhere: DiLoCo's x₀ is the initial model, and
   // a compressed all-reduce finds its common model without sending it. Gradients have none,
   // and a resumed run had it long ago.
-  if (!gradients_ && resumed_at_ == 0) mix(0, 0.0);
+  if (!gradients_ && resumed_at_ == 0) mix(0, 0.0, true);
 }
 
 void PeerMixer::save(Checkpoint& c) const {
@@ -41,9 +50,20 @@ void PeerMixer::resume(const Checkpoint& c, const Model& model, int64_t step) {
   spec_.first_round = resumed_state_->round;  // the state fits only the round it was taken at
 }
 
-void PeerMixer::mix(int64_t step, double compute_seconds) {
+void PeerMixer::mix(int64_t step, double compute_seconds, bool strict) {
   if (gradients_) return;
-  if (exchange_->exchange(static_cast<uint64_t>(step), compute_seconds)) cannot_move("after a view change");
+  const auto at = static_cast<uint64_t>(step);
+  if (!overlapped_) {
+    if (exchange_->exchange(at, compute_seconds)) cannot_move("after a view change");
+    return;
+  }
+  settle();
+  if (!strict) return overlapped_->begin(model_, at, compute_seconds);
+  if (overlapped_->exchange_now(model_, at, compute_seconds)) cannot_move("after a view change");
+}
+
+void PeerMixer::settle() {
+  if (overlapped_ && overlapped_->complete(model_)) cannot_move("after a view change");
 }
 
 void PeerMixer::average_gradients() {
@@ -53,7 +73,9 @@ void PeerMixer::average_gradients() {
 }
 
 void PeerMixer::finish() {
-  if (exchange_) exchange_->finish();
+  if (!exchange_) return;
+  settle();
+  exchange_->finish();
 }
 
 }  // namespace starling::cli

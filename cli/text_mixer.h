@@ -13,6 +13,13 @@
 // runs on the model's gradient instead, between each step's backward pass and its optimizer
 // step (average_gradients, TextLearnerSpec::on_gradients), and mix() does nothing: every
 // peer then steps AdamW on the same averaged gradient from the same model, as PyTorch's DDP.
+//
+// With `overlap` (exchange.overlap), a mix that need not be strict runs beside the next
+// steps on a snapshot of the model (gossip/overlapped_exchange.h) and lands at the next
+// settle() or mix() (the text loop settles exchange.overlap_steps after the mix) as
+// model + (mixed − snapshot): DiLoCo's outer step, say, arrives late and the inner steps
+// taken meanwhile are kept, as in Streaming DiLoCo's overlapped communication.
+#include "gossip/overlapped_exchange.h"
 #include "gossip/peer_exchange.h"
 #include "learners/text_trainer.h"
 
@@ -23,9 +30,11 @@ namespace starling::cli {
 
 class PeerMixer final : public ModelMixer {
  public:
-  PeerMixer(gossip::ExchangeSpec spec, bool gradients) : spec_(std::move(spec)), gradients_(gradients) {}
+  PeerMixer(gossip::ExchangeSpec spec, bool gradients, bool overlap)
+      : spec_(std::move(spec)), gradients_(gradients), overlap_(overlap) {}
   void start(Model& model) override;
-  void mix(int64_t step, double compute_seconds) override;
+  void mix(int64_t step, double compute_seconds, bool strict) override;
+  void settle() override;
   /// The gradient all-reduce of one step, in place on the gradient start() was given.
   void average_gradients();
   uint64_t bytes_sent() const override { return exchange_ ? exchange_->bytes_sent() : 0; }
@@ -36,12 +45,18 @@ class PeerMixer final : public ModelMixer {
   /// Says goodbye to the peers (PeerExchange::finish); nothing when never started.
   void finish();
   /// The exchange, once started.
-  const gossip::PeerExchange* exchange() const { return exchange_.get(); }
+  const gossip::PeerExchange* exchange() const { return exchange_; }
+  /// Seconds the overlapped mixes ran beside the steps (0 without overlap).
+  double overlapped_seconds() const { return overlapped_ ? overlapped_->overlapped_seconds() : 0.0; }
 
  private:
   gossip::ExchangeSpec spec_;
   bool gradients_ = false;
-  std::unique_ptr<gossip::PeerExchange> exchange_;
+  bool overlap_ = false;
+  float* model_ = nullptr;  // what the mixes work on: the model's parameters, or its gradient
+  std::unique_ptr<gossip::PeerExchange> in_place_;           // without overlap
+  std::unique_ptr<gossip::OverlappedExchange> overlapped_;  // with it
+  gossip::PeerExchange* exchange_ = nullptr;                // whichever runs
   uint64_t gradient_rounds_ = 0;
   int64_t resumed_at_ = 0;  // 0: a fresh start
   std::optional<gossip::AlgorithmState> resumed_state_;

@@ -102,6 +102,7 @@ JsonObject summarize(const Config& c, const TrainResult& r, int64_t parameters, 
     std::vector<std::string> members;
     for (uint32_t id : peers->exchange()->members()) members.push_back(std::to_string(id));
     j.add("view_changes", static_cast<long long>(peers->exchange()->view_changes())).add("members", members);
+    if (c.node.overlap) j.add("overlapped_seconds", peers->overlapped_seconds());
   }
   return j;
 }
@@ -121,6 +122,7 @@ TextTrainSpec text_spec(const Config& c) {
   spec.resume = c.node.resume;
   spec.warn = [](const std::string& line) { spdlog::warn("{}", line); };
   spec.period = c.node.period;
+  spec.settle_steps = c.node.overlap_steps;
   return spec;
 }
 
@@ -130,7 +132,7 @@ int train_text_node(const Config& config, const TextCorpus& corpus, const std::v
   const bool peer = config.node.exchange.mode != gossip::ExchangeMode::none;
   const auto level = quiet ? spdlog::level::debug : spdlog::level::info;
   TextTrainSpec spec = text_spec(config);
-  PeerMixer mixer(config.node.exchange, config.average_gradients);
+  PeerMixer mixer(config.node.exchange, config.average_gradients, config.node.overlap);
   if (peer) spec.mixer = &mixer;
   if (peer && config.average_gradients) spec.learner.on_gradients = [&mixer](float*, std::size_t) { mixer.average_gradients(); };
   const Model preview(spec.learner.model);

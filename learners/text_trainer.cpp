@@ -105,12 +105,20 @@ TrainResult train_text(const TextTrainSpec& spec, const TextCorpus& corpus, cons
     ++loss_count;
     result.samples += windows_per_step;
     const bool last = step + 1 == spec.steps;
-    if (spec.mixer && ((step + 1) % spec.period == 0 || last)) {
+    const bool checkpoint_due = spec.checkpoint_every > 0 && (step + 1) % spec.checkpoint_every == 0;
+    const bool checkpoint = !spec.checkpoint_dir.empty() && (checkpoint_due || last);
+    const bool mix_point = (step + 1) % spec.period == 0 || last;
+    const bool lands = checkpoint || (spec.settle_steps > 0 && (step + 1) % spec.period == spec.settle_steps);
+    if (spec.mixer && mix_point) {
       const double computed = seconds_since(start) - run.eval_seconds - exchanged();
       const auto mix_start = Clock::now();
-      spec.mixer->mix(step + 1, computed - compute_at_mix);
+      spec.mixer->mix(step + 1, computed - compute_at_mix, last || checkpoint);
       exchange_seconds += seconds_since(mix_start);
       compute_at_mix = computed;
+    } else if (spec.mixer && lands) {
+      const auto settle_start = Clock::now();
+      spec.mixer->settle();
+      exchange_seconds += seconds_since(settle_start);
     }
     const double train_seconds = seconds_since(start) - run.eval_seconds;
     const double rate = result.samples / std::max(train_seconds, 1e-9);
@@ -133,8 +141,7 @@ TrainResult train_text(const TextTrainSpec& spec, const TextCorpus& corpus, cons
       result.history.push_back(point);
       observer.on_eval(point);
     }
-    const bool checkpoint_due = spec.checkpoint_every > 0 && (step + 1) % spec.checkpoint_every == 0;
-    if (!spec.checkpoint_dir.empty() && (checkpoint_due || last)) {
+    if (checkpoint) {
       run.elapsed_seconds = seconds_since(start);
       write_checkpoint(spec.checkpoint_dir, capture(spec, learners, run), spec.checkpoint_keep);
     }

@@ -11,7 +11,10 @@
 // bits_per_byte(test_loss), and test_accuracy is unused.
 // As a peer of a job, a ModelMixer mixes the central model with the other peers' every
 // `period` steps and after the last, before that step's validation; the replicas are not
-// reset to it, SMA pulls them there.
+// reset to it, SMA pulls them there. A mixer may mix beside the next steps (overlapped):
+// the mix after the last step is strict, one still in flight is settled `settle_steps`
+// after its mix (0: at the next), and before a checkpoint is written, so that the
+// checkpoint holds a model and exchange state at rest.
 #include "learners/schedule.h"
 #include "learners/checkpoint.h"
 #include "learners/text_learner.h"
@@ -29,8 +32,12 @@ class ModelMixer {
   virtual ~ModelMixer() = default;
   /// Once, before the first step, with the model every mix() then works on in place.
   virtual void start(Model& model) = 0;
-  /// Mixes the model after `step` steps; `compute_seconds` is the training time since the last mix.
-  virtual void mix(int64_t step, double compute_seconds) = 0;
+  /// Mixes the model after `step` steps; `compute_seconds` is the training time since the last
+  /// mix. With `strict`, the model is mixed when mix() returns; otherwise an overlapping mixer
+  /// may apply this mix at a later call.
+  virtual void mix(int64_t step, double compute_seconds, bool strict) = 0;
+  /// Applies a mix still in flight, if any.
+  virtual void settle() {}
   virtual uint64_t bytes_sent() const = 0;
   virtual uint64_t bytes_received() const = 0;
   /// Exchange time spent inside the steps rather than in mix() (a gradient all-reduce's).
@@ -55,6 +62,7 @@ struct TextTrainSpec {
   std::function<void(const std::string&)> warn = [](const std::string&) {};  // an unusable checkpoint skipped
   ModelMixer* mixer = nullptr;  // null: one node alone
   int64_t period = 1;           // steps between mixes
+  int64_t settle_steps = 0;     // steps after a mix when an overlapping mixer's lands; 0: at the next mix
 };
 
 /// Runs the whole training on `part` of `corpus`, validating on its validation windows;

@@ -1,8 +1,8 @@
 // The exchange beside the compute (NodeSpec::overlap), several peers as threads of one
 // process, each a node with its own actor system and sockets on loopback: overlapped local
-// SGD and all-reduce still end with identical models on every peer (the last exchange is
-// strict), train about as well as the strict exchange, and repeat bit for bit (the mixes
-// arrive at fixed points, however long they take); overlapped gossip trains.
+// SGD, DiLoCo and all-reduce still end with identical models on every peer (the last
+// exchange is strict), train about as well as the strict exchange, and repeat bit for bit
+// (the mixes arrive at fixed points, however long they take); overlapped gossip trains.
 #define BOOST_TEST_MODULE actors_overlap
 #include <boost/test/unit_test.hpp>
 
@@ -21,7 +21,8 @@ using namespace starling::actors::testing;
 namespace {
 
 // One node per peer on its own thread; the results in peer order. Rethrows a peer's error.
-std::vector<NodeResult> run_peers(gossip::ExchangeMode mode, int peers, int period, bool overlap) {
+std::vector<NodeResult> run_peers(gossip::ExchangeMode mode, int peers, int period, bool overlap, double outer_lr = 1.0,
+                                  double outer_momentum = 0.0, int overlap_steps = 0) {
   const auto endpoints = starling::gossip::free_loopback_endpoints(peers);
   std::vector<NodeResult> results(peers);
   std::vector<std::exception_ptr> errors(peers);
@@ -32,7 +33,10 @@ std::vector<NodeResult> run_peers(gossip::ExchangeMode mode, int peers, int peri
       spec.threads = 1;
       spec.period = period;
       spec.overlap = overlap;
+      spec.overlap_steps = overlap_steps;
       spec.exchange.mode = mode;
+      spec.exchange.outer_lr = outer_lr;
+      spec.exchange.outer_momentum = outer_momentum;
       spec.exchange.rank = r;
       spec.exchange.timeout = std::chrono::milliseconds(20000);
       for (int i = 0; i < peers; ++i) spec.exchange.peers.push_back({static_cast<gossip::PeerId>(i), endpoints[i]});
@@ -78,6 +82,25 @@ BOOST_AUTO_TEST_CASE(overlapped_local_sgd_ends_identical_trains_and_repeats) {
     // The exchange's wait is part of the node's time outside the learners, never more.
     BOOST_TEST(r.exchange_seconds <= r.sync_seconds + 1e-3);
   }
+}
+
+// DiLoCo's outer step (Nesterov, α = 0.7, β = 0.9) on the pseudo-gradients of snapshots,
+// landing on top of the local steps taken meanwhile: a period late, or one iteration after
+// its exchange point (Streaming DiLoCo's τ = 1), each its own path, the same on a rerun.
+BOOST_AUTO_TEST_CASE(overlapped_diloco_ends_identical_and_trains) {
+  const auto strict = run_peers(gossip::ExchangeMode::local_sgd, 2, 4, false, 0.7, 0.9);
+  const auto overlapped = run_peers(gossip::ExchangeMode::local_sgd, 2, 4, true, 0.7, 0.9);
+  const auto landing = run_peers(gossip::ExchangeMode::local_sgd, 2, 4, true, 0.7, 0.9, 1);
+  const auto again = run_peers(gossip::ExchangeMode::local_sgd, 2, 4, true, 0.7, 0.9, 1);
+  BOOST_TEST(identical(strict));
+  BOOST_TEST(identical(overlapped));
+  BOOST_TEST(identical(landing));
+  BOOST_TEST(overlapped[0].train.model_checksum != strict[0].train.model_checksum);
+  BOOST_TEST(landing[0].train.model_checksum != overlapped[0].train.model_checksum);
+  BOOST_TEST(landing[0].train.model_checksum == again[0].train.model_checksum);
+  BOOST_TEST(min_accuracy(strict) > 0.85);
+  BOOST_TEST(min_accuracy(overlapped) > min_accuracy(strict) - 0.05);
+  BOOST_TEST(min_accuracy(landing) > min_accuracy(strict) - 0.05);
 }
 
 BOOST_AUTO_TEST_CASE(overlapped_allreduce_and_gossip_train_on_three_peers) {

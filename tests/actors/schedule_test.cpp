@@ -93,6 +93,23 @@ BOOST_AUTO_TEST_CASE(a_run_in_order) {
   BOOST_TEST(s.samples() == 200);
 }
 
+// With overlap_steps, a mix in flight lands that many iterations past its exchange point,
+// where an order ends; with none in flight nothing ends there.
+BOOST_AUTO_TEST_CASE(an_overlapped_mix_lands_overlap_steps_past_its_point) {
+  NodeSpec spec = spec_of(IntraSync::none);
+  spec.train.eval_every = 10;
+  spec.exchange.mode = gossip::ExchangeMode::local_sgd;
+  spec.period = 4;
+  spec.overlap = true;
+  spec.overlap_steps = 1;
+  NodeSchedule s = schedule_of(spec);
+  const Orders expected = {"0+4 overlap", "4+1 rest", "5+3 overlap", "8+1 rest", "9+1 strict evaluate last"};
+  BOOST_TEST(trace(s) == expected, each);
+  spec.overlap = false;  // the steps count only with the overlap
+  NodeSchedule strict = schedule_of(spec);
+  BOOST_TEST(trace(strict) == Orders({"0+4 overlap", "4+4 overlap", "8+2 strict evaluate last"}), each);
+}
+
 // Schedule::is_drop decides: the first step after warm-up is a drop when the rate decayed
 // during warm-up, and starts an order of its own like every drop.
 BOOST_AUTO_TEST_CASE(a_drop_at_the_end_of_warm_up) {

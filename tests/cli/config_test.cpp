@@ -131,6 +131,13 @@ BOOST_AUTO_TEST_CASE(exchange_overlap_defaults_per_mode) {
   BOOST_TEST((contains(e, "test.toml:3: exchange.overlap: expected false") && contains(e, "async-gossip")), e);
   e = error_of("[exchange]\nmode = \"async-gossip\"\n" + peers, {"exchange.overlap=true"});
   BOOST_TEST((contains(e, "--set exchange.overlap") && contains(e, "expected false")), e);
+  // Where the mix lands: inside the period, and only with the overlap.
+  BOOST_TEST(parse_config("[exchange]\nmode = \"local-sgd\"\n" + peers, "test.toml", {"exchange.overlap=true",
+                          "exchange.overlap_steps=3"}).node.overlap_steps == 3);
+  e = error_of("[exchange]\nmode = \"local-sgd\"\noverlap_steps = 3\n" + peers);
+  BOOST_TEST((contains(e, "test.toml:3: exchange.overlap_steps: expected only with exchange.overlap = true")), e);
+  e = error_of("[exchange]\nmode = \"local-sgd\"\noverlap = true\noverlap_steps = 10\n" + peers);
+  BOOST_TEST((contains(e, "test.toml:4: exchange.overlap_steps: expected fewer than exchange.period = 10")), e);
 }
 
 // Each key is one row: named once, documented, and its default among its own allowed values.
@@ -177,8 +184,9 @@ BOOST_AUTO_TEST_CASE(peer_entries_name_their_line_and_key) {
   BOOST_TEST((contains(e, "test.toml:5: peer.id") && contains(e, "an integer in [0, 2147483647]")), e);
 }
 
-// The algorithms that carry exact state between rounds refuse lossy codecs and the overlap
-// (which hands the mixed model back one exchange late); each names itself in the error.
+// The algorithms that carry exact state between rounds and step from the model the last
+// round returned refuse lossy codecs and the overlap (which hands that model back one
+// exchange late); each names itself in the error.
 BOOST_AUTO_TEST_CASE(stateful_algorithms_refuse_codecs_and_overlap) {
   using starling::gossip::ExchangeMode;
   const struct {
@@ -277,8 +285,10 @@ BOOST_AUTO_TEST_CASE(outer_optimizer_is_for_allreduce_local_sgd_and_gossip) {
   BOOST_TEST((contains(e, "--set compression.codec") && contains(e, "NoLoCo")), e);
   e = error_of(outer, {"exchange.mode=\"gossip\"", "exchange.outer_nesterov=false"});
   BOOST_TEST((contains(e, "--set exchange.outer_nesterov") && contains(e, "expected only with")), e);
-  e = error_of(outer, {"exchange.overlap=true"});
-  BOOST_TEST((contains(e, "--set exchange.overlap") && contains(e, "expected false with an outer optimizer")), e);
+  // The outer step takes the overlap (its pseudo-gradients are taken against its own x₀), as
+  // NoLoCo's does (stateful_algorithms_refuse_codecs_and_overlap has those that refuse it).
+  BOOST_TEST(parse_config(outer, "test.toml", {"exchange.overlap=true"}).node.overlap);
+  BOOST_TEST(parse_config(outer, "test.toml", {"exchange.overlap=true", "exchange.mode=\"gossip\""}).node.overlap);
   // Without an outer step (α = 1, β = 0) codecs and overlap stay as they were.
   BOOST_TEST(parse_config(outer, "test.toml", {"exchange.outer_lr=1", "exchange.outer_momentum=0", "compression.codec=\"fp16\""})
                  .node.exchange.codec == "fp16");

@@ -6,7 +6,10 @@
 # 4-bit pseudo-gradients over the by-file split (the same bits again, and fewer bytes than fp32
 # DiLoCo), in one process by 4-bit DiLoCo with checkpoints cut back to step 8 and resumed (the
 # uninterrupted job's bits), and by NoLoCo's gossip with one random partner (the peers' models
-# differ); the metrics CSV carries val_bpb and bytes; exchange.overlap on text exits 2 naming the key.
+# differ), and by that DiLoCo with the exchange beside the steps (landing at the next exchange
+# point, checkpointed and resumed between them: the uninterrupted job's bits; and landing one
+# step after its point); the metrics CSV carries val_bpb and
+# bytes; a gradient all-reduce beside the steps exits 2 naming the key.
 set -euo pipefail
 starling=$1
 tmp=$(mktemp -d)
@@ -93,5 +96,36 @@ assert resumed["identical_models"] and resumed["val_bpb"] == whole["val_bpb"], (
 assert all(json.load(open(p))["resumed_from_step"] == 8 for p in resumed["peer_summaries"]), "not every peer resumed at 8"
 PY
 
-expect_exit 2 "exchange.overlap: expected false with data.dataset = \"text\"" launch --config "$tmp/job.toml" --set exchange.overlap=true
+# The same DiLoCo job with the exchange beside the steps (exchange.overlap): each outer step
+# arrives a period late on top of the inner steps taken meanwhile, so the models end
+# elsewhere, but the last exchange is strict (every peer the same bits); a checkpoint at
+# step 6, between exchange points, settles the mix in flight first, and the job cut back to
+# it and resumed ends with the uninterrupted job's bits.
+ov=("${ck[@]}" --set run.checkpoint_dir=tov --set run.checkpoint_every=6 --set exchange.overlap=true)
+"$starling" launch --config "$tmp/job.toml" --in-process "${ov[@]}" --summary "$tmp/o1.json" 2>"$tmp/log" ||
+  { cat "$tmp/log"; fail "overlapped DiLoCo on text failed"; }
+whole=$(checksums "$tmp/o1.json")
+for peer in 0 1 2 3; do find "$tmp/tov/peer$peer" -name 'ckpt-*' ! -name 'ckpt-000000006.starling' -delete; done
+"$starling" launch --config "$tmp/job.toml" --in-process "${ov[@]}" --resume --summary "$tmp/o2.json" 2>"$tmp/log" ||
+  { cat "$tmp/log"; fail "resumed overlapped DiLoCo peers on text failed"; }
+[ "$(checksums "$tmp/o2.json")" = "$whole" ] || fail "resumed overlapped DiLoCo peers end with other bits than the uninterrupted job"
+/usr/bin/python3 - "$tmp/c1.json" "$tmp/o1.json" <<'PY' || fail "overlapped DiLoCo: peers differ, or it did not overlap"
+import json, sys
+strict, overlapped = (json.load(open(p)) for p in sys.argv[1:3])
+assert overlapped["identical_models"] and 5.0 < overlapped["val_bpb"] < 9.0, overlapped
+assert overlapped["val_bpb"] != strict["val_bpb"], "the outer steps did not arrive late"
+peers = [json.load(open(p)) for p in overlapped["peer_summaries"]]
+assert all(p["overlapped_seconds"] > 0 for p in peers), [p.get("overlapped_seconds") for p in peers]
+PY
+# Landing one step after its exchange point (Streaming DiLoCo's τ = 1): another path again,
+# every peer the same bits.
+"$starling" launch --config "$tmp/job.toml" --in-process "${diloco[@]}" --set exchange.overlap=true \
+  --set exchange.overlap_steps=1 --summary "$tmp/tau1.json" 2>"$tmp/log" || { cat "$tmp/log"; fail "DiLoCo landing after 1 step failed"; }
+/usr/bin/python3 - "$tmp/fp32.json" "$tmp/tau1.json" <<'PY' || fail "DiLoCo landing after one step: peers differ, or it did not overlap"
+import json, sys
+strict, tau1 = (json.load(open(p)) for p in sys.argv[1:3])
+assert tau1["identical_models"] and 5.0 < tau1["val_bpb"] < 9.0 and tau1["val_bpb"] != strict["val_bpb"], (strict, tau1)
+PY
+expect_exit 2 "exchange.overlap: expected false with exchange.average = \"gradients\"" launch --config "$tmp/job.toml" \
+  --set exchange.average='"gradients"' --set exchange.overlap=true
 echo "text peers end-to-end: ok"
