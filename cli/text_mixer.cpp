@@ -3,20 +3,29 @@
 
 #include "actors/exchange_section.h"
 
+#include <spdlog/spdlog.h>
+
 #include <chrono>
 #include <stdexcept>
 
 namespace starling::cli {
 namespace {
 
-[[noreturn]] void cannot_move(const char* when) {
-  throw std::runtime_error(std::string("a language model's peer cannot continue from the running job's position (") + when +
-                           "): text peers start together and do not join a job that runs");
+constexpr const char* kNoGradientJoin =
+    "a language model's peer that averages gradients (exchange.average = \"gradients\") cannot join a running job "
+    "or be moved to where it is: its peers start together";
+
+// Where the job is, for the text loop to go on from; the exchange has put the job's model in place.
+std::optional<int64_t> go_on_from(const std::optional<gossip::Position>& moved, const char* how) {
+  if (!moved) return std::nullopt;
+  const auto step = static_cast<int64_t>(moved->iteration);
+  spdlog::info("{} the running job: continuing from its step {} (round {})", how, step, moved->round);
+  return step;
 }
 
 }  // namespace
 
-void PeerMixer::start(Model& model) {
+std::optional<int64_t> PeerMixer::start(Model& model) {
   spec_.tensor_sizes = model.tensor_sizes();
   model_ = gradients_ ? model.grads() : model.params();
   const std::size_t n = model.param_count();
@@ -28,13 +37,15 @@ void PeerMixer::start(Model& model) {
     exchange_ = in_place_.get();
   }
   if (resumed_state_) exchange_->resume(*resumed_state_);
-  const auto moved = overlapped_ ? overlapped_->start(model_, static_cast<uint64_t>(resumed_at_))
-                                 : exchange_->start(static_cast<uint64_t>(resumed_at_));
-  if (moved) cannot_move("at start");
+  const auto at = static_cast<uint64_t>(resumed_at_);
+  const auto moved = overlapped_ ? overlapped_->start(model_, at) : exchange_->start(at);
+  if (moved && gradients_) throw std::runtime_error(kNoGradientJoin);
+  if (moved) return go_on_from(moved, "joined");
   // A round on the models as drawn, alike everywhere: DiLoCo's x₀ is the initial model, and
   // a compressed all-reduce finds its common model without sending it. Gradients have none,
   // and a resumed run had it long ago.
-  if (!gradients_ && resumed_at_ == 0) mix(0, 0.0, true);
+  if (!gradients_ && resumed_at_ == 0) return mix(0, 0.0, true);
+  return std::nullopt;
 }
 
 void PeerMixer::save(Checkpoint& c) const {
@@ -50,32 +61,30 @@ void PeerMixer::resume(const Checkpoint& c, const Model& model, int64_t step) {
   spec_.first_round = resumed_state_->round;  // the state fits only the round it was taken at
 }
 
-void PeerMixer::mix(int64_t step, double compute_seconds, bool strict) {
-  if (gradients_) return;
+std::optional<int64_t> PeerMixer::mix(int64_t step, double compute_seconds, bool strict) {
+  if (gradients_) return std::nullopt;
   const auto at = static_cast<uint64_t>(step);
-  if (!overlapped_) {
-    if (exchange_->exchange(at, compute_seconds)) cannot_move("after a view change");
-    return;
+  if (!overlapped_) return go_on_from(exchange_->exchange(at, compute_seconds), "moved to");
+  if (const auto moved = settle()) return moved;
+  if (!strict) {
+    overlapped_->begin(model_, at, compute_seconds);
+    return std::nullopt;
   }
-  settle();
-  if (!strict) return overlapped_->begin(model_, at, compute_seconds);
-  if (overlapped_->exchange_now(model_, at, compute_seconds)) cannot_move("after a view change");
+  return go_on_from(overlapped_->exchange_now(model_, at, compute_seconds), "moved to");
 }
 
-void PeerMixer::settle() {
-  if (overlapped_ && overlapped_->complete(model_)) cannot_move("after a view change");
+std::optional<int64_t> PeerMixer::settle() {
+  return overlapped_ ? go_on_from(overlapped_->complete(model_), "moved to") : std::nullopt;
 }
 
 void PeerMixer::average_gradients() {
   const auto begin = std::chrono::steady_clock::now();
-  if (exchange_->exchange(++gradient_rounds_, 0.0)) cannot_move("after a view change");
+  if (exchange_->exchange(++gradient_rounds_, 0.0)) throw std::runtime_error(kNoGradientJoin);
   gradient_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
 }
 
 void PeerMixer::finish() {
-  if (!exchange_) return;
-  settle();
-  exchange_->finish();
+  if (exchange_) exchange_->finish();  // the last mix was strict: none is in flight
 }
 
 }  // namespace starling::cli

@@ -3,8 +3,10 @@
 // gossip::PeerExchange, which mixes the model in place with the other peers' by the
 // configured exchange (any synchronous mode or async gossip, with or without a codec or an
 // outer optimizer). Its first round runs at start, on the initial model (the same on every
-// peer: the same seed draws it). A peer of a text job starts with the others and cannot join one running:
-// a start or an exchange that would move it to another position throws std::runtime_error.
+// peer: the same seed draws it). A peer that joins a running job (`starling peer --join`), or
+// that an exchange moves to where the job is (it was left out and taken back, or fell
+// behind), gets the job's model in place and returns the job's step for the text loop to go
+// on from; averaging gradients, that throws std::runtime_error instead.
 // Every peer of a job resumed together from its checkpoints at one step continues exactly:
 // the exchange algorithm's state (DiLoCo's x₀, outer momentum and error feedback) rides in
 // section "exchange" (actors/exchange_section.h), and no first round runs again.
@@ -32,9 +34,9 @@ class PeerMixer final : public ModelMixer {
  public:
   PeerMixer(gossip::ExchangeSpec spec, bool gradients, bool overlap)
       : spec_(std::move(spec)), gradients_(gradients), overlap_(overlap) {}
-  void start(Model& model) override;
-  void mix(int64_t step, double compute_seconds, bool strict) override;
-  void settle() override;
+  std::optional<int64_t> start(Model& model) override;
+  std::optional<int64_t> mix(int64_t step, double compute_seconds, bool strict) override;
+  std::optional<int64_t> settle() override;
   /// The gradient all-reduce of one step, in place on the gradient start() was given.
   void average_gradients();
   uint64_t bytes_sent() const override { return exchange_ ? exchange_->bytes_sent() : 0; }

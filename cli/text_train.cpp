@@ -6,6 +6,7 @@
 #include "cli/json.h"
 #include "cli/progress.h"
 #include "cli/text_mixer.h"
+#include "cli/train_command.h"
 #include "learners/text_trainer.h"
 #include "platform/cpu_features.h"
 
@@ -94,6 +95,7 @@ JsonObject summarize(const Config& c, const TrainResult& r, int64_t parameters, 
       .add("model_checksum", r.model_checksum)
       .add("partition", partition_name(c.data.partition.kind))
       .add("resumed_from_step", r.resumed_from_step ? std::optional<double>(static_cast<double>(*r.resumed_from_step)) : std::nullopt)
+      .add("joined_at_step", r.joined_at_step ? std::optional<double>(static_cast<double>(*r.joined_at_step)) : std::nullopt)
       .add("compute_seconds", last.compute_seconds)
       .add("exchange_seconds", last.exchange_seconds)
       .add("bytes_sent", static_cast<long long>(last.bytes_sent))
@@ -132,7 +134,9 @@ int train_text_node(const Config& config, const TextCorpus& corpus, const std::v
   const bool peer = config.node.exchange.mode != gossip::ExchangeMode::none;
   const auto level = quiet ? spdlog::level::debug : spdlog::level::info;
   TextTrainSpec spec = text_spec(config);
-  PeerMixer mixer(config.node.exchange, config.average_gradients, config.node.overlap);
+  gossip::ExchangeSpec exchange = config.node.exchange;
+  log_exchange_events(exchange, quiet ? quiet->tag : std::string());
+  PeerMixer mixer(exchange, config.average_gradients, config.node.overlap);
   if (peer) spec.mixer = &mixer;
   if (peer && config.average_gradients) spec.learner.on_gradients = [&mixer](float*, std::size_t) { mixer.average_gradients(); };
   const Model preview(spec.learner.model);

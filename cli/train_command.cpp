@@ -185,12 +185,16 @@ void apply_resume(Config& config, bool resume) {
   config.node.resume = resume;
 }
 
+void log_exchange_events(gossip::ExchangeSpec& exchange, const std::string& tag) {
+  exchange.on_refusal = [tag](const std::string& line) { spdlog::warn("{}security: {}", tag, line); };
+  exchange.on_adjust = [tag](const std::string& line) { spdlog::info("{}compression: {}", tag, line); };
+  exchange.on_event = [tag](const std::string& line) { spdlog::info("{}peers: {}", tag, line); };
+}
+
 int train_on(Config config, const TrainTest& data, const std::string& summary, const PeerOutput* quiet) {
   const std::string tag = quiet ? quiet->tag : std::string();
   const auto level = quiet ? spdlog::level::debug : spdlog::level::info;
-  config.node.exchange.on_refusal = [tag](const std::string& line) { spdlog::warn("{}security: {}", tag, line); };
-  config.node.exchange.on_adjust = [tag](const std::string& line) { spdlog::info("{}compression: {}", tag, line); };
-  config.node.exchange.on_event = [tag](const std::string& line) { spdlog::info("{}peers: {}", tag, line); };
+  log_exchange_events(config.node.exchange, tag);
   try {
     const Model preview(config.node.train.learner.model);
     spdlog::log(level, "{}run '{}': {} model, {} parameters, {} learner(s) ({}), batch {}, backend {} ({}), exchange {}, {} epochs",

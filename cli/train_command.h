@@ -34,6 +34,10 @@ struct PeerOutput {
   std::atomic<int64_t>* total = nullptr;
 };
 
+/// Sends the exchange's news to the log, each line after `tag`: refused strangers (warnings),
+/// compression's adjustments, and view changes, deaths, stragglers and drops.
+void log_exchange_events(gossip::ExchangeSpec& exchange, const std::string& tag);
+
 /// `--resume`: every node continues from its newest valid checkpoint; ConfigError when the
 /// config names no run.checkpoint_dir to resume from.
 void apply_resume(Config& config, bool resume);

@@ -49,6 +49,11 @@ void TextLearner::save(SectionWriter& out) { save_learner_state(out, steps_, mod
 
 void TextLearner::restore(SectionReader& in) { steps_ = restore_learner_state(in, model_, *optimizer_); }
 
+void TextLearner::reposition(int64_t step) {
+  steps_ = step;
+  optimizer_->reset();
+}
+
 double TextLearner::step(float lr) {
   const int n = spec_.batch, context = spec_.model.context;
   sampler_.batch(steps_, n, starts_.data());

@@ -48,6 +48,9 @@ class TextLearner {
   void save(SectionWriter& out);
   /// Continues exactly where save() was called (same spec); CheckpointError otherwise.
   void restore(SectionReader& in);
+  /// Goes on from `step` (a running job's position) with the model as it now is: the next
+  /// step draws that step's windows, and the optimizer starts afresh (no moments).
+  void reposition(int64_t step);
 
  private:
   TextLearnerSpec spec_;

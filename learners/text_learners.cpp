@@ -68,6 +68,15 @@ void TextLearners::save(Checkpoint& c) {
   }
 }
 
+void TextLearners::reposition(int64_t step) {
+  Model& z = central();
+  for (auto& learner : learners_) {
+    if (central_) std::copy(z.params(), z.params() + z.param_count(), learner->model().params());
+    learner->reposition(step);
+  }
+  if (central_) std::copy(z.params(), z.params() + z.param_count(), z_prev_.data());
+}
+
 void TextLearners::restore(const Checkpoint& c) {
   for (int j = 0; j < size(); ++j) {
     SectionReader state = c.reader(section_of(j));

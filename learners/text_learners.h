@@ -58,6 +58,9 @@ class TextLearners {
   void save(Checkpoint& c);
   /// Continues exactly where save() was called (same spec); CheckpointError otherwise.
   void restore(const Checkpoint& c);
+  /// Goes on from `step` of a running job whose model z now holds: every replica restarts
+  /// from z with fresh moments (TextLearner::reposition), and z's momentum from rest.
+  void reposition(int64_t step);
 
  private:
   std::vector<std::unique_ptr<TextLearner>> learners_;

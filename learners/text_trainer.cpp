@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <stdexcept>
 
 namespace starling {
@@ -74,6 +75,26 @@ Fingerprint text_fingerprint(const TextTrainSpec& spec, const Model& model) {
   };
 }
 
+namespace {
+
+// What follows step `done` of a run: an exchange point (a mix every period and after the
+// last step), where an overlapped mix in flight lands, a validation, a checkpoint.
+struct StepPoint {
+  bool last = false, mix = false, lands = false, validate = false, checkpoint = false;
+};
+
+StepPoint point_after(const TextTrainSpec& spec, int64_t done) {
+  StepPoint p;
+  p.last = done == spec.steps;
+  p.mix = spec.mixer && (done % spec.period == 0 || p.last);
+  p.checkpoint = !spec.checkpoint_dir.empty() && ((spec.checkpoint_every > 0 && done % spec.checkpoint_every == 0) || p.last);
+  p.lands = spec.mixer && (p.checkpoint || (spec.settle_steps > 0 && done % spec.period == spec.settle_steps));
+  p.validate = p.last || (spec.eval_steps > 0 && done % spec.eval_steps == 0);
+  return p;
+}
+
+}  // namespace
+
 TrainResult train_text(const TextTrainSpec& spec, const TextCorpus& corpus, const TextPart& part, TrainObserver& observer) {
   if (spec.steps < 1) throw std::invalid_argument("text training: steps must be at least 1");
   if (spec.mixer && spec.period < 1) throw std::invalid_argument("text training: the exchange period must be at least 1");
@@ -92,60 +113,72 @@ TrainResult train_text(const TextTrainSpec& spec, const TextCorpus& corpus, cons
       if (spec.mixer) spec.mixer->resume(found->checkpoint, learners.central(), learners.steps());
       observer.on_resume(run.result);
     }
-  if (spec.mixer) spec.mixer->start(learners.central());
   TrainResult& result = run.result;
+  double loss_sum = 0.0;
+  int64_t loss_count = 0;
+  // A peer that joined a running job, or that an exchange moved to where the job is, has the
+  // job's model in z and goes on from the job's step.
+  const auto go_on_from = [&](int64_t at) {
+    learners.reposition(at);
+    result.samples = at * windows_per_step;
+    if (!result.joined_at_step) result.joined_at_step = at;
+    loss_sum = 0.0, loss_count = 0;
+  };
+  if (spec.mixer)
+    if (const auto at = spec.mixer->start(learners.central())) go_on_from(*at);
   // The clock continues from the checkpoint's elapsed time.
   const auto start = Clock::now() - std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(run.elapsed_seconds));
-  double exchange_seconds = 0.0, compute_at_mix = 0.0, loss_sum = 0.0;
-  int64_t loss_count = 0;
+  double exchange_seconds = 0.0, compute_at_mix = 0.0;
   // Exchange time: mix()'s, and what the mixer spent inside the steps (a gradient all-reduce).
   const auto exchanged = [&] { return exchange_seconds + (spec.mixer ? spec.mixer->seconds_in_steps() : 0.0); };
+  // The exchange after step `done`, strict at the last step and at checkpoints; the job's
+  // step when it moved this peer.
+  const auto exchange = [&](int64_t done, const StepPoint& p) -> std::optional<int64_t> {
+    const auto begin = Clock::now();
+    const double computed = seconds_since(start) - run.eval_seconds - exchanged();
+    const auto moved = p.mix ? spec.mixer->mix(done, computed - compute_at_mix, p.last || p.checkpoint) : spec.mixer->settle();
+    if (p.mix) compute_at_mix = computed;
+    exchange_seconds += seconds_since(begin);
+    return moved;
+  };
   for (int64_t step = learners.steps(); step < spec.steps; ++step) {
     loss_sum += learners.step(static_cast<float>(schedule.lr(step)));
     ++loss_count;
     result.samples += windows_per_step;
-    const bool last = step + 1 == spec.steps;
-    const bool checkpoint_due = spec.checkpoint_every > 0 && (step + 1) % spec.checkpoint_every == 0;
-    const bool checkpoint = !spec.checkpoint_dir.empty() && (checkpoint_due || last);
-    const bool mix_point = (step + 1) % spec.period == 0 || last;
-    const bool lands = checkpoint || (spec.settle_steps > 0 && (step + 1) % spec.period == spec.settle_steps);
-    if (spec.mixer && mix_point) {
-      const double computed = seconds_since(start) - run.eval_seconds - exchanged();
-      const auto mix_start = Clock::now();
-      spec.mixer->mix(step + 1, computed - compute_at_mix, last || checkpoint);
-      exchange_seconds += seconds_since(mix_start);
-      compute_at_mix = computed;
-    } else if (spec.mixer && lands) {
-      const auto settle_start = Clock::now();
-      spec.mixer->settle();
-      exchange_seconds += seconds_since(settle_start);
-    }
+    StepPoint point = point_after(spec, step + 1);
+    if (point.mix || point.lands)
+      if (const auto at = exchange(step + 1, point)) {
+        go_on_from(*at);
+        step = *at - 1;
+        point = point_after(spec, *at);
+      }
     const double train_seconds = seconds_since(start) - run.eval_seconds;
     const double rate = result.samples / std::max(train_seconds, 1e-9);
     const double epoch = result.samples / windows_per_epoch;
-    observer.on_step(step + 1, spec.steps, epoch, loss_sum / loss_count, rate);
-    const bool due = spec.eval_steps > 0 && (step + 1) % spec.eval_steps == 0;
-    if (due || last) {
+    observer.on_step(step + 1, spec.steps, epoch, loss_count ? loss_sum / loss_count : 0.0, rate);
+    if (point.validate) {
       const auto eval_start = Clock::now();
-      EvalPoint point = validate(learners.central(), spec, corpus, step + 1, epoch);
+      EvalPoint evaluation = validate(learners.central(), spec, corpus, step + 1, epoch);
       run.eval_seconds += seconds_since(eval_start);
-      point.wall_seconds = seconds_since(start);
-      point.train_loss = loss_sum / loss_count;
-      point.samples_per_second = rate;
-      point.samples = result.samples;
-      point.compute_seconds = train_seconds - exchanged();
-      point.exchange_seconds = exchanged();
+      evaluation.wall_seconds = seconds_since(start);
+      evaluation.train_loss = loss_count ? loss_sum / loss_count : 0.0;
+      evaluation.samples_per_second = rate;
+      evaluation.samples = result.samples;
+      evaluation.compute_seconds = train_seconds - exchanged();
+      evaluation.exchange_seconds = exchanged();
       loss_sum = 0.0, loss_count = 0;
-      if (!result.time_to_target_seconds && spec.target_bpb > 0 && bits_per_byte(point.test_loss) <= spec.target_bpb)
-        result.time_to_target_seconds = point.wall_seconds;
-      result.history.push_back(point);
-      observer.on_eval(point);
+      if (!result.time_to_target_seconds && spec.target_bpb > 0 && bits_per_byte(evaluation.test_loss) <= spec.target_bpb)
+        result.time_to_target_seconds = evaluation.wall_seconds;
+      result.history.push_back(evaluation);
+      observer.on_eval(evaluation);
     }
-    if (checkpoint) {
+    if (point.checkpoint) {
       run.elapsed_seconds = seconds_since(start);
       write_checkpoint(spec.checkpoint_dir, capture(spec, learners, run), spec.checkpoint_keep);
     }
   }
+  if (result.history.empty())  // joined at the job's last step: nothing left to train
+    result.history.push_back(validate(learners.central(), spec, corpus, spec.steps, result.samples / windows_per_epoch));
   result.steps = spec.steps;
   result.wall_seconds = seconds_since(start);
   result.train_seconds = result.wall_seconds - run.eval_seconds;

@@ -9,6 +9,8 @@
 // step is one step of every learner: it trains on learners × batch windows. Its EvalPoints
 // carry the validation loss (nats per byte) as test_loss; bits per byte is
 // bits_per_byte(test_loss), and test_accuracy is unused.
+// A peer that joins a running job, or that an exchange moves to where the job is, goes on
+// from the job's step with its model (TextLearners::reposition: fresh moments).
 // As a peer of a job, a ModelMixer mixes the central model with the other peers' every
 // `period` steps and after the last, before that step's validation; the replicas are not
 // reset to it, SMA pulls them there. A mixer may mix beside the next steps (overlapped):
@@ -22,6 +24,7 @@
 #include "learners/trainer.h"
 
 #include <functional>
+#include <optional>
 #include <string>
 
 namespace starling {
@@ -30,14 +33,16 @@ namespace starling {
 class ModelMixer {
  public:
   virtual ~ModelMixer() = default;
-  /// Once, before the first step, with the model every mix() then works on in place.
-  virtual void start(Model& model) = 0;
+  /// Once, before the first step, with the model every mix() then works on in place. A peer
+  /// that joins a running job gets the job's model there, and the job's step to go on from.
+  virtual std::optional<int64_t> start(Model& model) = 0;
   /// Mixes the model after `step` steps; `compute_seconds` is the training time since the last
   /// mix. With `strict`, the model is mixed when mix() returns; otherwise an overlapping mixer
-  /// may apply this mix at a later call.
-  virtual void mix(int64_t step, double compute_seconds, bool strict) = 0;
-  /// Applies a mix still in flight, if any.
-  virtual void settle() {}
+  /// may apply this mix at a later call. When a mix moved this peer (it was left out of the
+  /// job and taken back, or fell behind), the model is the job's and the job's step returns.
+  virtual std::optional<int64_t> mix(int64_t step, double compute_seconds, bool strict) = 0;
+  /// Applies a mix still in flight, if any; moves this peer as mix() may.
+  virtual std::optional<int64_t> settle() { return std::nullopt; }
   virtual uint64_t bytes_sent() const = 0;
   virtual uint64_t bytes_received() const = 0;
   /// Exchange time spent inside the steps rather than in mix() (a gradient all-reduce's).

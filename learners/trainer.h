@@ -51,6 +51,7 @@ struct TrainResult {
   std::optional<double> time_to_target_seconds;
   std::string model_checksum;
   std::optional<int64_t> resumed_from_step;  // the checkpoint's step, when the run resumed from one
+  std::optional<int64_t> joined_at_step;     // a peer that joined a running job: the job's step it went on from
   const EvalPoint& last() const { return history.back(); }
 };
 

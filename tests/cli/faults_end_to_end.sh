@@ -12,6 +12,8 @@
 #   outer              local SGD with an outer step (SlowMo/DiLoCo): a peer joins, then one
 #                      is killed; every new view starts a fresh outer optimizer on every
 #                      member, and the survivors end identical
+#   text_join          a new peer joins a running 3-peer all-reduce job of the tiny GPT and
+#                      ends with them, having gone on from the job's step
 #   rejoin             a killed peer restarted with --resume rejoins; all four identical
 #   flood              a live peer flooded with malformed frames of every class finishes
 #                      and reports the drops by reason
@@ -204,6 +206,19 @@ case $scenario in
     grep -q "straggler: round .* has waited .* for peer 2" "$tmp/p0.log" || fail "the straggler is not named"
     identical 0 1 2 3
     awk -v e="$(field "$tmp/out/e2e-peer0.summary.json" exchange_seconds)" 'BEGIN { exit !(e > 1.0) }' || fail "the wait is not in exchange_seconds"
+    ;;
+  text_join)
+    tiny_gpt_job "$tmp/c.toml" 3000 $base $((base + 1)) $((base + 2)) $((base + 3))
+    sed -i "s|^name = .*|name = \"e2e\"|; s|^out_dir = .*|out_dir = \"$tmp/out\"|; s|^eval_steps = .*|eval_steps = 100|" "$tmp/c.toml"
+    sed -i 's/^timeout_seconds = 30$/timeout_seconds = 20\nheartbeat_seconds = 0.2\nfailure_timeout_seconds = 2\nstart_timeout_seconds = 3/' "$tmp/c.toml"
+    for id in 0 1 2; do start $id; done
+    await 'grep -q "view 0 -> 1" "$tmp/p0.log"'
+    await '[ "$(rows 0)" -ge 3 ]'
+    start 3 --join
+    finish 0 1 2 3
+    grep -q "joined the running job: continuing from its step" "$tmp/p3.log" || fail "peer 3 did not go on from the job's step"
+    [ "$(field "$tmp/out/e2e-peer3.summary.json" joined_at_step)" -gt 0 ] || fail "peer 3 joined at step 0"
+    identical 0 1 2 3
     ;;
   *) fail "unknown scenario" ;;
 esac
