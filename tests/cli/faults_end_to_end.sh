@@ -69,6 +69,18 @@ identical() {
   first=$(field "$tmp/out/e2e-peer$1.summary.json" model_checksum)
   for id in "$@"; do [ "$(field "$tmp/out/e2e-peer$id.summary.json" model_checksum)" = "$first" ] || fail "peer $id ends with another model"; done
 }
+# Peers 0-2 start without peer 3 (a view of three), which joins once they have evaluated
+# four times; all four finish with one model, peer 3's taken from the job mid-run.
+joins_running_job() {
+  for id in 0 1 2; do start $id; done
+  await 'grep -q "view 0 -> 1" "$tmp/p0.log"'
+  await '[ "$(rows 0)" -ge 4 ]'
+  start 3 --join
+  finish 0 1 2 3
+  grep -q "joined view .* taking the model of iteration" "$tmp/p3.log" || fail "peer 3 did not join"
+  [ "$(field "$tmp/out/e2e-peer3.summary.json" joined_at_step)" -gt 0 ] || fail "peer 3 joined at step 0"
+  identical 0 1 2 3
+}
 accurate() { for id in "$@"; do awk -v a="$(field "$tmp/out/e2e-peer$id.summary.json" test_accuracy)" 'BEGIN { exit !(a > 0.8) }' || fail "peer $id reached only $a"; done; }
 
 case $scenario in
@@ -110,14 +122,7 @@ case $scenario in
     ;;
   join)
     job allreduce
-    for id in 0 1 2; do start $id; done
-    await 'grep -q "view 0 -> 1" "$tmp/p0.log"'
-    await '[ "$(rows 0)" -ge 4 ]'
-    start 3 --join
-    finish 0 1 2 3
-    grep -q "joined view .* taking the model of iteration" "$tmp/p3.log" || fail "peer 3 did not join"
-    [ "$(field "$tmp/out/e2e-peer3.summary.json" joined_at_step)" -gt 0 ] || fail "peer 3 joined at step 0"
-    identical 0 1 2 3
+    joins_running_job
     accurate 0 1 2 3
     ;;
   overlap)
@@ -211,14 +216,8 @@ case $scenario in
     tiny_gpt_job "$tmp/c.toml" 3000 $base $((base + 1)) $((base + 2)) $((base + 3))
     sed -i "s|^name = .*|name = \"e2e\"|; s|^out_dir = .*|out_dir = \"$tmp/out\"|; s|^eval_steps = .*|eval_steps = 100|" "$tmp/c.toml"
     sed -i 's/^timeout_seconds = 30$/timeout_seconds = 20\nheartbeat_seconds = 0.2\nfailure_timeout_seconds = 2\nstart_timeout_seconds = 3/' "$tmp/c.toml"
-    for id in 0 1 2; do start $id; done
-    await 'grep -q "view 0 -> 1" "$tmp/p0.log"'
-    await '[ "$(rows 0)" -ge 3 ]'
-    start 3 --join
-    finish 0 1 2 3
+    joins_running_job
     grep -q "joined the running job: continuing from its step" "$tmp/p3.log" || fail "peer 3 did not go on from the job's step"
-    [ "$(field "$tmp/out/e2e-peer3.summary.json" joined_at_step)" -gt 0 ] || fail "peer 3 joined at step 0"
-    identical 0 1 2 3
     ;;
   *) fail "unknown scenario" ;;
 esac
