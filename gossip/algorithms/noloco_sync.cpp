@@ -30,10 +30,25 @@ MixingSchedule random_pairs_schedule(int p, int rank, std::uint64_t seed) {
   };
 }
 
+namespace {
+
+// On a fixed graph a neighbour is at most a round apart. With a new partner every round, the
+// peers that have not met a slow one run on, so a peer can be several rounds ahead of its
+// next partner, whose vector must then wait in the buffer rather than be dropped as too far
+// ahead (the round would time out). Only that round's partner's vector is filed, so the
+// buffer holds at most one vector a round.
+GossipOptions pair_options(const SyncSetup& s) {
+  auto options = round_options<GossipOptions>(s);
+  options.max_rounds_ahead = std::max<std::uint64_t>(options.max_rounds_ahead, 2 * s.members.size());
+  return options;
+}
+
+}  // namespace
+
 NolocoSync::NolocoSync(const SyncSetup& s)
     : model_(s.model),
       gossip_(s.transport, s.members, random_pairs_schedule(static_cast<int>(s.members.size()), s.rank, s.spec.seed),
-              round_options<GossipOptions>(s)),
+              pair_options(s)),
       lr_(static_cast<float>(s.spec.outer_lr)),
       momentum_(static_cast<float>(s.spec.outer_momentum)),
       gamma_(static_cast<float>(s.spec.gamma)),

@@ -45,7 +45,8 @@ std::vector<std::vector<float>> run_noloco(const ExchangeSpec& spec, int peers, 
     const auto algorithm = make_sync_algorithm(setup);
     for (int k = 0; k < rounds; ++k) {
       local(r, k, x);
-      if (algorithm->run().status != RoundResult::done) throw std::runtime_error("round failed");
+      const RoundResult result = algorithm->run();
+      if (result.status != RoundResult::done) throw std::runtime_error("round " + std::to_string(k) + " failed: " + result.why);
     }
   });
   return xs;
