@@ -29,16 +29,11 @@ std::optional<int64_t> PeerMixer::start(Model& model) {
   spec_.tensor_sizes = model.tensor_sizes();
   model_ = gradients_ ? model.grads() : model.params();
   const std::size_t n = model.param_count();
-  if (overlap_) {
-    overlapped_ = std::make_unique<gossip::OverlappedExchange>(spec_, n);
-    exchange_ = &overlapped_->peers();
-  } else {
-    in_place_ = std::make_unique<gossip::PeerExchange>(spec_, protocols::Span<float>{model_, n});
-    exchange_ = in_place_.get();
-  }
-  if (resumed_state_) exchange_->resume(*resumed_state_);
+  if (overlap_) overlapped_ = std::make_unique<gossip::OverlappedExchange>(spec_, n);
+  else in_place_ = std::make_unique<gossip::PeerExchange>(spec_, protocols::Span<float>{model_, n});
+  if (resumed_state_) running()->resume(*resumed_state_);
   const auto at = static_cast<uint64_t>(resumed_at_);
-  const auto moved = overlapped_ ? overlapped_->start(model_, at) : exchange_->start(at);
+  const auto moved = overlapped_ ? overlapped_->start(model_, at) : in_place_->start(at);
   if (moved && gradients_) throw std::runtime_error(kNoGradientJoin);
   if (moved) return go_on_from(moved, "joined");
   // A round on the models as drawn, alike everywhere: DiLoCo's x₀ is the initial model, and
@@ -49,7 +44,7 @@ std::optional<int64_t> PeerMixer::start(Model& model) {
 }
 
 void PeerMixer::save(Checkpoint& c) const {
-  if (exchange_) actors::put_exchange_state(c, exchange_->algorithm_state());
+  if (exchange()) actors::put_exchange_state(c, exchange()->algorithm_state());
 }
 
 void PeerMixer::resume(const Checkpoint& c, const Model& model, int64_t step) {
@@ -64,7 +59,7 @@ void PeerMixer::resume(const Checkpoint& c, const Model& model, int64_t step) {
 std::optional<int64_t> PeerMixer::mix(int64_t step, double compute_seconds, bool strict) {
   if (gradients_) return std::nullopt;
   const auto at = static_cast<uint64_t>(step);
-  if (!overlapped_) return go_on_from(exchange_->exchange(at, compute_seconds), "moved to");
+  if (!overlapped_) return go_on_from(in_place_->exchange(at, compute_seconds), "moved to");
   if (const auto moved = settle()) return moved;
   if (!strict) {
     overlapped_->begin(model_, at, compute_seconds);
@@ -79,12 +74,12 @@ std::optional<int64_t> PeerMixer::settle() {
 
 void PeerMixer::average_gradients() {
   const auto begin = std::chrono::steady_clock::now();
-  if (exchange_->exchange(++gradient_rounds_, 0.0)) throw std::runtime_error(kNoGradientJoin);
+  if (in_place_->exchange(++gradient_rounds_, 0.0)) throw std::runtime_error(kNoGradientJoin);
   gradient_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
 }
 
 void PeerMixer::finish() {
-  if (exchange_) exchange_->finish();  // the last mix was strict: none is in flight
+  if (auto* peers = running()) peers->finish();  // the last mix was strict: none is in flight
 }
 
 }  // namespace starling::cli

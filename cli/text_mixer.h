@@ -39,15 +39,15 @@ class PeerMixer final : public ModelMixer {
   std::optional<int64_t> settle() override;
   /// The gradient all-reduce of one step, in place on the gradient start() was given.
   void average_gradients();
-  uint64_t bytes_sent() const override { return exchange_ ? exchange_->bytes_sent() : 0; }
-  uint64_t bytes_received() const override { return exchange_ ? exchange_->bytes_received() : 0; }
+  uint64_t bytes_sent() const override { return exchange() ? exchange()->bytes_sent() : 0; }
+  uint64_t bytes_received() const override { return exchange() ? exchange()->bytes_received() : 0; }
   double seconds_in_steps() const override { return gradient_seconds_; }
   void save(Checkpoint& c) const override;
   void resume(const Checkpoint& c, const Model& model, int64_t step) override;
   /// Says goodbye to the peers (PeerExchange::finish); nothing when never started.
   void finish();
-  /// The exchange, once started.
-  const gossip::PeerExchange* exchange() const { return exchange_; }
+  /// The exchange, once started (null before).
+  const gossip::PeerExchange* exchange() const { return running(); }
   /// Seconds the overlapped mixes ran beside the steps (0 without overlap).
   double overlapped_seconds() const { return overlapped_ ? overlapped_->overlapped_seconds() : 0.0; }
 
@@ -58,7 +58,7 @@ class PeerMixer final : public ModelMixer {
   float* model_ = nullptr;  // what the mixes work on: the model's parameters, or its gradient
   std::unique_ptr<gossip::PeerExchange> in_place_;           // without overlap
   std::unique_ptr<gossip::OverlappedExchange> overlapped_;  // with it
-  gossip::PeerExchange* exchange_ = nullptr;                // whichever runs
+  gossip::PeerExchange* running() const { return overlapped_ ? &overlapped_->peers() : in_place_.get(); }
   uint64_t gradient_rounds_ = 0;
   int64_t resumed_at_ = 0;  // 0: a fresh start
   std::optional<gossip::AlgorithmState> resumed_state_;

@@ -6,7 +6,6 @@
 #include "cli/json.h"
 #include "cli/progress.h"
 #include "cli/text_mixer.h"
-#include "cli/train_command.h"
 #include "learners/text_trainer.h"
 #include "platform/cpu_features.h"
 
@@ -124,7 +123,7 @@ TextTrainSpec text_spec(const Config& c) {
   spec.resume = c.node.resume;
   spec.warn = [](const std::string& line) { spdlog::warn("{}", line); };
   spec.period = c.node.period;
-  spec.settle_steps = c.node.overlap_steps;
+  spec.overlap_steps = c.node.overlap_steps;
   return spec;
 }
 

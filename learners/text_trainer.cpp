@@ -88,7 +88,7 @@ StepPoint point_after(const TextTrainSpec& spec, int64_t done) {
   p.last = done == spec.steps;
   p.mix = spec.mixer && (done % spec.period == 0 || p.last);
   p.checkpoint = !spec.checkpoint_dir.empty() && ((spec.checkpoint_every > 0 && done % spec.checkpoint_every == 0) || p.last);
-  p.lands = spec.mixer && (p.checkpoint || (spec.settle_steps > 0 && done % spec.period == spec.settle_steps));
+  p.lands = spec.mixer && (p.checkpoint || (spec.overlap_steps > 0 && done % spec.period == spec.overlap_steps));
   p.validate = p.last || (spec.eval_steps > 0 && done % spec.eval_steps == 0);
   return p;
 }

@@ -14,7 +14,7 @@
 // As a peer of a job, a ModelMixer mixes the central model with the other peers' every
 // `period` steps and after the last, before that step's validation; the replicas are not
 // reset to it, SMA pulls them there. A mixer may mix beside the next steps (overlapped):
-// the mix after the last step is strict, one still in flight is settled `settle_steps`
+// the mix after the last step is strict, one still in flight is settled `overlap_steps`
 // after its mix (0: at the next), and before a checkpoint is written, so that the
 // checkpoint holds a model and exchange state at rest.
 #include "learners/schedule.h"
@@ -67,7 +67,7 @@ struct TextTrainSpec {
   std::function<void(const std::string&)> warn = [](const std::string&) {};  // an unusable checkpoint skipped
   ModelMixer* mixer = nullptr;  // null: one node alone
   int64_t period = 1;           // steps between mixes
-  int64_t settle_steps = 0;     // steps after a mix when an overlapping mixer's lands; 0: at the next mix
+  int64_t overlap_steps = 0;    // steps after a mix when an overlapping mixer's lands; 0: at the next mix
 };
 
 /// Runs the whole training on `part` of `corpus`, validating on its validation windows;
