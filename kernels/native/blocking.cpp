@@ -51,7 +51,7 @@ CacheSizes cache_sizes() {
   return c;
 }
 
-Blocking make_blocking(int mr, int nr) {
+Blocking make_blocking(int mr, int nr, int pack_a_min_kn) {
   const CacheSizes c = cache_sizes();
   Blocking b;
   // The A sliver (mr×kc) and one line of B rows must share L1 with C's tile: give A ~40%.
@@ -61,8 +61,9 @@ Blocking make_blocking(int mr, int nr) {
   // A block mc×kc in a share of L3.
   b.mc = round_down(std::clamp(static_cast<int>(c.l3 / 4 / (b.kc * 4)), mr, 4096), mr);
   // Measured on Zen 4 (bench_kernels): up to ~128 rows the in-place operands win.
-  b.pack_a_min_n = 4 * nr;
+  b.pack_a_min_n = std::max(4 * nr, pack_a_min_kn);
   b.pack_a_min_m = 128;
+  b.pack_a_min_k = pack_a_min_kn;
   b.pack_b_min_m = 128;
   // Aᵀ in place wins on the weight-gradient shapes (k = batch, and 800×64×2048), whose A is
   // read few times; packing wins on large squares, which reread it (bench_kernels).
@@ -75,8 +76,9 @@ Blocking make_blocking(int mr, int nr) {
       b.kc = kc;
       b.nc = round_down(nc, nr);
     }
-    if (got == 5) {
+    if (got == 5) {  // the thresholds given are the whole rule
       b.pack_a_min_n = pa;
+      b.pack_a_min_k = 0;
       b.pack_a_min_m = pb;
       b.pack_b_min_m = pb;
     }

@@ -8,9 +8,11 @@ struct Blocking {
   int kc = 0;  // depth per block: an MR×kc sliver of A stays in L1 across the row of tiles
   int nc = 0;  // columns of op(B) per packed block: kc×nc stays in L2
   // Packing A costs m·k copies and saves little when each sliver is reused over few tiles
-  // (small n) or when there are few slivers (small m: they are read in place from L1/L2).
+  // (small n), when there are few slivers (small m: they are read in place from L1/L2), or,
+  // where the kernel asks for it, when the slivers are shallow (small k).
   int pack_a_min_n = 0;
   int pack_a_min_m = 0;
+  int pack_a_min_k = 0;
   // Aᵀ read in place already gives the micro-kernel MR floats side by side per depth, so it
   // is packed only when both k and n reach this: deep slivers reused across many column
   // tiles, where walking k rows of a wide A page by page costs more than the copy.
@@ -27,8 +29,9 @@ struct CacheSizes {
 /// system does not say (containers, VMs reporting nonsense).
 CacheSizes cache_sizes();
 
-/// Blocking for a micro-kernel of mr×nr. STARLING_GEMM_BLOCKS="mc,kc,nc[,pack_a_min_n,
+/// Blocking for a micro-kernel of mr×nr; with pack_a_min_kn > 0, untransposed A is packed
+/// only where n and k both reach it, as Aᵀ is. STARLING_GEMM_BLOCKS="mc,kc,nc[,pack_a_min_n,
 /// pack_b_min_m]" overrides the derived sizes and thresholds (tuning runs and tests).
-Blocking make_blocking(int mr, int nr);
+Blocking make_blocking(int mr, int nr, int pack_a_min_kn = 0);
 
 }  // namespace starling::kernels::native

@@ -186,7 +186,8 @@ bool packs_at(const GemmArgs& g, const Blocking& bl) {
 template <class Kernel>
 void run_blocks(const GemmArgs& g, const Blocking& bl) {
   constexpr int MR = Kernel::MR, NR = Kernel::NR;
-  const bool want_a = g.trans_a ? packs_at(g, bl) : g.n >= bl.pack_a_min_n && g.m >= bl.pack_a_min_m;
+  const bool want_a =
+      g.trans_a ? packs_at(g, bl) : g.n >= bl.pack_a_min_n && g.m >= bl.pack_a_min_m && g.k >= bl.pack_a_min_k;
   const bool want_b = g.trans_b || g.m >= bl.pack_b_min_m;
   const int mc_max = std::min(bl.mc, (g.m + MR - 1) / MR * MR);
   const int kc_max = std::min(bl.kc, g.k);
