@@ -29,19 +29,30 @@ struct has_pack_a_rows : std::false_type {};
 template <class Kernel>
 struct has_pack_a_rows<Kernel, std::void_t<decltype(&Kernel::pack_a_rows)>> : std::true_type {};
 
+// Rows [0, kc) of a row-major block `width` floats wide (row stride ld) into W-wide panels:
+// panel s starts at dst + s*W*kc and holds, for each row p, its W floats side by side (the
+// last panel may be narrower and keeps the stride W). Row by row, each row read in one
+// sweep: walked panel by panel, a block just written elsewhere (a gradient in L3 or DRAM)
+// was read a line per row, a miss each.
+template <int W>
+void pack_panels(const float* src, long ld, int kc, int width, float* dst) {
+  for (int p = 0; p < kc; ++p, src += ld) {
+    int j = 0;
+    for (; j + W <= width; j += W) std::copy_n(src + j, W, dst + static_cast<long>(j) * kc + p * W);
+    if (j < width) std::copy_n(src + j, width - j, dst + static_cast<long>(j) * kc + p * W);
+  }
+}
+
 // Rows [i0, i0+mc) × depth [p0, p0+kc) of op(A) into MR-row slivers; sliver s starts at
 // dst + s*MR*kc and stores, for each p, its MR rows next to each other.
 template <class Kernel>
 void pack_a(const GemmArgs& g, int i0, int mc, int p0, int kc, float* dst) {
   constexpr int MR = Kernel::MR;
+  if (g.trans_a) return pack_panels<MR>(g.a + static_cast<long>(p0) * g.lda + i0, g.lda, kc, mc, dst);
   for (int ir = 0; ir < mc; ir += MR) {
     const int mr = std::min(MR, mc - ir);
     float* sliver = dst + static_cast<long>(ir) * kc;
-    if (g.trans_a) {
-      const float* src = g.a + static_cast<long>(p0) * g.lda + i0 + ir;
-      for (int p = 0; p < kc; ++p, src += g.lda)
-        for (int i = 0; i < mr; ++i) sliver[p * MR + i] = src[i];
-    } else if constexpr (has_pack_a_rows<Kernel>::value) {
+    if constexpr (has_pack_a_rows<Kernel>::value) {
       const int rows = std::min(2 * MR, mc - ir);
       Kernel::pack_a_rows(g.a + static_cast<long>(i0 + ir) * g.lda + p0, g.lda, kc, rows, sliver);
       ir += rows > MR ? MR : 0;  // the second sliver is packed too
@@ -66,14 +77,11 @@ struct has_pack_bt<Kernel, std::void_t<decltype(&Kernel::pack_bt)>> : std::true_
 template <class Kernel>
 void pack_b(const GemmArgs& g, int p0, int kc, int j0, int nc, float* dst) {
   constexpr int NR = Kernel::NR;
+  if (!g.trans_b) return pack_panels<NR>(g.b + static_cast<long>(p0) * g.ldb + j0, g.ldb, kc, nc, dst);
   for (int jr = 0; jr < nc; jr += NR) {
     const int nr = std::min(NR, nc - jr);
     float* panel = dst + static_cast<long>(jr) * kc;
-    if (!g.trans_b) {
-      const float* src = g.b + static_cast<long>(p0) * g.ldb + j0 + jr;
-      for (int p = 0; p < kc; ++p, src += g.ldb)
-        for (int j = 0; j < nr; ++j) panel[p * NR + j] = src[j];
-    } else if constexpr (has_pack_bt<Kernel>::value) {
+    if constexpr (has_pack_bt<Kernel>::value) {
       Kernel::pack_bt(g.b + static_cast<long>(j0 + jr) * g.ldb + p0, g.ldb, kc, nr, panel);
     } else {
       const float* src = g.b + static_cast<long>(j0 + jr) * g.ldb + p0;
