@@ -269,9 +269,8 @@ bool four_rows(const GemmArgs& g) {
 }
 
 // Untransposed A read in place beats its packed copy on AVX2 unless its slivers are deep and
-// reused over many column tiles, the rule Aᵀ already follows: in one process, alternating,
-// the GPT's projections (768 rows, k or n of 128) ran 3–21 % faster in place, hot and cold,
-// and squares of 1,000 about 5 % slower.
+// reused over many column tiles, the rule Aᵀ already follows: the copy is a pass over A that
+// only long reuse repays (the GPT's projections against large squares, docs/benchmarks.md).
 constexpr int kPackAMinKn = 512;
 
 }  // namespace
