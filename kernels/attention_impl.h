@@ -108,12 +108,24 @@ void edge(const Product& m, int rows, int j, int cols) {
     }
 }
 
-// R rows of C, `cols` wide: whole tiles, then single vectors, then the edge.
+// The last `vectors` (< kCols) vectors of R rows as one tile: as single vectors, each would
+// rebroadcast A and keep only R accumulators in flight.
+template <int R, int V = kCols - 1>
+void narrow_tile(const Product& m, int j, int vectors) {
+  if constexpr (V > 0) {
+    if (vectors == V) return tile<R, V>(m, j);
+    narrow_tile<R, V - 1>(m, j, vectors);
+  }
+}
+
+// R rows of C, `cols` wide: whole tiles, then one narrower tile, then the edge.
 template <int R>
 void rows_of(const Product& m, int cols) {
   int j = 0;
   for (; j + kCols * kWidth <= cols; j += kCols * kWidth) tile<R, kCols>(m, j);
-  for (; j + kWidth <= cols; j += kWidth) tile<R, 1>(m, j);
+  const int vectors = (cols - j) / kWidth;
+  narrow_tile<R>(m, j, vectors);
+  j += vectors * kWidth;
   if (j < cols) edge(m, R, j, cols);
 }
 
