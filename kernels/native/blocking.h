@@ -29,9 +29,12 @@ struct CacheSizes {
 /// system does not say (containers, VMs reporting nonsense).
 CacheSizes cache_sizes();
 
-/// Blocking for a micro-kernel of mr×nr; with pack_a_min_kn > 0, untransposed A is packed
-/// only where n and k both reach it, as Aᵀ is. STARLING_GEMM_BLOCKS="mc,kc,nc[,pack_a_min_n,
+/// Which untransposed A is packed: by its size (pack_a_min_n, pack_a_min_m), or, as Aᵀ, only
+/// where n and k both reach pack_at_min_kn.
+enum class PackA { by_size, as_transposed };
+
+/// Blocking for a micro-kernel of mr×nr. STARLING_GEMM_BLOCKS="mc,kc,nc[,pack_a_min_n,
 /// pack_b_min_m]" overrides the derived sizes and thresholds (tuning runs and tests).
-Blocking make_blocking(int mr, int nr, int pack_a_min_kn = 0);
+Blocking make_blocking(int mr, int nr, PackA pack_a = PackA::by_size);
 
 }  // namespace starling::kernels::native

@@ -268,15 +268,14 @@ bool four_rows(const GemmArgs& g) {
   return short_last_tile || rest == 0 || rest > 8;
 }
 
-// Untransposed A read in place beats its packed copy on AVX2 unless its slivers are deep and
-// reused over many column tiles, the rule Aᵀ already follows: the copy is a pass over A that
-// only long reuse repays (the GPT's projections against large squares, docs/benchmarks.md).
-constexpr int kPackAMinKn = 512;
-
 }  // namespace
 
 void gemm_avx2(const GemmArgs& args) {
-  static const Blocking six = make_blocking(6, 16, kPackAMinKn), four = make_blocking(4, 24, kPackAMinKn);
+  // Untransposed A read in place beats its packed copy on AVX2 unless its slivers are deep
+  // and reused over many column tiles, the rule Aᵀ follows: the copy is a pass over A that
+  // only long reuse repays (the GPT's projections against large squares, docs/benchmarks.md).
+  static const Blocking six = make_blocking(6, 16, PackA::as_transposed),
+                        four = make_blocking(4, 24, PackA::as_transposed);
   const bool use_four = four_rows(args);
   const Blocking& blocking = use_four ? four : six;
   // The SGD epilogue needs the whole product in one K block: C holds parameters, not sums.
