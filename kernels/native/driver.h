@@ -16,6 +16,7 @@
 #include "kernels/native/tile.h"
 
 #include <algorithm>
+#include <cstring>
 #include <type_traits>
 
 namespace starling::kernels::native {
@@ -33,13 +34,14 @@ struct has_pack_a_rows<Kernel, std::void_t<decltype(&Kernel::pack_a_rows)>> : st
 // panel s starts at dst + s*W*kc and holds, for each row p, its W floats side by side (the
 // last panel may be narrower and keeps the stride W). Row by row, each row read in one
 // sweep: walked panel by panel, a block just written elsewhere (a gradient in L3 or DRAM)
-// was read a line per row, a miss each.
+// was read a line per row, a miss each. memcpy, not std::copy_n: a memmove of W floats is
+// a library call per panel row, where a memcpy of a constant size is a few vector moves.
 template <int W>
 void pack_panels(const float* src, long ld, int kc, int width, float* dst) {
   for (int p = 0; p < kc; ++p, src += ld) {
     int j = 0;
-    for (; j + W <= width; j += W) std::copy_n(src + j, W, dst + static_cast<long>(j) * kc + p * W);
-    if (j < width) std::copy_n(src + j, width - j, dst + static_cast<long>(j) * kc + p * W);
+    for (; j + W <= width; j += W) std::memcpy(dst + static_cast<long>(j) * kc + p * W, src + j, W * sizeof(float));
+    if (j < width) std::memcpy(dst + static_cast<long>(j) * kc + p * W, src + j, (width - j) * sizeof(float));
   }
 }
 
