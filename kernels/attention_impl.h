@@ -149,6 +149,14 @@ void transpose(const float* src, long ld, int t, int d, float* dst) {
     for (int r = 0; r < t; ++r) dst[static_cast<long>(c) * t + r] = src[r * ld + c];
 }
 
+// dst (t rows of d, contiguous) ← the first d columns of t rows `ld` apart. A head's V rows
+// lie a whole [q | k | v] row apart (1.5 KiB in the GPT), so as P·V's B they fall into a
+// few L1 sets and evict one another between row blocks; contiguous, they stay. (The
+// backward's products read theirs in place: a copy there measured no faster.)
+void gather(const float* src, long ld, int t, int d, float* dst) {
+  for (int r = 0; r < t; ++r) std::copy_n(src + r * ld, d, dst + static_cast<long>(r) * d);
+}
+
 // Rows [0, t) of the scores S = A·Xᵀ (A = Q or dO, rows lda apart; xt = Xᵀ, d rows of t)
 // into s (row stride t), each block of rows for the keys it reaches.
 void causal_scores(int t, int d, const float* a, long lda, const float* xt, float* s) {
@@ -159,11 +167,11 @@ void causal_scores(int t, int d, const float* a, long lda, const float* xt, floa
 }
 
 // Rows of out (ld_out apart) = W·X for W = P or dS (t × t, zero beyond the diagonal) and X's
-// t rows ld apart: query rows [i0, i1) over keys [0, i1).
-void weighted_rows(const AttentionHead& h, const float* w, const float* x, float* out, long ld_out) {
+// t rows lx apart: query rows [i0, i1) over keys [0, i1).
+void weighted_rows(const AttentionHead& h, const float* w, const float* x, long lx, float* out, long ld_out) {
   for (int i0 = 0; i0 < h.t; i0 += kRows) {
     const int i1 = std::min(i0 + kRows, h.t);
-    product(i1 - i0, h.d, {w + static_cast<long>(i0) * h.t, h.t, 1, x, h.ld, out + i0 * ld_out, ld_out, i1});
+    product(i1 - i0, h.d, {w + static_cast<long>(i0) * h.t, h.t, 1, x, lx, out + i0 * ld_out, ld_out, i1});
   }
 }
 
@@ -181,7 +189,8 @@ void forward(const AttentionHead& h, float* p, float* out, float* scratch) {
   transpose(h.k, h.ld, h.t, h.d, scratch);
   causal_scores(h.t, h.d, h.q, h.ld, scratch, p);
   causal_softmax_forward(1, h.t, h.scale, p);
-  weighted_rows(h, p, h.v, out, h.ld_out);
+  gather(h.v, h.ld, h.t, h.d, scratch);
+  weighted_rows(h, p, scratch, h.d, out, h.ld_out);
 }
 
 void backward(const AttentionHead& h, const float* p, const float* d_out, float* dq, float* dk, float* dv, float* ds,
@@ -190,7 +199,7 @@ void backward(const AttentionHead& h, const float* p, const float* d_out, float*
   transpose(h.v, h.ld, h.t, h.d, scratch);
   causal_scores(h.t, h.d, d_out, h.ld_out, scratch, ds);  // dP = dO·Vᵀ
   causal_softmax_backward(1, h.t, h.scale, p, ds);
-  weighted_rows(h, ds, h.k, dq, h.ld);  // dQ = dS·K
+  weighted_rows(h, ds, h.k, h.ld, dq, h.ld);  // dQ = dS·K
   transposed_rows(h, ds, h.q, h.ld, dk);  // dK = dSᵀ·Q
 }
 
