@@ -61,14 +61,13 @@ Blocking make_blocking(int mr, int nr, PackA pack_a) {
   // A block mc×kc in a share of L3.
   b.mc = round_down(std::clamp(static_cast<int>(c.l3 / 4 / (b.kc * 4)), mr, 4096), mr);
   // Measured on Zen 4 (bench_kernels): up to ~128 rows the in-place operands win.
+  b.pack_a_min_n = 4 * nr;
   b.pack_a_min_m = 128;
   b.pack_b_min_m = 128;
   // Aᵀ in place wins on the weight-gradient shapes (k = batch, and 800×64×2048), whose A is
   // read few times; packing wins on large squares, which reread it (bench_kernels).
   b.pack_at_min_kn = 512;
-  const bool as_transposed = pack_a == PackA::as_transposed;
-  b.pack_a_min_n = as_transposed ? std::max(4 * nr, b.pack_at_min_kn) : 4 * nr;
-  b.pack_a_min_k = as_transposed ? b.pack_at_min_kn : 0;
+  b.pack_a = pack_a;
   if (const char* env = std::getenv("STARLING_GEMM_BLOCKS")) {
     int mc = 0, kc = 0, nc = 0, pa = 0, pb = 0;
     const int got = std::sscanf(env, "%d,%d,%d,%d,%d", &mc, &kc, &nc, &pa, &pb);
@@ -78,8 +77,8 @@ Blocking make_blocking(int mr, int nr, PackA pack_a) {
       b.nc = round_down(nc, nr);
     }
     if (got == 5) {  // the thresholds given are the whole rule
+      b.pack_a = PackA::by_size;
       b.pack_a_min_n = pa;
-      b.pack_a_min_k = 0;
       b.pack_a_min_m = pb;
       b.pack_b_min_m = pb;
     }

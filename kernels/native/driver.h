@@ -188,16 +188,20 @@ void run_block(const GemmArgs& g, const Operands& ops, int i0, int mc, int p0, i
   }
 }
 
-// Whether Aᵀ is packed into slivers rather than read in place (see Blocking::pack_at_min_kn).
-bool packs_at(const GemmArgs& g, const Blocking& bl) {
-  return g.trans_a && g.k >= bl.pack_at_min_kn && g.n >= bl.pack_at_min_kn;
+// Whether op(A) is packed into slivers rather than read in place: Aᵀ (and, where the kernel
+// asks for it, untransposed A) only for deep slivers reused across many column tiles (see
+// Blocking::pack_at_min_kn); untransposed A by its size.
+bool packs_a(const GemmArgs& g, const Blocking& bl) {
+  const bool deep_and_wide = g.k >= bl.pack_at_min_kn && g.n >= bl.pack_at_min_kn;
+  if (g.trans_a) return deep_and_wide;
+  const bool large = g.n >= bl.pack_a_min_n && g.m >= bl.pack_a_min_m;
+  return large && (bl.pack_a == PackA::by_size || deep_and_wide);
 }
 
 template <class Kernel>
 void run_blocks(const GemmArgs& g, const Blocking& bl) {
   constexpr int MR = Kernel::MR, NR = Kernel::NR;
-  const bool want_a =
-      g.trans_a ? packs_at(g, bl) : g.n >= bl.pack_a_min_n && g.m >= bl.pack_a_min_m && g.k >= bl.pack_a_min_k;
+  const bool want_a = packs_a(g, bl);
   const bool want_b = g.trans_b || g.m >= bl.pack_b_min_m;
   const int mc_max = std::min(bl.mc, (g.m + MR - 1) / MR * MR);
   const int kc_max = std::min(bl.kc, g.k);
@@ -229,7 +233,7 @@ void run_gemm(const GemmArgs& g, const Blocking& bl) {
   // longer it reads in place without the conflicts, and the copy is k·m floats, a small
   // part of the product (bench_kernels shows the difference).
   constexpr int kPad = 16;
-  if (g.trans_a && g.lda % 1024 == 0 && !packs_at(g, bl)) {
+  if (g.trans_a && g.lda % 1024 == 0 && !packs_a(g, bl)) {
     const int lda = g.m + kPad;
     float* copy = pack_buffer(PackSlot::a, static_cast<std::size_t>(lda) * g.k);
     for (int p = 0; p < g.k; ++p)

@@ -273,7 +273,7 @@ bool four_rows(const GemmArgs& g) {
 void gemm_avx2(const GemmArgs& args) {
   // Untransposed A read in place beats its packed copy on AVX2 unless its slivers are deep
   // and reused over many column tiles, the rule Aᵀ follows: the copy is a pass over A that
-  // only long reuse repays (the GPT's projections against large squares, docs/benchmarks.md).
+  // only long reuse repays (bench_kernels: the GPT's projections against large squares).
   static const Blocking six = make_blocking(6, 16, PackA::as_transposed),
                         four = make_blocking(4, 24, PackA::as_transposed);
   const bool use_four = four_rows(args);
