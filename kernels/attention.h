@@ -1,7 +1,7 @@
 #pragma once
 // The causal attention core of one sample's one head, fused: the four products, the causal
-// softmax between them, and no GEMM calls, packing or transposes beyond a d × t copy of K
-// or V at a time. Heads are small (t × t scores, d of 16–128), where a general GEMM call's
+// softmax between them, and no GEMM calls, packing or transposes beyond one copy of K or V
+// at a time (Kᵀ or Vᵀ for the scores, V made contiguous for P·V). Heads are small (t × t scores, d of 16–128), where a general GEMM call's
 // fixed costs outweigh its work; these passes run register-blocked products over the
 // operands in place instead. Dispatched per ISA like sequence_ops.h; none allocates.
 namespace starling::kernels {
