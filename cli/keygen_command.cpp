@@ -2,7 +2,7 @@
 
 #include "cli/config.h"
 #include "gossip/peer_exchange.h"
-#include "gossip/transport/curve_keys.h"
+#include "gossip/transport/zmq/curve_pairs.h"
 
 #include <spdlog/spdlog.h>
 

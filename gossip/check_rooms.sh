@@ -2,48 +2,60 @@
 # gossip/'s rooms include only downward, and ZeroMQ stays in the transport's zmq/ room.
 #   gossip/check_rooms.sh SOURCE_DIR    exits 1, naming each offending line
 # Rules (a file may include, of gossip/, only these rooms):
-#   topology/        topology/
-#   transport/       transport/                (its interface: nothing of zmq/)
-#   transport/zmq/   transport/, transport/zmq/
-#   control/         transport/, control/
-#   algorithms/      transport/, topology/, algorithms/
-#   the hall (gossip/*.h, *.cpp)   every room but transport/zmq/
-# Outside gossip/ nothing includes transport/zmq/, and only transport/zmq/ includes
-# <zmq.h>/<zmq.hpp>, but for two tools that speak raw ZeroMQ on purpose (malformed frames).
+#   topology/            topology/
+#   transport/           transport/    (the interface: nothing of its links)
+#   transport/memory/    transport/, transport/memory/
+#   transport/zmq/       transport/, transport/zmq/
+#   zmq/'s public headers (zmq_link.h, curve_pairs.h)      transport/
+#   transport/transport_context.cpp (the choice of link)   transport/, transport/memory/,
+#                                                          zmq/'s public headers
+#   control/             transport/, control/
+#   algorithms/          transport/, topology/, algorithms/
+#   the hall (gossip/*.h, *.cpp)   every room, but of transport/zmq/ its public headers only
+# Outside gossip/ nothing includes transport/zmq/ but its public headers; only zmq/'s other
+# files include <zmq.h>/<zmq.hpp>, but for two tools that speak raw ZeroMQ on purpose
+# (malformed frames); and of gossip/'s CMakeLists.txt files only zmq/'s links cppzmq.
 set -euo pipefail
 cd "$1"
 status=0
 fail() { echo "$1" >&2; status=1; }
 
-room_of() {  # gossip/<room>/... -> room; a file at gossip/ top -> hall
+zmq_public='gossip/transport/zmq/(zmq_link|curve_pairs)\.h'
+
+room_of() {  # sets room: gossip/<room>/... -> room; a file at gossip/ top -> hall
+  if [[ "$1" =~ ^${zmq_public}$ ]]; then room=transport/zmq/public; return; fi
   case "$1" in
-    gossip/transport/zmq/*) echo transport/zmq ;;
-    gossip/*/*) local r=${1#gossip/}; echo "${r%%/*}" ;;
-    *) echo hall ;;
+    gossip/transport/zmq/*) room=transport/zmq ;;
+    gossip/transport/memory/*) room=transport/memory ;;
+    gossip/transport/transport_context.cpp) room=transport/choice ;;
+    gossip/*/*) room=${1#gossip/}; room=${room%%/*} ;;
+    *) room=hall ;;
   esac
 }
 
-allowed_rooms() {
+allowed_rooms() {  # sets allowed: the rooms room $1 may include
   case "$1" in
-    topology) echo "topology" ;;
-    transport) echo "transport" ;;
-    transport/zmq) echo "transport transport/zmq" ;;
-    control) echo "transport control" ;;
-    algorithms) echo "transport topology algorithms" ;;
-    hall) echo "transport topology control algorithms hall" ;;
+    topology) allowed="topology" ;;
+    transport | transport/zmq/public) allowed="transport" ;;
+    transport/memory) allowed="transport transport/memory" ;;
+    transport/zmq) allowed="transport transport/zmq transport/zmq/public" ;;
+    transport/choice) allowed="transport transport/memory transport/zmq/public" ;;
+    control) allowed="transport control" ;;
+    algorithms) allowed="transport topology algorithms" ;;
+    hall) allowed="transport transport/memory transport/zmq/public topology control algorithms hall" ;;
   esac
 }
 
 include_re='^[[:space:]]*#[[:space:]]*include[[:space:]]*"gossip/[^"]+"'
-while IFS= read -r file; do
-  room=$(room_of "$file")
-  allowed=" $(allowed_rooms "$room") "
-  while IFS=: read -r line text; do
-    target=$(sed -E 's/.*"(gossip\/[^"]+)".*/\1/' <<<"$text")
-    to=$(room_of "$target")
-    [[ "$allowed" == *" $to "* ]] || fail "$file:$line: room $room includes $target (room $to)"
-  done < <(grep -nE "$include_re" "$file" || true)
-done < <(find gossip -name '*.h' -o -name '*.cpp' | sort)
+while IFS=: read -r file line text; do
+  [[ "$text" =~ \"(gossip/[^\"]+)\" ]] || continue
+  target=${BASH_REMATCH[1]}
+  room_of "$file"
+  from=$room
+  room_of "$target"
+  allowed_rooms "$from"
+  [[ " $allowed " == *" $room "* ]] || fail "$file:$line: room $from includes $target (room $room)"
+done < <(grep -rnE --include='*.h' --include='*.cpp' "$include_re" gossip | sort -t: -k1,1 -k2,2n)
 
 folders=()
 for dir in platform kernels learners protocols simulator actors cli examples bench tests; do
@@ -51,12 +63,19 @@ for dir in platform kernels learners protocols simulator actors cli examples ben
 done
 sources=(--include='*.h' --include='*.hpp' --include='*.cpp' --include='*.cc')
 if hits=$(grep -rnE "${sources[@]}" '#[[:space:]]*include[[:space:]]*"gossip/transport/zmq/' \
-    "${folders[@]}" | grep .); then
+    "${folders[@]}" | grep -vE "\"${zmq_public}\"" | grep .); then
   fail "a transport-private header (gossip/transport/zmq/) included outside gossip/:"$'\n'"$hits"
 fi
-exceptions='^(tests/gossip/test_transport\.cpp|tests/tools/flood_peer\.cpp):'
+exceptions='^(tests/gossip/transport_test\.cpp|tests/tools/flood_peer\.cpp):'
 if hits=$(grep -rnE "${sources[@]}" '^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]zmq(\.h|\.hpp|_addon\.hpp)[>"]' \
-    gossip "${folders[@]}" | grep -v '^gossip/transport/zmq/' | grep -vE "$exceptions" | grep .); then
+    gossip "${folders[@]}" | grep -Ev "^gossip/transport/zmq/" | grep -vE "$exceptions" | grep .); then
   fail "ZeroMQ included outside gossip/transport/zmq/:"$'\n'"$hits"
+fi
+if hits=$(grep -rnE "${sources[@]}" '^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]zmq' \
+    gossip/transport/zmq | grep -E "^${zmq_public}:" | grep .); then
+  fail "a public header of gossip/transport/zmq/ includes ZeroMQ:"$'\n'"$hits"
+fi
+if hits=$(grep -rn --include=CMakeLists.txt cppzmq gossip | grep -v '^gossip/transport/zmq/CMakeLists.txt:' | grep .); then
+  fail "cppzmq linked outside gossip/transport/zmq/:"$'\n'"$hits"
 fi
 exit $status

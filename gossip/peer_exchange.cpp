@@ -10,6 +10,7 @@
 #include "gossip/topology/topology.h"
 #include "gossip/transport/curve_keys.h"
 #include "gossip/transport/error.h"
+#include "gossip/transport/zmq/curve_pairs.h"
 
 namespace starling::gossip {
 namespace {

@@ -21,6 +21,7 @@
 #include "gossip/elastic_async.h"
 #include "gossip/elastic_sync.h"
 #include "gossip/transport/transport.h"
+#include "gossip/transport/transport_context.h"
 
 #include <chrono>
 #include <cstdint>

@@ -6,6 +6,7 @@
 //   TCP work charged to them) over the bytes of that stream. On a host whose cores are all
 //   busy, it is this CPU work, not the wire, that limits loopback transfers.
 #include "gossip/transport/transport.h"
+#include "gossip/transport/transport_context.h"
 #include "simulator/median.h"
 #include "simulator/probes.h"
 

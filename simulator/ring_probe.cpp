@@ -4,6 +4,7 @@
 // per peer, as peer processes do; when they outnumber the cores, each step waits for
 // context switches, and that is what this measures.
 #include "gossip/transport/transport.h"
+#include "gossip/transport/transport_context.h"
 #include "simulator/median.h"
 #include "simulator/probes.h"
 

@@ -25,6 +25,7 @@
 #include "bench/allreduce/bench_ranks.h"
 #include "gossip/algorithms/allreduce_ring.h"
 #include "gossip/transport/transport.h"
+#include "gossip/transport/transport_context.h"
 #include "platform/cpu_features.h"
 #include "protocols/crc32c.h"
 

@@ -3,7 +3,8 @@
 // owner's side (routes, the inbox, the receive hook), a Link moves frames to other peers and
 // puts the ones that pass the checks of admission.h into the transport's inbox. Two kinds:
 // ZeroMQ sockets driven by an I/O thread (gossip/transport/zmq/), and peers of one process
-// handing frames to each other in memory (memory_network.h). Made by TransportContext::open.
+// handing frames to each other in memory (gossip/transport/memory/). Each kind has its
+// LinkFactory; transport_context.h chooses one.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -39,6 +40,16 @@ class Link {
   /// Stops carrying frames and closes the inbox; idempotent. Throws TimeoutError when the
   /// link's thread did not acknowledge (after it has been joined).
   virtual void stop() = 0;
+};
+
+/// Opens the links of one kind, for the transports that share it (a ZeroMQ context, an
+/// in-memory network); every link it opened must be gone before it is.
+class LinkFactory {
+ public:
+  virtual ~LinkFactory() = default;
+  /// The link of one transport (Transport's constructor calls it); IoError when its
+  /// endpoint cannot be bound, InvalidArgument for options this kind cannot honour.
+  virtual std::unique_ptr<Link> open(const TransportOptions& options, Inbox& inbox, StatsRecorder& stats) = 0;
 };
 
 }  // namespace starling::gossip

@@ -8,8 +8,8 @@
 
 namespace starling::gossip {
 
-Transport::Transport(TransportContext& context, TransportOptions options) : options_(std::move(options)) {
-  link_ = context.open(options_, inbox_, stats_);
+Transport::Transport(LinkFactory& links, TransportOptions options) : options_(std::move(options)) {
+  link_ = links.open(options_, inbox_, stats_);
   endpoint_ = link_->endpoint();
 }
 

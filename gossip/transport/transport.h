@@ -2,9 +2,10 @@
 // A peer's transport: it binds one endpoint, reaches each neighbour through a route opened
 // by connect() or, for a peer of the directory, on demand at the first send to it (a peer
 // holds routes only to the peers it talks to), and hands its owner validated messages. What
-// carries the frames is the context's link (link.h): ZeroMQ sockets owned by an I/O thread
-// (gossip/transport/zmq/), or, for the peers of one process, memory (memory_network.h);
-// everything below holds for both. Use it from one thread; incoming messages arrive in a
+// carries the frames is a link (link.h) from the factory it was made with: ZeroMQ sockets
+// owned by an I/O thread (gossip/transport/zmq/), or, for the peers of one process, memory
+// (gossip/transport/memory/); TransportContext chooses (transport_context.h). Everything
+// below holds for both. Use it from one thread; incoming messages arrive in a
 // thread-safe Inbox. Every message is a header frame + payload frame (protocols/frame.h);
 // invalid ones are dropped and counted per reason, never raised (admission.h). Every wait
 // has a deadline and ends in TimeoutError; link failures raise IoError. Over ZeroMQ, the
@@ -42,7 +43,6 @@
 #include "gossip/transport/link.h"
 #include "gossip/transport/message.h"
 #include "gossip/transport/payload.h"
-#include "gossip/transport/transport_context.h"
 #include "gossip/transport/transport_stats.h"
 #include "protocols/frame.h"
 #include "protocols/span.h"
@@ -91,9 +91,9 @@ class Transport {
  public:
   using Clock = std::chrono::steady_clock;
 
-  /// Opens the context's link on the endpoint; IoError when it cannot be bound.
-  /// `context` must outlive the transport.
-  Transport(TransportContext& context, TransportOptions options);
+  /// Opens a link of `links` (a TransportContext) on the endpoint; IoError when it cannot
+  /// be bound. `links` must outlive the transport.
+  Transport(LinkFactory& links, TransportOptions options);
   /// Stops the link (see stop()).
   ~Transport();
   Transport(const Transport&) = delete;

@@ -11,6 +11,7 @@
 
 #include "gossip/topology/topology.h"
 #include "gossip/transport/transport.h"
+#include "gossip/transport/transport_context.h"
 
 namespace starling::gossip::testing {
 

@@ -284,7 +284,7 @@ void IoLoop::accept_incoming(std::vector<zmq::message_t>& frames) {
   if (!header) return;
   if (!admissible(*peer, frames[2])) return stats_.dropped("key_mismatch");
   const std::uint64_t bytes = frames[1].size() + frames[2].size();
-  admission_.pass(*peer, *header, ZmqBridge::payload(std::move(frames[2])), bytes, now, inbox_);
+  admission_.pass(*peer, *header, payload_of(std::move(frames[2])), bytes, now, inbox_);
 }
 
 bool IoLoop::admissible(PeerId peer, const zmq::message_t& payload) const {

@@ -6,6 +6,8 @@
 #include <thread>
 #include <vector>
 
+#include <zmq.hpp>
+
 #include "gossip/transport/error.h"
 #include "gossip/transport/transport.h"
 #include "gossip/transport/zmq/buffer_heap.h"
@@ -115,7 +117,7 @@ void ZmqLink::send_command(IoCommand code, PeerId peer, Payload* args, std::size
   // The control socket has no HWM, so these sends never block.
   control_.send(zmq::const_buffer(head, sizeof head), more);
   for (std::size_t i = 0; i < count; ++i)
-    control_.send(ZmqBridge::message(args[i]), i + 1 < count ? zmq::send_flags::sndmore : zmq::send_flags::none);
+    control_.send(message_of(std::move(args[i])), i + 1 < count ? zmq::send_flags::sndmore : zmq::send_flags::none);
 }
 
 void ZmqLink::await_reply(const std::string& what) {
@@ -166,11 +168,20 @@ void ZmqLink::stop() {
   if (!answered) STARLING_GOSSIP_THROW(TimeoutError, "stop: the I/O thread did not acknowledge");
 }
 
+// The shared ZeroMQ context.
+class ZmqLinks final : public LinkFactory {
+ public:
+  explicit ZmqLinks(int io_threads) : context_(io_threads) {}
+  std::unique_ptr<Link> open(const TransportOptions& options, Inbox& inbox, StatsRecorder& stats) override {
+    return std::make_unique<ZmqLink>(context_, options, inbox, stats);
+  }
+
+ private:
+  zmq::context_t context_;
+};
+
 }  // namespace
 
-std::unique_ptr<Link> open_zmq_link(zmq::context_t& context, const TransportOptions& options, Inbox& inbox,
-                                    StatsRecorder& stats) {
-  return std::make_unique<ZmqLink>(context, options, inbox, stats);
-}
+std::unique_ptr<LinkFactory> zmq_links(int io_threads) { return std::make_unique<ZmqLinks>(io_threads); }
 
 }  // namespace starling::gossip

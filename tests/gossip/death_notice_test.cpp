@@ -25,6 +25,7 @@
 #include "gossip/control/membership.h"
 #include "gossip/control/watch_overlay.h"
 #include "gossip/transport/transport.h"
+#include "gossip/transport/transport_context.h"
 
 using namespace starling::gossip;
 using namespace std::chrono_literals;

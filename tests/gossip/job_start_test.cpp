@@ -16,6 +16,7 @@
 #include "gossip/control/job_start.h"
 #include "gossip/transport/endpoint.h"
 #include "gossip/transport/transport.h"
+#include "gossip/transport/transport_context.h"
 
 using namespace starling::gossip;
 using namespace std::chrono_literals;

@@ -14,6 +14,8 @@
 #include "gossip/control/membership.h"
 #include "gossip/transport/curve_keys.h"
 #include "gossip/transport/error.h"
+#include "gossip/transport/transport_context.h"
+#include "gossip/transport/zmq/curve_pairs.h"
 #include "peer_group.h"
 
 using namespace starling::gossip;

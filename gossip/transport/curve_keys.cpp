@@ -10,8 +10,6 @@
 #include <cstdio>
 #include <cstring>
 
-#include <zmq.h>
-
 namespace starling::gossip {
 
 namespace {
@@ -26,12 +24,6 @@ std::string errno_text() { return std::strerror(errno); }
 std::string join_path(const std::string& dir, const std::string& file) {
   if (dir.empty()) return file;
   return dir.back() == '/' ? dir + file : dir + "/" + file;
-}
-
-// A name becomes part of a path: keep it to one plain component.
-void check_name(const std::string& dir, const std::string& name) {
-  const bool plain = !name.empty() && name != "." && name != ".." && name.find('/') == std::string::npos;
-  if (!plain) STARLING_KEY_THROW(join_path(dir, name), "key name must be one plain file name component");
 }
 
 // Creates path with exactly `mode` (umask does not widen or narrow it) and writes text.
@@ -93,49 +85,41 @@ std::string read_key(const std::string& path, bool secret) {
 KeyFileError::KeyFileError(const char* file, int line, std::string path, std::string reason)
     : GossipError(file, line, path + ": " + reason), path_(std::move(path)), reason_(std::move(reason)) {}
 
+// Z85 (ZeroMQ's RFC 32): each 5 characters of this alphabet are a base-85 number, most
+// significant first, that must fit 32 bits (4 bytes of the key).
 bool is_z85_key(const std::string& key) {
+  static constexpr char kAlphabet[] = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#";
   if (key.size() != kZ85KeyLength) return false;
-  std::uint8_t raw[32];
-  return zmq_z85_decode(raw, key.c_str()) != nullptr;
+  for (std::size_t group = 0; group < key.size(); group += 5) {
+    std::uint64_t value = 0;
+    for (std::size_t i = group; i < group + 5; ++i) {
+      const char* digit = key[i] ? std::strchr(kAlphabet, key[i]) : nullptr;
+      if (!digit) return false;
+      value = value * 85 + static_cast<std::uint64_t>(digit - kAlphabet);
+    }
+    if (value > UINT32_MAX) return false;
+  }
+  return true;
 }
 
-CurveKeyPair generate_keypair() {
-  char pub[kZ85KeyLength + 1];
-  char sec[kZ85KeyLength + 1];
-  if (zmq_curve_keypair(pub, sec) != 0)
-    STARLING_GOSSIP_THROW(IoError, std::string("cannot generate a CURVE key pair: ") + zmq_strerror(zmq_errno()));
-  return {pub, sec};
+std::string key_file_path(const std::string& dir, const std::string& name, const char* extension) {
+  // A name becomes part of a path: keep it to one plain component.
+  const bool plain = !name.empty() && name != "." && name != ".." && name.find('/') == std::string::npos;
+  if (!plain) STARLING_KEY_THROW(join_path(dir, name), "key name must be one plain file name component");
+  return join_path(dir, name + extension);
 }
 
 void write_keypair(const std::string& dir, const std::string& name, const CurveKeyPair& keys, bool overwrite) {
-  check_name(dir, name);
-  const std::string secret_path = join_path(dir, name + ".key");
-  const std::string public_path = join_path(dir, name + ".pub");
+  const std::string secret_path = key_file_path(dir, name, ".key");
+  const std::string public_path = key_file_path(dir, name, ".pub");
   if (!is_z85_key(keys.secret_key)) STARLING_KEY_THROW(secret_path, "refusing to write an invalid secret key");
   if (!is_z85_key(keys.public_key)) STARLING_KEY_THROW(public_path, "refusing to write an invalid public key");
   write_file(secret_path, keys.secret_key + "\n", 0600, overwrite);
   write_file(public_path, keys.public_key + "\n", 0644, overwrite);
 }
 
-CurveKeyPair write_keypair(const std::string& dir, const std::string& name, bool overwrite) {
-  CurveKeyPair keys = generate_keypair();
-  write_keypair(dir, name, keys, overwrite);
-  return keys;
-}
-
 std::string read_public_key(const std::string& path) { return read_key(path, false); }
 
 std::string read_secret_key(const std::string& path) { return read_key(path, true); }
-
-CurveKeyPair read_keypair(const std::string& dir, const std::string& name) {
-  check_name(dir, name);
-  CurveKeyPair keys;
-  keys.secret_key = read_secret_key(join_path(dir, name + ".key"));
-  keys.public_key = read_public_key(join_path(dir, name + ".pub"));
-  char derived[kZ85KeyLength + 1];
-  if (zmq_curve_public(derived, keys.secret_key.c_str()) != 0 || keys.public_key != derived)
-    STARLING_KEY_THROW(join_path(dir, name + ".pub"), "public key does not belong to " + name + ".key");
-  return keys;
-}
 
 }  // namespace starling::gossip

@@ -1,5 +1,5 @@
-// Peers of one process reaching each other in memory (gossip/transport/memory_network.h).
-#include "gossip/transport/memory_network.h"
+// Peers of one process reaching each other in memory (gossip/transport/memory/memory_network.h).
+#include "gossip/transport/memory/memory_network.h"
 
 #include <algorithm>
 #include <optional>

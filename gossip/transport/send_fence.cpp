@@ -1,10 +1,9 @@
 // Zero-copy sends with a completion wait (gossip/transport/send_fence.h).
 #include "gossip/transport/send_fence.h"
 
-#include "gossip/transport/error.h"
-#include "gossip/transport/zmq/zmq_bridge.h"
-
 #include <string>
+
+#include "gossip/transport/error.h"
 
 namespace starling::gossip {
 
@@ -16,19 +15,11 @@ Payload SendFence::lend(const void* data, std::size_t size) {
     std::lock_guard<std::mutex> lock(state_->mutex);
     ++state_->pending;  // before the message exists, so its release can never come first
   }
-  try {
-    // ZeroMQ wants a non-const pointer but only reads a message it sends.
-    zmq::message_t message(const_cast<void*>(data), size, &SendFence::release, hint.get());
-    hint.release();  // the message owns it now
-    return ZmqBridge::payload(std::move(message));
-  } catch (...) {
-    std::lock_guard<std::mutex> lock(state_->mutex);
-    --state_->pending;
-    throw;
-  }
+  // Lent bytes are only read (the contract above), though a Payload hands out a non-const pointer.
+  return Payload(const_cast<void*>(data), size, &SendFence::release, hint.release());
 }
 
-// Runs on ZeroMQ's I/O thread (or wherever the last reference to the message drops).
+// Runs wherever the last holder of the payload lets go: a link's thread, or the receiver's.
 void SendFence::release(void*, void* hint) {
   auto* state = static_cast<std::shared_ptr<State>*>(hint);
   {
@@ -41,7 +32,7 @@ void SendFence::release(void*, void* hint) {
 
 void SendFence::wait(Clock::time_point deadline) {
   if (!wait_until(deadline))
-    STARLING_GOSSIP_THROW(TimeoutError, std::to_string(pending()) + " zero-copy send(s) still held by ZeroMQ");
+    STARLING_GOSSIP_THROW(TimeoutError, std::to_string(pending()) + " zero-copy send(s) still held by the link");
 }
 
 bool SendFence::wait_until(Clock::time_point until) {

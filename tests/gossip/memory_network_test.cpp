@@ -1,4 +1,4 @@
-// The in-memory link (gossip/transport/memory_network.h) behind the same Transport as
+// The in-memory link (gossip/transport/memory/memory_network.h) behind the same Transport as
 // ZeroMQ: delivery and byte counts, frames held for a peer not bound yet, the checks every
 // link applies (unknown sender, NaN in a raw fp32 frame), heartbeats on the network's clock
 // and the liveness they leave, an endpoint held twice, CURVE refused, a stopped peer.
@@ -13,8 +13,9 @@
 #include <vector>
 
 #include "gossip/transport/error.h"
-#include "gossip/transport/memory_network.h"
+#include "gossip/transport/memory/memory_network.h"
 #include "gossip/transport/transport.h"
+#include "gossip/transport/transport_context.h"
 #include "protocols/frame.h"
 
 using namespace starling::gossip;

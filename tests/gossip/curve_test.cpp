@@ -18,6 +18,8 @@
 #include "gossip/transport/curve_keys.h"
 #include "gossip/transport/error.h"
 #include "gossip/transport/transport.h"
+#include "gossip/transport/transport_context.h"
+#include "gossip/transport/zmq/curve_pairs.h"
 
 using namespace starling::gossip;
 using namespace starling::protocols;

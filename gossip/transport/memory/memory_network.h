@@ -1,10 +1,10 @@
 #pragma once
 // Peers of one process reaching each other in memory: the link behind every Transport made
-// with an in-memory TransportContext (transport_context.h). A peer's endpoint is a name
-// here (the configured tcp://HOST:PORT, nothing bound); a send hands the frame, encoded as
-// on a socket, to the receiver's checks (admission.h) on the sender's thread, so peers in
-// one process drop, count and hear what peers on sockets do, for no descriptor and no
-// thread of their own. Frames to an endpoint nobody has bound yet (a peer not started, or
+// with an in-memory TransportContext (gossip/transport/transport_context.h). A peer's
+// endpoint is a name here (the configured tcp://HOST:PORT, nothing bound); a send hands the
+// frame, encoded as on a socket, to the receiver's checks (gossip/transport/admission.h) on
+// the sender's thread, so peers in one process drop, count and hear what peers on sockets
+// do, for no descriptor and no thread of their own. Frames to an endpoint nobody has bound yet (a peer not started, or
 // one restarting) are held for it, as ZeroMQ queues them, up to a bound.
 //
 // Heartbeats: a few threads of the network beat for every link with a heartbeat interval,
@@ -26,21 +26,21 @@
 
 namespace starling::gossip {
 
-class MemoryNetwork {
+class MemoryNetwork final : public LinkFactory {
  public:
   using Clock = std::chrono::steady_clock;
 
   /// Without `clock`: real time and heartbeat threads. With it: the caller's time and beat().
   explicit MemoryNetwork(std::function<Clock::time_point()> clock = {});
   /// Every link must be gone before (TransportContext's contract).
-  ~MemoryNetwork();
+  ~MemoryNetwork() override;
   MemoryNetwork(const MemoryNetwork&) = delete;
   MemoryNetwork& operator=(const MemoryNetwork&) = delete;
 
   /// A link bound to options.bind_endpoint ("...:*" gets a fresh name); IoError when
   /// another live link holds that endpoint, InvalidArgument with CURVE, which has no wire
   /// to secure here.
-  std::unique_ptr<Link> open(const TransportOptions& options, Inbox& inbox, StatsRecorder& stats);
+  std::unique_ptr<Link> open(const TransportOptions& options, Inbox& inbox, StatsRecorder& stats) override;
   /// Sends every link's heartbeats that are due at `now`.
   void beat(Clock::time_point now);
   Clock::time_point now() const { return clock_ ? clock_() : Clock::now(); }

@@ -9,6 +9,7 @@
 
 #include "gossip/transport/endpoint.h"
 #include "gossip/transport/transport.h"
+#include "gossip/transport/transport_context.h"
 
 using namespace starling::gossip;
 using namespace std::chrono_literals;

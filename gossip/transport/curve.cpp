@@ -2,7 +2,6 @@
 #include "gossip/transport/curve.h"
 
 #include "gossip/transport/error.h"
-#include "gossip/transport/zmq/zmq_bridge.h"
 
 namespace starling::gossip {
 
@@ -22,9 +21,9 @@ void validate(const CurveSecurity& security) {
 }
 
 std::optional<std::string> peer_public_key(const Message& message) {
-  const char* user = zmq_msg_gets(ZmqBridge::message(message.payload).handle(), "User-Id");
-  if (!user || !is_z85_key(user)) return std::nullopt;
-  return std::string(user);
+  const char* key = message.payload.sender_key();
+  if (!key || !is_z85_key(key)) return std::nullopt;
+  return std::string(key);
 }
 
 }  // namespace starling::gossip
