@@ -1,14 +1,20 @@
-// The in-memory link (gossip/transport/memory/memory_network.h) behind the same Transport as
-// ZeroMQ: delivery and byte counts, frames held for a peer not bound yet, the checks every
-// link applies (unknown sender, NaN in a raw fp32 frame), heartbeats on the network's clock
-// and the liveness they leave, an endpoint held twice, CURVE refused, a stopped peer.
+// The in-memory link (gossip/transport/memory/memory_network.h) behind the same Transport
+// as ZeroMQ: delivery and byte counts, frames held for a peer not bound yet, each of the
+// admission checks every link applies (admission.h: wrong CRC, payload over the size limit,
+// beyond the rate cap, unknown sender, NaN or infinity in a raw fp32 frame), heartbeats on
+// the network's clock and the liveness they leave, an endpoint held twice, CURVE refused,
+// a stopped peer.
 #define BOOST_TEST_MODULE gossip_memory_network
+#include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
 
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <functional>
+#include <limits>
 #include <memory>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -16,6 +22,7 @@
 #include "gossip/transport/memory/memory_network.h"
 #include "gossip/transport/transport.h"
 #include "gossip/transport/transport_context.h"
+#include "protocols/crc32c.h"
 #include "protocols/frame.h"
 
 using namespace starling::gossip;
@@ -78,19 +85,98 @@ BOOST_AUTO_TEST_CASE(frames_for_a_peer_not_bound_yet_wait_for_it) {
   for (int i = 0; i < 3; ++i) BOOST_TEST(b.receive(1s).from == 0u);
 }
 
-BOOST_AUTO_TEST_CASE(every_link_drops_what_zeromq_drops) {
-  TransportContext context{InMemory{}};
-  TransportOptions lonely = options_for(1, {1});  // accepts nobody
-  lonely.directory[0] = "tcp://127.0.0.1:7000";
-  Transport a(context, options_for(0)), b(context, lonely);
-  const std::vector<float> v{1.0f};
-  a.send(1, push_header(1), bytes_of(v));
-  BOOST_TEST(drops(b, "unknown_sender") == 1u);
-  b.accept_from(0);
-  const std::vector<float> bad{1.0f, std::nanf(""), 3.0f};
-  a.send(1, push_header(bad.size()), bytes_of(bad));
-  BOOST_TEST(drops(b, "non_finite") == 1u);
-  BOOST_TEST(!b.try_receive().has_value());
+namespace {
+
+// A frame the receiver must drop, and what it takes to send it. The receiver adds every
+// payload that reaches it to its model, so a frame let through changes the model.
+struct Hostile {
+  const char* reason;  // the drop counter it must raise
+  std::uint64_t drops;
+  std::size_t passed;  // frames of the sender's that are fine and arrive first (the rate cap's burst)
+  std::function<void(TransportOptions&)> receiver;
+  std::function<void(Transport&, Clock::time_point&)> send;  // the frames, or the sender's time
+  std::function<void(Transport& receiver, Clock::time_point& now)> mend;  // so a good frame passes
+};
+
+std::ostream& operator<<(std::ostream& out, const Hostile& h) { return out << h.reason; }
+
+const std::vector<float> kUpdate{0.5f, -1.0f, 2.0f, 0.25f};  // what every good frame carries
+const std::vector<float> kPoison{1e30f, -1e30f, 1e30f, -1e30f};
+
+void send_update(Transport& t, const std::vector<float>& v) { t.send(1, push_header(v.size()), bytes_of(v)); }
+
+const Hostile kHostile[] = {
+    {"crc_mismatch", 1, 0, [](TransportOptions&) {},
+     [](Transport& t, Clock::time_point&) {
+       FrameHeader h = push_header(kPoison.size());
+       h.payload_crc = crc32c(kPoison.data(), kPoison.size() * sizeof(float)) ^ 1u;
+       t.send_checksummed(1, h, Payload(bytes_of(kPoison)));
+     },
+     [](Transport&, Clock::time_point&) {}},
+    {"oversized", 1, 0, [](TransportOptions& o) { o.limits.max_payload = kUpdate.size() * sizeof(float); },
+     [](Transport& t, Clock::time_point&) { send_update(t, std::vector<float>(kUpdate.size() + 1, 1e30f)); },
+     [](Transport&, Clock::time_point&) {}},
+    {"rate_limited", 3, 4, [](TransportOptions& o) { o.max_messages_per_second = 4; },
+     [](Transport& t, Clock::time_point&) {
+       for (int i = 0; i < 4; ++i) send_update(t, kUpdate);  // the first second's burst
+       for (int i = 0; i < 3; ++i) send_update(t, kPoison);  // at the same instant: over the cap
+     },
+     [](Transport&, Clock::time_point& now) { now += 1s; }},
+    {"unknown_sender", 1, 0, [](TransportOptions& o) { o.accept.clear(); },
+     [](Transport& t, Clock::time_point&) { send_update(t, kPoison); },
+     [](Transport& receiver, Clock::time_point&) { receiver.accept_from(0); }},
+    {"non_finite", 2, 0, [](TransportOptions&) {},
+     [](Transport& t, Clock::time_point&) {
+       send_update(t, {1.0f, std::nanf(""), 3.0f, 4.0f});
+       send_update(t, {1.0f, 2.0f, std::numeric_limits<float>::infinity(), 4.0f});
+     },
+     [](Transport&, Clock::time_point&) {}},
+};
+
+// Adds every payload waiting for `t` to `model`; the number of payloads.
+std::size_t apply_arrived(Transport& t, std::vector<float>& model) {
+  std::size_t n = 0;
+  while (std::optional<Message> m = t.try_receive()) {
+    BOOST_REQUIRE(m->payload.size() == model.size() * sizeof(float));
+    std::vector<float> v(model.size());
+    std::memcpy(v.data(), m->payload.data(), m->payload.size());
+    for (std::size_t i = 0; i < model.size(); ++i) model[i] += v[i];
+    ++n;
+  }
+  return n;
+}
+
+std::vector<float> plus_updates(std::vector<float> model, std::size_t times) {
+  for (std::size_t t = 0; t < times; ++t)
+    for (std::size_t i = 0; i < model.size(); ++i) model[i] += kUpdate[i];
+  return model;
+}
+
+}  // namespace
+
+// Each admission check on the in-memory link: the frame is counted under its reason, nothing
+// of it reaches the owner's model, and once mended the same route carries a good frame.
+BOOST_DATA_TEST_CASE(every_admission_check_drops_on_the_in_memory_link, boost::unit_test::data::make(kHostile), h) {
+  Clock::time_point now = Clock::time_point(std::chrono::hours(1000));
+  TransportContext context{InMemory{[&] { return now; }}};
+  TransportOptions ob = options_for(1);
+  h.receiver(ob);
+  ob.directory[0] = "tcp://127.0.0.1:7000";
+  Transport a(context, options_for(0)), b(context, ob);
+  const std::vector<float> start{1.0f, 2.0f, 3.0f, 4.0f};
+  std::vector<float> model = start;
+
+  h.send(a, now);
+  BOOST_TEST(drops(b, h.reason) == h.drops);
+  BOOST_TEST(b.stats().dropped() == h.drops);
+  BOOST_TEST(apply_arrived(b, model) == h.passed);
+  BOOST_TEST(model == plus_updates(start, h.passed), boost::test_tools::per_element());
+
+  h.mend(b, now);
+  send_update(a, kUpdate);
+  BOOST_TEST(apply_arrived(b, model) == 1u);
+  BOOST_TEST(model == plus_updates(start, h.passed + 1), boost::test_tools::per_element());
+  BOOST_TEST(b.stats().dropped() == h.drops);
 }
 
 BOOST_AUTO_TEST_CASE(heartbeats_follow_the_networks_clock) {
