@@ -5,7 +5,7 @@
 // same fixed point, which for one local step is the global optimum, every peer holding the
 // same bits; a fresh optimizer for a smaller view reaches that view's optimum; its state put
 // back into a rebuilt algorithm continues bit for bit. With a codec (DiLoCo on compressed
-// pseudo-gradients: int8, 4-bit, top-k with 2-bit values, fp16, bf16) every peer still ends
+// pseudo-gradients: int8, 4-bit, top-k with 2-bit values, fp16, bf16, fp8) every peer still ends
 // with the same bits near the same fixed point; at α = 1 and β = 0 it is the compressed
 // all-reduce bit for bit; its state, error feedback included, continues bit for bit; and a
 // 16-bit wire keeps its rounding errors (error feedback) rather than dropping them.
@@ -68,6 +68,7 @@ const CodecCase kCodecs[] = {
     {"top-k + 2-bit", [](Plan p) { return with_codec(p, "topk", 8, 2, 0.5); }},
     {"fp16", [](Plan p) { return with_codec(p, "fp16"); }},
     {"bf16", [](Plan p) { return with_codec(p, "bf16"); }},
+    {"fp8", [](Plan p) { return with_codec(p, "fp8"); }},
 };
 
 }  // namespace

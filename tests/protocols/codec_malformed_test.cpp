@@ -218,4 +218,26 @@ BOOST_AUTO_TEST_CASE(powersgd_rejections) {
   BOOST_TEST(to_string(codec->encode(values, residual, out)) == "invalid_option");
 }
 
+BOOST_AUTO_TEST_CASE(fp8_rejections) {
+  auto codec = codec_named("fp8");
+  const std::size_t n = 100;  // 4 blocks: 4 scale bytes, then 100 codes
+  auto p = payload_of(*codec, n);
+  BOOST_TEST_REQUIRE(p.size() == 8 + 4 + n);
+  for (std::uint8_t nan : {0x7F, 0xFF}) {
+    auto code = p;
+    code[8 + 4 + 50] = nan;  // E4M3's NaNs
+    BOOST_TEST(decode_error(*codec, code, n) == "non_finite");
+  }
+  auto scale = p;
+  scale[8 + 2] = 255;  // E8M0's NaN
+  BOOST_TEST(decode_error(*codec, scale, n) == "non_finite");
+  scale[8 + 2] = 247;  // 448 · 2^120 is no float
+  BOOST_TEST(decode_error(*codec, scale, n) == "bad_parameter");
+  scale[8 + 2] = 246;
+  BOOST_TEST(decode_error(*codec, scale, n) == "ok");
+  auto format = p;
+  format[1] = 1;
+  BOOST_TEST(decode_error(*codec, format, n) == "bad_parameter");
+}
+
 BOOST_AUTO_TEST_SUITE_END()
