@@ -3,6 +3,7 @@
 #include "cli/config_schema.h"
 
 #include "gossip/topology/topology.h"
+#include "protocols/codec_row.h"
 
 #include <algorithm>
 #include <stdexcept>
@@ -75,11 +76,6 @@ void check_exchange(const std::vector<KeyValue>& values, const Config& c) {
   if (c.node.overlap_steps >= c.node.period)
     fail(overlap_steps, "expected fewer than exchange.period = " + std::to_string(c.node.period) +
                             " (0: the mix lands at the next exchange point)");
-  if (x.adaptive && x.codec != "topk" && x.codec != "threshold")
-    fail(value_of(values, "compression.adaptive"), "needs a codec with a density (\"topk\" or \"threshold\")");
-  const KeyValue& value_bits = value_of(values, "compression.value_bits");
-  if (value_bits.given && x.codec != "topk") fail(value_bits, "expected only with compression.codec = \"topk\"");
-  if (x.codec_options.value_bits != 32 && x.codec_options.value_bits != 2) fail(value_bits, "expected 32 or 2");
   if (x.adaptive_options.min_density > x.adaptive_options.max_density)
     fail(value_of(values, "compression.min_density"), "above compression.max_density");
   if (x.mode == gossip::ExchangeMode::exact_diffusion && x.topology == "one-peer-exponential")
@@ -89,6 +85,32 @@ void check_exchange(const std::vector<KeyValue>& values, const Config& c) {
     fail(value_of(values, "compression.codec"),
          "\"" + x.codec + "\" works with exchange.mode = \"gossip\" (CHOCO-SGD), \"allreduce\" or \"local-sgd\" "
          "(compressed all-reduce); codecs in async gossip are not built yet");
+}
+
+// "\"threshold\" or \"topk\"": the codecs with an option of that name.
+std::string codecs_with(std::string_view option) {
+  std::string names;
+  for (const protocols::CodecRow* row : protocols::codec_rows())
+    if (row->param(option)) names += (names.empty() ? "\"" : " or \"") + std::string(row->name) + "\"";
+  return names;
+}
+
+// [compression]: a codec's options are its own (protocols/codec_row.h). Another codec's
+// option is refused, and each is checked as the codec checks it.
+void check_codec_options(const std::vector<KeyValue>& values, const Config& c) {
+  const auto& x = c.node.exchange;
+  const protocols::CodecRow& row = *protocols::codec_row(x.codec);  // compression.codec is a choice of the rows
+  for (const protocols::CodecRow* other : protocols::codec_rows())
+    for (const protocols::CodecParam& p : other->params) {
+      if (!p.config_key || row.param(p.name)) continue;
+      const KeyValue& given = value_of(values, "compression." + std::string(p.name));
+      if (given.given) fail(given, "expected only with compression.codec = " + codecs_with(p.name));
+    }
+  if (const auto problem = protocols::check_options(row, x.codec_options))
+    fail(value_of(values, "compression." + std::string(problem->param)),
+         problem->why + " with compression.codec = \"" + x.codec + "\"");
+  if (x.adaptive && !row.param("density"))
+    fail(value_of(values, "compression.adaptive"), "needs a codec with a density (" + codecs_with("density") + ")");
 }
 
 // Quasi-global momentum: D-PSGD's, in place of the local momentum.
@@ -266,6 +288,7 @@ void check_across_keys(const std::vector<KeyValue>& values, const Config& c) {
   check_text(values, c);
   check_optimizer(values, c);
   check_exchange(values, c);
+  check_codec_options(values, c);
   check_quasi_global_momentum(values, c);
   check_outer_optimizer(values, c);
   check_gradient_average(values, c);

@@ -6,6 +6,7 @@
 #include "cli/config.h"
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -53,7 +54,7 @@ struct KeySpec {
   std::string name;
   KeyType type;
   std::string doc;
-  void (*apply)(const KeyValue& value, Config& config);
+  std::function<void(const KeyValue& value, Config& config)> apply;
 };
 
 /// Every key, grouped by section in the order the README lists them.

@@ -3,6 +3,7 @@
 #include "cli/json.h"
 #include "cli/launch_command.h"
 #include "platform/cpu_features.h"
+#include "protocols/codec_row.h"
 
 #include <sys/utsname.h>
 
@@ -129,17 +130,12 @@ std::string learners_of(const Config& c) {
   return std::to_string(c.node.learners) + " learners (" + actors::intra_sync_name(c.node.intra_sync) + ")";
 }
 
-// "topk 1%", "qsgd 4-bit", "powersgd rank 4": the codec and the option that sizes it.
+// "topk 1%", "qsgd 4-bit", "powersgd rank 4": the codec and the option that sizes it (its row's label).
 std::string codec_of(const gossip::ExchangeSpec& x) {
-  std::ostringstream out;
-  out << x.codec;
-  const auto& o = x.codec_options;
-  if (x.codec == "topk" || x.codec == "threshold") out << " " << o.density * 100 << "%";
-  if (x.codec == "topk" && o.value_bits != 32) out << " " << o.value_bits << "-bit values";
-  if (x.codec == "qsgd") out << " " << o.bits << "-bit";
-  if (x.codec == "powersgd") out << " rank " << o.rank;
-  if (x.adaptive) out << " adaptive";
-  return out.str();
+  const protocols::CodecRow* row = protocols::codec_row(x.codec);
+  std::string out = row ? row->label_for(x.codec_options) : x.codec;
+  if (x.adaptive) out += " adaptive";
+  return out;
 }
 
 // "gossip ring, topk 1%, overlapped, 4 peers × 1 learner, batch 32, 100mbit" from the variant's config.

@@ -8,6 +8,7 @@
 #include "gossip/control/join.h"
 #include "gossip/control/model_transfer.h"
 #include "gossip/transport/error.h"
+#include "protocols/codec_row.h"
 
 namespace starling::gossip {
 
@@ -49,7 +50,8 @@ ElasticSync::ElasticSync(Transport& transport, ControlPlane& control, const Exch
       common_(model.begin(), model.end()) {
   if (spec_.adaptive && spec_.codec != "none") {
     AdaptiveCompressionOptions a = spec_.adaptive_options;
-    a.initial_density = spec_.codec_options.density;
+    const protocols::CodecRow* row = protocols::codec_row(spec_.codec);
+    if (const auto density = row ? row->value(spec_.codec_options, "density") : std::nullopt) a.initial_density = *density;
     adaptive_ = std::make_unique<AdaptiveCompression>(a);
   }
 }
@@ -278,7 +280,7 @@ void ElasticSync::build(std::uint64_t start_round) {
   const auto self = std::find(ids.begin(), ids.end(), transport_.self());
   SyncSetup setup{transport_, spec_, ids, static_cast<int>(self - ids.begin()),
                   tagged_round(view_.number, start_round), model_, spec_.codec_options, adaptive_.get()};
-  if (adaptive_ && adaptive_->adjustments() > 0) setup.codec_options.density = adaptive_->density();
+  if (adaptive_ && adaptive_->adjustments() > 0) setup.codec_options.set("density", adaptive_->density());
   algorithm_ = make_sync_algorithm(setup);
   put_back_state(ids, start_round);
 }

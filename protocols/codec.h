@@ -11,7 +11,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "protocols/codec_id.h"
@@ -20,17 +23,22 @@
 
 namespace starling::protocols {
 
-/// Parameters of all codecs; each codec reads the ones it needs.
-struct CodecOptions {
-  double density = 0.01;      // topk: fraction sent; threshold: adaptive target (0 = fixed τ)
-  float tau = 1e-4f;          // threshold: initial τ (DL4J's default)
-  float clip = 0.0f;          // threshold: clamp the residual to ±clip·τ (0 = off)
-  int bits = 8;               // qsgd: bits per entry, 2..8 (levels = 2^(bits-1) - 1)
-  int value_bits = 32;        // topk: bits per value sent, 32 (exact) or 2 (SparseLoCo)
-  int rank = 1;               // powersgd: rank r, 1..64
-  std::uint32_t rows = 0;     // powersgd: matrix rows (0 = the divisor of n nearest √n)
-  std::uint32_t bucket = 0;   // qsgd/sign: entries per scale (0 = codec default)
-  std::uint64_t seed = 0x5EED5EEDull;  // qsgd rounding, powersgd initial Q, topk sampling
+/// A codec's options by name ("bits", "density": the names its row declares, see
+/// protocols/codec_row.h) and the seed of its random draws. A codec reads the names it
+/// declares, taking its default for those not set, and ignores the others.
+class CodecOptions {
+ public:
+  std::uint64_t seed = 0x5EED5EEDull;  // QSGD's rounding, PowerSGD's initial Q, top-k's sampling
+
+  /// Sets (or replaces) one option.
+  CodecOptions& set(std::string_view name, double value);
+  /// The option's value, if it was set.
+  std::optional<double> find(std::string_view name) const;
+  /// The option's value, or fallback if it was not set.
+  double get(std::string_view name, double fallback) const { return find(name).value_or(fallback); }
+
+ private:
+  std::vector<std::pair<std::string, double>> values_;
 };
 
 /// Whether decode() overwrites the destination or adds into it.
@@ -61,11 +69,12 @@ class Codec {
   std::size_t last_sent_ = 0;
 };
 
-/// Checks option ranges for a codec (invalid_option on a bad value).
+/// Checks a codec's options against its row (protocols/codec_row.h): unknown_codec for an
+/// id this build lacks, invalid_option for a bad value.
 Error validate_options(CodecId id, const CodecOptions& options);
 
-/// A codec by wire id or by config name ("none", "fp16", "bf16", "threshold", "topk",
-/// "qsgd", "sign", "powersgd"); unknown_codec for other names, invalid_option for bad options.
+/// A codec by wire id or by config name (a row's name); unknown_codec for other names,
+/// invalid_option for bad options.
 Result<std::unique_ptr<Codec>> make_codec(CodecId id, const CodecOptions& options = {});
 Result<std::unique_ptr<Codec>> make_codec(std::string_view name, const CodecOptions& options = {});
 

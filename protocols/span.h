@@ -13,6 +13,8 @@ class Span {
  public:
   constexpr Span() = default;
   constexpr Span(T* data, std::size_t size) : data_(data), size_(size) {}
+  template <std::size_t N>
+  constexpr Span(T (&array)[N]) : data_(array), size_(N) {}  // NOLINT: implicit by design
   template <class U, class A>
   Span(std::vector<U, A>& v) : data_(v.data()), size_(v.size()) {}  // NOLINT: implicit by design
   template <class U, class A>

@@ -12,7 +12,7 @@ constexpr std::size_t kSectionHeader = 16;
 Error encode_state_chunk(const StateChunk& chunk, Span<const float> section, std::vector<std::uint8_t>& header,
                          std::vector<std::uint8_t>& payload) {
   if (chunk.offset > section.size() || chunk.length > section.size() - chunk.offset) return Error::invalid_option;
-  codecs::DenseCodec codec(CodecId::none);
+  codecs::DenseCodec codec(codecs::kFp32);
   std::vector<float> zero(chunk.length, 0.0f);  // lossless: nothing is left behind
   std::vector<std::uint8_t> body;
   if (Error e = codec.encode(section.subspan(chunk.offset, chunk.length), zero, body); e != Error::ok) return e;
@@ -46,7 +46,7 @@ Result<StateChunk> decode_state_chunk(const FrameHeader& header, ByteSpan payloa
   if (length != section.size()) return Error::length_mismatch;
   if (header.tensor_offset > length || header.tensor_length > length - header.tensor_offset)
     return Error::tensor_out_of_range;
-  codecs::DenseCodec codec(CodecId::none);
+  codecs::DenseCodec codec(codecs::kFp32);
   Span<float> dest = section.subspan(header.tensor_offset, header.tensor_length);
   if (Error e = codec.decode(payload.subspan(kSectionHeader), dest, Apply::assign); e != Error::ok) return e;
   StateChunk chunk;

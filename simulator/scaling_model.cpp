@@ -2,6 +2,7 @@
 
 #include "gossip/control/watch_overlay.h"
 #include "gossip/topology/topology.h"
+#include "protocols/codec_row.h"
 #include "simulator/collectives.h"
 #include "simulator/event_sim.h"
 
@@ -19,10 +20,12 @@ using gossip::ExchangeMode;
 constexpr int kMaxPeers = 1024;
 constexpr int kMaxStepsPerOrder = 64;  // the node's longest order (actors/node_actor.cpp)
 
-bool sparse_codec(const std::string& codec) {
-  return codec == "threshold" || codec == "topk" || codec == "qsgd" || codec == "sign";
+// How the codec's payloads join an all-reduce (its row's route); a name this build lacks
+// was refused by the probe that measured it.
+protocols::AllreduceRoute route_of(const std::string& codec) {
+  const protocols::CodecRow* row = protocols::codec_row(codec);
+  return row ? row->route : protocols::AllreduceRoute::gather;
 }
-bool half_codec(const std::string& codec) { return codec == "fp16" || codec == "bf16"; }
 
 // A figure measured among q peers on one host at a few q: linear in between, and beyond the
 // largest measured q proportional to q (the q peers' threads then share the cores).
@@ -88,20 +91,24 @@ Cost exchange_cost(const Workload& work, const Measured& m, int p, const Wire& w
     case ExchangeMode::allreduce:
     case ExchangeMode::local_sgd: {
       if (plain) return ring_allreduce(p, bytes, n, wire, add);
-      if (half_codec(work.codec)) {
-        Cost c = ring_allreduce(p, bytes / 2, n, wire, add);
-        c.seconds += 2.0 * (p - 1) / p * n * (enc + dec);
-        return c;
+      switch (route_of(work.codec)) {
+        case protocols::AllreduceRoute::ring: {  // every hop decodes, adds and encodes again
+          Cost c = ring_allreduce(p, w, n, wire, add);
+          c.seconds += 2.0 * (p - 1) / p * n * (enc + dec);
+          return c;
+        }
+        case protocols::AllreduceRoute::gather: {
+          Cost c = ring_allgather(p, w, wire);
+          c.seconds += n * enc + p * n * dec;
+          return c;
+        }
+        case protocols::AllreduceRoute::low_rank: {  // two reductions (P, then Q) of the factors
+          Cost c = ring_allreduce(p, w, w / 4, wire, add);
+          c.seconds += 2.0 * (p - 1) * wire.alpha + n * (enc + dec);
+          return c;
+        }
       }
-      if (sparse_codec(work.codec)) {
-        Cost c = ring_allgather(p, w, wire);
-        c.seconds += n * enc + p * n * dec;
-        return c;
-      }
-      // PowerSGD: two reductions (P, then Q) of the low-rank factors.
-      Cost c = ring_allreduce(p, w, w / 4, wire, add);
-      c.seconds += 2.0 * (p - 1) * wire.alpha + n * (enc + dec);
-      return c;
+      return {};
     }
     case ExchangeMode::push_sum:  // D-PSGD's round with one more float, the push-sum weight
     case ExchangeMode::exact_diffusion:

@@ -1,5 +1,6 @@
 // Codec benchmark: single-thread encode and decode throughput (GB/s of fp32 input) and wire
-// size of every codec on N(0, 1) data at 64K, 1M and 16M elements, with memcpy as the scale.
+// size of every codec row's samples (protocols/codec_row.h) on N(0, 1) data at 64K, 1M and
+// 16M elements, with memcpy as the scale.
 // The residual is reset before each timed encode, so sparse codecs run at their nominal
 // density. Usage: bench_codecs [--quick] [--json FILE]; STARLING_ISA picks the SIMD path.
 #include <algorithm>
@@ -13,6 +14,7 @@
 
 #include "platform/cpu_features.h"
 #include "protocols/codec.h"
+#include "protocols/codec_row.h"
 
 using namespace starling::protocols;
 
@@ -21,41 +23,10 @@ namespace {
 struct Row {
   std::string codec;
   std::size_t elements = 0;
-  double density = -1.0;  // < 0: not a sparse codec
+  double density = -1.0;  // < 0: every entry sent
   double encode_gbps = 0.0, decode_gbps = 0.0;
   std::size_t wire_bytes = 0, dense_bytes = 0;
 };
-
-struct Variant {
-  std::string label;
-  std::string codec;
-  CodecOptions options;
-  bool sparse = false;
-};
-
-std::vector<Variant> variants() {
-  std::vector<Variant> v;
-  v.push_back({"none", "none", {}, false});
-  v.push_back({"fp16", "fp16", {}, false});
-  v.push_back({"bf16", "bf16", {}, false});
-  CodecOptions threshold;
-  threshold.tau = 2.576f;  // |N(0,1)| >= 2.576 for 1% of entries
-  threshold.density = 0.0;
-  v.push_back({"threshold", "threshold", threshold, true});
-  CodecOptions topk;
-  topk.density = 0.01;
-  v.push_back({"topk", "topk", topk, true});
-  CodecOptions q8, q4;
-  q8.bits = 8;
-  q4.bits = 4;
-  v.push_back({"qsgd8", "qsgd", q8, false});
-  v.push_back({"qsgd4", "qsgd", q4, false});
-  v.push_back({"sign", "sign", {}, false});
-  CodecOptions low_rank;
-  low_rank.rank = 4;
-  v.push_back({"powersgd4", "powersgd", low_rank, false});
-  return v;
-}
 
 double seconds_of(const std::function<void()>& f) {
   const auto t0 = std::chrono::steady_clock::now();
@@ -95,9 +66,9 @@ Row bench_memcpy(const std::vector<float>& values, bool quick) {
   return row;
 }
 
-Row bench_codec(const Variant& v, const std::vector<float>& values, bool quick) {
+Row bench_codec(const CodecRow& codec_row, const CodecSample& sample, const std::vector<float>& values, bool quick) {
   const std::size_t n = values.size();
-  auto made = make_codec(v.codec, v.options);
+  auto made = make_codec(codec_row.id, sample.options());
   Codec& codec = **made;
   std::vector<float> residual(n), out(n);
   std::vector<std::uint8_t> payload;
@@ -105,8 +76,8 @@ Row bench_codec(const Variant& v, const std::vector<float>& values, bool quick) 
   auto reset = [&] { std::fill(residual.begin(), residual.end(), 0.0f); };
   const double te = median_time(reps, reset, [&] { (void)codec.encode(values, residual, payload); });
   const double td = median_time(reps, [] {}, [&] { (void)codec.decode(payload, Span<float>(out), Apply::assign); });
-  Row row{v.label, n};
-  if (v.sparse) row.density = static_cast<double>(codec.last_sent()) / static_cast<double>(n);
+  Row row{std::string(sample.label), n};
+  if (codec.last_sent() < n) row.density = static_cast<double>(codec.last_sent()) / static_cast<double>(n);
   row.encode_gbps = 4.0 * n / te / 1e9;
   row.decode_gbps = 4.0 * n / td / 1e9;
   row.wire_bytes = payload.size();
@@ -117,7 +88,7 @@ Row bench_codec(const Variant& v, const std::vector<float>& values, bool quick) 
 void print(const Row& r) {
   char density[16] = "-";
   if (r.density >= 0) std::snprintf(density, sizeof density, "%.4f", r.density);
-  std::printf("%-10s %10zu %8s %10.2f %10.2f %12zu %8.1fx\n", r.codec.c_str(), r.elements, density, r.encode_gbps,
+  std::printf("%-16s %10zu %8s %10.2f %10.2f %12zu %8.1fx\n", r.codec.c_str(), r.elements, density, r.encode_gbps,
               r.decode_gbps, r.wire_bytes, static_cast<double>(r.dense_bytes) / static_cast<double>(r.wire_bytes));
   std::fflush(stdout);
 }
@@ -157,7 +128,7 @@ int main(int argc, char** argv) {
   }
   std::printf("isa %s, single thread, GB/s of fp32 input\n",
               std::string(starling::platform::isa_name(starling::platform::active_isa())).c_str());
-  std::printf("%-10s %10s %8s %10s %10s %12s %9s\n", "codec", "elements", "density", "enc GB/s", "dec GB/s",
+  std::printf("%-16s %10s %8s %10s %10s %12s %9s\n", "codec", "elements", "density", "enc GB/s", "dec GB/s",
               "wire bytes", "vs fp32");
   std::vector<Row> rows;
   std::mt19937 rng(42);
@@ -167,10 +138,11 @@ int main(int argc, char** argv) {
     for (float& x : values) x = dist(rng);
     rows.push_back(bench_memcpy(values, quick));
     print(rows.back());
-    for (const Variant& v : variants()) {
-      rows.push_back(bench_codec(v, values, quick));
-      print(rows.back());
-    }
+    for (const CodecRow* codec_row : codec_rows())
+      for (const CodecSample& sample : codec_row->samples) {
+        rows.push_back(bench_codec(*codec_row, sample, values, quick));
+        print(rows.back());
+      }
   }
   if (json) write_json(json, rows);
   return 0;

@@ -7,6 +7,7 @@
 #include "gossip/algorithms/float_segments.h"
 #include "gossip/transport/error.h"
 #include "gossip/transport/ring_common.h"
+#include "protocols/codec_row.h"
 #include "protocols/crc32c.h"
 
 namespace starling::gossip {
@@ -25,10 +26,11 @@ AllreduceRing::AllreduceRing(Transport& transport, std::vector<PeerId> ring, pro
     for (std::size_t b = chunk_begin(c), end = chunk_begin(c + 1); b < end; b += per_segment)
       segments_[c].push_back({b, std::min(per_segment, end - b)});
   if (options_.wire != protocols::CodecId::none) {
-    const protocols::CodecId w = options_.wire;
-    if (w != protocols::CodecId::fp16 && w != protocols::CodecId::bf16 && w != protocols::CodecId::qsgd)
-      STARLING_GOSSIP_THROW(InvalidArgument, "the ring's wire format must be fp32, fp16, bf16 or qsgd");
-    auto codec = protocols::make_codec(w, options_.wire_options);
+    const protocols::CodecRow* row = protocols::codec_row(options_.wire);
+    if (!row || row->route != protocols::AllreduceRoute::ring)
+      STARLING_GOSSIP_THROW(InvalidArgument, "the ring's wire format must be a codec whose entries decode on their own "
+                                             "(route ring in protocols/codec_row.h)");
+    auto codec = protocols::make_codec(options_.wire, options_.wire_options);
     if (!codec) STARLING_GOSSIP_THROW(InvalidArgument, "the ring's wire format rejected its options");
     codec_ = std::move(codec.value());
     rounding_.resize(std::min(per_segment, data_.size()));

@@ -7,9 +7,9 @@
 // sent from data itself without a copy (gossip/transport/send_fence.h). Each chunk's mean
 // is computed by one peer only and then copied, so all peers end with identical bits.
 //
-// Narrow wire (options.wire = fp16, bf16, or qsgd at options.wire_options.bits, 2–8):
-// segments travel as dense codec payloads (half the size, or bits/32 of it plus a scale
-// per bucket), and are added in fp32; the owner of a chunk rounds its mean to the wire
+// Narrow wire (options.wire: a codec of route ring, protocols/codec_row.h, such as fp16,
+// bf16, or qsgd at its option bits, 2–8): segments travel as that codec's payloads (half the
+// size, or bits/32 of it plus a scale per bucket), and are added in fp32; the owner of a chunk rounds its mean to the wire
 // format and keeps the rounded value itself, so all peers still end with identical bits,
 // equal to the fp32 mean within the format's rounding of each partial sum and of the mean.
 // run(residual) adds the rounding errors this peer made to residual, scaled to units of
@@ -45,14 +45,14 @@ struct AllreduceOptions {
   std::chrono::milliseconds timeout{60000};  // for one run()
   std::uint64_t first_round = 0;  // header round of the first run(); later runs count up
   std::uint64_t round_stride = 1;  // by this much (rings sharing a transport interleave rounds)
-  protocols::CodecId wire = protocols::CodecId::none;  // none (fp32), fp16, bf16 or qsgd
+  protocols::CodecId wire = protocols::CodecId::none;  // none (fp32) or a codec of route ring
   protocols::CodecOptions wire_options;  // qsgd: bits, bucket and this peer's rounding seed
 };
 
 class AllreduceRing {
  public:
   /// InvalidArgument when self is missing from ring, ring has duplicates, the right
-  /// neighbour is not connected, or the wire is not none, fp16, bf16 or a valid qsgd.
+  /// neighbour is not connected, or the wire is not none or a valid codec of route ring.
   AllreduceRing(Transport& transport, std::vector<PeerId> ring, protocols::Span<float> data,
                 AllreduceOptions options = {});
 

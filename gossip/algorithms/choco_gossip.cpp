@@ -70,7 +70,7 @@ void ChocoGossip::make_codecs() {
 
 void ChocoGossip::set_density(double density) {
   if (!(density > 0.0 && density <= 1.0)) STARLING_GOSSIP_THROW(InvalidArgument, "density must lie in (0, 1]");
-  codec_options_.density = density;
+  codec_options_.set("density", density);
   if (prepared_) make_codecs();
 }
 

@@ -7,6 +7,7 @@
 #include "gossip/algorithms/codec_streams.h"
 #include "gossip/algorithms/state_counts.h"
 #include "gossip/transport/error.h"
+#include "protocols/codec_row.h"
 
 namespace starling::gossip {
 
@@ -33,13 +34,14 @@ CompressedAllreduce::CompressedAllreduce(Transport& transport, std::vector<PeerI
   hash_ring_ = std::make_unique<AllreduceRing>(transport, ring, hash_lanes_, a);
   verdict_ring_ = std::make_unique<AllreduceRing>(transport, ring, verdict_, a);
   a.first_round = options.first_round + 1;
-  if (id == protocols::CodecId::fp16 || id == protocols::CodecId::bf16 || id == protocols::CodecId::qsgd) {
+  const protocols::AllreduceRoute route = protocols::codec_row(id)->route;
+  if (route == protocols::AllreduceRoute::ring) {
     kind_ = Kind::ring;
     a.wire = id;
     a.wire_options = codec_options;
     a.wire_options.seed = stream_seed(codec_options.seed, transport.self(), 0);
     narrow_ = std::make_unique<AllreduceRing>(transport, std::move(ring), change_, a);
-  } else if (id == protocols::CodecId::powersgd) {
+  } else if (route == protocols::AllreduceRoute::low_rank) {
     kind_ = Kind::powersgd;
     powersgd_ = std::make_unique<PowerSgdAllreduce>(transport, std::move(ring), model.size(), codec_options,
                                                     PowerSgdAllreduceOptions{options.segment_bytes, options.timeout, a.first_round});
@@ -169,7 +171,7 @@ void CompressedAllreduce::set_draws(const std::vector<std::uint64_t>& draws) {
 
 void CompressedAllreduce::set_density(double density) {
   if (!(density > 0.0 && density <= 1.0)) STARLING_GOSSIP_THROW(InvalidArgument, "density must lie in (0, 1]");
-  codec_options_.density = density;
+  codec_options_.set("density", density);
   if (kind_ == Kind::gather) codecs_ = make_codec_streams(codec_name_, codec_options_, transport_.self(), codecs_.size());
 }
 

@@ -3,13 +3,13 @@
 // local-sgd: every run() leaves every peer with the identical model, the common model of
 // the previous run (base) plus the mean over peers of their compressed changes since then.
 // Each peer's change carries what compression left out before (error feedback):
-// Δ_i = x_i − base + r_i, and r_i keeps what did not reach the mean this time.
-//   fp16, bf16, qsgd
-//                Δ_i by ring all-reduce with 16-bit or quantized (qsgd: `bits` per entry and
-//                a scale per bucket) segments, added in fp32 (AllreduceRing with that wire);
-//                the ring's rounding errors go to r_i.
-//   powersgd     a true reduce of the low-rank factors (PowerSgdAllreduce; why there).
-//   threshold, topk, sign
+// Δ_i = x_i − base + r_i, and r_i keeps what did not reach the mean this time. How Δ_i
+// travels is the codec row's route (protocols/codec_row.h):
+//   ring         (fp16, bf16, qsgd, ...) Δ_i by ring all-reduce with 16-bit or quantized
+//                (qsgd: `bits` per entry and a scale per bucket) segments, added in fp32
+//                (AllreduceRing with that wire); the ring's rounding errors go to r_i.
+//   low_rank     (powersgd) a true reduce of the low-rank factors (PowerSgdAllreduce; why there).
+//   gather       (threshold, topk, sign, ...)
 //                each peer encodes Δ_i per segment (one codec stream per segment, the
 //                codec keeping in r_i what it did not send); the payloads, of different
 //                sizes on every peer, go around by a ring all-gather (RingAllgather); every

@@ -52,18 +52,19 @@ void orthonormalize(float* p, std::size_t rows, std::size_t rank) {
 PowerSgdAllreduce::PowerSgdAllreduce(Transport& transport, std::vector<PeerId> ring, std::size_t length,
                                      const protocols::CodecOptions& codec_options, PowerSgdAllreduceOptions options)
     : length_(length), seed_key_(static_cast<std::uint32_t>(codec_options.seed ^ (codec_options.seed >> 32))) {
-  if (protocols::validate_options(protocols::CodecId::powersgd, codec_options) != protocols::Error::ok)
+  if (protocols::validate_options(codecs::PowerSgdCodec::kId, codec_options) != protocols::Error::ok)
     STARLING_GOSSIP_THROW(InvalidArgument, "powersgd: rank must lie in 1.." + std::to_string(codecs::PowerSgdCodec::kMaxRank));
   const std::size_t per_segment = std::max<std::size_t>(1, options.segment_bytes / sizeof(float));
   std::size_t p_size = 0, q_size = 0;
   for (std::size_t begin = 0; begin < length_; begin += per_segment) {
     const std::size_t count = std::min(per_segment, length_ - begin);
-    const std::size_t rows = codec_options.rows ? codec_options.rows : near_square_rows(count);
+    const auto chosen_rows = static_cast<std::size_t>(codecs::PowerSgdCodec::kRows.of(codec_options));
+    const std::size_t rows = chosen_rows ? chosen_rows : near_square_rows(count);
     if (count % rows != 0)
       STARLING_GOSSIP_THROW(InvalidArgument, "powersgd: rows = " + std::to_string(rows) +
                                                  " does not divide a segment of " + std::to_string(count));
     const std::size_t cols = count / rows;
-    const std::size_t rank = std::min<std::size_t>({static_cast<std::size_t>(codec_options.rank), rows, cols});
+    const std::size_t rank = std::min<std::size_t>({static_cast<std::size_t>(codecs::PowerSgdCodec::kRank.of(codec_options)), rows, cols});
     blocks_.push_back({begin, rows, cols, rank, p_size, q_size});
     p_size += rows * rank;
     q_size += rank * cols;

@@ -40,7 +40,7 @@ struct PowerSgdAllreduceOptions {
 
 class PowerSgdAllreduce {
  public:
-  /// Reads codec_options.rank (1..64), rows (0 = the divisor of a segment's length nearest
+  /// Reads options rank (1..64), rows (0 = the divisor of a segment's length nearest
   /// its square root; else it must divide every segment's length) and seed (the first Q).
   /// InvalidArgument on bad options, or as AllreduceRing for the ring.
   PowerSgdAllreduce(Transport& transport, std::vector<PeerId> ring, std::size_t length,

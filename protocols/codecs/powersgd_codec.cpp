@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <string>
 
 #include "protocols/byte_io.h"
 #include "protocols/codecs/payload.h"
@@ -83,7 +84,9 @@ void powersgd_expand(const float* p, const float* qt, std::size_t rows, std::siz
 }
 
 PowerSgdCodec::PowerSgdCodec(const CodecOptions& options)
-    : rank_(static_cast<std::uint32_t>(options.rank)), rows_(options.rows), seed_(options.seed) {}
+    : rank_(static_cast<std::uint32_t>(kRank.of(options))),
+      rows_(static_cast<std::uint32_t>(kRows.of(options))),
+      seed_(options.seed) {}
 
 // The same pseudo-random Q on every peer with the same seed, in [-1, 1).
 void PowerSgdCodec::warm_start(std::size_t cols, std::size_t rank) {
@@ -142,5 +145,20 @@ Error PowerSgdCodec::decode(ByteSpan payload, Span<float> out, Apply apply) cons
                   apply == Apply::add);
   return Error::ok;
 }
+
+
+namespace {
+
+constexpr CodecParam kParams[] = {PowerSgdCodec::kRank, PowerSgdCodec::kRows};
+constexpr std::pair<std::string_view, double> kRankFour[] = {{"rank", 4}};
+constexpr CodecSample kSamples[] = {{"powersgd", {}}, {"powersgd4", kRankFour}};
+
+}  // namespace
+
+extern constexpr CodecRow powersgd_codec_row{
+    PowerSgdCodec::kId, "powersgd", AllreduceRoute::low_rank, kParams, nullptr,
+    [](const CodecOptions& o) -> std::unique_ptr<Codec> { return std::make_unique<PowerSgdCodec>(o); },
+    [](const CodecOptions& o) { return "powersgd rank " + std::to_string(static_cast<int>(PowerSgdCodec::kRank.of(o))); },
+    kSamples};
 
 }  // namespace starling::protocols::codecs

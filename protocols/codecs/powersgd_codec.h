@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "protocols/codec.h"
+#include "protocols/codec_row.h"
 
 namespace starling::protocols::codecs {
 
@@ -28,12 +29,17 @@ void powersgd_expand(const float* p, const float* qt, std::size_t rows, std::siz
 class PowerSgdCodec final : public Codec {
  public:
   explicit PowerSgdCodec(const CodecOptions& options);
-  CodecId id() const override { return CodecId::powersgd; }
-  /// invalid_option if options.rows does not divide the element count.
+  static constexpr CodecId kId{7};
+  CodecId id() const override { return kId; }
+  /// invalid_option if option rows does not divide the element count.
   Error encode(Span<const float> values, Span<float> residual, std::vector<std::uint8_t>& out) override;
   Error decode(ByteSpan payload, Span<float> out, Apply apply) const override;
 
   static constexpr std::uint32_t kMaxRank = 64;
+  /// Its options; PowerSgdAllreduce reads them too.
+  static constexpr CodecParam kRank{"rank", 1, 1, kMaxRank, true, false, true, "the rank of the approximation"};
+  static constexpr CodecParam kRows{"rows", 0, 0, 0x7FFFFFFF, true, false, false,
+                                    "rows of the matrix view (0: the divisor of the length nearest its square root)"};
 
  private:
   void warm_start(std::size_t cols, std::size_t rank);

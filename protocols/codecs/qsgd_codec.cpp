@@ -2,13 +2,21 @@
 #include "protocols/codecs/qsgd_codec.h"
 
 #include <algorithm>
+#include <string>
 
 #include "protocols/byte_io.h"
+#include "protocols/codec_row.h"
 #include "protocols/codecs/payload.h"
 #include "protocols/simd/codec_kernels.h"
 
 namespace starling::protocols::codecs {
 namespace {
+
+constexpr CodecParam kParams[] = {
+    {"bits", 8, 2, 8, true, false, true, "bits per entry (2^(bits-1) - 1 levels either side of zero)"},
+    {"bucket", 0, 0, QsgdCodec::kMaxBucket, true, false, true, "entries per scale (0: 512)"},
+};
+constexpr const CodecParam &kBits = kParams[0], &kBucket = kParams[1];
 
 int levels_for(int bits) { return (1 << (bits - 1)) - 1; }
 
@@ -47,7 +55,9 @@ bool unpack(const std::uint8_t* in, std::size_t n, int bits, std::int8_t* q) {
 }  // namespace
 
 QsgdCodec::QsgdCodec(const CodecOptions& options)
-    : bits_(options.bits), bucket_(options.bucket ? options.bucket : kDefaultBucket), seed_(options.seed) {}
+    : bits_(static_cast<int>(kBits.of(options))),
+      bucket_(kBucket.of(options) > 0 ? static_cast<std::uint32_t>(kBucket.of(options)) : kDefaultBucket),
+      seed_(options.seed) {}
 
 Error QsgdCodec::encode(Span<const float> values, Span<float> residual, std::vector<std::uint8_t>& out) {
   if (Error e = check_encode_args(values, residual); e != Error::ok) return e;
@@ -109,5 +119,19 @@ Error QsgdCodec::decode(ByteSpan payload, Span<float> out, Apply apply) const {
   }
   return Error::ok;
 }
+
+
+namespace {
+
+constexpr std::pair<std::string_view, double> kFour[] = {{"bits", 4}};
+constexpr std::pair<std::string_view, double> kThree[] = {{"bits", 3}, {"bucket", 64}};
+constexpr CodecSample kSamples[] = {{"qsgd8", {}}, {"qsgd4", kFour}, {"qsgd3", kThree}};
+
+}  // namespace
+
+extern constexpr CodecRow qsgd_codec_row{
+    QsgdCodec::kId, "qsgd", AllreduceRoute::ring, kParams, nullptr,
+    [](const CodecOptions& o) -> std::unique_ptr<Codec> { return std::make_unique<QsgdCodec>(o); },
+    [](const CodecOptions& o) { return "qsgd " + std::to_string(static_cast<int>(kBits.of(o))) + "-bit"; }, kSamples};
 
 }  // namespace starling::protocols::codecs

@@ -16,7 +16,8 @@ namespace starling::protocols::codecs {
 class QsgdCodec final : public Codec {
  public:
   explicit QsgdCodec(const CodecOptions& options);
-  CodecId id() const override { return CodecId::qsgd; }
+  static constexpr CodecId kId{5};
+  CodecId id() const override { return kId; }
   Error encode(Span<const float> values, Span<float> residual, std::vector<std::uint8_t>& out) override;
   Error decode(ByteSpan payload, Span<float> out, Apply apply) const override;
   std::uint64_t draws() const override { return round_; }

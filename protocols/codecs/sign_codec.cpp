@@ -4,12 +4,22 @@
 #include <algorithm>
 
 #include "protocols/byte_io.h"
+#include "protocols/codec_row.h"
 #include "protocols/codecs/payload.h"
 #include "protocols/simd/codec_kernels.h"
 
 namespace starling::protocols::codecs {
+namespace {
 
-SignCodec::SignCodec(const CodecOptions& options) : bucket_(options.bucket ? options.bucket : kDefaultBucket) {}
+constexpr CodecParam kParams[] = {
+    {"bucket", 0, 0, SignCodec::kMaxBucket, true, false, true, "entries per scale, a multiple of 8 (0: 2048)"},
+};
+constexpr const CodecParam& kBucket = kParams[0];
+
+}  // namespace
+
+SignCodec::SignCodec(const CodecOptions& options)
+    : bucket_(kBucket.of(options) > 0 ? static_cast<std::uint32_t>(kBucket.of(options)) : kDefaultBucket) {}
 
 Error SignCodec::encode(Span<const float> values, Span<float> residual, std::vector<std::uint8_t>& out) {
   if (Error e = check_encode_args(values, residual); e != Error::ok) return e;
@@ -54,5 +64,23 @@ Error SignCodec::decode(ByteSpan payload, Span<float> out, Apply apply) const {
   }
   return Error::ok;
 }
+
+
+namespace {
+
+constexpr std::pair<std::string_view, double> kSmallBuckets[] = {{"bucket", 64}};
+constexpr CodecSample kSamples[] = {{"sign", {}}, {"sign64", kSmallBuckets}};
+
+std::optional<OptionProblem> check(const CodecOptions& o) {
+  if (static_cast<std::uint32_t>(kBucket.of(o)) % 8 != 0) return OptionProblem{kBucket.name, "expected a multiple of 8"};
+  return std::nullopt;
+}
+
+}  // namespace
+
+extern constexpr CodecRow sign_codec_row{
+    SignCodec::kId, "sign", AllreduceRoute::gather, kParams, check,
+    [](const CodecOptions& o) -> std::unique_ptr<Codec> { return std::make_unique<SignCodec>(o); }, nullptr,
+    kSamples};
 
 }  // namespace starling::protocols::codecs

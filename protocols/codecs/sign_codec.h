@@ -14,7 +14,8 @@ namespace starling::protocols::codecs {
 class SignCodec final : public Codec {
  public:
   explicit SignCodec(const CodecOptions& options);
-  CodecId id() const override { return CodecId::sign; }
+  static constexpr CodecId kId{6};
+  CodecId id() const override { return kId; }
   Error encode(Span<const float> values, Span<float> residual, std::vector<std::uint8_t>& out) override;
   Error decode(ByteSpan payload, Span<float> out, Apply apply) const override;
 

@@ -5,8 +5,10 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <sstream>
 
 #include "protocols/byte_io.h"
+#include "protocols/codec_row.h"
 #include "protocols/codecs/payload.h"
 #include "protocols/simd/codec_kernels.h"
 
@@ -20,10 +22,19 @@ constexpr float kMinTau = 1e-20f, kMaxTau = 1e20f;
 
 bool wants_bitmap(std::size_t sent, std::size_t n) { return sent * 16 > n; }
 
+constexpr CodecParam kParams[] = {
+    {"density", 0.01, 0.0, 1.0, false, false, true, "the fraction of values it steers τ toward (0: τ stays fixed)"},
+    {"tau", 1e-4, 1e-12, 1e6, false, false, true, "the starting τ (it then steers toward `density`)"},
+    {"clip", 0.0, 0.0, 1e6, false, false, true, "the residual clip at ±clip·τ (0: off)"},
+};
+constexpr const CodecParam &kDensity = kParams[0], &kTau = kParams[1], &kClip = kParams[2];
+
 }  // namespace
 
 ThresholdCodec::ThresholdCodec(const CodecOptions& options)
-    : tau_(options.tau), target_(options.density), clip_(options.clip) {}
+    : tau_(static_cast<float>(kTau.of(options))),
+      target_(kDensity.of(options)),
+      clip_(static_cast<float>(kClip.of(options))) {}
 
 // Sparse entries for [0, pos) until they outgrow n/16; returns how many were written.
 std::size_t ThresholdCodec::encode_sparse_prefix(Span<const float> values, Span<float> residual, std::size_t& pos) {
@@ -134,5 +145,24 @@ Error ThresholdCodec::decode_bitmap(ByteSpan words, std::uint32_t count, float t
   k.bitmap_decode(words.data(), n, tau, out.data(), apply == Apply::add);
   return Error::ok;
 }
+
+namespace {
+
+// About 1 % of N(0, 1) entries reach τ = 2.576 (sparse format), 62 % reach 0.5 (bitmap).
+constexpr std::pair<std::string_view, double> kOnePercent[] = {{"tau", 2.576}, {"density", 0.0}};
+constexpr std::pair<std::string_view, double> kMost[] = {{"tau", 0.5}, {"density", 0.0}};
+constexpr CodecSample kSamples[] = {{"threshold", kOnePercent}, {"threshold-bitmap", kMost}};
+
+}  // namespace
+
+extern constexpr CodecRow threshold_codec_row{
+    ThresholdCodec::kId, "threshold", AllreduceRoute::gather, kParams, nullptr,
+    [](const CodecOptions& o) -> std::unique_ptr<Codec> { return std::make_unique<ThresholdCodec>(o); },
+    [](const CodecOptions& o) {
+      std::ostringstream out;
+      out << "threshold " << kDensity.of(o) * 100 << "%";
+      return out.str();
+    },
+    kSamples};
 
 }  // namespace starling::protocols::codecs

@@ -17,7 +17,8 @@ namespace starling::protocols::codecs {
 class ThresholdCodec final : public Codec {
  public:
   explicit ThresholdCodec(const CodecOptions& options);
-  CodecId id() const override { return CodecId::threshold; }
+  static constexpr CodecId kId{3};
+  CodecId id() const override { return kId; }
   Error encode(Span<const float> values, Span<float> residual, std::vector<std::uint8_t>& out) override;
   Error decode(ByteSpan payload, Span<float> out, Apply apply) const override;
 

@@ -5,8 +5,10 @@
 #include <cfloat>
 #include <cmath>
 #include <cstring>
+#include <sstream>
 
 #include "protocols/byte_io.h"
+#include "protocols/codec_row.h"
 #include "protocols/codecs/payload.h"
 #include "protocols/simd/codec_kernels.h"
 
@@ -17,6 +19,13 @@ constexpr std::size_t kBlock = 16384;
 constexpr std::size_t kExactBelow = 32768;  // small tensors: exact selection is cheap
 constexpr std::size_t kMinSample = 4096;
 constexpr double kOvershoot = 1.25;  // aim the estimate above k so trimming, not luck, sets k
+
+constexpr CodecParam kParams[] = {
+    {"density", 0.01, 0.0, 1.0, false, true, true, "the fraction of values sent"},
+    {"value_bits", 32, 2, 32, true, false, true,
+     "bits per value sent, 32 (exact) or 2 (sign and one of two magnitudes, as SparseLoCo)"},
+};
+constexpr const CodecParam &kDensity = kParams[0], &kValueBits = kParams[1];
 
 float kth_largest(std::vector<float>& mags, std::size_t k) {
   auto nth = mags.begin() + static_cast<std::ptrdiff_t>(k - 1);
@@ -42,7 +51,7 @@ Error decode_two_bit(const std::uint8_t* idx, const std::uint8_t* body, std::uin
 }  // namespace
 
 TopKCodec::TopKCodec(const CodecOptions& options)
-    : density_(options.density), value_bits_(options.value_bits), rng_(options.seed | 1u) {}
+    : density_(kDensity.of(options)), value_bits_(static_cast<int>(kValueBits.of(options))), rng_(options.seed | 1u) {}
 
 std::uint64_t TopKCodec::next_random() {
   rng_ ^= rng_ << 13;
@@ -179,5 +188,31 @@ Error TopKCodec::decode(ByteSpan payload, Span<float> out, Apply apply) const {
   for (std::uint32_t j = 0; j < count; ++j) out[load_le<std::uint32_t>(idx + 4ull * j)] += load_le<float>(val + 4ull * j);
   return Error::ok;
 }
+
+
+namespace {
+
+constexpr std::pair<std::string_view, double> kExact[] = {{"density", 0.01}};
+constexpr std::pair<std::string_view, double> kTwoBit[] = {{"density", 0.01}, {"value_bits", 2}};
+constexpr CodecSample kSamples[] = {{"topk", kExact}, {"topk-2bit", kTwoBit}};
+
+std::optional<OptionProblem> check(const CodecOptions& o) {
+  const double bits = kValueBits.of(o);
+  if (bits != 32 && bits != 2) return OptionProblem{kValueBits.name, "expected 32 or 2"};
+  return std::nullopt;
+}
+
+std::string label(const CodecOptions& o) {
+  std::ostringstream out;
+  out << "topk " << kDensity.of(o) * 100 << "%";
+  if (kValueBits.of(o) != 32) out << " " << kValueBits.of(o) << "-bit values";
+  return out.str();
+}
+
+}  // namespace
+
+extern constexpr CodecRow topk_codec_row{
+    TopKCodec::kId, "topk", AllreduceRoute::gather, kParams, check,
+    [](const CodecOptions& o) -> std::unique_ptr<Codec> { return std::make_unique<TopKCodec>(o); }, label, kSamples};
 
 }  // namespace starling::protocols::codecs

@@ -20,7 +20,8 @@ namespace starling::protocols::codecs {
 class TopKCodec final : public Codec {
  public:
   explicit TopKCodec(const CodecOptions& options);
-  CodecId id() const override { return CodecId::topk; }
+  static constexpr CodecId kId{4};
+  CodecId id() const override { return kId; }
   Error encode(Span<const float> values, Span<float> residual, std::vector<std::uint8_t>& out) override;
   Error decode(ByteSpan payload, Span<float> out, Apply apply) const override;
   std::uint64_t draws() const override { return rng_; }

@@ -270,7 +270,7 @@ BOOST_AUTO_TEST_CASE(outer_optimizer_is_for_allreduce_local_sgd_and_gossip) {
   const Config quantized = parse_config(outer, "test.toml", {"compression.codec=\"qsgd\"", "compression.bits=4"});
   BOOST_TEST(quantized.node.exchange.codec == "qsgd");
   const Config sparse = parse_config(outer, "test.toml", {"compression.codec=\"topk\"", "compression.value_bits=2"});
-  BOOST_TEST(sparse.node.exchange.codec_options.value_bits == 2);
+  BOOST_TEST(sparse.node.exchange.codec_options.get("value_bits", 32) == 2);
   e = error_of(outer, {"compression.codec=\"qsgd\"", "compression.value_bits=2"});
   BOOST_TEST((contains(e, "--set compression.value_bits") && contains(e, "expected only with compression.codec = \"topk\"")), e);
   e = error_of(outer, {"compression.codec=\"topk\"", "compression.value_bits=4"});
@@ -295,6 +295,29 @@ BOOST_AUTO_TEST_CASE(outer_optimizer_is_for_allreduce_local_sgd_and_gossip) {
   BOOST_TEST(contains(error_of(outer, {"exchange.outer_lr=0"}), "exchange.outer_lr"));
   BOOST_TEST(contains(error_of(outer, {"exchange.outer_momentum=1"}), "exchange.outer_momentum"));
   BOOST_TEST(contains(error_of(outer, {"exchange.outer_lr=nan"}), "exchange.outer_lr"));
+}
+
+// A codec's options are the keys of its row (protocols/codec_row.h): another codec's are
+// refused, each is checked in the codec's own range and rules, and a key it sets reaches the
+// codec while one left out keeps the codec's default.
+BOOST_AUTO_TEST_CASE(codec_options_are_the_codecs_own) {
+  const std::string config = "[exchange]\nmode = \"allreduce\"\n"
+                             "[[peer]]\nid = 0\nendpoint = \"tcp://127.0.0.1:5600\"\n"
+                             "[[peer]]\nid = 1\nendpoint = \"tcp://127.0.0.1:5601\"\n"
+                             "[compression]\n";
+  const auto& qsgd = parse_config(config + "codec = \"qsgd\"\nbits = 4\n", "test.toml").node.exchange.codec_options;
+  BOOST_TEST(qsgd.get("bits", 0) == 4);
+  BOOST_TEST(!qsgd.find("bucket"));
+  std::string e = error_of(config + "codec = \"topk\"\nbits = 4\n");
+  BOOST_TEST(contains(e, "test.toml:11: compression.bits: expected only with compression.codec = \"qsgd\""), e);
+  e = error_of(config + "codec = \"sign\"\nbucket = 12\n");
+  BOOST_TEST(contains(e, "test.toml:11: compression.bucket: expected a multiple of 8 with compression.codec = \"sign\""), e);
+  e = error_of(config + "codec = \"topk\"\ndensity = 0\n");
+  BOOST_TEST(contains(e, "test.toml:11: compression.density: expected a number in (0, 1] with compression.codec = \"topk\""), e);
+  // threshold's density 0 holds τ fixed.
+  BOOST_TEST(parse_config(config + "codec = \"threshold\"\ndensity = 0\n", "test.toml").node.exchange.codec == "threshold");
+  e = error_of(config + "codec = \"qsgd\"\nadaptive = true\n");
+  BOOST_TEST(contains(e, "compression.adaptive: needs a codec with a density (\"threshold\" or \"topk\")"), e);
 }
 
 BOOST_AUTO_TEST_CASE(shipped_configs_load) {

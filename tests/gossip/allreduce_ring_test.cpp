@@ -19,6 +19,7 @@
 #include "gossip/algorithms/allreduce_ring.h"
 #include "gossip/transport/error.h"
 #include "peer_group.h"
+#include "protocols/codec_row.h"
 
 using namespace starling::gossip;
 using starling::gossip::testing::PeerGroup;
@@ -116,7 +117,9 @@ namespace {
 namespace protocols = starling::protocols;
 
 // Half a unit in the last place, relative: the bound on one rounding to the format.
-double unit_roundoff(protocols::CodecId wire) { return wire == protocols::CodecId::fp16 ? 0x1p-11 : 0x1p-8; }
+double unit_roundoff(protocols::CodecId wire) {
+  return protocols::codec_name(wire) == "fp16" ? 0x1p-11 : 0x1p-8;
+}
 
 struct Sixteen {
   std::vector<std::vector<float>> results, residuals;
@@ -182,8 +185,8 @@ BOOST_AUTO_TEST_CASE(sixteen_bit_wire_halves_the_bytes) {
   group.connect_ring();
   const std::size_t n = 100003;
   const Sixteen dense = run_sixteen(group, n, 64 * 1024, protocols::CodecId::none);
-  const Sixteen half = run_sixteen(group, n, 64 * 1024, protocols::CodecId::fp16);
-  const Sixteen brain = run_sixteen(group, n, 64 * 1024, protocols::CodecId::bf16);
+  const Sixteen half = run_sixteen(group, n, 64 * 1024, protocols::codec_row("fp16")->id);
+  const Sixteen brain = run_sixteen(group, n, 64 * 1024, protocols::codec_row("bf16")->id);
   const double ratio = static_cast<double>(half.bytes_sent[0]) / static_cast<double>(dense.bytes_sent[0]);
   BOOST_TEST_MESSAGE("ring all-reduce p=4 n=" << n << ": fp32 " << dense.bytes_sent[0] << " bytes, fp16 "
                                               << half.bytes_sent[0] << " (" << ratio << "x), bf16 "
@@ -199,11 +202,11 @@ BOOST_AUTO_TEST_CASE(a_non_finite_sixteen_bit_segment_is_dropped) {
   group.connect_ring();
   const std::size_t n = 10;
   // Peer 1 first receives chunk 0 (elements 0..4) from peer 0: send it one of infinities.
-  std::vector<std::uint8_t> payload{static_cast<std::uint8_t>(protocols::CodecId::fp16), 0, 0, 0, 5, 0, 0, 0};
+  std::vector<std::uint8_t> payload{static_cast<std::uint8_t>(protocols::codec_row("fp16")->id), 0, 0, 0, 5, 0, 0, 0};
   for (int i = 0; i < 5; ++i) payload.insert(payload.end(), {0x00, 0x7C});
   protocols::FrameHeader h;
   h.type = protocols::MessageType::allreduce_segment;
-  h.codec = protocols::CodecId::fp16;
+  h.codec = protocols::codec_row("fp16")->id;
   h.tensor_length = 5;
   group.at(0).send(1, h, protocols::ByteSpan(payload.data(), payload.size()));
   std::vector<std::map<std::string, std::uint64_t>> drops(2);
@@ -212,7 +215,7 @@ BOOST_AUTO_TEST_CASE(a_non_finite_sixteen_bit_segment_is_dropped) {
     results[r] = input_of(r, n);
     AllreduceOptions o;
     o.timeout = std::chrono::seconds(10);
-    o.wire = protocols::CodecId::fp16;
+    o.wire = protocols::codec_row("fp16")->id;
     AllreduceRing ring(group.at(r), group.ids(), results[r], o);
     ring.run();
     drops[r] = ring.drops();
@@ -227,7 +230,7 @@ BOOST_AUTO_TEST_CASE(only_fp32_fp16_and_bf16_travel_in_the_ring) {
   group.connect_ring();
   std::vector<float> v(10);
   AllreduceOptions o;
-  o.wire = protocols::CodecId::topk;
+  o.wire = protocols::codec_row("topk")->id;
   BOOST_CHECK_THROW(AllreduceRing(group.at(0), {0, 1}, v, o), InvalidArgument);
   AllreduceRing ring(group.at(0), {0, 1}, v);
   std::vector<float> wrong_length(9);

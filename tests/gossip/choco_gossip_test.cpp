@@ -15,6 +15,7 @@
 #include "consensus.h"
 #include "gossip/algorithms/choco_gossip.h"
 #include "peer_group.h"
+#include "protocols/codec_row.h"
 
 using namespace starling::gossip;
 using namespace starling::gossip::testing;
@@ -127,7 +128,7 @@ BOOST_AUTO_TEST_CASE(lossless_codec_with_half_step_reaches_the_average) {
 
 BOOST_AUTO_TEST_CASE(topk_ten_percent_reaches_consensus) {
   protocols::CodecOptions o;
-  o.density = 0.1;
+  o.set("density", 0.1);
   // ⌈0.1·256⌉ entries from each of three full segments, ⌈0.1·232⌉ from the last.
   check_converges("topk", o, 0.2, 80, 3 * 26 + 24);
 }
@@ -138,7 +139,7 @@ BOOST_AUTO_TEST_CASE(naive_compressed_averaging_drifts_where_choco_does_not) {
   const int p = 5, rounds = 100;
   const DenseMatrix w = metropolis_weights(ring(p));
   protocols::CodecOptions o;
-  o.density = 0.1;
+  o.set("density", 0.1);
   auto codec = protocols::make_codec("topk", o);
   BOOST_TEST_REQUIRE(codec.ok());
   std::vector<std::vector<float>> x(p);
@@ -169,7 +170,7 @@ BOOST_AUTO_TEST_CASE(naive_compressed_averaging_drifts_where_choco_does_not) {
 
 BOOST_AUTO_TEST_CASE(qsgd_reaches_consensus) {
   protocols::CodecOptions o;
-  o.bits = 4;
+  o.set("bits", 4);
   check_converges("qsgd", o, 0.5, 40, kLength);
 }
 
@@ -182,16 +183,16 @@ BOOST_AUTO_TEST_CASE(undecodable_segments_are_dropped_not_applied) {
   // dropped as undecodable, then the real segment of the same range accepted.
   protocols::FrameHeader h;
   h.type = protocols::MessageType::gossip_push;
-  h.codec = protocols::CodecId::topk;
+  h.codec = protocols::codec_row("topk")->id;
   h.round = 0;
   h.tensor_offset = 0;
   h.tensor_length = 256;
   std::vector<std::uint8_t> garbage(64, 0xAB);
-  garbage[0] = static_cast<std::uint8_t>(protocols::CodecId::topk);
+  garbage[0] = static_cast<std::uint8_t>(protocols::codec_row("topk")->id);
   group.at(0).send(1, h, protocols::ByteSpan(garbage.data(), garbage.size()));
   Setup s;
   s.codec = "topk";
-  s.codec_options.density = 0.1;
+  s.codec_options.set("density", 0.1);
   s.gamma = 0.2;
   s.rounds = 30;
   const Outcome o = run_choco(group, t, s);
@@ -213,7 +214,7 @@ BOOST_AUTO_TEST_CASE(rejects_bad_arguments) {
   BOOST_CHECK_THROW(ChocoGossip(group.at(0), group.ids(), metropolis_schedule(t, 0), "none", {}, bad),
                     InvalidArgument);
   protocols::CodecOptions wrong;
-  wrong.bits = 1;
+  wrong.set("bits", 1);
   BOOST_CHECK_THROW(ChocoGossip(group.at(0), group.ids(), metropolis_schedule(t, 0), "qsgd", wrong),
                     InvalidArgument);
   BOOST_CHECK_THROW(ChocoGossip(group.at(0), {5, 6}, metropolis_schedule(t, 0), "none"), InvalidArgument);

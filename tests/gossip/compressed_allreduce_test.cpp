@@ -25,6 +25,7 @@
 #include "gossip/algorithms/compressed_allreduce.h"
 #include "gossip/transport/error.h"
 #include "peer_group.h"
+#include "protocols/codec_row.h"
 
 using namespace starling::gossip;
 using starling::gossip::testing::PeerGroup;
@@ -175,9 +176,9 @@ const char* const kGatherCodecs[] = {"topk", "threshold", "sign"};
 
 protocols::CodecOptions options_for(const std::string& codec) {
   protocols::CodecOptions o;
-  o.density = codec == "threshold" ? 0.0 : 0.1;  // threshold: a fixed τ
-  o.tau = 0.004f;
-  o.bits = 4;
+  o.set("density", codec == "threshold" ? 0.0 : 0.1);  // threshold: a fixed τ
+  o.set("tau", 0.004f);
+  o.set("bits", 4);
   return o;
 }
 
@@ -234,7 +235,7 @@ BOOST_DATA_TEST_CASE(error_feedback_keeps_what_compression_left_out, data::make(
   s.options = options_for(s.codec);
   const Drain d = drain(s, 3, 25);
   if (s.codec == "topk" || s.codec == "qsgd") BOOST_TEST(d.last_gap < 3e-6);  // everything arrived
-  if (s.codec == "threshold") BOOST_TEST(d.last_gap <= s.options.tau);        // all but sub-τ leftovers
+  if (s.codec == "threshold") BOOST_TEST(d.last_gap <= s.options.get("tau", 0.0));        // all but sub-τ leftovers
   BOOST_TEST(d.last_gap < d.first_gap);
 }
 
@@ -245,7 +246,7 @@ BOOST_AUTO_TEST_CASE(a_fixed_change_every_round_tracks_the_dense_mean) {
   const int p = 4, rounds = 60;
   Setup s;
   s.codec = "topk";
-  s.options.density = 0.05;
+  s.options.set("density", 0.05);
   PeerGroup group(p);
   group.connect_ring();
   Exchange ex(group, s);
@@ -297,7 +298,7 @@ BOOST_DATA_TEST_CASE(sixteen_bit_changes_stay_within_rounding, data::make({2, 3,
 BOOST_DATA_TEST_CASE(powersgd_reduce_is_exact_for_low_rank_changes, data::make({2, 3, 4}), p) {
   Setup s;
   s.codec = "powersgd";
-  s.options.rank = 1;
+  s.options.set("rank", 1);
   s.length = 48 * 64;            // one 48×64 matrix
   s.segment_bytes = 48 * 64 * 4;
   PeerGroup group(p);
@@ -325,7 +326,7 @@ BOOST_DATA_TEST_CASE(powersgd_reduce_is_exact_for_low_rank_changes, data::make({
 BOOST_AUTO_TEST_CASE(powersgd_reduce_feeds_back_what_the_rank_left_out) {
   Setup s;
   s.codec = "powersgd";
-  s.options.rank = 4;
+  s.options.set("rank", 4);
   s.length = 2 * 1024 + 600;  // two 32×32 matrices and a 24×25 one
   const Drain d = drain(s, 3, 40);
   BOOST_TEST(d.last_gap < 0.05 * d.first_gap);
@@ -370,10 +371,10 @@ BOOST_AUTO_TEST_CASE(bytes_on_the_wire) {
     Setup s;
     const bool two_bit = std::string(c.codec) == "topk-2bit";
     s.codec = two_bit ? "topk" : c.codec;
-    s.options.value_bits = two_bit ? 2 : 32;
-    s.options.density = c.density;
-    s.options.bits = 4;
-    s.options.rank = c.rank;
+    s.options.set("value_bits", two_bit ? 2 : 32);
+    s.options.set("density", c.density);
+    s.options.set("bits", 4);
+    s.options.set("rank", c.rank);
     s.length = n;
     s.segment_bytes = 64 * 1024;
     PeerGroup fresh(p);
@@ -399,20 +400,20 @@ BOOST_AUTO_TEST_CASE(bad_frames_are_dropped_and_counted) {
   const int p = 3;
   Setup s;
   s.codec = "topk";
-  s.options.density = 0.1;
+  s.options.set("density", 0.1);
   PeerGroup group(p);
   group.connect_ring();
   Exchange ex(group, s);
   ex.run();
   protocols::FrameHeader h;
   h.type = protocols::MessageType::allreduce_segment;
-  h.codec = protocols::CodecId::topk;
+  h.codec = protocols::codec_row("topk")->id;
   h.flags = protocols::kFlagAllGather;
   h.round = 0;
   h.tensor_offset = 0;
   h.tensor_length = 1024;
   std::vector<std::uint8_t> garbage(64, 0xAB);
-  garbage[0] = static_cast<std::uint8_t>(protocols::CodecId::topk);
+  garbage[0] = static_cast<std::uint8_t>(protocols::codec_row("topk")->id);
   group.at(0).send(1, h, protocols::ByteSpan(garbage.data(), garbage.size()));
   h.round = 1;
   group.at(0).send(1, h, protocols::ByteSpan(garbage.data(), garbage.size()));
@@ -444,10 +445,10 @@ BOOST_AUTO_TEST_CASE(bad_setup_is_rejected) {
   BOOST_CHECK_THROW(CompressedAllreduce(group.at(0), group.ids(), v, "none"), InvalidArgument);
   BOOST_CHECK_THROW(CompressedAllreduce(group.at(0), group.ids(), v, "zip"), InvalidArgument);
   protocols::CodecOptions o;
-  o.rank = 0;
+  o.set("rank", 0);
   BOOST_CHECK_THROW(CompressedAllreduce(group.at(0), group.ids(), v, "powersgd", o), InvalidArgument);
-  o.rank = 1;
-  o.rows = 3;  // does not divide 10
+  o.set("rank", 1);
+  o.set("rows", 3);  // does not divide 10
   BOOST_CHECK_THROW(CompressedAllreduce(group.at(0), group.ids(), v, "powersgd", o), InvalidArgument);
   BOOST_CHECK_THROW(CompressedAllreduce(group.at(0), {0, 0}, v, "topk"), InvalidArgument);
   CompressedAllreduce ok(group.at(0), group.ids(), v, "topk");
@@ -461,7 +462,7 @@ BOOST_DATA_TEST_CASE(a_first_run_on_models_that_agree_sends_only_the_check, data
   const int p = 3;
   Setup s;
   s.codec = "qsgd";
-  s.options.bits = 4;
+  s.options.set("bits", 4);
   PeerGroup group(p);
   group.connect_ring();
   Exchange ex(group, s);

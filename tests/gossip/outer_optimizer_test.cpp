@@ -5,12 +5,14 @@
 // same fixed point, which for one local step is the global optimum, every peer holding the
 // same bits; a fresh optimizer for a smaller view reaches that view's optimum; its state put
 // back into a rebuilt algorithm continues bit for bit. With a codec (DiLoCo on compressed
-// pseudo-gradients: int8, 4-bit, top-k with 2-bit values, fp16) every peer still ends with
-// the same bits near the same fixed point; at α = 1 and β = 0 it is the compressed all-reduce
-// bit for bit; and its state, error feedback included, continues bit for bit.
+// pseudo-gradients: int8, 4-bit, top-k with 2-bit values, fp16, bf16, fp8) every peer still ends
+// with the same bits near the same fixed point; at α = 1 and β = 0 it is the compressed
+// all-reduce bit for bit; its state, error feedback included, continues bit for bit; and a
+// 16-bit wire keeps its rounding errors (error feedback) rather than dropping them.
 #define BOOST_TEST_MODULE outer_optimizer
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <random>
@@ -48,9 +50,9 @@ std::vector<double> as_double(const std::vector<float>& x) { return {x.begin(), 
 
 Plan with_codec(Plan plan, const std::string& codec, int bits = 8, int value_bits = 32, double density = 0.5) {
   plan.codec = codec;
-  plan.codec_options.bits = bits;
-  plan.codec_options.value_bits = value_bits;
-  plan.codec_options.density = density;
+  plan.codec_options.set("bits", bits);
+  plan.codec_options.set("value_bits", value_bits);
+  plan.codec_options.set("density", density);
   return plan;
 }
 
@@ -65,6 +67,8 @@ const CodecCase kCodecs[] = {
     {"4-bit", [](Plan p) { return with_codec(p, "qsgd", 4); }},
     {"top-k + 2-bit", [](Plan p) { return with_codec(p, "topk", 8, 2, 0.5); }},
     {"fp16", [](Plan p) { return with_codec(p, "fp16"); }},
+    {"bf16", [](Plan p) { return with_codec(p, "bf16"); }},
+    {"fp8", [](Plan p) { return with_codec(p, "fp8"); }},
 };
 
 }  // namespace
@@ -187,8 +191,55 @@ BOOST_AUTO_TEST_CASE(unit_lr_and_no_momentum_with_a_codec_is_the_compressed_allr
 }
 
 BOOST_AUTO_TEST_CASE(the_state_with_error_feedback_put_back_continues_bit_for_bit) {
-  // fp16's rounding is deterministic, so only x₀, u and the residual carry the run on.
-  expect_state_continues_bit_for_bit(Problem(), with_codec(with_outer_momentum(averaging(40, 4), 0.5, 0.7), "fp16"), 20);
+  // 16-bit rounding is deterministic, so only x₀, u and the residual carry the run on.
+  for (const char* codec : {"fp16", "bf16"})
+    BOOST_TEST_CONTEXT(codec) {
+      expect_state_continues_bit_for_bit(Problem(), with_codec(with_outer_momentum(averaging(40, 4), 0.5, 0.7), codec), 20);
+    }
+}
+
+// The ring's 16-bit wire rounds every partial sum and the mean of each pseudo-gradient; what
+// the rounding took stays in each peer's residual (the state after x₀ and u), bounded by a
+// few ulps of the pseudo-gradients, and the next round sends it.
+BOOST_AUTO_TEST_CASE(a_16_bit_wire_keeps_its_rounding_errors) {
+  constexpr int peers = 4;
+  constexpr std::size_t dim = 4096;
+  for (const char* codec : {"fp16", "bf16"}) {
+    BOOST_TEST_CONTEXT(codec) {
+      const Plan plan = with_codec(with_outer_momentum(averaging(3, 4), 0.5, 0.7), codec);
+      PeerGroup group(peers);
+      group.connect_all();
+      std::vector<std::vector<float>> xs(peers, std::vector<float>(dim, 0.0f)), states(peers);
+      group.run_all([&](int r) {
+        std::mt19937 rng(30 + r);
+        std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+        std::vector<float> centre(dim);
+        for (float& c : centre) c = u(rng);
+        const ExchangeSpec spec = exchange_spec(plan);
+        std::vector<float>& x = xs[r];
+        const auto algorithm = make_sync_algorithm(
+            {group.at(r), spec, group.ids(), r, 0, starling::protocols::Span<float>{x.data(), dim}, plan.codec_options, nullptr});
+        for (int k = 0; k < plan.rounds; ++k) {
+          for (std::size_t i = 0; i < dim; ++i) x[i] -= 0.1f * (x[i] - centre[i]);
+          if (algorithm->run().status != RoundResult::done) throw std::runtime_error("round failed");
+        }
+        states[r] = algorithm->state();
+      });
+      for (int r = 0; r < peers; ++r) {
+        BOOST_TEST_REQUIRE(states[r].size() >= 3 * dim);
+        std::size_t kept = 0;
+        float largest = 0.0f;
+        for (std::size_t i = 2 * dim; i < 3 * dim; ++i) {
+          kept += states[r][i] != 0.0f;
+          largest = std::max(largest, std::fabs(states[r][i]));
+        }
+        BOOST_TEST(kept > dim / 2, r << ": " << kept << " of " << dim << " entries keep a rounding error");
+        // Pseudo-gradient entries are below 1 here, partial sums below p = 4: bf16 rounds each
+        // of the p - 1 partial sums by at most 2^-7 and the mean by 2^-8 (scaled by p).
+        BOOST_TEST(largest <= peers * 0x1p-6f, r << ": the largest kept error is " << largest);
+      }
+    }
+  }
 }
 
 namespace {

@@ -27,7 +27,7 @@ std::vector<std::uint8_t> payload_of(Codec& codec, std::size_t n, float sigma = 
 }
 
 BOOST_AUTO_TEST_CASE(common_prefix_checks_every_codec) {
-  for (const char* name : kAllCodecs) {
+  for (const std::string& name : all_codecs()) {
     BOOST_TEST_CONTEXT(name) {
       auto codec = codec_named(name);
       const std::size_t n = 640;
@@ -40,7 +40,7 @@ BOOST_AUTO_TEST_CASE(common_prefix_checks_every_codec) {
       longer.push_back(0);
       BOOST_TEST(decode_error(*codec, longer, n) == "oversized");
       auto other = good;
-      other[0] = static_cast<std::uint8_t>((other[0] + 1) % kCodecCount);
+      other[0] = static_cast<std::uint8_t>(name == "none" ? codec_row("fp16")->id : CodecId::none);
       BOOST_TEST(decode_error(*codec, other, n) == "codec_mismatch");
       other[0] = 200;
       BOOST_TEST(decode_error(*codec, other, n) == "unknown_codec");
@@ -130,7 +130,7 @@ BOOST_AUTO_TEST_CASE(topk_rejections) {
 
 BOOST_AUTO_TEST_CASE(topk_two_bit_rejections) {
   CodecOptions options;
-  options.value_bits = 2;
+  options.set("value_bits", 2);
   auto codec = codec_named("topk", options);
   const std::size_t n = 1000;
   auto p = payload_of(*codec, n);  // k = 10: 40 bytes of indices, two magnitudes, 3 bytes of codes
@@ -151,7 +151,7 @@ BOOST_AUTO_TEST_CASE(topk_two_bit_rejections) {
   auto format = p;
   format[1] = 3;
   BOOST_TEST(decode_error(*codec, format, n) == "bad_parameter");
-  BOOST_TEST(!make_codec("topk", [] { CodecOptions o; o.value_bits = 4; return o; }()).ok());
+  BOOST_TEST(!make_codec("topk", [] { CodecOptions o; o.set("value_bits", 4); return o; }()).ok());
 }
 
 BOOST_AUTO_TEST_CASE(quantizer_rejections) {
@@ -173,7 +173,7 @@ BOOST_AUTO_TEST_CASE(quantizer_rejections) {
   store_le<float>(scale.data() + 12, -1.0f);
   BOOST_TEST(decode_error(*qsgd, scale, n) == "bad_parameter");
   CodecOptions three;
-  three.bits = 3;
+  three.set("bits", 3);
   auto q3 = codec_named("qsgd", three);
   auto p3 = payload_of(*q3, n);  // 3000 bits: the last 3 bytes hold 8 whole fields
   auto minus4 = p3;
@@ -196,8 +196,8 @@ BOOST_AUTO_TEST_CASE(quantizer_rejections) {
 
 BOOST_AUTO_TEST_CASE(powersgd_rejections) {
   CodecOptions options;
-  options.rows = 20;
-  options.rank = 2;
+  options.set("rows", 20);
+  options.set("rank", 2);
   auto codec = codec_named("powersgd", options);
   const std::size_t n = 1000;
   auto p = payload_of(*codec, n);
@@ -216,6 +216,28 @@ BOOST_AUTO_TEST_CASE(powersgd_rejections) {
   std::vector<float> values(999), residual(999);
   std::vector<std::uint8_t> out;
   BOOST_TEST(to_string(codec->encode(values, residual, out)) == "invalid_option");
+}
+
+BOOST_AUTO_TEST_CASE(fp8_rejections) {
+  auto codec = codec_named("fp8");
+  const std::size_t n = 100;  // 4 blocks: 4 scale bytes, then 100 codes
+  auto p = payload_of(*codec, n);
+  BOOST_TEST_REQUIRE(p.size() == 8 + 4 + n);
+  for (std::uint8_t nan : {0x7F, 0xFF}) {
+    auto code = p;
+    code[8 + 4 + 50] = nan;  // E4M3's NaNs
+    BOOST_TEST(decode_error(*codec, code, n) == "non_finite");
+  }
+  auto scale = p;
+  scale[8 + 2] = 255;  // E8M0's NaN
+  BOOST_TEST(decode_error(*codec, scale, n) == "non_finite");
+  scale[8 + 2] = 247;  // 448 · 2^120 is no float
+  BOOST_TEST(decode_error(*codec, scale, n) == "bad_parameter");
+  scale[8 + 2] = 246;
+  BOOST_TEST(decode_error(*codec, scale, n) == "ok");
+  auto format = p;
+  format[1] = 1;
+  BOOST_TEST(decode_error(*codec, format, n) == "bad_parameter");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -21,11 +21,11 @@ namespace isa = starling::platform;
 BOOST_AUTO_TEST_SUITE(round_trips)
 
 BOOST_AUTO_TEST_CASE(error_feedback_identity_every_codec) {
-  // decoded + new residual == values + old residual, entry by entry, for every codec.
-  for (const char* name : kAllCodecs) {
-    BOOST_TEST_CONTEXT(name) {
+  // decoded + new residual == values + old residual, entry by entry, for every codec's samples.
+  for (const Sample& sample : all_samples()) {
+    BOOST_TEST_CONTEXT(sample.label) {
       for (std::size_t n : {0, 1, 15, 17, 1000, 4099, 40000}) {
-        auto codec = codec_named(name);
+        auto codec = codec_named(sample.codec, sample.options);
         const auto values = gaussian(n, 1 + static_cast<unsigned>(n));
         auto residual = gaussian(n, 2, 0.1f);
         std::vector<float> before(n);
@@ -65,26 +65,32 @@ BOOST_AUTO_TEST_CASE(fp16_saturates_instead_of_overflowing) {
 }
 
 BOOST_AUTO_TEST_CASE(decode_accumulates) {
-  for (const char* name : kAllCodecs) {
-    auto codec = codec_named(name);
-    const auto values = gaussian(512, 4);
-    std::vector<float> residual(512, 0.0f);
-    std::vector<std::uint8_t> payload;
-    BOOST_TEST_REQUIRE(to_string(codec->encode(values, residual, payload)) == "ok");
-    const auto once = decoded(*codec, payload, 512);
-    std::vector<float> acc(512, 1.0f);
-    BOOST_TEST_REQUIRE(to_string(codec->decode(payload, Span<float>(acc), Apply::add)) == "ok");
-    for (std::size_t i = 0; i < 512; ++i) BOOST_TEST_REQUIRE(acc[i] == 1.0f + once[i]);
+  for (const Sample& sample : all_samples()) {
+    BOOST_TEST_CONTEXT(sample.label) {
+      auto codec = codec_named(sample.codec, sample.options);
+      const auto values = gaussian(512, 4);
+      std::vector<float> residual(512, 0.0f);
+      std::vector<std::uint8_t> payload;
+      BOOST_TEST_REQUIRE(to_string(codec->encode(values, residual, payload)) == "ok");
+      const auto once = decoded(*codec, payload, 512);
+      std::vector<float> acc(512, 1.0f);
+      BOOST_TEST_REQUIRE(to_string(codec->decode(payload, Span<float>(acc), Apply::add)) == "ok");
+      // PowerSGD adds its rank terms into the destination one by one: the same sum, rounded
+      // in another order. Every other codec adds exactly what it decodes.
+      const float slack = codec_row(sample.codec)->route == AllreduceRoute::low_rank ? 1e-6f : 0.0f;
+      for (std::size_t i = 0; i < 512; ++i)
+        BOOST_TEST_REQUIRE(std::fabs(acc[i] - (1.0f + once[i])) <= slack * (1.0f + std::fabs(acc[i])));
+    }
   }
 }
 
 BOOST_AUTO_TEST_CASE(sum_is_preserved_over_rounds) {
   // After N rounds, Σ decoded + residual equals Σ inputs to rounding.
   const std::size_t n = 3000;
-  for (const char* name : kAllCodecs) {
+  for (const std::string& name : all_codecs()) {
     BOOST_TEST_CONTEXT(name) {
       CodecOptions options;
-      options.density = 0.05;
+      options.set("density", 0.05);
       auto codec = codec_named(name, options);
       std::vector<float> residual(n, 0.0f);
       std::vector<double> sent(n, 0.0), input(n, 0.0);
@@ -111,8 +117,8 @@ BOOST_AUTO_TEST_CASE(threshold_sends_tau_and_switches_at_one_sixteenth) {
   const std::size_t n = 16 * 1000;
   for (std::size_t hits : {n / 16 - 1, n / 16, n / 16 + 1, n / 2}) {
     CodecOptions options;
-    options.tau = 0.5f;
-    options.density = 0.0;  // fixed τ
+    options.set("tau", 0.5f);
+    options.set("density", 0.0);  // fixed τ
     codecs::ThresholdCodec codec(options);
     std::vector<float> values(n, 0.1f), residual(n, 0.0f);
     for (std::size_t j = 0; j < hits; ++j) values[(j * 7919) % n] = (j % 2) ? 0.75f : -0.75f;
@@ -134,8 +140,8 @@ BOOST_AUTO_TEST_CASE(threshold_sends_tau_and_switches_at_one_sixteenth) {
 BOOST_AUTO_TEST_CASE(threshold_tau_adapts_at_most_2x_per_20_rounds) {
   const std::size_t n = 50000;
   CodecOptions options;
-  options.tau = 1e-4f;
-  options.density = 0.01;
+  options.set("tau", 1e-4f);
+  options.set("density", 0.01);
   codecs::ThresholdCodec codec(options);
   std::vector<float> residual(n, 0.0f);
   std::vector<std::uint8_t> payload;
@@ -155,9 +161,9 @@ BOOST_AUTO_TEST_CASE(threshold_tau_adapts_at_most_2x_per_20_rounds) {
 
 BOOST_AUTO_TEST_CASE(threshold_clips_residual) {
   CodecOptions options;
-  options.tau = 0.1f;
-  options.clip = 3.0f;
-  options.density = 0.0;
+  options.set("tau", 0.1f);
+  options.set("clip", 3.0f);
+  options.set("density", 0.0);
   codecs::ThresholdCodec codec(options);
   const auto values = gaussian(5000, 5, 10.0f);
   std::vector<float> residual(5000, 0.0f);
@@ -169,8 +175,8 @@ BOOST_AUTO_TEST_CASE(threshold_clips_residual) {
 BOOST_AUTO_TEST_CASE(threshold_one_percent_is_fifty_times_smaller) {
   const std::size_t n = 1 << 20;
   CodecOptions options;
-  options.tau = 2.576f;  // two-sided 1% quantile of N(0, 1)
-  options.density = 0.0;
+  options.set("tau", 2.576f);  // two-sided 1% quantile of N(0, 1)
+  options.set("density", 0.0);
   codecs::ThresholdCodec codec(options);
   const auto values = gaussian(n, 6);
   std::vector<float> residual(n, 0.0f);
@@ -182,7 +188,7 @@ BOOST_AUTO_TEST_CASE(threshold_one_percent_is_fifty_times_smaller) {
 BOOST_AUTO_TEST_CASE(topk_selects_the_largest) {
   for (std::size_t n : {1000, 20000, 300000}) {
     CodecOptions options;
-    options.density = 0.01;
+    options.set("density", 0.01);
     auto codec = codec_named("topk", options);
     const auto values = gaussian(n, 7 + static_cast<unsigned>(n));
     std::vector<float> residual(n, 0.0f);
@@ -215,9 +221,9 @@ BOOST_AUTO_TEST_CASE(topk_selects_the_largest) {
 BOOST_AUTO_TEST_CASE(topk_two_bit_values_are_signs_and_two_means) {
   for (std::size_t n : {0, 1, 1000, 20000}) {
     CodecOptions options;
-    options.density = 0.02;
+    options.set("density", 0.02);
     auto exact = codec_named("topk", options);
-    options.value_bits = 2;
+    options.set("value_bits", 2);
     auto two_bit = codec_named("topk", options);
     const auto values = gaussian(n, 9 + static_cast<unsigned>(n));
     std::vector<float> r_exact(n, 0.0f), r_two(n, 0.0f);
@@ -263,7 +269,7 @@ BOOST_AUTO_TEST_CASE(qsgd_is_unbiased) {
     const int trials = 2000;
     for (int t = 0; t < trials; ++t) {
       CodecOptions options;
-      options.bits = bits;
+      options.set("bits", bits);
       options.seed = static_cast<std::uint64_t>(t) * 7919 + 1;
       auto codec = codec_named("qsgd", options);
       std::vector<float> residual(n, 0.0f);
@@ -283,7 +289,7 @@ BOOST_AUTO_TEST_CASE(qsgd_is_unbiased) {
 BOOST_AUTO_TEST_CASE(qsgd_payload_size) {
   for (int bits = 2; bits <= 8; ++bits) {
     CodecOptions options;
-    options.bits = bits;
+    options.set("bits", bits);
     auto codec = codec_named("qsgd", options);
     const std::size_t n = 1001;
     const auto values = gaussian(n, 9);
@@ -318,8 +324,8 @@ BOOST_AUTO_TEST_CASE(powersgd_recovers_low_rank) {
         for (std::size_t j = 0; j < cols; ++j) m[i * cols + j] += u[i] * v[j];
     }
     CodecOptions options;
-    options.rank = rank;
-    options.rows = rows;
+    options.set("rank", rank);
+    options.set("rows", rows);
     auto codec = codec_named("powersgd", options);
     std::vector<float> residual(rows * cols, 0.0f);
     std::vector<std::uint8_t> payload;
@@ -346,25 +352,82 @@ BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(factory)
 
+// Every row: a unique wire id and name, a codec of its own id, samples its checks accept, and
+// options it shares with other codecs alike in default and kind (they share a config key).
+BOOST_AUTO_TEST_CASE(rows_are_consistent) {
+  std::set<int> ids;
+  std::set<std::string> names;
+  for (const CodecRow* row : codec_rows()) {
+    BOOST_TEST_CONTEXT(row->name) {
+      BOOST_TEST(ids.insert(static_cast<int>(row->id)).second);
+      BOOST_TEST(names.insert(std::string(row->name)).second);
+      BOOST_TEST(codec_row(row->id) == row);
+      BOOST_TEST(codec_row(row->name) == row);
+      BOOST_TEST_REQUIRE(!row->samples.empty());
+      for (const CodecSample& sample : row->samples) {
+        BOOST_TEST(!check_options(*row, sample.options()), sample.label);
+        auto codec = make_codec(row->id, sample.options());
+        BOOST_TEST_REQUIRE(codec.ok());
+        BOOST_TEST(static_cast<int>((*codec)->id()) == static_cast<int>(row->id));
+      }
+      for (const CodecParam& p : row->params) {
+        BOOST_TEST(p.allows(p.fallback), p.name);
+        for (const CodecRow* other : codec_rows())
+          if (const CodecParam* q = other->param(p.name)) {
+            BOOST_TEST(q->fallback == p.fallback, p.name << " in " << other->name);
+            BOOST_TEST(q->integer == p.integer, p.name << " in " << other->name);
+            BOOST_TEST(q->config_key == p.config_key, p.name << " in " << other->name);
+          }
+      }
+    }
+  }
+  BOOST_TEST(!codec_row(CodecId{200}));
+  BOOST_TEST(!is_known_codec(200));
+  BOOST_TEST(codec_name(CodecId{200}) == "unknown");
+}
+
+// Wire ids are part of the protocol: a codec keeps its id for good.
+BOOST_AUTO_TEST_CASE(wire_ids_stay) {
+  const std::pair<const char*, int> ids[] = {{"none", 0}, {"fp16", 1}, {"bf16", 2}, {"threshold", 3},
+                                             {"topk", 4}, {"qsgd", 5}, {"sign", 6}, {"powersgd", 7}};
+  for (const auto& [name, id] : ids) {
+    BOOST_TEST_REQUIRE(codec_row(name));
+    BOOST_TEST(static_cast<int>(codec_row(name)->id) == id, name);
+  }
+}
+
 BOOST_AUTO_TEST_CASE(names_and_options) {
-  for (const char* name : kAllCodecs) {
+  for (const std::string& name : all_codecs()) {
     auto c = make_codec(name);
     BOOST_TEST_REQUIRE(c.ok());
     BOOST_TEST(codec_name((*c)->id()) == name);
   }
   BOOST_TEST(to_string(make_codec("zstd").error()) == "unknown_codec");
   CodecOptions bad;
-  bad.bits = 9;
+  bad.set("bits", 9);
   BOOST_TEST(to_string(make_codec("qsgd", bad).error()) == "invalid_option");
   bad = {};
-  bad.density = 0.0;
+  bad.set("density", 0.0);
   BOOST_TEST(to_string(make_codec("topk", bad).error()) == "invalid_option");
   bad = {};
-  bad.rank = 0;
+  bad.set("rank", 0);
   BOOST_TEST(to_string(make_codec("powersgd", bad).error()) == "invalid_option");
   bad = {};
-  bad.bucket = 12;
+  bad.set("bucket", 12);
   BOOST_TEST(to_string(make_codec("sign", bad).error()) == "invalid_option");
+  bad = {};
+  bad.set("bits", 4.5);
+  BOOST_TEST(to_string(make_codec("qsgd", bad).error()) == "invalid_option");
+  bad = {};
+  bad.set("value_bits", 4);
+  const auto problem = check_options(*codec_row("topk"), bad);
+  BOOST_TEST_REQUIRE(problem.has_value());
+  BOOST_TEST(problem->param == "value_bits");
+  BOOST_TEST(problem->why == "expected 32 or 2");
+  bad = {};
+  bad.set("rank", 65);
+  BOOST_TEST(check_options(*codec_row("powersgd"), bad)->why == "expected an integer in [1, 64]");
+  BOOST_TEST(!check_options(*codec_row("fp16"), bad));  // another codec's option is not its business
   auto c = make_codec("none");
   std::vector<float> a(3), b(4);
   std::vector<std::uint8_t> out;
@@ -404,8 +467,8 @@ BOOST_AUTO_TEST_CASE(scalar_avx2_avx512_agree) {
     for (double density : {0.01, 0.2}) {
       BOOST_TEST_CONTEXT(name << " density " << density) {
         CodecOptions options;
-        options.density = density;
-        options.bits = density > 0.1 ? 8 : 4;
+        options.set("density", density);
+        options.set("bits", density > 0.1 ? 8 : 4);
         const bool dense = std::string(name) == "none" || std::string(name) == "fp16" || std::string(name) == "bf16";
         const auto& input = dense ? values : smooth;
         const auto ref = encode_with(isa::Isa::scalar, name, input, options);

@@ -10,12 +10,30 @@
 
 #include "platform/cpu_features.h"
 #include "protocols/codec.h"
+#include "protocols/codec_row.h"
 using namespace starling::protocols;
 namespace isa = starling::platform;
 
 namespace codec_test {
 
-inline const char* const kAllCodecs[] = {"none", "fp16", "bf16", "threshold", "topk", "qsgd", "sign", "powersgd"};
+/// Every codec's name, from the codec rows.
+inline std::vector<std::string> all_codecs() {
+  std::vector<std::string> names;
+  for (const CodecRow* row : codec_rows()) names.emplace_back(row->name);
+  return names;
+}
+
+/// Every sample of every codec row: its codec's name, its label and its options.
+struct Sample {
+  std::string codec, label;
+  CodecOptions options;
+};
+inline std::vector<Sample> all_samples() {
+  std::vector<Sample> all;
+  for (const CodecRow* row : codec_rows())
+    for (const CodecSample& s : row->samples) all.push_back({std::string(row->name), std::string(s.label), s.options()});
+  return all;
+}
 
 inline std::vector<float> gaussian(std::size_t n, unsigned seed, float sigma = 1.0f) {
   std::mt19937 rng(seed);
@@ -25,8 +43,8 @@ inline std::vector<float> gaussian(std::size_t n, unsigned seed, float sigma = 1
   return v;
 }
 
-inline std::unique_ptr<Codec> codec_named(const char* name, CodecOptions options = {}) {
-  if (std::string(name) == "threshold") options.tau = 1.0f;
+inline std::unique_ptr<Codec> codec_named(const std::string& name, CodecOptions options = {}) {
+  if (name == "threshold" && !options.find("tau")) options.set("tau", 1.0);
   auto c = make_codec(name, options);
   BOOST_TEST_REQUIRE(c.ok());
   return std::move(*c);

@@ -7,6 +7,7 @@
 #include <random>
 #include <string>
 
+#include "protocols/codec_row.h"
 #include "protocols/frame.h"
 #include "protocols/membership_messages.h"
 #include "protocols/state_transfer.h"
@@ -34,44 +35,18 @@ std::vector<float> gaussian(std::size_t n, unsigned seed, float sigma) {
   return v;
 }
 
-std::vector<CodecOptions> options_for(CodecId id) {
-  std::vector<CodecOptions> all(1);
-  CodecOptions o;
-  switch (id) {
-    case CodecId::threshold:
-      all[0].tau = 2.5f;  // sparse
-      o.tau = 0.5f;       // bitmap
-      all.push_back(o);
-      break;
-    case CodecId::qsgd:
-      for (int bits : {2, 3, 5}) {
-        o.bits = bits;
-        o.bucket = 64;
-        all.push_back(o);
-      }
-      break;
-    case CodecId::sign: o.bucket = 64; all.push_back(o); break;
-    case CodecId::powersgd: o.rank = 2; all.push_back(o); break;
-    case CodecId::topk: o.density = 0.2; all.push_back(o); break;
-    default: break;
-  }
-  return all;
-}
-
+// Every sample of every codec row (protocols/codec_row.h) at a few lengths: corpus/codec.
 void codec_seeds(const fs::path& root) {
-  for (int c = 0; c < kCodecCount; ++c) {
-    const auto id = static_cast<CodecId>(c);
-    int counter = 0;
-    for (const CodecOptions& options : options_for(id)) {
+  int counter = 0;
+  for (const CodecRow* row : codec_rows())
+    for (const CodecSample& sample : row->samples)
       for (std::size_t n : {0, 1, 17, 100, 1000}) {
-        auto codec = make_codec(id, options);
+        auto codec = make_codec(row->id, sample.options());
         std::vector<float> residual(n, 0.0f);
         Bytes payload;
         if (codec && (*codec)->encode(gaussian(n, static_cast<unsigned>(n) + 1, 1.0f), residual, payload) == Error::ok)
-          write(root / ("codec_" + std::string(codec_name(id))), counter, payload);
+          write(root / "codec", counter, payload);
       }
-    }
-  }
 }
 
 Bytes frame_of(const Bytes& header, const Bytes& payload) {
@@ -104,11 +79,12 @@ void frame_and_membership_seeds(const fs::path& root) {
   membership(MessageType::view, 3, payload);
 
   Bytes header;
-  for (int c = 0; c < kCodecCount; ++c) {
-    auto codec = make_codec(static_cast<CodecId>(c));
+  int c = 0;
+  for (const CodecRow* row : codec_rows()) {
+    auto codec = make_codec(row->id);
     std::vector<float> residual(100, 0.0f);
     TensorMessage m;
-    m.type = static_cast<MessageType>(static_cast<int>(MessageType::model_update) + c % 4);
+    m.type = static_cast<MessageType>(static_cast<int>(MessageType::model_update) + c++ % 4);
     if (m.type == MessageType::gossip_pull) m.type = MessageType::allreduce_segment;
     m.offset = 50;
     if (encode_tensor_message(m, **codec, gaussian(100, 7, 1.0f), residual, header, payload) == Error::ok)

@@ -1,7 +1,0 @@
-// libFuzzer target: the threshold codec's decoder on arbitrary payload bytes.
-#include "tests/protocols/fuzz/fuzz_common.h"
-
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  starling::protocols::fuzz::decode_both_ways(starling::protocols::CodecId::threshold, data, size);
-  return 0;
-}
