@@ -42,13 +42,13 @@ BackendChoice choose_backend(std::vector<double> native_steps, std::vector<doubl
   return choice;
 }
 
-BackendChoice time_and_choose_backend(LearnerSpec spec, const Dataset& train, double budget_seconds) {
+BackendChoice time_and_choose_backend(LearnerSpec spec, const std::shared_ptr<const Task>& task, double budget_seconds) {
   if (!kernels::backend_available(kernels::Backend::onednn))
     return {kernels::Backend::native, "backend auto: native (this build has no oneDNN backend)"};
   spec.backend = kernels::Backend::native;
-  Learner native(spec, train);
+  Learner native(spec, task);
   spec.backend = kernels::Backend::onednn;
-  Learner onednn(spec, train);
+  Learner onednn(spec, task);
   // A small rate: the replicas are thrown away, but a diverging one would time NaN paths.
   const float lr = 1e-4f;
   timed_step(native, lr), timed_step(onednn, lr);  // first steps pay for allocation and oneDNN's primitives

@@ -24,6 +24,6 @@ BackendChoice choose_backend(std::vector<double> native_steps, std::vector<doubl
 /// Times a learner with `spec` on each backend this build has (rounds interleaved, after a
 /// step each to warm up, stopping after `budget_seconds` of steps or 5 rounds) and chooses;
 /// native without timing when the build has no oneDNN.
-BackendChoice time_and_choose_backend(LearnerSpec spec, const Dataset& train, double budget_seconds = 0.25);
+BackendChoice time_and_choose_backend(LearnerSpec spec, const std::shared_ptr<const Task>& task, double budget_seconds = 0.25);
 
 }  // namespace starling::actors

@@ -33,6 +33,7 @@ StepReport run_step(LearnerState& s, const StepOrder& order) {
   const std::size_t n = model.param_count();
   if (order.load) std::copy(order.z, order.z + n, model.params());
   if (order.reset_optimizer) s.learner->optimizer().reset();
+  if (order.restart_at) s.learner->reposition(*order.restart_at);
   StepReport report;
   if (order.mode == IntraSync::average) {
     report.loss = s.learner->compute_gradient();
@@ -52,9 +53,10 @@ StepReport run_step(LearnerState& s, const StepOrder& order) {
   return report;
 }
 
-caf::behavior learner_actor(caf::stateful_actor<LearnerState>* self, int index, LearnerSpec spec, Dataset train) {
+caf::behavior learner_actor(caf::stateful_actor<LearnerState>* self, int index, LearnerSpec spec,
+                           std::shared_ptr<const Task> task) {
   self->state.index = index;
-  self->state.learner = std::make_unique<Learner>(spec, train);
+  self->state.learner = std::make_unique<Learner>(spec, std::move(task));
   return {
       [=](const StepOrder& order) -> caf::result<StepReport> {
         try {

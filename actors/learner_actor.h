@@ -18,7 +18,8 @@ struct LearnerState {
   static inline const char* name = "starling.learner";
 };
 
-caf::behavior learner_actor(caf::stateful_actor<LearnerState>* self, int index, LearnerSpec spec, Dataset train);
+caf::behavior learner_actor(caf::stateful_actor<LearnerState>* self, int index, LearnerSpec spec,
+                           std::shared_ptr<const Task> task);
 
 /// The learner's side of one iteration, without CAF (also used by tests).
 StepReport run_step(LearnerState& state, const StepOrder& order);

@@ -35,13 +35,13 @@ struct Scratch {
   std::unique_ptr<sma::SmaGroup> group;  // null without rounds
 };
 
-Scratch make_scratch(const NodeSpec& spec, const Dataset& train) {
+Scratch make_scratch(const NodeSpec& spec, const std::shared_ptr<const Task>& task) {
   Scratch s;
   const int k = spec.learners;
   for (int j = 0; j < k; ++j) {
     LearnerSpec one = spec.train.learner;
-    one.part = spec.part, one.shard = j, one.shards = k;
-    s.replicas.push_back(std::make_unique<Learner>(one, train));
+    one.part = spec.part, one.shard = j, one.shards = k, one.learner = j;
+    s.replicas.push_back(std::make_unique<Learner>(one, task));
   }
   const std::size_t n = s.replicas[0]->model().param_count();
   const float* init = s.replicas[0]->model().params();
@@ -113,8 +113,8 @@ LearnerCost judge_learners(int learners, IntraSync mode, int sync_every, const L
   return cost;
 }
 
-LearnerTimings time_learners(const NodeSpec& spec, const Dataset& train, double budget_seconds) {
-  Scratch scratch = make_scratch(spec, train);
+LearnerTimings time_learners(const NodeSpec& spec, const std::shared_ptr<const Task>& task, double budget_seconds) {
+  Scratch scratch = make_scratch(spec, task);
   for (auto& replica : scratch.replicas) replica->step(kRate);  // first steps pay for allocation
   LearnerTimings timings;
   const auto start = Clock::now();

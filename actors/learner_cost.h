@@ -32,7 +32,7 @@ LearnerCost judge_learners(int learners, IntraSync mode, int sync_every, const L
 /// Times spec.learners replicas of spec.train.learner as described above, for up to
 /// `budget_seconds` of timed work or 7 rounds of 8 iterations each. Rounds run for
 /// IntraSync::sma even with sync_every > 1, since their cost is then divided by it.
-LearnerTimings time_learners(const NodeSpec& spec, const Dataset& train, double budget_seconds = 0.25);
+LearnerTimings time_learners(const NodeSpec& spec, const std::shared_ptr<const Task>& task, double budget_seconds = 0.25);
 
 /// Whether a node with `spec` is timed at start: a fixed count of at least two learners on
 /// threads of their own, kept together by SMA or not at all (synchronous SGD's rounds are

@@ -11,6 +11,7 @@
 #include <caf/type_id.hpp>
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace starling::actors {
@@ -24,6 +25,9 @@ struct StepOrder {
   bool sync = true;             // sma: report the replica for this iteration's averaging
   bool load = false;            // copy z into the replica first
   bool reset_optimizer = false;  // forget momentum (with load: a learning-rate drop)
+  /// The node moved to where the running job is (it joined, or fell behind): the learner
+  /// goes on from this step with fresh optimizer state (Learner::reposition).
+  std::optional<int64_t> restart_at;
   const float* z = nullptr;
   /// sma with learners on threads of their own: the learners average among themselves after
   /// every step that ends an iteration i with (i + 1) % sync_every == 0, counting from

@@ -47,9 +47,9 @@ namespace {
 // The newest valid checkpoint to continue from, and its file; none (a fresh start, with a
 // warning) when the folder holds none. CheckpointMismatch for another run's checkpoint.
 std::pair<std::shared_ptr<const Checkpoint>, std::string> find_resume_point(const NodeSpec& spec, const Model& model,
-                                                                            uint32_t train_samples) {
+                                                                            const Task& task) {
   const auto warn = [](const std::string& line) { spdlog::warn("{}", line); };
-  auto found = find_newest_checkpoint(spec.checkpoint_dir, node_fingerprint(spec, model, train_samples), warn);
+  auto found = find_newest_checkpoint(spec.checkpoint_dir, node_fingerprint(spec, model, task), warn);
   if (!found) {
     spdlog::warn("--resume: no valid checkpoint in {}; starting from the beginning", spec.checkpoint_dir);
     return {};
@@ -68,9 +68,9 @@ void prepare_checkpoint_dir(const std::string& dir) {
 }
 
 // The spec with "auto" replaced by the backend that measured faster here, logged.
-NodeSpec with_backend_chosen(NodeSpec spec, const Dataset& train_data) {
+NodeSpec with_backend_chosen(NodeSpec spec, const std::shared_ptr<const Task>& task) {
   if (!spec.choose_backend) return spec;
-  const BackendChoice choice = time_and_choose_backend(spec.train.learner, train_data);
+  const BackendChoice choice = time_and_choose_backend(spec.train.learner, task);
   spdlog::info("{}", choice.note);
   spec.train.learner.backend = choice.backend;
   spec.choose_backend = false;
@@ -78,28 +78,27 @@ NodeSpec with_backend_chosen(NodeSpec spec, const Dataset& train_data) {
 }
 
 // A fixed count of learners that measures slower than one learner says so, with the cost.
-void warn_if_slower_than_one(const NodeSpec& spec, const Dataset& train_data) {
+void warn_if_slower_than_one(const NodeSpec& spec, const std::shared_ptr<const Task>& task) {
   if (!worth_timing(spec)) return;
-  const LearnerCost cost = judge_learners(spec.learners, spec.intra_sync, spec.sync_every, time_learners(spec, train_data));
+  const LearnerCost cost = judge_learners(spec.learners, spec.intra_sync, spec.sync_every, time_learners(spec, task));
   if (!cost.note.empty()) spdlog::warn("{}", cost.note);
 }
 
 }  // namespace
 
-NodeResult run_node(const NodeSpec& configured, const Dataset& train_data, const Dataset& test_data, TrainObserver& observer) {
+NodeResult run_node(const NodeSpec& configured, std::shared_ptr<const Task> task, TrainObserver& observer) {
   // Fail on an impossible model or shard here, before any actor exists (or any timing).
-  Learner probe(configured.train.learner, train_data);
-  NodeSpec spec = with_backend_chosen(configured, train_data);
+  LearnerSpec pool = configured.train.learner;
+  pool.part = configured.part;
+  Learner probe(pool, task);
+  task->check_learners(configured.learners, pool);
+  NodeSpec spec = with_backend_chosen(configured, task);
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   // node.learners = "auto" tries no more learners than cores: a learner is a compute-bound thread.
   spec.max_learners = std::min(spec.max_learners, static_cast<int>(cores));
-  const std::size_t samples = spec.part ? spec.part->size() : train_data.size();
-  if (spec.learners > 0 && static_cast<std::size_t>(spec.learners) > samples)
-    throw std::invalid_argument(spec.part ? "more learners than samples in this peer's part of the training set"
-                                          : "more learners than training samples");
   std::shared_ptr<const Checkpoint> resume;
   std::string resumed_from;
-  if (spec.resume) std::tie(resume, resumed_from) = find_resume_point(spec, probe.model(), train_data.size());
+  if (spec.resume) std::tie(resume, resumed_from) = find_resume_point(spec, probe.model(), *task);
   if (spec.checkpoint_every > 0) {
     prepare_checkpoint_dir(spec.checkpoint_dir);
     spdlog::info("a checkpoint every {} steps in {}, the newest {} kept", spec.checkpoint_every, spec.checkpoint_dir,
@@ -108,7 +107,7 @@ NodeResult run_node(const NodeSpec& configured, const Dataset& train_data, const
 
   if (const std::string note = uneven_learners_note(spec.learners, static_cast<int>(cores), spec.intra_sync); !note.empty())
     spdlog::warn("{}", note);
-  warn_if_slower_than_one(spec, train_data);
+  warn_if_slower_than_one(spec, task);
   caf::actor_system_config cfg;
   cfg.set("scheduler.max-threads", static_cast<size_t>(spec.threads > 0 ? spec.threads : cores));
   // The node actor waits for its learners' replies once or twice per iteration: a scheduler
@@ -121,7 +120,7 @@ NodeResult run_node(const NodeSpec& configured, const Dataset& train_data, const
   caf::actor_system system{cfg};
 
   auto metrics = system.spawn(metrics_actor, &observer);
-  auto node = system.spawn(node_actor, spec, train_data, test_data, metrics, resume, resumed_from);
+  auto node = system.spawn(node_actor, spec, task, metrics, resume, resumed_from);
   caf::scoped_actor self{system};
   NodeResult result;
   std::string failure;

@@ -1,8 +1,10 @@
 #pragma once
 // A node: several learner actors (Crossbow-style small-batch replicas) kept together by
-// synchronous model averaging around the node's central model z, on CAF. This header is the
-// CAF-free entry point that the CLI calls.
+// synchronous model averaging around the node's central model z, on CAF, for any task
+// (learners/task.h: image classification, language modelling). This header is the CAF-free
+// entry point that the CLI calls.
 #include "gossip/peer_exchange.h"
+#include "learners/task.h"
 #include "learners/trainer.h"
 
 #include <iterator>
@@ -55,6 +57,14 @@ struct NodeSpec {
   /// split IID among themselves; null: iid, every epoch's shard dealt from the whole set.
   std::shared_ptr<const std::vector<uint32_t>> part;
   int period = 1;
+  /// Average the node's gradient with the other peers' instead of mixing models (PyTorch
+  /// DDP's step; needs intra_sync = average): each iteration the learners' mean gradient is
+  /// all-reduced before the node's optimizer steps z, and there is no model exchange point.
+  bool average_gradients = false;
+  /// A round on the models as drawn before the first step of a fresh (not resumed, not
+  /// joining) run: DiLoCo's x₀ is then the initial model, and a compressed all-reduce finds
+  /// its common model without sending it. Not with average_gradients.
+  bool exchange_at_start = false;
   /// Mix beside the learners' compute (gossip/overlapped_exchange.h): at an exchange point z
   /// is snapshotted and mixed on a thread of its own while the learners go on, and the mix
   /// arrives at the next exchange point as z ← z + (mixed − snapshot), one exchange late.
@@ -67,7 +77,7 @@ struct NodeSpec {
   int overlap_steps = 0;
 
   /// Checkpoints (learners/checkpoint.h, actors/node_checkpoint.h): every `checkpoint_every`
-  /// iterations (0: never) the node writes everything it needs to continue exactly into
+  /// iterations and after the last (0: never) the node writes everything it needs to continue exactly into
   /// `checkpoint_dir`, keeping the newest `checkpoint_keep`. With `resume` it continues from
   /// the newest valid checkpoint there, or starts afresh (with a warning) when there is none.
   std::string checkpoint_dir;
@@ -91,6 +101,7 @@ struct NodeResult {
   /// the peers together (heartbeats, views, joins), apart from moving the model.
   uint64_t control_messages_sent = 0, control_messages_received = 0;
   double exchange_seconds = 0.0;  // time the node spent mixing with its peers (overlapped: waiting for the mix)
+  double overlapped_seconds = 0.0;  // the mixes' own time beside the learners' steps (exchange.overlap)
   std::string resumed_from;       // the checkpoint this run continued from; empty for a fresh start
   int64_t resumed_from_step = 0;  // its iteration
   std::map<std::string, uint64_t> drops;  // messages from other peers dropped, by reason
@@ -108,11 +119,12 @@ struct NodeResult {
 /// log saying so and what it costs; empty when every core runs as many learners.
 std::string uneven_learners_note(int learners, int cores, IntraSync mode);
 
-/// Trains on an actor system of its own; throws std::runtime_error naming the learner when
-/// one fails or why the peers cannot go on (too few left: the node then writes a
-/// checkpoint first, when it has a checkpoint folder), CheckpointMismatch when asked to
-/// resume from another run's checkpoint, and CheckpointError when the checkpoint folder
-/// cannot be made.
-NodeResult run_node(const NodeSpec& spec, const Dataset& train_data, const Dataset& test_data, TrainObserver& observer);
+/// Trains on `task` (this peer's data) on an actor system of its own; throws
+/// std::invalid_argument on a model or learner count the task's data rules out,
+/// std::runtime_error naming the learner when one fails or why the peers cannot go on (too
+/// few left: the node then writes a checkpoint first, when it has a checkpoint folder),
+/// CheckpointMismatch when asked to resume from another run's checkpoint, and
+/// CheckpointError when the checkpoint folder cannot be made.
+NodeResult run_node(const NodeSpec& spec, std::shared_ptr<const Task> task, TrainObserver& observer);
 
 }  // namespace starling::actors

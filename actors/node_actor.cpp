@@ -16,19 +16,27 @@ namespace {
 
 using Self = caf::stateful_actor<NodeState>*;
 
+constexpr const char* kNoGradientJoin =
+    "a peer that averages gradients (exchange.average = \"gradients\") cannot join a running job or be moved to "
+    "where it is: its peers start together";
+
 int learner_count(Self self) { return static_cast<int>(self->state.learners.size()); }
 
 int peer_count(const NodeSpec& spec) {
   return spec.exchange.mode == gossip::ExchangeMode::none ? 1 : std::max<int>(1, static_cast<int>(spec.exchange.peers.size()));
 }
 
-// With a fixed learner count each learner trains on its own shard; while auto-tuning the
-// count is not known in advance, so every learner draws from the whole set (or the peer's
-// part) in its own order. Under a partition the peer's part is the pool the learners share.
+// Every learner draws its own data: an image learner with a fixed learner count its own
+// shard; while auto-tuning the count is not known in advance, so every image learner draws
+// from the whole set (or the peer's part) in its own order. Under a partition the peer's part
+// is the pool the learners share. A text learner draws its own windows from its index within
+// its peer's stream.
 LearnerSpec learner_spec(const NodeState& s, int index) {
   LearnerSpec spec = s.spec.train.learner;
   const int peers = s.spec.part ? 1 : peer_count(s.spec);
   const int rank = peers > 1 ? s.spec.exchange.rank : 0;
+  spec.learner = index;
+  spec.stream = peer_count(s.spec) > 1 ? static_cast<uint64_t>(s.spec.exchange.rank) : 0;
   spec.part = s.spec.part;
   if (s.spec.learners > 0) {
     spec.shard = rank * s.spec.learners + index, spec.shards = peers * s.spec.learners;
@@ -43,8 +51,8 @@ void add_learner(Self self) {
   auto& s = self->state;
   const int index = learner_count(self);
   auto learner = s.spec.detached_learners
-                     ? self->spawn<caf::detached>(learner_actor, index, learner_spec(s, index), s.train)
-                     : self->spawn(learner_actor, index, learner_spec(s, index), s.train);
+                     ? self->spawn<caf::detached>(learner_actor, index, learner_spec(s, index), s.task)
+                     : self->spawn(learner_actor, index, learner_spec(s, index), s.task);
   self->monitor(learner);
   s.learners.push_back(learner);
   s.group.reset();
@@ -67,8 +75,11 @@ std::vector<LearnerSpec> learner_specs(Self self) {
   return specs;
 }
 
+void evaluate_central(Self self);
+
 void finish(Self self) {
   auto& s = self->state;
+  if (s.result.history.empty()) evaluate_central(self);  // joined at the job's end, or resumed there
   if (s.peers.overlap)
     spdlog::info("exchange beside the compute: the mixes took {:.2f} s, the node waited {:.2f} s in the exchange",
                  s.peers.overlap->overlapped_seconds(), s.totals.exchange_seconds);
@@ -121,25 +132,22 @@ void borrow_learners(Self self, std::function<void()> next) {
       });
 }
 
-// Folds the reports of one iteration into z: the mean gradient's step (synchronous SGD) or
-// the mean of the replicas (independent replicas). SMA has its own sliced round.
-void combine(Self self) {
-  auto& s = self->state;
-  s.z_stale = false;
-  const std::size_t n = s.central->param_count();
-  const int k = learner_count(self);
+// The mean of the vectors the learners reported into `out`; false when they reported none.
+bool mean_of_reports(NodeState& s, float* out) {
   std::vector<const float*> vectors;
   for (const auto& r : s.reports)
     if (r.vector) vectors.push_back(r.vector);
-  if (vectors.empty()) return;
-  float* z = s.central->params();
-  if (s.schedule.current().mode == IntraSync::average) {
-    sma::mean(vectors.data(), k, s.scratch.data(), n);
-    s.optimizer->step(z, s.scratch.data(), n, static_cast<float>(s.schedule.lr()));
-    s.load_next = true;
-  } else {
-    sma::mean(vectors.data(), k, z, n);
-  }
+  if (vectors.empty()) return false;
+  sma::mean(vectors.data(), static_cast<int>(vectors.size()), out, s.central->param_count());
+  return true;
+}
+
+// Independent replicas are averaged into z. SMA has its own sliced round, synchronous SGD
+// its step on the mean gradient.
+void combine(Self self) {
+  auto& s = self->state;
+  s.z_stale = false;
+  mean_of_reports(s, s.central->params());
 }
 
 // The node goes on from where the running job is (it joined it, or was left behind): its
@@ -152,7 +160,7 @@ void reposition(Self self, const gossip::Position& at) {
   s.totals.loss_sum = 0.0, s.totals.loss_count = 0;
   const std::size_t n = s.central->param_count();
   std::copy(s.central->params(), s.central->params() + n, s.z_prev.data());
-  s.load_next = true, s.z_stale = false;
+  s.load_next = true, s.z_stale = false, s.restart_learners = true;
   if (!s.peers.joined_at_step) s.peers.joined_at_step = iteration;
   const double epoch = static_cast<double>(iteration * s.schedule.samples_per_iteration()) / s.schedule.epoch_samples();
   spdlog::info("continuing from the running job at step {} (epoch {:.2f}, round {})", iteration, epoch, at.round);
@@ -207,7 +215,7 @@ void evaluate_central(Self self) {
   auto& s = self->state;
   if (s.z_stale) combine(self);  // independent replicas are averaged only to be judged or mixed
   const auto eval_start = Clock::now();
-  const Evaluation eval = evaluate(*s.central, s.spec.train.learner.backend, s.test);
+  const Evaluation eval = s.task->evaluate(*s.central, s.spec.train.learner.backend);
   s.totals.eval_seconds += seconds_since(eval_start);
   self->send(s.metrics, record_evaluation(s, eval));
 }
@@ -247,26 +255,39 @@ void tune(Self self, int64_t order_samples, int64_t order_iterations) {
 void start_order(Self self);
 
 // Before the first order: a peer starts with the others, or joins the running job and goes
-// on from its position.
+// on from its position. A fresh start may first mix the models as drawn (exchange_at_start).
 void begin_training(Self self) {
   auto& s = self->state;
-  if (s.peers.exchange) {
-    try {
-      const auto iteration = static_cast<uint64_t>(s.schedule.iteration());
-      const auto at = s.peers.overlap ? s.peers.overlap->start(s.central->params(), iteration)
-                                      : s.peers.exchange->start(iteration);
-      if (at) reposition(self, *at);
-    } catch (const std::exception& e) {
-      return fail(self, std::string("cannot join the peers: ") + e.what());
-    }
+  // Resumed from the checkpoint after the last iteration, or joined at the job's end.
+  const auto train_or_finish = [self] {
+    auto& st = self->state;
+    if (st.schedule.samples() >= st.schedule.target_samples()) return finish(self);
+    start_order(self);
+  };
+  if (!s.peers.exchange) return train_or_finish();
+  const auto iteration = static_cast<uint64_t>(s.schedule.iteration());
+  std::optional<gossip::Position> at;
+  try {
+    at = s.peers.overlap ? s.peers.overlap->start(s.central->params(), iteration) : s.peers.exchange->start(iteration);
+  } catch (const std::exception& e) {
+    return fail(self, std::string("cannot join the peers: ") + e.what());
   }
-  start_order(self);
+  if (at && s.spec.average_gradients) return fail(self, kNoGradientJoin);
+  if (at) reposition(self, *at);
+  const bool fresh = !at && iteration == 0 && s.resume.file.empty();
+  if (fresh && s.spec.exchange_at_start && !s.spec.average_gradients) {
+    const bool load_next = s.load_next;  // the replicas take the mixed z at their first order
+    if (!exchange_with_peers(self, false, Then::strict)) return;
+    s.load_next = load_next || s.load_next;
+  }
+  train_or_finish();
 }
 
 // Writes the checkpoint of this quiescent point and goes on. A checkpoint that cannot be
 // written is reported and training continues: the previous ones are still there.
 void checkpoint(Self self) {
   auto& s = self->state;
+  if (s.z_stale) combine(self);  // the checkpoint's z is the node's model, which `starling generate` reads
   try {
     const std::string path = write_checkpoint(s.spec.checkpoint_dir, capture_node(s, s.loans), s.spec.checkpoint_keep);
     spdlog::info("checkpoint at step {}: {}", s.schedule.iteration(), path);
@@ -274,6 +295,7 @@ void checkpoint(Self self) {
     spdlog::warn("checkpoint at step {} not written: {}", s.schedule.iteration(), e.what());
   }
   s.loans.clear();
+  if (s.schedule.current().last) return finish(self);
   start_order(self);
 }
 
@@ -310,8 +332,8 @@ void finish_order(Self self) {
     s.schedule.evaluated();
   }
   if (s.autotune.tuner.active()) tune(self, plan.steps * s.schedule.samples_per_iteration(), plan.steps);
-  if (plan.last) return finish(self);
   if (plan.checkpoint) return borrow_learners(self, [=] { checkpoint(self); });
+  if (plan.last) return finish(self);
   start_order(self);
 }
 
@@ -327,11 +349,37 @@ void average_in_slices(Self self) {
       [=](int, const caf::error& err) { return "SMA round failed: " + self->system().render(err); });
 }
 
+// Synchronous SGD's step: z steps on the learners' mean gradient, averaged first with the
+// other peers' when the peers average gradients; the replicas take z at their next order.
+// False when the node has stopped.
+bool step_on_mean_gradient(Self self) {
+  auto& s = self->state;
+  if (!mean_of_reports(s, s.scratch.data())) return true;
+  if (s.spec.average_gradients) {
+    const auto start = Clock::now();
+    try {
+      if (s.peers.exchange->exchange(static_cast<uint64_t>(s.schedule.iteration() + 1)))
+        throw std::runtime_error(kNoGradientJoin);
+      ++s.peers.exchanges;
+    } catch (const gossip::TooFewPeers& e) {
+      stop_with_too_few_peers(self, e.what());
+      return false;
+    } catch (const std::exception& e) {
+      fail(self, std::string("gradient all-reduce failed: ") + e.what());
+      return false;
+    }
+    s.totals.exchange_seconds += seconds_since(start);
+  }
+  s.optimizer->step(s.central->params(), s.scratch.data(), s.central->param_count(), static_cast<float>(s.schedule.lr()));
+  s.load_next = true;
+  return true;
+}
+
 // Every learner has reported: the node's SMA round or synchronous SGD's step, if any.
 void order_reported(Self self) {
   const OrderPlan& plan = self->state.schedule.current();
   if (plan.sma == SmaRounds::by_node) return average_in_slices(self);
-  if (plan.mode == IntraSync::average) combine(self);
+  if (plan.mode == IntraSync::average && !step_on_mean_gradient(self)) return;
   finish_order(self);
 }
 
@@ -361,8 +409,9 @@ void start_order(Self self) {
   order.sync = plan.sma == SmaRounds::by_node;
   order.load = s.load_next || plan.lr_drop;
   order.reset_optimizer = plan.lr_drop;
+  if (s.restart_learners) order.restart_at = s.schedule.iteration();
   order.z = s.central->params();
-  s.load_next = false;
+  s.load_next = false, s.restart_learners = false;
   s.reports.assign(static_cast<std::size_t>(k), StepReport{});
   s.totals.order_start = Clock::now();
   ask_learners<StepReport>(
@@ -402,7 +451,9 @@ void connect_peers(NodeState& s) {
       p.overlap = std::make_unique<gossip::OverlappedExchange>(exchange, n);
       p.exchange = &p.overlap->peers();
     } else {
-      p.strict_exchange = std::make_unique<gossip::PeerExchange>(exchange, protocols::Span<float>{s.central->params(), n});
+      // Averaging gradients, the exchange works on the mean gradient, before the optimizer's step.
+      float* mixed = spec.average_gradients ? s.scratch.data() : s.central->params();
+      p.strict_exchange = std::make_unique<gossip::PeerExchange>(exchange, protocols::Span<float>{mixed, n});
       p.exchange = p.strict_exchange.get();
       p.z_before.resize(n);
     }
@@ -429,16 +480,14 @@ int restore_from(NodeState& s, std::shared_ptr<const Checkpoint> checkpoint, std
 
 }  // namespace
 
-caf::behavior node_actor(caf::stateful_actor<NodeState>* self, NodeSpec spec, Dataset train, Dataset test,
+caf::behavior node_actor(caf::stateful_actor<NodeState>* self, NodeSpec spec, std::shared_ptr<const Task> task,
                          caf::actor metrics, std::shared_ptr<const Checkpoint> resume, std::string resumed_from) {
   auto& s = self->state;
   s.spec = spec;
-  s.train = std::move(train);
-  s.test = std::move(test);
+  s.task = std::move(task);
   s.metrics = std::move(metrics);
   set_up_central(s);
-  // Each peer trains on its shard, so an epoch of the whole set is train.size() / peers per peer.
-  s.schedule = NodeSchedule(spec, static_cast<int64_t>(s.train.size()) / peer_count(spec));
+  s.schedule = NodeSchedule(spec, s.task->epoch_samples(peer_count(spec)));
   if (spec.learners == 0)
     s.autotune.tuner = LearnerTuner({1, spec.intra_sync, spec.sync_every}, spec.max_learners, spec.autotune_threshold);
   const int learners =

@@ -59,11 +59,12 @@ struct ResumePoint {
 
 struct NodeState {
   NodeSpec spec;
-  Dataset train, test;
+  std::shared_ptr<const Task> task;  // this peer's data, and how its model is judged
   caf::actor metrics;
 
   std::unique_ptr<Model> central;  // z is central->params()
-  AlignedBuffer<float> z_prev, scratch;
+  AlignedBuffer<float> z_prev;
+  AlignedBuffer<float> scratch;          // `average` mode: the learners' mean gradient
   std::unique_ptr<Optimizer> optimizer;  // the shared model's, in `average` mode
 
   std::vector<caf::actor> learners;
@@ -72,6 +73,7 @@ struct NodeState {
   std::vector<Learner*> loans;      // learners lent for a checkpoint, see LearnerLoan
   bool load_next = true;            // replicas take z at the next order
   bool z_stale = false;             // independent replicas have moved since z was last their mean
+  bool restart_learners = false;    // the node moved to the running job's step: so do its learners
   /// The learners' own SMA rounds (learners on threads of their own); null: the node runs them.
   std::shared_ptr<sma::SmaGroup> group;
 
@@ -88,7 +90,7 @@ struct NodeState {
 
 /// `resume`, when set, is a checkpoint that fits `spec` (node_fingerprint): the node
 /// continues from it. `resumed_from` names its file for the result.
-caf::behavior node_actor(caf::stateful_actor<NodeState>* self, NodeSpec spec, Dataset train, Dataset test,
+caf::behavior node_actor(caf::stateful_actor<NodeState>* self, NodeSpec spec, std::shared_ptr<const Task> task,
                          caf::actor metrics, std::shared_ptr<const Checkpoint> resume, std::string resumed_from);
 
 }  // namespace starling::actors

@@ -12,7 +12,7 @@ std::string learner_section(int index) { return "learner." + std::to_string(inde
 
 }  // namespace
 
-Fingerprint node_fingerprint(const NodeSpec& spec, const Model& model, uint32_t train_samples) {
+Fingerprint node_fingerprint(const NodeSpec& spec, const Model& model, const Task& task) {
   const bool peers = spec.exchange.mode != gossip::ExchangeMode::none;
   return {
       {"model", spec.train.learner.model.kind + " " + model.signature()},
@@ -21,7 +21,7 @@ Fingerprint node_fingerprint(const NodeSpec& spec, const Model& model, uint32_t 
       {"intra_sync", intra_sync_name(spec.intra_sync)},
       {"optimizer", spec.train.learner.optimizer.kind},
       {"batch", std::to_string(spec.train.learner.batch)},
-      {"train_samples", std::to_string(train_samples)},
+      {"train_samples", std::to_string(task.train_samples())},
       {"exchange", std::string(gossip::exchange_mode_name(spec.exchange.mode))},
       {"peers", std::to_string(peers ? spec.exchange.peers.size() : 1)},
       {"rank", std::to_string(peers ? spec.exchange.rank : 0)},
@@ -31,7 +31,7 @@ Fingerprint node_fingerprint(const NodeSpec& spec, const Model& model, uint32_t 
 Checkpoint capture_node(NodeState& s, const std::vector<Learner*>& learners) {
   Checkpoint c;
   c.step = static_cast<uint64_t>(s.schedule.iteration());
-  c.fingerprint = node_fingerprint(s.spec, *s.central, s.train.size());
+  c.fingerprint = node_fingerprint(s.spec, *s.central, *s.task);
   const std::size_t n = s.central->param_count();
 
   SectionWriter node;

@@ -25,8 +25,8 @@
 namespace starling::actors {
 
 /// What a checkpoint must match to fit a node: model, parameter count, learner count,
-/// intra-node sync, optimizer, batch, training-set size, exchange mode, peers and rank.
-Fingerprint node_fingerprint(const NodeSpec& spec, const Model& model, uint32_t train_samples);
+/// intra-node sync, optimizer, batch, the task's training samples, exchange mode, peers and rank.
+Fingerprint node_fingerprint(const NodeSpec& spec, const Model& model, const Task& task);
 
 /// The node's state and every lent learner's (in index order), as of now.
 Checkpoint capture_node(NodeState& s, const std::vector<Learner*>& learners);

@@ -1,6 +1,5 @@
 #include "actors/node_report.h"
 
-#include "learners/sampler.h"
 
 #include <algorithm>
 #include <utility>
@@ -56,8 +55,7 @@ EvalPoint record_evaluation(NodeState& s, const Evaluation& eval) {
     point.staleness = s.peers.exchange->mean_staleness();
   }
   t.loss_sum = 0.0, t.loss_count = 0;
-  if (!s.result.time_to_target_seconds && s.spec.train.target_accuracy > 0 &&
-      eval.accuracy >= s.spec.train.target_accuracy)
+  if (!s.result.time_to_target_seconds && s.spec.train.target > 0 && s.task->reached(eval, s.spec.train.target))
     s.result.time_to_target_seconds = point.wall_seconds;
   s.result.history.push_back(point);
   return point;
@@ -75,6 +73,7 @@ NodeResult node_result(NodeState& s, const std::vector<LearnerSpec>& learners) {
   out.autotune_log = s.autotune.tuner.log();
   out.intra_sync = s.schedule.intra_sync(), out.sync_every = s.schedule.sync_every();
   out.exchange_seconds = t.exchange_seconds;
+  out.overlapped_seconds = s.peers.overlap ? s.peers.overlap->overlapped_seconds() : 0.0;
   out.compute_seconds = t.mean_compute_seconds;
   out.imbalance_seconds = std::max(0.0, t.compute_seconds - t.mean_compute_seconds);
   out.sync_seconds = t.wait_seconds;
@@ -86,7 +85,7 @@ NodeResult node_result(NodeState& s, const std::vector<LearnerSpec>& learners) {
   out.resumed_from = s.resume.file;
   out.resumed_from_step = s.resume.step;
   out.joined_at_step = s.peers.joined_at_step;
-  out.label_counts = epoch_label_counts(learners, s.train);
+  out.label_counts = s.task->label_counts(learners);
   if (s.peers.exchange) {
     out.drops = s.peers.exchange->drops();
     out.neighbours = s.peers.exchange->neighbour_stats();

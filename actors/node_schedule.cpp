@@ -13,9 +13,14 @@ NodeSchedule::NodeSchedule(const NodeSpec& spec, int64_t epoch_samples)
       sync_every_(spec.sync_every),
       checkpoint_every_(spec.checkpoint_every),
       epoch_samples_(std::max<int64_t>(1, epoch_samples)),
-      target_samples_(std::max<int64_t>(1, static_cast<int64_t>(std::ceil(spec.train.epochs * epoch_samples_)))),
-      eval_interval_(std::max<int64_t>(1, static_cast<int64_t>(spec.train.eval_every * epoch_samples_))),
-      exchange_period_(spec.exchange.mode == gossip::ExchangeMode::none ? 0 : spec.period),
+      target_samples_(spec.train.samples > 0
+                          ? spec.train.samples
+                          : std::max<int64_t>(1, static_cast<int64_t>(std::ceil(spec.train.epochs * epoch_samples_)))),
+      eval_interval_(spec.train.eval_samples > 0
+                         ? spec.train.eval_samples
+                         : std::max<int64_t>(1, static_cast<int64_t>(spec.train.eval_every * epoch_samples_))),
+      // Peers that average gradients do so inside every iteration, and never mix models.
+      exchange_period_(spec.exchange.mode == gossip::ExchangeMode::none || spec.average_gradients ? 0 : spec.period),
       overlap_steps_(spec.overlap && exchange_period_ > 0 ? spec.overlap_steps : 0),
       next_eval_samples_(eval_interval_) {}
 
@@ -74,7 +79,7 @@ void NodeSchedule::decide_what_follows() {
   const int64_t iteration = iteration_ + plan_.steps;
   plan_.last = samples_ + plan_.steps * per_iteration_ >= target_samples_;
   plan_.evaluate = plan_.last || samples_ + plan_.steps * per_iteration_ >= next_eval_samples_;
-  plan_.checkpoint = !plan_.last && checkpoint_every_ > 0 && iteration % checkpoint_every_ == 0;
+  plan_.checkpoint = checkpoint_every_ > 0 && (plan_.last || iteration % checkpoint_every_ == 0);
 }
 
 // The exchange point after the current order: every exchange period and after the last

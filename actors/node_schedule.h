@@ -43,7 +43,9 @@ struct OrderPlan {
   bool evaluate = false;         // z is evaluated after it (the exchange before measures its
                                  // consensus distance)
   bool last = false;             // training ends after it
-  bool checkpoint = false;       // a checkpoint follows it (none after the last)
+  bool checkpoint = false;       // a checkpoint follows it: every checkpoint_every iterations
+                                 // and, with checkpoints on, after the last (the model the run
+                                 // ends with, which `starling generate` reads)
 };
 
 /// The counters a checkpoint keeps (actors/node_checkpoint.h).

@@ -2,7 +2,7 @@
 
   mix_seed       learners/sampler.cpp's splitmix64 step, which derives every stream Starling
                  draws from (epochs of the image sampler, the text learners' windows).
-  window_seed    learners/text_learner.cpp's window_seed: the seed a text learner's windows
+  window_seed    learners/text_task.cpp's window_seed: the seed a text learner's windows
                  come from, the run's seed mixed with the peer's rank (its stream), so peers
                  draw independently and a lone node (rank 0) keeps its windows.
   WindowSampler  learners/text_sampler.cpp: a batch's window starts at a step, each a pure

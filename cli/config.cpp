@@ -2,6 +2,7 @@
 
 #include "cli/config_schema.h"
 #include "cli/model_config.h"
+#include "cli/task_kind.h"
 #include "cli/section_reader.h"
 
 #include <toml++/toml.h>
@@ -272,6 +273,7 @@ Config read(toml::table& root, const std::string& file, const std::vector<std::s
   read_allocation(env, c, peers);
   check_across_keys(values, c);
   check_model_memory(root, file, c);
+  task_kind(c.data).configure(c);
   if (resolved) *resolved = resolved_table(values, root, std::move(peers));
   return c;
 }

@@ -24,7 +24,7 @@ struct RunOptions {
   double epochs = 1.0;
   double target_accuracy = 0.0;
   double eval_every = 1.0;  // epochs between evaluations
-  int64_t steps = 0;        // text: training steps (0: one)
+  int64_t steps = 0;        // text: training steps of one batch each (0: one)
   int64_t eval_steps = 0;   // text: steps between validations (0: only at the end)
   double target_bpb = 0.0;  // text: validation bits per byte to reach
   std::string data_dir;     // packed-dataset cache; empty: $STARLING_DATA_DIR or ~/.cache/starling
@@ -71,9 +71,6 @@ struct Config {
   DataOptions data;
   actors::NodeSpec node;  // [node] plus, in node.train, model, optimizer, schedule, batch, backend
   int kernel_threads = 1;  // [kernels] threads
-  /// [exchange] average = "gradients": a language model's peers all-reduce each step's
-  /// gradient before the optimizer step (PyTorch DDP's step) instead of mixing models.
-  bool average_gradients = false;
   LaunchSettings launch;
   std::vector<PeerEntry> peers;  // [[peer]]; node.exchange is filled from these and [exchange]
   /// With endpoints from an allocation: this process's index into `peers`, as its launcher

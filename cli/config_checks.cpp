@@ -1,6 +1,7 @@
 // The rules across keys of the config (cli/config_schema.h): defaults that follow another
 // key, and combinations that rule each other out, each a ConfigError naming the key.
 #include "cli/config_schema.h"
+#include "cli/task_kind.h"
 
 #include "gossip/topology/topology.h"
 #include "protocols/codec_row.h"
@@ -24,6 +25,9 @@ KeyValue& value_of(std::vector<KeyValue>& values, const std::string& name) {
 
 [[noreturn]] void fail(const KeyValue& value, const std::string& what) { throw ConfigError(value.at + ": " + what); }
 
+// A language model's run (cli/task_kind.h): it counts steps where an image run counts epochs.
+bool language_model(const Config& c) { return &task_kind(c.data) == &language_model_kind(); }
+
 // [run], [data] and [kernels]: checkpoints need a folder, sets of unknown layout a path, and
 // the backend must be one this build has.
 void check_run_and_data(const std::vector<KeyValue>& values, const Config& c) {
@@ -34,20 +38,14 @@ void check_run_and_data(const std::vector<KeyValue>& values, const Config& c) {
   if (c.data.path.empty() && (c.data.dataset == "idx" || c.data.dataset == "cifar10"))
     fail(value_of(values, "data.path"), "expected the folder of the data.dataset = \"" + c.data.dataset + "\" files");
   for (const char* key : {"run.steps", "run.eval_steps", "run.target_bpb"})
-    if (value_of(values, key).given && c.data.dataset != "text") fail(value_of(values, key), "expected only with data.dataset = \"text\"");
+    if (value_of(values, key).given && !language_model(c)) fail(value_of(values, key), "expected only with data.dataset = \"text\"");
 }
 
-// A language model's run: steps rather than epochs, a text path, and what its loop does not build.
+// A language model's run: steps rather than epochs, and a text path.
 void check_text(const std::vector<KeyValue>& values, const Config& c) {
-  if (c.data.dataset != "text") return;
+  if (!language_model(c)) return;
   if (value_of(values, "run.epochs").given)
-    fail(value_of(values, "run.epochs"), "expected run.steps in its place with data.dataset = \"text\" (iterations, as nanoGPT's max_iters)");
-  if (c.node.learners == 0)
-    fail(value_of(values, "node.learners"), "expected a number with data.dataset = \"text\": auto-tuning the learner count "
-                                            "is built for image nodes only");
-  if (c.node.intra_sync != actors::IntraSync::sma)
-    fail(value_of(values, "node.intra_sync"), "expected \"sma\" with data.dataset = \"text\": a language model's learners "
-                                              "are kept together by SMA only");
+    fail(value_of(values, "run.epochs"), "expected run.steps in its place with data.dataset = \"text\" (batches, as nanoGPT's max_iters)");
   if (c.data.path.empty())
     fail(value_of(values, "data.path"), "expected a text file or a folder of them for data.dataset = \"text\" "
                                         "(Debian's fortunes: \"/usr/share/games/fortunes\")");
@@ -151,12 +149,14 @@ void check_outer_optimizer(const std::vector<KeyValue>& values, const Config& c)
                                                    "exchange.outer_momentum > 0): its pseudo-gradients keep a fixed density");
 }
 
-// A gradient all-reduce: DDP's step for a language model, on one learner, every step, plain.
+// A gradient all-reduce: DDP's step, the node's mean gradient every step, plain.
 void check_gradient_average(const std::vector<KeyValue>& values, const Config& c) {
-  if (!c.average_gradients) return;
+  if (!c.node.average_gradients) return;
   const KeyValue& average = value_of(values, "exchange.average");
   const auto& x = c.node.exchange;
-  if (c.data.dataset != "text") fail(average, "expected \"models\" with an image dataset: gradient averaging is built for language models");
+  if (c.node.intra_sync != actors::IntraSync::average)
+    fail(value_of(values, "node.intra_sync"), "expected \"average\" with exchange.average = \"gradients\" (the node steps "
+                                              "on its learners' mean gradient, averaged with the peers')");
   if (x.mode != gossip::ExchangeMode::allreduce) fail(average, "expected \"models\" unless exchange.mode = \"allreduce\"");
   if (c.node.period != 1) fail(value_of(values, "exchange.period"), "expected 1 with exchange.average = \"gradients\" (every step's gradient)");
   if (x.codec != "none") fail(value_of(values, "compression.codec"), "expected \"none\" with exchange.average = \"gradients\"");
@@ -164,7 +164,6 @@ void check_gradient_average(const std::vector<KeyValue>& values, const Config& c
     fail(value_of(values, value_of(values, "exchange.outer_lr").given ? "exchange.outer_lr" : "exchange.outer_momentum"),
          "expected no outer step with exchange.average = \"gradients\" (DiLoCo's outer step works on models)");
   if (c.node.overlap) fail(value_of(values, "exchange.overlap"), "expected false with exchange.average = \"gradients\"");
-  if (c.node.learners != 1) fail(value_of(values, "node.learners"), "expected 1 with exchange.average = \"gradients\"");
 }
 
 // The algorithms that carry exact state between rounds. Those that step from the model the
@@ -224,6 +223,8 @@ void resolve_dependent_defaults(std::vector<KeyValue>& values) {
   KeyValue& period = value_of(values, "exchange.period");
   if (!period.given && value_of(values, "exchange.mode").text == "local-sgd") period.integer = 10;
   if (value_of(values, "model.layers").given) value_of(values, "model.kind").text = "layers";
+  KeyValue& intra_sync = value_of(values, "node.intra_sync");
+  if (!intra_sync.given && value_of(values, "exchange.average").text == "gradients") intra_sync.text = "average";
   if (!value_of(values, "security.curve").flag) value_of(values, "security.keys_dir").text.clear();
 }
 

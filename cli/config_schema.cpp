@@ -105,12 +105,14 @@ std::vector<KeySpec> run_keys() {
     {"run.epochs", number(1.0, 0.0, 1e6, kOpen), "may be fractional",
      [](V v, Config& c) { c.run.epochs = c.node.train.epochs = v.number; }},
     {"run.target_accuracy", number(0.0, 0.0, 1.0), "for `time_to_target_seconds`; 0 for none",
-     [](V v, Config& c) { c.run.target_accuracy = c.node.train.target_accuracy = v.number; }},
+     [](V v, Config& c) { c.run.target_accuracy = v.number; }},
     {"run.eval_every", number(1.0, 0.0, 1e6, kOpen), "epochs between test-set evaluations",
      [](V v, Config& c) { c.run.eval_every = c.node.train.eval_every = v.number; }},
-    {"run.steps", integer(0, 0, kInt64Max), "text: training steps (iterations), in place of `epochs`; 0: one step",
+    {"run.steps", integer(0, 0, kInt64Max),
+     "text: training steps of one `optimizer.batch` each, in place of `epochs` (a node of k learners takes steps / k "
+     "iterations); 0: one step",
      [](V v, Config& c) { c.run.steps = v.integer; }},
-    {"run.eval_steps", integer(0, 0, kInt64Max), "text: steps between validations; 0: only at the end",
+    {"run.eval_steps", integer(0, 0, kInt64Max), "text: steps (batches) between validations; 0: only at the end",
      [](V v, Config& c) { c.run.eval_steps = v.integer; }},
     {"run.target_bpb", number(0.0, 0.0, 1e3), "text: validation bits per byte for `time_to_target_seconds`; 0 for none",
      [](V v, Config& c) { c.run.target_bpb = v.number; }},
@@ -344,10 +346,10 @@ std::vector<KeySpec> exchange_keys() {
      "change that replaces the local one (`optimizer.momentum` must be 0); 0: off",
      [](V v, Config& c) { c.node.exchange.quasi_global_momentum = v.number; }},
     {"exchange.average", choice("models", {"models", "gradients"}),
-     "what an all-reduce every step averages for a language model: `\"models\"` after each peer's own optimizer step, "
+     "what an all-reduce every step averages: `\"models\"` after each peer's own optimizer step, "
      "or `\"gradients\"` before one common step, as PyTorch's DDP (with AdamW the two differ: see "
-     "docs/language-models.md)",
-     [](V v, Config& c) { c.average_gradients = v.text == "gradients"; }},
+     "docs/language-models.md); `\"gradients\"` makes `node.intra_sync` default to `\"average\"`",
+     [](V v, Config& c) { c.node.average_gradients = v.text == "gradients"; }},
     {"exchange.outer_lr", number(1.0, 0.0, 100.0, kOpen),
      "with `\"allreduce\"` or `\"local-sgd\"`: the outer learning rate α of SlowMo/DiLoCo's outer step on the "
      "change since the last synchronisation (see [SlowMo/DiLoCo](algorithms.md#outer-optimizer-slowmo--diloco)); "

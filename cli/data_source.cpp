@@ -35,8 +35,6 @@ TextCorpus load_text(const Config& config) {
 
 TrainTest load_data(const Config& config) {
   const DataOptions& d = config.data;
-  if (d.dataset == "text")  // a caller that reads text reads it with load_text
-    throw std::logic_error(d.dataset_at + ": load_data on \"text\"");
   if (d.dataset == "synthetic")
     return make_synthetic(static_cast<uint32_t>(d.synthetic_train), static_cast<uint32_t>(d.synthetic_test),
                           config.run.seed);

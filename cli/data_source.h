@@ -12,9 +12,7 @@ namespace starling::cli {
 /// The packed-dataset cache: run.data_dir, else $STARLING_DATA_DIR, else ~/.cache/starling.
 std::string data_cache_dir(const Config& config);
 
-/// Loads the configured image set; throws DataError with a message a user can act on. For
-/// data.dataset = "text" it checks the text (load_text) and then throws a ConfigError: text
-/// trains one node through cli/text_train.h, not across peers yet (docs/language-models.md).
+/// Loads the configured image set; throws DataError with a message a user can act on.
 TrainTest load_data(const Config& config);
 
 /// The configured text (data.dataset = "text") from the packed cache, checked to hold

@@ -1,13 +1,12 @@
 #include "cli/experiment_command.h"
 
 #include "cli/data_partition.h"
-#include "cli/data_source.h"
 #include "cli/experiment_config.h"
 #include "cli/experiment_report.h"
 #include "cli/launch_command.h"
 #include "cli/process.h"
 #include "cli/progress.h"
-#include "cli/text_train.h"
+#include "cli/task_kind.h"
 #include "cli/train_command.h"
 
 #include <fcntl.h>
@@ -86,18 +85,17 @@ bool run_quietly(const std::vector<std::string>& args, int log_fd) {
 }
 
 // What a run's progress line reads from its per-peer CSVs: how far the slowest peer is
-// (epochs, or steps for a language model) and the latest mean of its quality column.
+// (epochs, or samples for a language model) and the latest mean of its quality column.
 struct ProgressColumns {
   const char* position;
   const char* quality;
 };
 ProgressColumns progress_columns(const Variant& v) {
-  return v.config.data.dataset == "text" ? ProgressColumns{"step", "val_bpb"} : ProgressColumns{"epoch", "test_accuracy"};
+  const TaskKind& kind = task_kind(v.config.data);
+  return {kind.position_column(), kind.quality_column()};
 }
 // A run's length in the position column's unit.
-double run_length(const Variant& v) {
-  return v.config.data.dataset == "text" ? static_cast<double>(v.config.run.steps) : v.config.run.epochs;
-}
+double run_length(const Variant& v) { return task_kind(v.config.data).run_length(v.config); }
 
 // The cells of one CSV line.
 std::vector<std::string> cells_of(const std::string& line) {
@@ -190,8 +188,8 @@ RunOutcome run_variant_once(const Variant& v, int repeat, int index, int count, 
 
 // DIR/metrics.csv: every run's per-peer CSV, in long format behind variant, repeat, system, peer.
 void merge_metrics(const std::vector<VariantOutcome>& outcomes, const std::string& out) {
-  const bool text = !outcomes.empty() && outcomes.front().variant->config.data.dataset == "text";
-  const std::string columns = text ? kTextMetricsColumns : kMetricsColumns;
+  if (outcomes.empty()) return;
+  const std::string columns = task_kind(outcomes.front().variant->config.data).metrics_columns();
   std::ofstream csv(out + "/metrics.csv");
   csv << "variant,repeat,system,peer," << columns << "\n";
   static const std::regex kPeer(R"(-peer(\d+)\.metrics\.csv$)");
@@ -250,30 +248,16 @@ void check_prerequisites(const ExperimentSpec& spec) {
 }
 
 // A partition that leaves some peer without data in some repeat (each has its own seed) is a
-// config error before anything runs; data that cannot be loaded is left to the run to report.
+// config error before anything runs; image data that cannot be loaded is left to the run to report.
 void check_partitions(const ExperimentSpec& spec) {
   for (const auto& v : spec.variants) {
     if (v.config.data.partition.kind == PartitionKind::iid) continue;
-    if (v.config.data.dataset == "text") {  // the split is a function of the files alone
-      try {
-        partition_text_peers(v.config, load_text(v.config));
-      } catch (const ConfigError& e) {
-        throw ConfigError(spec.source + ": variant '" + v.name + "': " + e.what());
-      }
-      continue;
-    }
-    TrainTest data;
-    try {
-      data = load_data(v.config);
-    } catch (const std::exception&) {
-      continue;
-    }
     for (int r = 0; r < v.repeat; ++r) {
       Config c = v.config;
       c.run.seed += static_cast<uint64_t>(r);
       c.data.partition.seed = partition_seed(c.run.seed);
       try {
-        partition_peers(c, data.train);
+        task_kind(c.data).check_split(c, true);
       } catch (const ConfigError& e) {
         throw ConfigError(spec.source + ": variant '" + v.name + "' (run.seed " + std::to_string(c.run.seed) + "): " + e.what());
       }

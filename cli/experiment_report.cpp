@@ -2,6 +2,7 @@
 
 #include "cli/json.h"
 #include "cli/launch_command.h"
+#include "cli/task_kind.h"
 #include "platform/cpu_features.h"
 #include "protocols/codec_row.h"
 
@@ -179,7 +180,7 @@ std::string bytes_text(double bytes) {
 // A text variant's training tokens of all peers over its wall time (the table's tokens/s and
 // summary.json's, which plot.py draws); nullopt for images or a variant that failed.
 std::optional<double> tokens_per_second(const Row& r) {
-  if (r.finished == 0 || r.variant->config.data.dataset != "text") return std::nullopt;
+  if (r.finished == 0 || task_kind(r.variant->config.data).metric() != Metric::bits_per_byte) return std::nullopt;
   return r.mean.at("tokens") / std::max(1e-9, r.mean.at("wall_seconds"));
 }
 
@@ -322,7 +323,7 @@ void write_markdown(const ExperimentSpec& spec, const std::string& table, const 
   if (!spec.description.empty()) md << spec.description << "\n\n";
   md << "Run " << now_text() << " from `" << spec.source << "`. Target test accuracy " << spec.target_accuracy
      << "; baseline `" << spec.baseline << "`. Machine:\n\n```json\n" << host.str() << "\n```\n\n";
-  const bool text = !spec.variants.empty() && spec.variants.front().config.data.dataset == "text";
+  const bool text = !spec.variants.empty() && task_kind(spec.variants.front().config.data).metric() == Metric::bits_per_byte;
   md << "## Results\n\n" << table;
   if (text)
     md << "\nVal bpb: validation bits per byte of each peer's model after the last step, the mean and the worst over "
@@ -375,7 +376,7 @@ std::string write_report(const ExperimentSpec& spec, const std::vector<VariantOu
       .add("machine", host)
       .add("variants", variants);
   write_file_atomic(dir + "/summary.json", summary.str() + "\n");
-  const bool text = !spec.variants.empty() && spec.variants.front().config.data.dataset == "text";
+  const bool text = !spec.variants.empty() && task_kind(spec.variants.front().config.data).metric() == Metric::bits_per_byte;
   const std::string table = text ? text_table_of(rows, baseline) : table_of(spec, rows, baseline);
   write_markdown(spec, table, host, plots, dir + "/report.md");
   return table;

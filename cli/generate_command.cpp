@@ -2,8 +2,8 @@
 
 #include "cli/config.h"
 #include "cli/exit_codes.h"
+#include "cli/task_kind.h"
 #include "learners/checkpoint.h"
-#include "learners/model_description.h"
 #include "learners/model.h"
 #include "learners/text_sampling.h"
 
@@ -44,9 +44,7 @@ int run_generate(const GenerateOptions& options) {
   return exit_code_of([&] {
     const Config config = load_config(options.config, options.overrides);
     const ModelSpec& spec = config.node.train.learner.model;
-    if (!is_language_model(spec))
-      throw ConfigError(config.source + ": model.kind: expected \"gpt\" or a layer list from a token_embedding "
-                        "(starling generate samples from a language model)");
+    task_kind(config.data).check_generates(config);
     if (options.bytes < 0 || options.temperature < 0)
       throw ConfigError(options.bytes < 0 ? "--bytes: expected 0 or more" : "--temperature: expected 0 or more");
     Model model(spec);

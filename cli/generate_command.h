@@ -1,6 +1,6 @@
 #pragma once
 // `starling generate`: prints a sample from a language model trained by `starling train`,
-// read from a checkpoint (learners/text_trainer.h): the prompt, then the bytes drawn after it.
+// read from the central model of a node's checkpoint (actors/node_checkpoint.h): the prompt, then the bytes drawn after it.
 #include <cstdint>
 #include <string>
 #include <vector>

@@ -1,10 +1,8 @@
 // Every peer of a job as a thread of one process (cli/in_process_launch.h).
 #include "cli/in_process_launch.h"
 
-#include "cli/data_partition.h"
-#include "cli/data_source.h"
 #include "cli/exit_codes.h"
-#include "cli/text_train.h"
+#include "cli/task_kind.h"
 #include "cli/train_command.h"
 #include "gossip/transport/transport_context.h"
 #include "kernels/gemm.h"
@@ -64,21 +62,6 @@ void report_progress(const std::deque<std::atomic<int64_t>>& steps, const std::d
                100.0 * static_cast<double>(done) / static_cast<double>(total), elapsed, eta);
 }
 
-// The data loaded, fitted to the model and partitioned once for all the peers.
-PeerTraining image_peers_training(const Config& config) {
-  auto data = std::make_shared<const TrainTest>(load_data(config));
-  auto fitted = std::make_shared<Config>(config);
-  fit_model_to_data(fitted->node.train.learner.model, *data, config.source);
-  auto parts = std::make_shared<const std::vector<std::vector<uint32_t>>>(partition_peers(*fitted, data->train));
-  give_topology_histograms(*fitted, data->train, *parts);
-  return [data, parts, fitted](uint32_t id, const std::string& summary, const PeerOutput* quiet) {
-    Config mine = *fitted;
-    select_peer(mine, id);
-    assign_part(mine, *parts);
-    return train_on(std::move(mine), *data, summary, quiet);
-  };
-}
-
 }  // namespace
 
 bool run_peers_in_process(const Config& config, std::vector<PeerRun>& peers) {
@@ -89,7 +72,14 @@ bool run_peers_in_process(const Config& config, std::vector<PeerRun>& peers) {
   kernels::set_threads(config.kernel_threads);
   Config shared = config;
   if (in_memory) shared.node.exchange.context = std::make_shared<gossip::TransportContext>(gossip::InMemory{});
-  const PeerTraining train = shared.data.dataset == "text" ? text_peers_training(shared) : image_peers_training(shared);
+  // The data loaded, fitted to the model and split once for all the peers.
+  const PeerTasks tasks = task_kind(shared.data).load(shared);
+  const auto train = [&](uint32_t id, const std::string& summary, const PeerOutput* quiet) {
+    Config mine = shared;
+    select_peer(mine, id);
+    const std::shared_ptr<const Task> task = tasks(mine);
+    return train_on(std::move(mine), task, summary, quiet);
+  };
 
   std::deque<std::atomic<int64_t>> steps(peers.size()), totals(peers.size());
   std::vector<PeerOutput> outputs(peers.size());

@@ -1,12 +1,11 @@
 #include "cli/launch_command.h"
 
 #include "cli/config.h"
-#include "cli/data_partition.h"
-#include "cli/data_source.h"
 #include "cli/exit_codes.h"
 #include "cli/in_process_launch.h"
 #include "cli/json.h"
 #include "cli/process.h"
+#include "cli/task_kind.h"
 #include "cli/train_command.h"
 
 #include <poll.h>
@@ -130,18 +129,6 @@ std::optional<double> attackers_accuracy(const std::vector<PeerRun>& attackers) 
   return acc;
 }
 
-// A language model's validation over the peers: the mean and the worst bits per byte.
-void add_text_results(JsonObject& j, const Config& c, const std::vector<PeerRun>& peers) {
-  double loss = 0, bpb = 0, bpb_max = 0, tokens = 0;
-  for (const auto& p : peers) {
-    const std::string s = read_file(p.summary);
-    loss += number(s, "val_loss") / peers.size(), bpb += number(s, "val_bpb") / peers.size();
-    bpb_max = std::max(bpb_max, number(s, "val_bpb"));
-    tokens += number(s, "tokens");
-  }
-  j.add("val_loss", loss).add("val_bpb", bpb).add("val_bpb_max", bpb_max).add("tokens", tokens).add("target_bpb", c.run.target_bpb);
-}
-
 // Accuracy, loss and time to target are the honest peers' alone; attackers count apart.
 JsonObject aggregate(const Config& c, const std::vector<PeerRun>& all) {
   std::vector<PeerRun> children, attackers;
@@ -151,12 +138,13 @@ JsonObject aggregate(const Config& c, const std::vector<PeerRun>& all) {
     else if (attacks(c, child.id)) attackers.push_back(child);
     else children.push_back(child);
   }
-  std::vector<std::string> checksums, files;
+  std::vector<std::string> checksums, files, texts;
   double samples = 0, rate = 0, wall = 0, acc = 0, acc_min = 1, loss = 0, sent = 0, received = 0, ttt = 0;
   double compute = 0, exchange = 0;
   bool all_reached = true;
   for (const auto& child : children) {
     const std::string s = read_file(child.summary);
+    texts.push_back(s);
     std::string checksum = summary_field(s, "model_checksum");
     checksums.push_back(checksum.size() >= 2 ? checksum.substr(1, checksum.size() - 2) : checksum);
     files.push_back(child.summary);
@@ -199,21 +187,15 @@ JsonObject aggregate(const Config& c, const std::vector<PeerRun>& all) {
       .add("attackers_test_accuracy", attackers_accuracy(attackers))
       .add("aggregator", std::string(gossip::aggregator_name(c.node.exchange.aggregator.kind)))
       .add("peer_summaries", files);
-  if (c.data.dataset == "text") add_text_results(j, c, children);
+  task_kind(c.data).summarize_job(j, c, texts);
   return j;
 }
 
 // A partition that leaves a peer without data is a config error: report it once, here,
-// rather than from every peer after they have started. iid needs no labels.
+// rather than from every peer after they have started.
 int check_partition_first(const Config& config) {
-  if (config.data.dataset == "text")
-    return exit_code_of([&] {
-      partition_text_peers(config, load_text(config));  // the text's own checks too
-      return 0;
-    });
-  if (config.data.partition.kind == PartitionKind::iid) return 0;
   return exit_code_of([&] {
-    partition_peers(config, load_data(config).train);
+    task_kind(config.data).check_split(config, false);
     return 0;
   });
 }
@@ -356,13 +338,8 @@ int run_launch(const LaunchOptions& options) {
   const std::string path = options.summary.empty() ? config.run.out_dir + "/" + config.run.name + ".summary.json" : options.summary;
   write_file_atomic(path, summary.str() + "\n");
   const std::string text = summary.str();
-  if (config.data.dataset == "text")
-    spdlog::info("all {} peers done: mean val_bpb {} (worst {}), identical models: {}; summary {}", runs.size(),
-                 summary_field(text, "val_bpb"), summary_field(text, "val_bpb_max"), summary_field(text, "identical_models"), path);
-  else
-    spdlog::info("all {} peers done: mean test_accuracy {} (min {}), identical models: {}; summary {}", runs.size(),
-                 summary_field(text, "test_accuracy"), summary_field(text, "test_accuracy_min"),
-                 summary_field(text, "identical_models"), path);
+  spdlog::info("all {} peers done: {}, identical models: {}; summary {}", runs.size(), task_kind(config.data).job_outcome(text),
+               summary_field(text, "identical_models"), path);
   return 0;
 }
 

@@ -1,8 +1,8 @@
 #include "cli/model_command.h"
 
 #include "cli/config.h"
-#include "cli/data_source.h"
 #include "cli/exit_codes.h"
+#include "cli/task_kind.h"
 #include "learners/model.h"
 #include "learners/model_description.h"
 
@@ -53,8 +53,7 @@ int run_model(const ModelOptions& options) {
   return exit_code_of([&] {
     Config config = load_config(options.config, options.overrides);
     ModelSpec& spec = config.node.train.learner.model;
-    if (config.data.dataset == "text") load_text(config);  // the GPT's sizes are the config's
-    else fit_model_to_data(spec, load_data(config), config.source);
+    task_kind(config.data).fit_model(config);
     if (options.json) std::cout << model_json(spec) << "\n";
     else if (options.layers) std::cout << layers_toml(spec);
     else print_table(spec);

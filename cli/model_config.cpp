@@ -1,6 +1,7 @@
 #include "cli/model_config.h"
 
 #include "cli/section_reader.h"
+#include "cli/task_kind.h"
 #include "learners/dataset_formats.h"
 #include "learners/model_memory.h"
 #include "learners/text_corpus.h"
@@ -140,13 +141,16 @@ const toml::node* entry_named(const toml::node* item, const std::string& key) {
                     ": " + e.what());
 }
 
+// Data a language model trains on (cli/task_kind.h's registry tells).
+bool on_text(const DataOptions& data) { return &task_kind(data) == &language_model_kind(); }
+
 // A language model: the "gpt" preset or a layer list that starts with a token_embedding, on
 // text, its input the context's byte ids and its vocabulary the 256 bytes. An image model on
 // text, the GPT on images, or heads that do not divide the width is refused, named at its key.
 void read_language_model(const toml::table& root, const std::string& file, const std::set<std::string>& overridden,
                          const DataOptions& data, const toml::node* layers, ModelSpec& model) {
   const SectionReader r(root, "model", file, overridden);
-  if (data.dataset != "text") r.reject("kind", "a preset for images with data.dataset = \"" + data.dataset + "\" (\"gpt\" trains on \"text\")");
+  if (!on_text(data)) r.reject("kind", "a preset for images with data.dataset = \"" + data.dataset + "\" (\"gpt\" trains on \"text\")");
   const char* expected = "model.kind = \"gpt\" with data.dataset = \"text\", or a layer list that starts with a "
                          "token_embedding (its vocabulary is the 256 byte values)";
   if (model.kind != "gpt" && model.kind != "layers") r.reject("kind", expected);
@@ -174,7 +178,7 @@ void read_model(const toml::table& root, const std::string& file, const std::set
     model.kind = "layers";
     model.layers = read_layers(*layers, "model.layers", file, false);
   }
-  if (model.kind == "gpt" || data.dataset == "text") return read_language_model(root, file, overridden, data, layers, model);
+  if (model.kind == "gpt" || on_text(data)) return read_language_model(root, file, overridden, data, layers, model);
   ModelSpec fitted = model;
   if (!known_shape(data, fitted)) return;
   try {

@@ -1,12 +1,11 @@
 #include "cli/train_command.h"
 
 #include "cli/config.h"
-#include "cli/data_partition.h"
 #include "cli/data_source.h"
 #include "cli/exit_codes.h"
 #include "cli/json.h"
 #include "cli/progress.h"
-#include "cli/text_train.h"
+#include "cli/task_kind.h"
 #include "platform/cpu_features.h"
 #include "learners/checkpoint.h"
 #include "actors/backend_choice.h"
@@ -28,31 +27,15 @@ std::string configured_backend_name(const actors::NodeSpec& node) {
   return node.choose_backend ? actors::kAutoBackendName : std::string(kernels::backend_name(node.train.learner.backend));
 }
 
-std::string optional_cell(const std::optional<double>& v) {
-  if (!v) return "";
-  char cell[32];
-  std::snprintf(cell, sizeof cell, "%.6g", *v);
-  return cell;
-}
-
-std::string metrics_row(const EvalPoint& p) {
-  char row[384];
-  std::snprintf(row, sizeof row, "%lld,%.4f,%.3f,%lld,%.6f,%.6f,%.6f,%.1f,%llu,%llu,%.3f,%.3f,%.3f,",
-                static_cast<long long>(p.step), p.epoch, p.wall_seconds, static_cast<long long>(p.samples),
-                p.train_loss, p.test_accuracy, p.test_loss, p.samples_per_second,
-                static_cast<unsigned long long>(p.bytes_sent), static_cast<unsigned long long>(p.bytes_received),
-                p.compute_seconds, p.exchange_seconds, p.wait_seconds);
-  return row + optional_cell(p.staleness) + "," + optional_cell(p.consensus_distance) + "\n";
-}
-
 // Streams one CSV row per evaluation and the progress line; both survive a crash mid-run.
 // A peer of an in-process job (quiet) logs its evaluations at debug level and reports its
-// step to the launcher instead, which shows one progress line for all of them.
+// step to the launcher instead, which shows one progress line for all of them. The task's
+// kind writes the rows and lines.
 class CliObserver final : public TrainObserver {
  public:
-  CliObserver(const std::string& csv_path, const std::string& label, const PeerOutput* quiet)
-      : csv_(csv_path), progress_(label), quiet_(quiet) {
-    csv_ << kMetricsColumns << "\n";
+  CliObserver(const Config& config, const std::string& csv_path, const PeerOutput* quiet)
+      : config_(config), kind_(task_kind(config.data)), csv_(csv_path), progress_(config.run.name), quiet_(quiet) {
+    csv_ << kind_.metrics_columns() << "\n";
   }
   void on_step(int64_t step, int64_t total, double epoch, double loss, double rate) override {
     if (quiet_) {
@@ -64,19 +47,19 @@ class CliObserver final : public TrainObserver {
   }
   void on_eval(const EvalPoint& p) override {
     progress_.clear();
-    spdlog::log(quiet_ ? spdlog::level::debug : spdlog::level::info,
-                "{}epoch {:.2f}  step {}  train_loss {:.4f}  test_accuracy {:.4f}  test_loss {:.4f}  {:.0f} samples/s",
-                quiet_ ? quiet_->tag : std::string(), p.epoch, p.step, p.train_loss, p.test_accuracy, p.test_loss,
-                p.samples_per_second);
-    csv_ << metrics_row(p) << std::flush;
+    spdlog::log(quiet_ ? spdlog::level::debug : spdlog::level::info, "{}{}", quiet_ ? quiet_->tag : std::string(),
+                kind_.evaluation_line(p, config_));
+    csv_ << kind_.metrics_row(p, config_) << std::flush;
   }
   // The rows up to the checkpoint; those the interrupted run wrote after it are redone.
   void on_resume(const TrainResult& restored) override {
-    for (const auto& p : restored.history) csv_ << metrics_row(p);
+    for (const auto& p : restored.history) csv_ << kind_.metrics_row(p, config_);
     csv_ << std::flush;
   }
 
  private:
+  const Config& config_;
+  const TaskKind& kind_;
   std::ofstream csv_;
   ProgressLine progress_;
   const PeerOutput* quiet_;
@@ -104,7 +87,8 @@ JsonObject drop_counts(const std::map<std::string, uint64_t>& drops) {
   return j;
 }
 
-JsonObject summarize(const Config& c, const actors::NodeResult& node) {
+// The node's summary: what every run reports, then its task's metric.
+JsonObject summarize(const Config& c, const actors::NodeResult& node, int64_t parameters) {
   const TrainResult& r = node.train;
   const EvalPoint& last = r.last();
   JsonObject j;
@@ -117,6 +101,7 @@ JsonObject summarize(const Config& c, const actors::NodeResult& node) {
       .add("sync_every", node.sync_every)
       .add("autotune_log", node.autotune_log)
       .add("model", c.node.train.learner.model.kind)
+      .add("parameters", static_cast<long long>(parameters))
       .add("backend", std::string(kernels::backend_name(node.backend)))
       .add("isa", std::string(platform::isa_name(platform::active_isa())))
       .add("batch", c.node.train.learner.batch)
@@ -126,9 +111,6 @@ JsonObject summarize(const Config& c, const actors::NodeResult& node) {
       .add("wall_seconds", r.wall_seconds)
       .add("samples_per_second", r.samples / std::max(r.train_seconds, 1e-9))
       .add("train_loss", last.train_loss)
-      .add("test_accuracy", last.test_accuracy)
-      .add("test_loss", last.test_loss)
-      .add("target_accuracy", c.run.target_accuracy)
       .add("time_to_target_seconds", r.time_to_target_seconds)
       .add("compute_seconds", node.compute_seconds)
       .add("imbalance_seconds", node.imbalance_seconds)
@@ -140,9 +122,9 @@ JsonObject summarize(const Config& c, const actors::NodeResult& node) {
       .add("control_messages_received", static_cast<long long>(node.control_messages_received))
       .add("model_checksum", r.model_checksum)
       .add("partition", partition_name(c.data.partition.kind))
-      .add("label_counts", node.label_counts)
       .add("resumed_from_step", node.resumed_from.empty() ? std::nullopt
                                                           : std::optional<double>(static_cast<double>(node.resumed_from_step)));
+  task_kind(c.data).summarize(j, c, node);
   if (c.node.exchange.mode == gossip::ExchangeMode::none) return j;
   std::vector<std::string> members;
   for (uint32_t id : node.members) members.push_back(std::to_string(id));
@@ -150,6 +132,7 @@ JsonObject summarize(const Config& c, const actors::NodeResult& node) {
       .add("view_changes", static_cast<long long>(node.view_changes))
       .add("members_at_end", members)
       .add("drops", drop_counts(node.drops));
+  if (c.node.overlap) j.add("overlapped_seconds", node.overlapped_seconds);
   const gossip::AttackSpec& attack = c.peers.empty() ? gossip::AttackSpec{} : c.peers[static_cast<std::size_t>(c.node.exchange.rank)].attack;
   j.add("attack", std::string(gossip::attack_name(attack.kind)))
       .add("aggregator", std::string(gossip::aggregator_name(c.node.exchange.aggregator.kind)))
@@ -157,16 +140,14 @@ JsonObject summarize(const Config& c, const actors::NodeResult& node) {
   return j;
 }
 
-// Trains one node (a whole job, or one peer of one) from a validated config.
-// A ConfigError here is a model the data set does not fit, or a partition (it needs the labels).
+// Trains one node (a whole job, or one peer of one) from a validated config. A ConfigError
+// here is a model the data does not fit, or a split of it that leaves a peer without data.
 int run_node_job(Config config, const std::string& summary) {
-  if (config.data.dataset == "text") return run_text_job(config, summary);
   return exit_code_of([&] {
     kernels::set_threads(config.kernel_threads);
-    TrainTest data = load_data(config);
-    fit_model_to_data(config.node.train.learner.model, data, config.source);
-    assign_partition(config, data.train);
-    return train_on(std::move(config), data, summary, nullptr);
+    const PeerTasks tasks = task_kind(config.data).load(config);
+    const std::shared_ptr<const Task> task = tasks(config);
+    return train_on(std::move(config), task, summary, nullptr);
   });
 }
 
@@ -191,38 +172,36 @@ void log_exchange_events(gossip::ExchangeSpec& exchange, const std::string& tag)
   exchange.on_event = [tag](const std::string& line) { spdlog::info("{}peers: {}", tag, line); };
 }
 
-int train_on(Config config, const TrainTest& data, const std::string& summary, const PeerOutput* quiet) {
+int train_on(Config config, std::shared_ptr<const Task> task, const std::string& summary, const PeerOutput* quiet) {
   const std::string tag = quiet ? quiet->tag : std::string();
   const auto level = quiet ? spdlog::level::debug : spdlog::level::info;
+  const TaskKind& kind = task_kind(config.data);
   log_exchange_events(config.node.exchange, tag);
   try {
-    const Model preview(config.node.train.learner.model);
-    spdlog::log(level, "{}run '{}': {} model, {} parameters, {} learner(s) ({}), batch {}, backend {} ({}), exchange {}, {} epochs",
-                 tag, config.run.name, config.node.train.learner.model.kind, preview.param_count(),
+    const int64_t parameters = static_cast<int64_t>(Model(config.node.train.learner.model).trainable_count());
+    spdlog::log(level, "{}run '{}': {} model, {} parameters, {} learner(s) ({}), batch {}, backend {} ({}), exchange {}, {}",
+                 tag, config.run.name, config.node.train.learner.model.kind, parameters,
                  config.node.learners > 0 ? std::to_string(config.node.learners) : std::string("auto"),
                  actors::intra_sync_name(config.node.intra_sync), config.node.train.learner.batch,
                  configured_backend_name(config.node), platform::isa_name(platform::active_isa()),
-                 gossip::exchange_mode_name(config.node.exchange.mode), config.run.epochs);
+                 gossip::exchange_mode_name(config.node.exchange.mode), kind.length(config));
     if (!config.peers.empty() && config.peers[static_cast<std::size_t>(config.node.exchange.rank)].attack.on())
       spdlog::warn("{}this peer ATTACKS ({}): it sends crafted models to its honest neighbours", tag,
                    gossip::attack_name(config.peers[static_cast<std::size_t>(config.node.exchange.rank)].attack.kind));
     const std::string csv = config.run.out_dir + "/" + config.run.name + ".metrics.csv";
     ensure_parent_dir(csv);
-    CliObserver observer(csv, config.run.name, quiet);
-    const actors::NodeResult node = actors::run_node(config.node, data.train, data.test, observer);
+    CliObserver observer(config, csv, quiet);
+    const actors::NodeResult node = actors::run_node(config.node, std::move(task), observer);
     const TrainResult& result = node.train;
     const std::string summary_path =
         summary.empty() ? config.run.out_dir + "/" + config.run.name + ".summary.json" : summary;
-    write_file_atomic(summary_path, summarize(config, node).str() + "\n");
-    const EvalPoint& last = result.last();
-    spdlog::log(level, "{}done: test_accuracy {:.4f} after {:.2f} epochs in {:.1f} s ({:.0f} samples/s); summary {}", tag,
-                last.test_accuracy, last.epoch, result.wall_seconds, result.samples / result.train_seconds, summary_path);
-    if (config.run.target_accuracy > 0) {
+    write_file_atomic(summary_path, summarize(config, node, parameters).str() + "\n");
+    spdlog::log(level, "{}done: {}; summary {}", tag, kind.outcome(config, node), summary_path);
+    if (const std::string target = kind.target(config); !target.empty()) {
       if (result.time_to_target_seconds)
-        spdlog::log(level, "{}target {:.4f} reached after {:.1f} s", tag, config.run.target_accuracy, *result.time_to_target_seconds);
+        spdlog::log(level, "{}target {} reached after {:.1f} s", tag, target, *result.time_to_target_seconds);
       else
-        spdlog::log(quiet ? spdlog::level::debug : spdlog::level::warn, "{}target {:.4f} not reached", tag,
-                    config.run.target_accuracy);
+        spdlog::log(quiet ? spdlog::level::debug : spdlog::level::warn, "{}target {} not reached", tag, target);
     }
     return 0;
   } catch (const CheckpointMismatch& e) {

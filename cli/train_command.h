@@ -2,7 +2,7 @@
 // `starling train` (one process, one node) and `starling peer` (one peer of a multi-peer
 // job): load the config and the data, train, write the metrics CSV and the summary JSON.
 #include "cli/config.h"
-#include "cli/data_source.h"
+#include "learners/task.h"
 
 #include <atomic>
 #include <cstdint>
@@ -11,12 +11,6 @@
 #include <vector>
 
 namespace starling::cli {
-
-/// The columns of `<out_dir>/<name>.metrics.csv`, one row per evaluation (EvalPoint); an
-/// unmeasured cell is empty. bench/torch_ddp.py writes the same columns.
-inline constexpr const char* kMetricsColumns =
-    "step,epoch,wall_seconds,samples,train_loss,test_accuracy,test_loss,samples_per_second,bytes_sent,"
-    "bytes_received,compute_seconds,exchange_seconds,wait_seconds,staleness,consensus_distance";
 
 struct TrainOptions {
   std::string config;
@@ -42,10 +36,12 @@ void log_exchange_events(gossip::ExchangeSpec& exchange, const std::string& tag)
 /// config names no run.checkpoint_dir to resume from.
 void apply_resume(Config& config, bool resume);
 
-/// Trains one node from a validated config on data already loaded, fitted to the model and
-/// partitioned (config.node.part): the metrics CSV, the summary (empty path: the default
-/// one). `quiet`, when given, makes it a peer of an in-process job. Returns the exit code.
-int train_on(Config config, const TrainTest& data, const std::string& summary, const PeerOutput* quiet);
+/// Trains one node from a validated config on its task (cli/task_kind.h: the data loaded,
+/// the model fitted to it, config.node given this peer's part): the metrics CSV (the task
+/// kind's columns, one row per evaluation; bench/torch_ddp.py and bench/torch_ddp_text.py
+/// write the same), the summary (empty path: the default one). `quiet`, when given, makes it
+/// a peer of an in-process job. Returns the exit code.
+int train_on(Config config, std::shared_ptr<const Task> task, const std::string& summary, const PeerOutput* quiet);
 
 /// Makes `config` the config of one peer: `id` picks the [[peer]], else the launcher's rank
 /// from the environment; then its rank, learner count, name and files. Throws ConfigError.

@@ -6,6 +6,7 @@
 //   build/examples/train_node [epochs]
 #include "actors/node.h"
 #include "learners/dataset_formats.h"
+#include "learners/image_task.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -64,7 +65,8 @@ int main(int argc, char** argv) {
   try {
     const starling::TrainTest data = load_data();
     PrintEvaluations observer;
-    const starling::actors::NodeResult result = starling::actors::run_node(spec, data.train, data.test, observer);
+    const starling::actors::NodeResult result = starling::actors::run_node(
+        spec, std::make_shared<const starling::ImageTask>(data.train, data.test), observer);
     std::printf("done: %d learners, %lld samples in %.1f s, model checksum %s\n", result.learners,
                 static_cast<long long>(result.train.samples), result.train.wall_seconds,
                 result.train.model_checksum.c_str());

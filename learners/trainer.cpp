@@ -1,5 +1,7 @@
 #include "learners/trainer.h"
 
+#include "learners/image_task.h"
+
 #include <chrono>
 #include <cmath>
 
@@ -15,7 +17,8 @@ double seconds_since(Clock::time_point start) {
 }  // namespace
 
 TrainResult train(const TrainSpec& spec, const Dataset& train_data, const Dataset& test_data, TrainObserver& observer) {
-  Learner learner(spec.learner, train_data);
+  const auto task = std::make_shared<const ImageTask>(train_data, test_data);
+  Learner learner(spec.learner, task);
   const int64_t per_epoch = learner.steps_per_epoch();
   const int64_t total = std::max<int64_t>(1, static_cast<int64_t>(std::ceil(spec.epochs * per_epoch)));
   const int64_t eval_interval = std::max<int64_t>(1, static_cast<int64_t>(std::llround(spec.eval_every * per_epoch)));
@@ -35,7 +38,7 @@ TrainResult train(const TrainSpec& spec, const Dataset& train_data, const Datase
     if ((step + 1) % eval_interval != 0 && step + 1 != total) continue;
 
     const auto eval_start = Clock::now();
-    const Evaluation eval = evaluate(learner.model(), spec.learner.backend, test_data);
+    const Evaluation eval = task->evaluate(learner.model(), spec.learner.backend);
     eval_seconds += seconds_since(eval_start);
     EvalPoint point;
     point.step = step + 1;
@@ -47,7 +50,7 @@ TrainResult train(const TrainSpec& spec, const Dataset& train_data, const Datase
     point.samples = result.samples;
     point.compute_seconds = train_seconds;
     loss_sum = 0.0, loss_count = 0;
-    if (!result.time_to_target_seconds && spec.target_accuracy > 0 && eval.accuracy >= spec.target_accuracy)
+    if (!result.time_to_target_seconds && spec.target > 0 && task->reached(eval, spec.target))
       result.time_to_target_seconds = point.wall_seconds;
     result.history.push_back(point);
     observer.on_eval(point);

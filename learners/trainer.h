@@ -1,6 +1,8 @@
 #pragma once
-// The single-learner training loop of `starling train` before actors take over: steps on
-// the schedule, evaluation every eval_every epochs, progress and metrics to an observer.
+// What a run is (its length, evaluations and target, in any task) and what it reports, and
+// the plain single-learner loop on an image set that the node's tests follow: steps on the
+// schedule, evaluation every eval_every epochs, progress and metrics to an observer.
+#include "learners/dataset.h"
 #include "learners/learner.h"
 #include "learners/schedule.h"
 
@@ -15,7 +17,10 @@ struct TrainSpec {
   ScheduleSpec schedule;
   double epochs = 1.0;
   double eval_every = 1.0;  // in epochs
-  double target_accuracy = 0.0;
+  /// In samples, in place of the two above when set: the run's length, and the samples
+  /// between evaluations (a language model's run counts steps of batches, not epochs).
+  int64_t samples = 0, eval_samples = 0;
+  double target = 0.0;  // of the task's metric (Task::reached); 0: none
 };
 
 struct EvalPoint {
@@ -66,7 +71,8 @@ class TrainObserver {
   virtual void on_resume(const TrainResult& /*restored*/) {}
 };
 
-/// Runs the whole training; throws std::invalid_argument on an impossible spec.
+/// Trains one learner on an image set for spec.epochs; throws std::invalid_argument on an
+/// impossible spec.
 TrainResult train(const TrainSpec& spec, const Dataset& train_data, const Dataset& test_data, TrainObserver& observer);
 
 }  // namespace starling

@@ -4,6 +4,7 @@
 // from 4x cheaper than at batch 32. Several replicas stepping at once show what sharing
 // the machine costs each of them.
 #include "kernels/gemm.h"
+#include "learners/image_task.h"
 #include "simulator/median.h"
 #include "simulator/probes.h"
 
@@ -40,12 +41,13 @@ double measure_step_seconds(const LearnerSpec& learner, int kernel_threads, int 
   const TrainTest data = make_synthetic(samples, 1, learner.seed, learner.model.input, learner.model.classes);
   LearnerSpec spec = learner;
   spec.shard = 0, spec.shards = 1;
+  const auto task = std::make_shared<const ImageTask>(data.train, data.test);
   const int n = std::max(1, concurrent);
   std::vector<double> times(static_cast<std::size_t>(n));
   std::vector<std::thread> threads;
   for (int i = 0; i < n; ++i)
     threads.emplace_back([&, i] {
-      Learner replica(spec, data.train);
+      Learner replica(spec, task);
       times[static_cast<std::size_t>(i)] = time_steps(replica, seconds_budget);
     });
   for (auto& t : threads) t.join();

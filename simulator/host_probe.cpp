@@ -9,6 +9,7 @@
 // Each peer's rounds are timed after two warm-up rounds.
 #include "gossip/peer_exchange.h"
 #include "gossip/transport/endpoint.h"
+#include "learners/image_task.h"
 #include "simulator/median.h"
 #include "simulator/probes.h"
 
@@ -46,10 +47,11 @@ class LearnerCrew {
  public:
   LearnerCrew(const LearnerSpec& spec, const Dataset& data, int learners, int period, int rank, int peers)
       : period_(period) {
+    const auto task = std::make_shared<const ImageTask>(data, data);
     for (int i = 0; i < learners; ++i) {
       LearnerSpec own = spec;
       own.shard = rank * learners + i, own.shards = peers * learners;
-      replicas_.push_back(std::make_unique<Learner>(own, data));
+      replicas_.push_back(std::make_unique<Learner>(own, task));
     }
     const Model& first = replicas_.front()->model();
     central_.assign(first.params(), first.params() + first.param_count());

@@ -34,7 +34,7 @@ BOOST_AUTO_TEST_CASE(a_node_with_auto_trains_on_a_backend_this_build_has) {
   NodeSpec spec = testing::small_spec(IntraSync::sma, 1);
   spec.choose_backend = true;
   spec.train.epochs = 1;
-  const BackendChoice timed = time_and_choose_backend(spec.train.learner, testing::data().train);
+  const BackendChoice timed = time_and_choose_backend(spec.train.learner, testing::task());
   BOOST_TEST(kernels::backend_available(timed.backend));
   BOOST_TEST(timed.note.rfind("backend auto: ", 0) == 0);
   const NodeResult r = testing::run(spec);

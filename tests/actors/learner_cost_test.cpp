@@ -51,7 +51,7 @@ BOOST_AUTO_TEST_CASE(only_fixed_counts_on_threads_of_their_own_are_timed) {
 
 // Real timing of a small node: whole rounds of iterations, every time positive.
 BOOST_AUTO_TEST_CASE(a_small_node_is_timed_in_whole_rounds) {
-  const LearnerTimings t = time_learners(testing::small_spec(IntraSync::sma, 2), testing::data().train);
+  const LearnerTimings t = time_learners(testing::small_spec(IntraSync::sma, 2), testing::task());
   BOOST_TEST(!t.one_step.empty());
   BOOST_TEST(t.one_step.size() == t.group_step.size());
   BOOST_TEST(t.group_step.size() == t.group_round.size());

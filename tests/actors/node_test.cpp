@@ -125,7 +125,7 @@ BOOST_AUTO_TEST_CASE(node_protocol_under_the_deterministic_scheduler) {
   spec.train.epochs = 1;
   spec.detached_learners = false;  // every actor under the test coordinator
   auto metrics = system.spawn(metrics_actor, &quiet);
-  auto node = system.spawn(node_actor, spec, data().train, data().test, metrics, nullptr, std::string());
+  auto node = system.spawn(node_actor, spec, task(), metrics, nullptr, std::string());
   caf::scoped_actor self{system};
   self->send(node, run_atom::value);
   const std::size_t delivered = scheduler.run(1000000);
@@ -146,7 +146,7 @@ BOOST_AUTO_TEST_CASE(node_protocol_under_the_deterministic_scheduler) {
 BOOST_AUTO_TEST_CASE(learner_step_orders) {
   const NodeSpec spec = small_spec(IntraSync::sma, 1);
   LearnerState state;
-  state.learner = std::make_unique<Learner>(spec.train.learner, data().train);
+  state.learner = std::make_unique<Learner>(spec.train.learner, task());
   const std::size_t n = state.learner->model().param_count();
   std::vector<float> z(n, 0.01f);
 

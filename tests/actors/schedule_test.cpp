@@ -68,7 +68,7 @@ Orders trace(NodeSchedule& s, int orders = 1000, bool tuning = false) {
 }  // namespace
 
 // Evaluations every 50 samples, SMA rounds every 2 iterations, an exchange every 3, a
-// checkpoint every 4, the rate dropping after each epoch (5 iterations): every order runs
+// checkpoint every 4 and after the last, the rate dropping after each epoch (5 iterations): every order runs
 // to the next of them.
 BOOST_AUTO_TEST_CASE(a_run_in_order) {
   NodeSpec spec = spec_of(IntraSync::sma);
@@ -86,7 +86,7 @@ BOOST_AUTO_TEST_CASE(a_run_in_order) {
       "5+1 drop sma-by-node overlap",
       "6+2 sma-by-node rest evaluate checkpoint",
       "8+1 overlap",
-      "9+1 sma-by-node strict evaluate last",
+      "9+1 sma-by-node strict evaluate checkpoint last",
   };
   BOOST_TEST(trace(s) == expected, each);
   BOOST_TEST(s.iteration() == 10);
@@ -140,13 +140,13 @@ BOOST_AUTO_TEST_CASE(periods_of_one) {
   spec.checkpoint_every = 1;
   spec.train.epochs = 0.2;  // 20 samples: one iteration
   NodeSchedule one = schedule_of(spec);
-  BOOST_TEST(trace(one) == Orders({"0+1 sma-by-node strict evaluate last"}), each);
+  BOOST_TEST(trace(one) == Orders({"0+1 sma-by-node strict evaluate checkpoint last"}), each);
 
   spec.train.epochs = 0.6;
   spec.checkpoint_every = 2;  // the exchange at a checkpoint is strict
   NodeSchedule three = schedule_of(spec);
   const Orders expected = {"0+1 sma-by-node overlap", "1+1 sma-by-node strict checkpoint",
-                                             "2+1 sma-by-node strict evaluate last"};
+                                             "2+1 sma-by-node strict evaluate checkpoint last"};
   BOOST_TEST(trace(three) == expected, each);
 }
 
@@ -244,12 +244,12 @@ BOOST_AUTO_TEST_CASE(a_repositioned_schedule_goes_on_from_the_job) {
   s.complete_order();  // counted once
   BOOST_TEST(s.iteration() == 7);
   BOOST_TEST(s.samples() == 140);
-  BOOST_TEST(trace(s) == Orders({"7+1 evaluate", "8+2 evaluate last"}), each);
+  BOOST_TEST(trace(s) == Orders({"7+1 evaluate", "8+2 evaluate checkpoint last"}), each);
 
   NodeSchedule late = schedule_of(spec);
   late.plan(false, false);
   late.reposition(10);
-  BOOST_TEST(describe(late.current()) == "0+3 evaluate last");
+  BOOST_TEST(describe(late.current()) == "0+3 evaluate checkpoint last");
 
   NodeSchedule joining = schedule_of(spec);  // before any order
   joining.reposition(4);

@@ -2,6 +2,7 @@
 // A node small enough to train in well under a second (an MLP on 12×12 synthetic images of
 // four classes), shared by the actor suites.
 #include "actors/node.h"
+#include "learners/image_task.h"
 
 namespace starling::actors::testing {
 
@@ -29,9 +30,14 @@ inline const TrainTest& data() {
   return d;
 }
 
+inline std::shared_ptr<const Task> task() {
+  static const auto t = std::make_shared<const ImageTask>(data().train, data().test);
+  return t;
+}
+
 inline NodeResult run(const NodeSpec& spec) {
   TrainObserver quiet;
-  return run_node(spec, data().train, data().test, quiet);
+  return run_node(spec, task(), quiet);
 }
 
 }  // namespace starling::actors::testing

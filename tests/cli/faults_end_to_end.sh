@@ -217,7 +217,7 @@ case $scenario in
     sed -i "s|^name = .*|name = \"e2e\"|; s|^out_dir = .*|out_dir = \"$tmp/out\"|; s|^eval_steps = .*|eval_steps = 100|" "$tmp/c.toml"
     sed -i 's/^timeout_seconds = 30$/timeout_seconds = 20\nheartbeat_seconds = 0.2\nfailure_timeout_seconds = 2\nstart_timeout_seconds = 3/' "$tmp/c.toml"
     joins_running_job
-    grep -q "joined the running job: continuing from its step" "$tmp/p3.log" || fail "peer 3 did not go on from the job's step"
+    grep -q "continuing from the running job at step" "$tmp/p3.log" || fail "peer 3 did not go on from the job's step"
     ;;
   *) fail "unknown scenario" ;;
 esac

@@ -49,7 +49,8 @@ TOML
 }
 
 # tiny_gpt_job FILE STEPS PORT... writes a job of one peer per port that trains the tiny GPT
-# at batch 2 for STEPS steps by every-step all-reduce, validating halfway and at the end; its
+# at batch 2 and rate 1e-2 (so that a dozen steps learn: see untrained_bpb) for STEPS steps
+# by every-step all-reduce, validating halfway and at the end; its
 # text (four files of random base64) in the folder `text` beside FILE, its cache and outputs
 # in `cache` and `results` there.
 tiny_gpt_job() {
@@ -64,7 +65,7 @@ data_dir = "$dir/cache"
 out_dir = "$dir/results"
 steps = $steps
 eval_steps = $((steps / 2))
-$(tiny_gpt 2)
+$(tiny_gpt 2 1e-2)
 [kernels]
 backend = "native"
 threads = 1
@@ -75,4 +76,15 @@ mode = "allreduce"
 timeout_seconds = 30
 TOML
   peer_entries "$file" "$@"
+}
+
+# untrained_bpb FILE [ARG...]: the mean val_bpb of FILE's job (launched in process with ARGs)
+# after one step at a vanishing rate: the bits per byte of its models as drawn, from which
+# trained runs must fall well away. Near 8, the bits of a uniform guess over 256 bytes.
+untrained_bpb() {
+  local file=$1
+  shift
+  "$starling" launch --config "$file" --in-process --set run.steps=1 --set run.eval_steps=0 --set optimizer.lr=1e-9 "$@" \
+    --summary "$tmp/untrained.json" 2>"$tmp/untrained.log" || { cat "$tmp/untrained.log"; fail "the untrained job failed"; }
+  /usr/bin/python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["val_bpb"])' "$tmp/untrained.json"
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A language model's checkpoints and samples through the executable: `starling train` with
 # run.checkpoint_dir writes checkpoints a resumed run continues from to the same model bits,
-# with one learner and with two SMA learners (a checkpoint of another learner count exits 2);
+# with one learner and with two SMA learner actors (a checkpoint of another learner count exits 2);
 # `starling generate` samples from the newest (or a named) checkpoint, the same bytes for the
 # same seed; a checkpoint of another model, or none to read, exits 2 naming the key.
 set -euo pipefail
@@ -33,14 +33,16 @@ resumes_exactly() {  # DIR [--set KEY=VALUE ...]
   local whole; whole=$(checksum "$tmp/results/tiny.summary.json")
   rm "$dir/ckpt-000000006.starling"
   "$starling" train --config "$tmp/gpt.toml" --set "run.checkpoint_dir=$dir" "$@" --resume 2>"$tmp/log" || { cat "$tmp/log"; fail "resuming failed: $*"; }
-  grep -q "resumed from step 3" "$tmp/log" || { cat "$tmp/log"; fail "the run did not resume from step 3: $*"; }
+  grep -q "resuming from checkpoint .* at step 3" "$tmp/log" || { cat "$tmp/log"; fail "the run did not resume from step 3: $*"; }
   [ "$(checksum "$tmp/results/tiny.summary.json")" = "$whole" ] || fail "the resumed model differs from the uninterrupted one: $*"
   [ "$(cut -d, -f1 "$tmp/results/tiny.metrics.csv" | tr '\n' ' ')" = "step 3 6 " ] || fail "the resumed CSV's rows are not steps 3 and 6: $*"
 }
 resumes_exactly "$tmp/ckpt"
-# Two SMA learners, a round every second step (the checkpoint at step 3 falls between rounds)
-# and a momentum on z: every replica, its moments, z and z_prev come back.
-resumes_exactly "$tmp/ckpt2" --set node.learners=2 --set node.sync_every=2 --set node.momentum=0.5
+# Two SMA learners on twice the steps (6 iterations of two batches each), a round every
+# second iteration (the checkpoint at iteration 3 falls between rounds) and a momentum on z:
+# every replica, its moments, z and z_prev come back.
+resumes_exactly "$tmp/ckpt2" --set node.learners=2 --set run.steps=12 --set run.eval_steps=6 --set node.sync_every=2 \
+  --set node.momentum=0.5
 expect_exit 2 "learners: 2 in the checkpoint, 1 here" train --config "$tmp/gpt.toml" --set "run.checkpoint_dir=$tmp/ckpt2" --resume
 
 "$starling" generate --config "$tmp/gpt.toml" --prompt "Zm9v" --bytes 40 --seed 7 >"$tmp/a" 2>"$tmp/log" || { cat "$tmp/log"; fail "generate failed"; }

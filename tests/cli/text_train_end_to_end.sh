@@ -3,9 +3,9 @@
 # val_loss and val_bpb to the metrics CSV and the summary; `starling model` prints the GPT
 # and `--json` exports its sizes; the shipped fortunes config is nanoGPT's 834,304
 # parameters; heads that do not divide the width, a preset other than the GPT on text, the
-# GPT on images, run.epochs on text, a context longer than a file, auto-tuned learners and
-# an intra-node sync other than SMA on text exit 2 naming file:line:key before anything
-# trains. Two SMA learners train: their central model's val_bpb drops.
+# GPT on images, run.epochs on text and a context longer than a file exit 2 naming
+# file:line:key before anything trains. Two SMA learner actors train, and so does an
+# auto-tuned learner count: their central model's val_bpb drops.
 set -euo pipefail
 starling=$1
 configs=$2
@@ -40,9 +40,9 @@ assert s["model"] == "gpt" and s["steps"] == 6 and s["tokens"] == 6 * 4 * 16, s
 assert abs(s["val_bpb"] - float(rows[-1]["val_bpb"])) < 1e-5, s
 PY
 
-# Two SMA learners: each step trains on both learners' batches, and their central model's
-# val_bpb drops from the untrained 8 bits to near base64's 6.
-"$starling" train --config "$tmp/gpt.toml" --set node.learners=2 --set run.steps=30 --set run.eval_steps=10 \
+# Two SMA learner actors: 60 steps of one batch are 30 iterations of both learners' batches,
+# and their central model's val_bpb drops from the untrained 8 bits to near base64's 6.
+"$starling" train --config "$tmp/gpt.toml" --set node.learners=2 --set run.steps=60 --set run.eval_steps=20 \
   --set optimizer.lr=1e-2 2>"$tmp/log" || { cat "$tmp/log"; fail "training two learners failed"; }
 /usr/bin/python3 - "$tmp/results/tiny.metrics.csv" "$tmp/results/tiny.summary.json" <<'PY' || fail "two learners' metrics wrong"
 import csv, json, sys
@@ -50,7 +50,17 @@ rows = list(csv.DictReader(open(sys.argv[1])))
 assert [int(r["step"]) for r in rows] == [10, 20, 30], rows
 assert float(rows[-1]["val_bpb"]) < 6.6, rows  # untrained: 8
 s = json.load(open(sys.argv[2]))
-assert s["learners_per_peer"] == 2 and s["tokens"] == 30 * 2 * 4 * 16, s
+assert s["learners_per_peer"] == 2 and s["steps"] == 30 and s["tokens"] == 60 * 4 * 16, s
+PY
+
+# node.learners = "auto": the node times one learner, then two, and trains on with its choice.
+"$starling" train --config "$tmp/gpt.toml" --set node.learners=auto --set run.steps=30000 --set run.eval_steps=0 \
+  --set optimizer.lr=1e-2 2>"$tmp/log" || { cat "$tmp/log"; fail "auto-tuned learners on text failed"; }
+grep -q "autotune: 1 learner give" "$tmp/log" || { cat "$tmp/log"; fail "no auto-tuning on text"; }
+/usr/bin/python3 - "$tmp/results/tiny.summary.json" <<'PY' || fail "the auto-tuned text run's summary is wrong"
+import json, sys
+s = json.load(open(sys.argv[1]))
+assert s["learners_per_peer"] >= 1 and s["autotune_log"] and s["tokens"] == 30000 * 4 * 16 and s["val_bpb"] < 6.6, s
 PY
 
 "$starling" model --config "$tmp/gpt.toml" | grep -q "parameters" || fail "starling model prints no GPT"
@@ -72,6 +82,4 @@ expect_exit 2 "model.kind: expected a preset for images" train --config "$tmp/gp
 expect_exit 2 "run.epochs: expected run.steps in its place" train --config "$tmp/gpt.toml" --set run.epochs=2
 expect_exit 2 "model.context: .*its training part" train --config "$tmp/gpt.toml" --set model.context=4000
 expect_exit 2 "model.context: expected" train --config "$tmp/gpt.toml" --set model.context=0
-expect_exit 2 "node.learners: expected a number with data.dataset" train --config "$tmp/gpt.toml" --set node.learners=auto
-expect_exit 2 "node.intra_sync: expected \"sma\" with data.dataset" train --config "$tmp/gpt.toml" --set node.intra_sync=average
 echo "text training end-to-end: ok"

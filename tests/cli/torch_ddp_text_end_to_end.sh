@@ -3,8 +3,8 @@
 # draws are Starling's (the starts pinned in tests/learners/text_data_test.cpp); two gloo
 # ranks train the tiny GPT for 12 steps on the iid and the by-file split, end with identical
 # models, and write a Starling text peer's metrics CSV (the same header as `starling
-# launch`'s peers), val_bpb, tokens and the ring all-reduce's bytes; a --procs other than the
-# config's peers exits 2.
+# launch`'s peers), val_bpb at least a bit per byte below Starling's untrained models (measured
+# here), tokens and the ring all-reduce's bytes; a --procs other than the config's peers exits 2.
 set -euo pipefail
 starling=$(realpath "$1")
 source_dir=$(realpath "$2")
@@ -18,6 +18,8 @@ assert starts == [529, 523, 506, 528, 515, 524], starts
 
 base=$((7800 + RANDOM % 400))
 tiny_gpt_job "$tmp/job.toml" 12 $base $((base + 1))
+UNTRAINED=$(untrained_bpb "$tmp/job.toml")  # Starling's models as drawn; PyTorch's must learn as far from theirs
+export UNTRAINED
 "$starling" launch --config "$tmp/job.toml" --in-process --set run.steps=2 --summary "$tmp/starling.json" 2>"$tmp/log" ||
   { cat "$tmp/log"; fail "starling launch of the tiny GPT failed"; }
 
@@ -31,12 +33,14 @@ ddp iid
 ddp by-file --set data.partition='"by-file"'
 for split in iid by-file; do
   /usr/bin/python3 - "$tmp/$split" "$tmp/results/tiny-peer0.metrics.csv" "$split" <<'PY' || fail "DDP on text ($split) wrote the wrong files"
-import csv, json, sys
+import csv, json, os, sys
 out, starling_csv, split = sys.argv[1:4]
+untrained = float(os.environ["UNTRAINED"])
+assert 7.0 < untrained < 9.0, untrained
 job = json.load(open(out + "/ddp.summary.json"))
 params = json.load(open(out + "/ddp.model.json"))["parameters"]
 assert job["identical_models"] and job["partition"] == split and job["steps"] == 12, job
-assert 5.0 < job["val_bpb"] <= job["val_bpb_max"] < 9.0 and job["tokens"] == 2 * 12 * 2 * 16, job
+assert job["val_bpb"] <= job["val_bpb_max"] < untrained - 1.0 and job["tokens"] == 2 * 12 * 2 * 16, (job, untrained)
 assert job["bytes_sent"] == 2 * 12 * 4 * params, (job["bytes_sent"], params)  # 2 (N-1)/N * 4 bytes * params, N = 2
 header = open(starling_csv).readline()
 for rank in (0, 1):

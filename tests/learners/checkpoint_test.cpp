@@ -6,6 +6,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "learners/checkpoint.h"
+#include "learners/image_task.h"
 #include "learners/learner.h"
 
 #include "tests/temp_dir.h"
@@ -193,16 +194,17 @@ LearnerSpec tiny_learner(const char* optimizer) {
 
 BOOST_AUTO_TEST_CASE(a_restored_learner_continues_exactly) {
   const TrainTest data = make_synthetic(400, 50, 3, {8, 8, 1}, 3);
+  const auto task = std::make_shared<const ImageTask>(data.train, data.test);
   for (const char* kind : {"sgd", "adam", "adamw"}) {
     const LearnerSpec spec = tiny_learner(kind);
-    Learner straight(spec, data.train);
+    Learner straight(spec, task);
     for (int i = 0; i < 30; ++i) straight.step(0.01f);  // past an epoch boundary (25 steps)
     SectionWriter out;
     straight.save(out);
     const std::vector<uint8_t> saved = out.take();
     for (int i = 0; i < 30; ++i) straight.step(0.01f);
 
-    Learner resumed(spec, data.train);
+    Learner resumed(spec, task);
     SectionReader in(saved, "learner.0");
     resumed.restore(in);
     in.finish();
@@ -214,11 +216,11 @@ BOOST_AUTO_TEST_CASE(a_restored_learner_continues_exactly) {
     }
   }
   // Another optimizer's state does not fit.
-  Learner sgd(tiny_learner("sgd"), data.train);
+  Learner sgd(tiny_learner("sgd"), task);
   SectionWriter out;
   sgd.save(out);
   const std::vector<uint8_t> saved = out.take();
-  Learner adam(tiny_learner("adam"), data.train);
+  Learner adam(tiny_learner("adam"), task);
   SectionReader in(saved, "learner.0");
   BOOST_CHECK_THROW(adam.restore(in), CheckpointError);
 }

@@ -4,7 +4,7 @@
 #define BOOST_TEST_MODULE learners_partition
 #include <boost/test/unit_test.hpp>
 
-#include "learners/learner.h"
+#include "learners/image_task.h"
 #include "learners/partition.h"
 #include "learners/sampler.h"
 

@@ -1,12 +1,14 @@
 #pragma once
-// What the text learner suites train: a corpus whose bytes follow from the ones before them,
-// a GPT small enough to learn it in a few hundred milliseconds, and an observer that ignores
-// the run.
-#include "learners/text_learner.h"
+// What the text suites train: a corpus whose bytes follow from the ones before them, a GPT
+// small enough to learn it in a few hundred milliseconds, its task, and an observer that
+// ignores the run.
+#include "learners/learner.h"
+#include "learners/text_task.h"
 #include "learners/trainer.h"
 #include "tests/temp_dir.h"
 
 #include <fstream>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -25,8 +27,8 @@ inline TextCorpus periodic_corpus(const TempDir& dir) {
 }
 
 // One block, two heads, width 16, context 12, AdamW, batch 4.
-inline TextLearnerSpec small_gpt() {
-  TextLearnerSpec s;
+inline LearnerSpec small_gpt() {
+  LearnerSpec s;
   s.model.kind = "gpt";
   s.model.blocks = 1, s.model.heads = 2, s.model.width = 16, s.model.context = 12;
   s.model.input = {1, 12, 1};
@@ -34,6 +36,11 @@ inline TextLearnerSpec small_gpt() {
   s.optimizer.kind = "adamw";
   s.batch = 4;
   return s;
+}
+
+// The periodic corpus's task, training on all of its text (one peer), or on `part`.
+inline std::shared_ptr<const TextTask> periodic_task(const TextCorpus& corpus) {
+  return std::make_shared<const TextTask>(corpus, partition_text(corpus, 1, PartitionSpec{}).front(), 13);
 }
 
 class Quiet final : public TrainObserver {};

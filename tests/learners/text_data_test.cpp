@@ -1,14 +1,14 @@
 // Text as byte tokens: what a folder contributes and what it skips, the validation split,
 // the packed cache (round trip, corruption, rebuild, a changed source), the errors that name
 // a path, the validation windows, the split across peers (iid, by-file, dirichlet) and the
-// seeded training windows; on small files written here, and on Debian's fortunes if installed.
+// seeded training windows, on small files written here (Debian's fortunes: text_fortunes_test.cpp).
 #define BOOST_TEST_MODULE learners_text_data
 #include <boost/test/unit_test.hpp>
 
 #include "learners/text_corpus.h"
-#include "learners/text_learner.h"
 #include "learners/text_partition.h"
 #include "learners/text_sampler.h"
+#include "learners/text_task.h"
 #include "tests/temp_dir.h"
 
 #include <filesystem>
@@ -287,29 +287,8 @@ BOOST_AUTO_TEST_CASE(windows_are_seeded_uniform_over_the_starts_and_stay_inside_
 // a change there.
 BOOST_AUTO_TEST_CASE(a_peers_windows_are_pinned) {
   const TextPart part{{100, 119, 0}, {500, 539, 1}, {900, 905, 2}};
-  const WindowSampler peer3(part, 10, window_seed(7, 3), 0);  // a TextLearner's of seed 7, stream 3
+  const WindowSampler peer3(part, 10, window_seed(7, 3), 0);  // learner 0's of seed 7, stream 3 (learners/text_task.h)
   std::vector<uint64_t> starts(6);
   peer3.batch(5, 6, starts.data());
   BOOST_TEST(starts == (std::vector<uint64_t>{529, 523, 506, 528, 515, 524}), boost::test_tools::per_element());
-}
-
-BOOST_AUTO_TEST_CASE(debian_fortunes_if_installed) {
-  const std::string path = "/usr/share/games/fortunes";
-  if (!fs::exists(path + "/cookie")) {
-    BOOST_TEST_MESSAGE("fortunes not installed (scripts/deps.sh installs it): skipped");
-    return;
-  }
-  const TextListing l = list_text_files(path);
-  for (const std::string& f : l.files) {
-    BOOST_TEST(fs::path(f).extension() != ".dat");
-    BOOST_TEST(fs::path(f).extension() != ".u8");
-  }
-  BOOST_TEST(l.files.size() >= 40u);
-  TempDir dir;
-  const TextCorpus c = load_text_corpus(dir.file("cache"), path, 0.1, kQuiet);
-  BOOST_TEST(c.size() > 2000000u);
-  BOOST_CHECK_NO_THROW(check_windows(c, 65));  // nanoGPT's CPU context of 64
-  PartitionSpec spec;
-  spec.kind = PartitionKind::by_file;
-  for (const TextPart& p : partition_text(c, 8, spec)) BOOST_TEST(window_starts(p, 65) > 100000u);
 }

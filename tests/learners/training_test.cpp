@@ -24,7 +24,7 @@ TrainSpec small_spec(const std::string& kind, kernels::Backend backend) {
   spec.schedule.lr = 0.02;
   spec.epochs = 2;
   spec.eval_every = 1;
-  spec.target_accuracy = 0.9;
+  spec.target = 0.9;
   return spec;
 }
 

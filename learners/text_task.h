@@ -1,0 +1,53 @@
+#pragma once
+// Language modelling on byte text as a task (learners/task.h): a learner's batch at step s
+// is n windows of context + 1 bytes drawn from its peer's part of the text
+// (learners/text_sampler.h); the model reads the first `context` bytes as token ids and
+// every position is scored against the next byte with the sequence cross-entropy; the
+// evaluation is the mean loss over every validation window, in nats per byte, whose metric
+// is bits per byte.
+#include "learners/task.h"
+#include "learners/text_partition.h"
+#include "learners/text_sampler.h"
+
+namespace starling {
+
+/// The seed of the windows of the learners of the peer with this seed and stream (its rank);
+/// learner j draws with WindowSampler's shard j. bench/starling_sampling.py mirrors both,
+/// bit for bit.
+uint64_t window_seed(uint64_t seed, uint64_t stream);
+
+/// Bits per byte of a mean loss in nats per byte.
+double bits_per_byte(double nats);
+
+/// The mean loss (nats per predicted byte) of `model` over every validation window of
+/// `corpus` (validation_windows), `batch` windows at a time; accuracy is left at 0.
+Evaluation evaluate_text(Model& model, kernels::Backend backend, const TextCorpus& corpus, int batch = 32);
+
+class TextTask final : public Task {
+ public:
+  /// One peer's task: `part` of `corpus` trains it, every file's validation part judges it.
+  /// Windows are `window` bytes (the model's context + 1).
+  TextTask(TextCorpus corpus, TextPart part, int window);
+
+  const TextCorpus& corpus() const { return corpus_; }
+
+  void check_model(const ModelSpec& model) const override;
+  void check_learners(int, const LearnerSpec&) const override {}  // windows are drawn with replacement
+  std::unique_ptr<BatchSource> batch_source(const LearnerSpec& spec) const override;
+  int targets_per_sample(const ModelSpec& model) const override { return model.context; }
+  double loss(const ModelSpec& model, int n, const float* logits, const int32_t* targets, float* dlogits) const override;
+  Evaluation evaluate(Model& model, kernels::Backend backend) const override;
+  bool reached(const Evaluation& e, double target) const override { return bits_per_byte(e.loss) <= target; }
+  /// As nanoGPT counts them: the window starts the part offers, whatever the peer count.
+  int64_t epoch_samples(int) const override { return static_cast<int64_t>(starts_); }
+  uint64_t train_samples() const override { return starts_; }
+  std::vector<int64_t> label_counts(const std::vector<LearnerSpec>&) const override { return {}; }
+
+ private:
+  TextCorpus corpus_;
+  TextPart part_;
+  int window_;
+  uint64_t starts_;  // windows the part offers
+};
+
+}  // namespace starling
