@@ -3,6 +3,7 @@
 #include "cli/config.h"
 #include "cli/data_source.h"
 #include "cli/exit_codes.h"
+#include "cli/model_config.h"
 #include "learners/model.h"
 #include "learners/model_description.h"
 
@@ -57,7 +58,12 @@ int run_model(const ModelOptions& options) {
     else fit_model_to_data(spec, load_data(config), config.source);
     if (options.json) std::cout << model_json(spec) << "\n";
     else if (options.layers) std::cout << layers_toml(spec);
-    else print_table(spec);
+    else {
+      print_table(spec);
+      const TrainingMemory memory = training_memory(config);
+      std::printf("training needs at least %s: %d learner(s) at batch %d with their optimizer state\n",
+                  format_bytes(memory.bytes).c_str(), memory.learners, config.node.train.learner.batch);
+    }
     return 0;
   });
 }
