@@ -251,6 +251,8 @@ def measure_gpt(args, kind, batch, text, workdir):
     """Medians over the repeats of each party's tokens/s, interleaved, and the best FMA peak."""
     description = describe(args.starling, CONFIGS[kind])
     rates = {"torch": [], "native": [], "onednn": []}
+    if args.baseline:
+        rates["baseline"] = []
     peak, flops = 0.0, 0.0
     for _ in range(args.repeats):
         p, flops = fma_peak(args.starling, kind, args.clock)
@@ -258,11 +260,13 @@ def measure_gpt(args, kind, batch, text, workdir):
         rates["torch"].append(torch_gpt_rate(args.starling, kind, description, batch, args.steps, text, args.clock))
         for backend in ("native", "onednn"):
             rates[backend].append(starling_gpt_rate(args.starling, kind, batch, args.steps, backend, args.clock, workdir))
+        if args.baseline:
+            rates["baseline"].append(starling_gpt_rate(args.baseline, kind, batch, args.steps, "native", args.clock, workdir))
     print("%s b%d: %s" % (kind, batch, {k: [round(x) for x in v] for k, v in rates.items()}), file=sys.stderr, flush=True)
     row = {"model": kind, "batch": batch, "clock": args.clock, "fma_peak_gflops": peak, "flops_per_token": flops}
     row.update({k: statistics.median(v) for k, v in rates.items()})
-    row["paired"] = {"%s/%s" % pair: paired_ratios(rates[pair[0]], rates[pair[1]])
-                     for pair in (("native", "torch"), ("native", "onednn"))}
+    pairs = [("native", "torch"), ("native", "onednn")] + ([("native", "baseline")] if args.baseline else [])
+    row["paired"] = {"%s/%s" % pair: paired_ratios(rates[pair[0]], rates[pair[1]]) for pair in pairs}
     return row
 
 
