@@ -25,7 +25,8 @@ built from `starling model --json` (bench/starling_model.py) and its SGD setting
 `starling config --json` (bench/starling_config.py).
 
 `--models gpt` (scope core only): configs/fortunes-gpt.toml, nanoGPT's CPU configuration, in
-tokens/s at --batches windows of 64 bytes for --steps steps after warm-up. PyTorch trains the
+tokens/s at --batches windows of 64 bytes for --steps steps after warm-up; `--models gpt-10m`
+the same for configs/fortunes-gpt-10m.toml (the gpt-10m preset, windows of 256 bytes). PyTorch trains the
 exported GPT with AdamW(foreach=True) on nanoGPT's groups and clip_grad_norm_, on windows
 indexed out of the fortunes bytes in one tensor. Starling runs in one of two clocks (--clock):
 `wall`, `starling train` per backend (its summary's tokens/s, validation left out) against
@@ -96,7 +97,11 @@ from starling_text import TextJob, export  # noqa: E402
 
 DATA_DIR = "/usr/share/datasets/fashion-mnist"
 CONFIGS = {"mlp": "configs/fmnist-mlp.toml", "cnn": "configs/fmnist-cnn.toml", "resnet8": "configs/fmnist-resnet8.toml",
-           "gpt": "configs/fortunes-gpt.toml"}
+           "gpt": "configs/fortunes-gpt.toml", "gpt-10m": "configs/fortunes-gpt-10m.toml"}
+
+
+def is_gpt(kind):
+    return kind.startswith("gpt")
 
 
 def optimizer_settings(starling, kind):
@@ -167,15 +172,15 @@ def starling_rate(binary, kind, batch, samples, backend, learners, workdir):
     return float(starling_summary(binary, kind, batch, samples, backend, learners, workdir)["samples_per_second"])
 
 
-def gpt_text(starling):
+def gpt_text(starling, kind):
     """The training bytes the GPT config reads (every file's training part, as Starling
     splits them), as one LongTensor."""
-    job = TextJob(export(starling, CONFIGS["gpt"]))
+    job = TextJob(export(starling, CONFIGS[kind]))
     train = b"".join(job.corpus[begin:end] for part in job.parts for begin, end in part)
     return torch.frombuffer(bytearray(train), dtype=torch.uint8).long()
 
 
-def torch_gpt_rate(starling, description, batch, steps, text, clock):
+def torch_gpt_rate(starling, kind, description, batch, steps, text, clock):
     """Tokens per second of PyTorch training the exported GPT for `steps` steps (after warm-up),
     one thread, by wall time or by the process's CPU time."""
     import torch.nn.functional as F
@@ -183,7 +188,7 @@ def torch_gpt_rate(starling, description, batch, steps, text, clock):
     torch.set_num_threads(1)
     torch.manual_seed(1)
     model = torch_model(description)
-    o = resolved_config(starling, CONFIGS["gpt"])["optimizer"]
+    o = resolved_config(starling, CONFIGS[kind])["optimizer"]
     opt = make_optimizer(o, model)
     context = description["context"]
     offsets = torch.arange(context + 1)
@@ -210,28 +215,28 @@ def bench_step_binary(starling):
     return os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(starling))), "bench", "step", "bench_step")
 
 
-def fma_peak(starling, clock):
+def fma_peak(starling, kind, clock):
     """(GFLOP/s of the FMA peak a core at the capped ISA, the GPT's training FLOPs a token), from
     bench_step --peak, timed by `clock`."""
-    cmd = [bench_step_binary(starling), "--peak", "--clock", clock]
+    cmd = [bench_step_binary(starling), "--peak", "--models", kind, "--clock", clock]
     out = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, check=True).stdout
     peak = json.loads(out.splitlines()[-1])
     return peak["fma_peak_gflops"], peak["gpt_flops_per_token"]
 
 
-def starling_gpt_rate(binary, batch, steps, backend, clock, workdir):
+def starling_gpt_rate(binary, kind, batch, steps, backend, clock, workdir):
     """Tokens per second of Starling's GPT step: `starling train`'s summary (wall), or
     bench_step's GPT step timed by the thread's CPU time (thread)."""
     if clock == "thread":
-        cmd = [bench_step_binary(binary), "--models", "gpt", "--batches", str(batch), "--steps", str(steps),
+        cmd = [bench_step_binary(binary), "--models", kind, "--batches", str(batch), "--steps", str(steps),
                "--clock", "thread", "--backend", backend]
         done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         found = re.search(r"([0-9.]+) tokens/s", done.stdout)
         if done.returncode != 0 or not found:
             raise RuntimeError("%s failed (%d): %s" % (" ".join(cmd), done.returncode, done.stderr[-2000:]))
         return float(found.group(1))
-    summary = os.path.join(workdir, "summary-gpt-%d-%s.json" % (batch, backend))
-    cmd = [binary, "train", "--config", CONFIGS["gpt"], "--summary", summary,
+    summary = os.path.join(workdir, "summary-%s-%d-%s.json" % (kind, batch, backend))
+    cmd = [binary, "train", "--config", CONFIGS[kind], "--summary", summary,
            "--set", "optimizer.batch=%d" % batch, "--set", "run.steps=%d" % steps, "--set", "run.eval_steps=0",
            "--set", "kernels.threads=1", "--set", "kernels.backend=%s" % backend, "--set", "run.out_dir=%s" % workdir,
            "--set", "run.checkpoint_every=0"]  # the config's checkpoints are no part of the timing
@@ -242,22 +247,26 @@ def starling_gpt_rate(binary, batch, steps, backend, clock, workdir):
         return float(json.load(f)["tokens_per_second"])
 
 
-def measure_gpt(args, batch, text, workdir):
+def measure_gpt(args, kind, batch, text, workdir):
     """Medians over the repeats of each party's tokens/s, interleaved, and the best FMA peak."""
-    description = describe(args.starling, CONFIGS["gpt"])
+    description = describe(args.starling, CONFIGS[kind])
     rates = {"torch": [], "native": [], "onednn": []}
+    if args.baseline:
+        rates["baseline"] = []
     peak, flops = 0.0, 0.0
     for _ in range(args.repeats):
-        p, flops = fma_peak(args.starling, args.clock)
+        p, flops = fma_peak(args.starling, kind, args.clock)
         peak = max(peak, p)
-        rates["torch"].append(torch_gpt_rate(args.starling, description, batch, args.steps, text, args.clock))
+        rates["torch"].append(torch_gpt_rate(args.starling, kind, description, batch, args.steps, text, args.clock))
         for backend in ("native", "onednn"):
-            rates[backend].append(starling_gpt_rate(args.starling, batch, args.steps, backend, args.clock, workdir))
-    print("gpt b%d: %s" % (batch, {k: [round(x) for x in v] for k, v in rates.items()}), file=sys.stderr, flush=True)
-    row = {"model": "gpt", "batch": batch, "clock": args.clock, "fma_peak_gflops": peak, "flops_per_token": flops}
+            rates[backend].append(starling_gpt_rate(args.starling, kind, batch, args.steps, backend, args.clock, workdir))
+        if args.baseline:
+            rates["baseline"].append(starling_gpt_rate(args.baseline, kind, batch, args.steps, "native", args.clock, workdir))
+    print("%s b%d: %s" % (kind, batch, {k: [round(x) for x in v] for k, v in rates.items()}), file=sys.stderr, flush=True)
+    row = {"model": kind, "batch": batch, "clock": args.clock, "fma_peak_gflops": peak, "flops_per_token": flops}
     row.update({k: statistics.median(v) for k, v in rates.items()})
-    row["paired"] = {"%s/%s" % pair: paired_ratios(rates[pair[0]], rates[pair[1]])
-                     for pair in (("native", "torch"), ("native", "onednn"))}
+    pairs = [("native", "torch"), ("native", "onednn")] + ([("native", "baseline")] if args.baseline else [])
+    row["paired"] = {"%s/%s" % pair: paired_ratios(rates[pair[0]], rates[pair[1]]) for pair in pairs}
     return row
 
 
@@ -269,14 +278,14 @@ def paired_ratios(ours, theirs):
 
 
 def print_gpt(rows):
-    print("gpt: tokens/s a core, %s clock; %% of the FMA peak = tokens/s x %.2f MFLOP a token / the peak (%.1f GFLOP/s)"
-          % (rows[0]["clock"], rows[0]["flops_per_token"] * 1e-6, rows[0]["fma_peak_gflops"]))
-    print("%5s %10s %10s %10s %10s %10s %10s %8s %8s %8s" % (
-        "batch", "torch/s", "native/s", "onednn/s", "nat/torch", "dnn/torch", "nat/dnn", "torch%", "native%", "onednn%"))
+    print("tokens/s a core, %s clock; %% of the FMA peak = tokens/s x the model's FLOPs a token / the peak (%.1f GFLOP/s)"
+          % (rows[0]["clock"], rows[0]["fma_peak_gflops"]))
+    print("%8s %5s %10s %10s %10s %10s %10s %10s %8s %8s %8s" % (
+        "model", "batch", "torch/s", "native/s", "onednn/s", "nat/torch", "dnn/torch", "nat/dnn", "torch%", "native%", "onednn%"))
     for r in rows:
         share = {k: 100.0 * r[k] * r["flops_per_token"] * 1e-9 / r["fma_peak_gflops"] for k in ("torch", "native", "onednn")}
-        print("%5d %10.0f %10.0f %10.0f %10.2f %10.2f %10.2f %7.0f%% %7.0f%% %7.0f%%" % (
-            r["batch"], r["torch"], r["native"], r["onednn"], r["native"] / r["torch"], r["onednn"] / r["torch"],
+        print("%8s %5d %10.0f %10.0f %10.0f %10.2f %10.2f %10.2f %7.0f%% %7.0f%% %7.0f%%" % (
+            r["model"], r["batch"], r["torch"], r["native"], r["onednn"], r["native"] / r["torch"], r["onednn"] / r["torch"],
             r["native"] / r["onednn"], share["torch"], share["native"], share["onednn"]))
         for pair, (median, low, high) in r["paired"].items():
             print("      %s repeat by repeat: median %.2f, %.2f-%.2f" % (pair, median, low, high))
@@ -328,9 +337,9 @@ def parse_args():
                    help="gpt: wall time, or CPU time (bench_step's thread clock, PyTorch's process clock)")
     p.add_argument("--json", help="also write the rows here")
     args = p.parse_args()
-    if "gpt" in args.models.split(",") and args.scope != "core":
+    if any(is_gpt(k) for k in args.models.split(",")) and args.scope != "core":
         p.error("--models gpt runs at --scope core only")
-    if "gpt" in args.models.split(",") and args.auto:
+    if any(is_gpt(k) for k in args.models.split(",")) and args.auto:
         p.error("--auto runs with the image models only")
     return args
 
@@ -376,14 +385,14 @@ def main():
     for line in isas_in_use(args.starling):
         print(line)
     kinds = args.models.split(",")
-    data = load_train() if any(k != "gpt" for k in kinds) else None
-    text = gpt_text(args.starling) if "gpt" in kinds else None
+    data = load_train() if any(not is_gpt(k) for k in kinds) else None
+    texts = {k: gpt_text(args.starling, k) for k in kinds if is_gpt(k)}
     rows, gpt_rows = [], []
     with tempfile.TemporaryDirectory(prefix="compare_torch_") as workdir:
         for kind in kinds:
             for batch in [int(b) for b in args.batches.split(",")]:
-                if kind == "gpt":
-                    gpt_rows.append(measure_gpt(args, batch, text, workdir))
+                if is_gpt(kind):
+                    gpt_rows.append(measure_gpt(args, kind, batch, texts[kind], workdir))
                 else:
                     rows.append(measure(args, kind, batch, data, workdir))
     if gpt_rows:

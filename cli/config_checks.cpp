@@ -4,6 +4,7 @@
 #include "cli/task_kind.h"
 
 #include "gossip/topology/topology.h"
+#include "learners/gpt.h"
 #include "protocols/codec_row.h"
 
 #include <algorithm>
@@ -43,6 +44,9 @@ void check_run_and_data(const std::vector<KeyValue>& values, const Config& c) {
 
 // A language model's run: steps rather than epochs, and a text path.
 void check_text(const std::vector<KeyValue>& values, const Config& c) {
+  if (value_of(values, "model.preset").given && value_of(values, "model.preset").text != "none" &&
+      c.node.train.learner.model.kind != "gpt")
+    fail(value_of(values, "model.preset"), "expected only with model.kind = \"gpt\" (a preset is a size of the GPT)");
   if (!language_model(c)) return;
   if (value_of(values, "run.epochs").given)
     fail(value_of(values, "run.epochs"), "expected run.steps in its place with data.dataset = \"text\" (batches, as nanoGPT's max_iters)");
@@ -217,6 +221,20 @@ void check_peers(const std::vector<KeyValue>& values, const Config& c) {
          "\"auto\" is not available with an exchange between peers (every peer must run the same number of iterations)");
 }
 
+// model.preset's sizes, where the config does not set them itself; the kind "gpt" unless set.
+void apply_gpt_preset(std::vector<KeyValue>& values) {
+  const std::string& name = value_of(values, "model.preset").text;
+  for (const GptPreset& p : kGptPresets) {
+    if (name != p.name) continue;
+    KeyValue& kind = value_of(values, "model.kind");
+    if (!kind.given) kind.text = "gpt";
+    const std::pair<const char*, int> sizes[] = {
+        {"model.blocks", p.layers}, {"model.heads", p.heads}, {"model.width", p.width}, {"model.context", p.context}};
+    for (const auto& [key, size] : sizes)
+      if (KeyValue& v = value_of(values, key); !v.given) v.integer = size;
+  }
+}
+
 }  // namespace
 
 void resolve_dependent_defaults(std::vector<KeyValue>& values) {
@@ -225,6 +243,7 @@ void resolve_dependent_defaults(std::vector<KeyValue>& values) {
   if (value_of(values, "model.layers").given) value_of(values, "model.kind").text = "layers";
   KeyValue& intra_sync = value_of(values, "node.intra_sync");
   if (!intra_sync.given && value_of(values, "exchange.average").text == "gradients") intra_sync.text = "average";
+  apply_gpt_preset(values);
   if (!value_of(values, "security.curve").flag) value_of(values, "security.keys_dir").text.clear();
 }
 

@@ -4,6 +4,7 @@
 
 #include "actors/backend_choice.h"
 #include "gossip/topology/topology.h"
+#include "learners/gpt.h"
 #include "learners/partition.h"
 #include "protocols/codec_row.h"
 
@@ -69,6 +70,13 @@ KeyType choice(std::string fallback, std::vector<std::string> choices) {
 template <typename Name, std::size_t N>
 KeyType choice_of(const Name (&names)[N], std::size_t fallback = 0) {
   return choice(std::string(names[fallback]), std::vector<std::string>(std::begin(names), std::end(names)));
+}
+
+// model.preset: "none" or a name of learners/gpt.h's table.
+KeyType gpt_preset_choice() {
+  std::vector<std::string> names{"none"};
+  for (const GptPreset& p : kGptPresets) names.push_back(p.name);
+  return choice("none", std::move(names));
 }
 
 // kernels.backend: "auto" (the default) or a backend's name.
@@ -208,6 +216,12 @@ std::vector<KeySpec> model_keys() {
      "init_std = 0.02 }` and `{ kind = \"tied_head\" }` (the logits, with the first token embedding's weights); the "
      "last layer gives one value per byte at each position. `configs/fmnist-cnn-layers.toml` spells out the CNN "
      "preset (same seed, same bits); `starling model --layers` writes any preset, the GPT included, as its list",
+     nullptr},
+    {"model.preset", gpt_preset_choice(),
+     "a GPT size (`model.kind = \"gpt\"`) that sets the defaults of `blocks`, `heads`, `width` and `context`: "
+     "`\"gpt-nano\"` 4 × 4 × 128, context 64 (nanoGPT's CPU configuration, the defaults); `\"gpt-10m\"` "
+     "6 × 6 × 384, context 256 (nanoGPT's Shakespeare-char); `\"gpt2-small\"` 12 × 12 × 768, context 1024 "
+     "(GPT-2 small; on bytes its vocabulary is 256); keys set beside it win",
      nullptr},
     {"model.blocks", integer(4, 1, 1024), "`\"gpt\"`: transformer blocks (nanoGPT's `n_layer`)",
      [](V v, Config& c) { c.node.train.learner.model.blocks = static_cast<int>(v.integer); }},

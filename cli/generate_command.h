@@ -1,6 +1,7 @@
 #pragma once
-// `starling generate`: prints a sample from a language model trained by `starling train`,
-// read from the central model of a node's checkpoint (actors/node_checkpoint.h): the prompt, then the bytes drawn after it.
+// `starling generate`: prints a sample from a language model (cli/trained_model.h: a
+// checkpoint of `starling train`, or a safetensors file with nanoGPT's names), streaming the
+// prompt and then each byte as it is drawn.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -15,10 +16,13 @@ struct GenerateOptions {
   int bytes = 256;
   double temperature = 0.8;
   uint64_t seed = 1;
+  int top_k = 0;       // 0: off
+  double top_p = 1.0;  // 1: off
+  std::string stop;    // empty: never
 };
 
-/// Returns the exit code: 0 printed, 1 an unreadable checkpoint, 2 a bad configuration or a
-/// checkpoint of another model.
+/// Returns the exit code: 0 printed, 1 an unreadable checkpoint, 2 a bad configuration or
+/// option, or a file of another model.
 int run_generate(const GenerateOptions& options);
 
 }  // namespace starling::cli

@@ -2,6 +2,7 @@
 // 1 failure while running, 2 bad command line or configuration.
 #include "cli/config_command.h"
 #include "cli/experiment_command.h"
+#include "cli/export_command.h"
 #include "cli/keygen_command.h"
 #include "cli/launch_command.h"
 #include "cli/generate_command.h"
@@ -84,15 +85,28 @@ int main(int argc, char** argv) {
       ->excludes("--json");
 
   starling::cli::GenerateOptions generate;
-  auto* generate_cmd = app.add_subcommand("generate", "Print a sample from a language model trained with a checkpoint folder");
+  auto* generate_cmd = app.add_subcommand("generate", "Print a sample from a trained language model (a checkpoint or a safetensors file)");
   generate_cmd->add_option("-c,--config", generate.config, "The config the model was trained with (TOML)")->required();
   generate_cmd->add_option("--set", generate.overrides, "Override a config key: section.key=value (repeatable)");
-  generate_cmd->add_option("--checkpoint", generate.checkpoint, "Checkpoint file (default: the newest in run.checkpoint_dir)");
+  generate_cmd->add_option("--checkpoint", generate.checkpoint, "Checkpoint or .safetensors file (default: the newest checkpoint in run.checkpoint_dir)");
   generate_cmd->add_option("--prompt", generate.prompt, "Text the sample continues (default: a newline)");
   generate_cmd->add_option("--bytes", generate.bytes, "Bytes to draw")->capture_default_str();
   generate_cmd->add_option("--temperature", generate.temperature, "Softmax temperature; 0 takes the most likely byte")
       ->capture_default_str();
   generate_cmd->add_option("--seed", generate.seed, "Seed of the draws")->capture_default_str();
+  generate_cmd->add_option("--top-k", generate.top_k, "Draw among the k most likely bytes only; 0: all")->capture_default_str();
+  generate_cmd->add_option("--top-p", generate.top_p, "Draw among the fewest most likely bytes whose probability reaches p, in (0, 1]")
+      ->capture_default_str();
+  generate_cmd->add_option("--stop", generate.stop, "End the sample where it produces this text (not printed)");
+
+  starling::cli::ExportOptions export_options;
+  auto* export_cmd = app.add_subcommand("export", "Write a trained language model as safetensors with nanoGPT's names");
+  export_cmd->add_option("-c,--config", export_options.config, "The config the model was trained with (TOML)")->required();
+  export_cmd->add_option("--set", export_options.overrides, "Override a config key: section.key=value (repeatable)");
+  export_cmd->add_option("--checkpoint", export_options.checkpoint,
+                         "Checkpoint or safetensors file (default: the newest checkpoint in run.checkpoint_dir)");
+  export_cmd->add_option("--format", export_options.format, "Output format (safetensors)")->capture_default_str();
+  export_cmd->add_option("-o,--out", export_options.out, "File to write")->required();
 
   starling::cli::ConfigOptions config;
   auto* config_cmd = app.add_subcommand(
@@ -143,6 +157,7 @@ int main(int argc, char** argv) {
   if (simulate_cmd->parsed()) return starling::cli::run_simulate(simulate);
   if (model_cmd->parsed()) return starling::cli::run_model(model);
   if (generate_cmd->parsed()) return starling::cli::run_generate(generate);
+  if (export_cmd->parsed()) return starling::cli::run_export(export_options);
   if (config_cmd->parsed()) return starling::cli::run_config(config);
   if (partition_cmd->parsed()) return starling::cli::run_partition(partition);
   char self[PATH_MAX];

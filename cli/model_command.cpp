@@ -2,6 +2,7 @@
 
 #include "cli/config.h"
 #include "cli/exit_codes.h"
+#include "cli/model_config.h"
 #include "cli/task_kind.h"
 #include "learners/model.h"
 #include "learners/model_description.h"
@@ -56,7 +57,12 @@ int run_model(const ModelOptions& options) {
     task_kind(config.data).fit_model(config);
     if (options.json) std::cout << model_json(spec) << "\n";
     else if (options.layers) std::cout << layers_toml(spec);
-    else print_table(spec);
+    else {
+      print_table(spec);
+      const TrainingMemory memory = training_memory(config);
+      std::printf("training needs at least %s: %d learner(s) at batch %d with their optimizer state\n",
+                  format_bytes(memory.bytes).c_str(), memory.learners, config.node.train.learner.batch);
+    }
     return 0;
   });
 }

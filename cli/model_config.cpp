@@ -188,34 +188,42 @@ void read_model(const toml::table& root, const std::string& file, const std::set
   }
 }
 
+TrainingMemory training_memory(const Config& c) {
+  const LearnerSpec& l = c.node.train.learner;
+  TrainingMemory m;
+  m.learners = c.node.learners > 0 ? c.node.learners : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const MemoryUse use{l.batch, m.learners, optimizer_slots(l.optimizer.kind, l.optimizer.momentum)};
+  m.parts = estimate_memory(l.model);
+  for (std::size_t i = 0; i < m.parts.size(); ++i) {
+    m.bytes += use.part_bytes(m.parts[i]);
+    if (m.largest < 0 || use.part_bytes(m.parts[i]) > use.part_bytes(m.parts[static_cast<std::size_t>(m.largest)]))
+      m.largest = static_cast<int>(i);
+  }
+  return m;
+}
+
 void check_model_memory(const toml::table& root, const std::string& file, const Config& c) {
   const LearnerSpec& l = c.node.train.learner;
   if (c.data.dataset == "idx" && l.model.kind != "gpt") return;  // its shape is known once the files are read
   const double machine = physical_memory_bytes();
   if (machine <= 0) return;
-  const int learners = c.node.learners > 0 ? c.node.learners : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  const MemoryUse use{l.batch, learners, optimizer_slots(l.optimizer.kind, l.optimizer.momentum)};
-  const std::vector<PartMemory> parts = estimate_memory(l.model);
-  double total = 0;
-  const PartMemory* largest = nullptr;
-  for (const PartMemory& p : parts) {
-    total += use.part_bytes(p);
-    if (!largest || use.part_bytes(p) > use.part_bytes(*largest)) largest = &p;
-  }
-  if (total <= machine || !largest) return;
-  const toml::node* node = root["model"][largest->key].node();
-  std::string name = "model." + largest->key;
-  if (largest->key == "layers" && node && node->as_array()) {
-    name += "[" + std::to_string(largest->layer) + "]";
-    node = node->as_array()->get(static_cast<std::size_t>(largest->layer));
+  const TrainingMemory m = training_memory(c);
+  if (m.bytes <= machine || m.largest < 0) return;
+  const PartMemory& largest = m.parts[static_cast<std::size_t>(m.largest)];
+  const MemoryUse use{l.batch, m.learners, optimizer_slots(l.optimizer.kind, l.optimizer.momentum)};
+  const toml::node* node = root["model"][largest.key].node();
+  std::string name = "model." + largest.key;
+  if (largest.key == "layers" && node && node->as_array()) {
+    name += "[" + std::to_string(largest.layer) + "]";
+    node = node->as_array()->get(static_cast<std::size_t>(largest.layer));
   }
   char parameters[32];
-  std::snprintf(parameters, sizeof parameters, "%.0f", largest->parameters);
-  throw ConfigError((node ? where(file, *node) : file) + ": " + name + ": " + largest->what + " needs about " +
-                    format_bytes(use.part_bytes(*largest)) + " (" + parameters + " parameters with their gradients and " +
-                    "optimizer state on " + std::to_string(learners) + (learners == 1 ? " learner" : " learners") + ", activations at batch " +
-                    std::to_string(l.batch) + "); the model needs at least " + format_bytes(total) +
-                    ", more than this machine's " + format_bytes(machine) + " of memory");
+  std::snprintf(parameters, sizeof parameters, "%.0f", largest.parameters);
+  throw ConfigError((node ? where(file, *node) : file) + ": " + name + ": " + largest.what + " needs about " +
+                    format_bytes(use.part_bytes(largest)) + " (" + parameters + " parameters with their gradients and " +
+                    "optimizer state on " + std::to_string(m.learners) + (m.learners == 1 ? " learner" : " learners") +
+                    ", activations at batch " + std::to_string(l.batch) + "); the model needs at least " +
+                    format_bytes(m.bytes) + ", more than this machine's " + format_bytes(machine) + " of memory");
 }
 
 void check_model_fits(const ModelSpec& model, const std::string& file) {

@@ -4,6 +4,7 @@
 // and the model checked against the data set's shape and class count where the config names
 // a set of known shape.
 #include "cli/config.h"
+#include "learners/model_memory.h"
 
 #include <toml++/toml.h>
 
@@ -18,6 +19,17 @@ namespace starling::cli {
 /// the file, the line and the key (model.layers[i].key).
 void read_model(const toml::table& root, const std::string& file, const std::set<std::string>& overridden,
                 const DataOptions& data, ModelSpec& model);
+
+/// The memory training the config's model needs, at least (learners/model_memory.h): its
+/// parameters, gradients and optimizer state on every learner, and the activations of a
+/// batch; `learners` counts what node.learners = "auto" may reach (every core).
+struct TrainingMemory {
+  double bytes = 0;
+  int learners = 1;
+  std::vector<PartMemory> parts;
+  int largest = -1;  // the part that needs the most, in `parts`
+};
+TrainingMemory training_memory(const Config& c);
 
 /// Refuses a model whose parameters, gradients, optimizer state and activations
 /// (learners/model_memory.h) exceed this machine's physical memory, before anything is

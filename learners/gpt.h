@@ -18,6 +18,20 @@ struct GptSpec {
   int layers = 4, heads = 4, width = 128, context = 64, vocab = 256;  // nanoGPT's CPU configuration
 };
 
+/// A named GPT size (model.preset): its blocks, heads, width and context; the vocabulary is
+/// the data's. nanoGPT's CPU configuration, its character-level Shakespeare configuration
+/// (10.7 M parameters at its 65 characters) and GPT-2 small (124 M with GPT-2's 50,257
+/// tokens; on bytes its embedding is 256 rows).
+struct GptPreset {
+  const char* name;
+  int layers, heads, width, context;
+};
+inline constexpr GptPreset kGptPresets[] = {
+    {"gpt-nano", 4, 4, 128, 64},
+    {"gpt-10m", 6, 6, 384, 256},
+    {"gpt2-small", 12, 12, 768, 1024},
+};
+
 /// The GPT as a layer list, shapes not yet filled in (with_shapes): the one definition of its
 /// structure, which the "gpt" preset builds and `starling model --layers` writes out. Throws
 /// std::invalid_argument when a size is not positive.

@@ -21,10 +21,11 @@
 // peak by the FLOPs of its dense, attention and head products with the attention's at the
 // full T × T (as PyTorch's masked attention runs it; Starling skips most of the masked
 // half): one count for every party, so that the share compares like tokens/s.
-// --peak prints one JSON line, the FMA peak of the capped ISA and the GPT's training FLOPs a
-// token, and exits (bench/compare_torch.py turns tokens/s into a share of the peak with it).
+// --models gpt-10m (or another preset of learners/gpt.h) profiles that size the same way.
+// --peak prints one JSON line, the FMA peak of the capped ISA and the training FLOPs a token
+// of the first GPT in --models (gpt by default), and exits (bench/compare_torch.py turns tokens/s into a share of the peak with it).
 // With --clock thread the FMA peak too is timed by the thread's CPU time.
-//   bench_step [--steps N] [--models mlp,cnn,resnet8,gpt] [--batches 8,16,32] [--backend native|onednn]
+//   bench_step [--steps N] [--models mlp,cnn,resnet8,gpt,gpt-10m] [--batches 8,16,32] [--backend native|onednn]
 //              [--optimizer fused|separate] [--learners 1,2] [--sync-every N] [--repeats R]
 //              [--clock wall|thread] [--isa scalar|avx2|avx512] [--peak]
 // --isa caps both backends at that instruction set (Starling's as STARLING_ISA does, oneDNN's
@@ -37,6 +38,7 @@
 #include "kernels/gemm.h"
 #include "learners/aligned_buffer.h"
 #include "learners/dataset.h"
+#include "learners/gpt.h"
 #include "learners/loss.h"
 #include "learners/layers/residual.h"
 #include "learners/model.h"
@@ -79,6 +81,15 @@ struct Options {
   bool peak_only = false;     // --peak
 };
 
+bool is_gpt(const std::string& model) { return model.rfind("gpt", 0) == 0; }
+
+// The image presets, "gpt" and every GPT preset by name.
+std::vector<std::string> model_names() {
+  std::vector<std::string> names{"mlp", "cnn", "resnet8", "gpt"};
+  for (const GptPreset& p : kGptPresets) names.push_back(p.name);
+  return names;
+}
+
 // Set once from the options before any learner thread starts.
 bool g_thread_clock = false;
 
@@ -98,7 +109,7 @@ Options parse(int argc, char** argv) {
   app.add_option("--steps", o.steps, "Steps per run (default: 2000 MLP, 200 CNN, 60 resnet8)")->check(CLI::Range(1, 10000000));
   app.add_option("--models", o.models, "Models, comma-separated")
       ->delimiter(',')
-      ->check(CLI::IsMember({"mlp", "cnn", "resnet8", "gpt"}));
+      ->check(CLI::IsMember(model_names()));
   app.add_option("--batches", o.batches, "Batch sizes, comma-separated")->delimiter(',')->check(CLI::Range(1, 4096));
   app.add_option("--backend", backend, "GEMM backend")->check(CLI::IsMember({"native", "onednn"}));
   app.add_option("--optimizer", optimizer, "The SGD step inside the backward (fused) or as a pass of its own")
@@ -126,7 +137,7 @@ Options parse(int argc, char** argv) {
   }
   o.fused = optimizer == "fused";
   o.thread_clock = clock == "thread";
-  const bool gpt = std::find(o.models.begin(), o.models.end(), "gpt") != o.models.end();
+  const bool gpt = std::any_of(o.models.begin(), o.models.end(), is_gpt);
   if (gpt && (o.learners.size() != 1 || o.learners[0] != 1)) {
     std::fprintf(stderr, "bench_step: --models gpt runs one learner (--learners 1)\n");
     std::exit(2);
@@ -322,11 +333,15 @@ Run profile(const ModelSpec& spec, int batch, int steps, const Options& options,
   return std::move(runs[0]);
 }
 
-// The GPT bench_step profiles: the `gpt` preset at nanoGPT's CPU configuration.
-ModelSpec gpt_model() {
+// A GPT bench_step profiles: "gpt" is the gpt-nano preset (nanoGPT's CPU configuration),
+// or a preset by name, on bytes.
+ModelSpec gpt_model(const std::string& name) {
+  const std::string preset = name == "gpt" ? "gpt-nano" : name;
   ModelSpec spec;
   spec.kind = "gpt";
-  spec.context = 64, spec.blocks = 4, spec.heads = 4, spec.width = 128, spec.classes = 256;
+  spec.classes = 256;
+  for (const GptPreset& p : kGptPresets)
+    if (preset == p.name) spec.blocks = p.layers, spec.heads = p.heads, spec.width = p.width, spec.context = p.context;
   spec.input = Shape{1, spec.context, 1};
   return spec;
 }
@@ -523,19 +538,21 @@ int main(int argc, char** argv) {
   Machine machine;
   machine.store_slots = 1e30;
   if (o.peak_only) {
+    const auto first_gpt = std::find_if(o.models.begin(), o.models.end(), is_gpt);
+    const std::string peak_model = first_gpt == o.models.end() ? "gpt" : *first_gpt;
     std::printf("{\"isa\": \"%s\", \"fma_peak_gflops\": %.3f, \"gpt_flops_per_token\": %.0f}\n",
                 std::string(platform::isa_name(platform::active_isa())).c_str(),
-                bench::fma_peak_gflops(platform::active_isa(), o.thread_clock), gpt_flops_per_token(gpt_model()));
+                bench::fma_peak_gflops(platform::active_isa(), o.thread_clock), gpt_flops_per_token(gpt_model(peak_model)));
     return 0;
   }
   const TrainTest data = make_synthetic(4096, 16, 1);
   for (const std::string& kind : o.models) {
-    if (kind == "gpt") {
+    if (is_gpt(kind)) {
       for (int batch : o.batches)
         for (int r = 0; r < o.repeats; ++r) {
           machine.peak = std::max(machine.peak, bench::fma_peak_gflops(platform::active_isa(), o.thread_clock));
-          const Run run = gpt_steps(gpt_model(), batch, o.steps > 0 ? o.steps : 40, o);
-          if (r + 1 == o.repeats) report_gpt(gpt_model(), batch, o.steps > 0 ? o.steps : 40, run, machine.peak);
+          const Run run = gpt_steps(gpt_model(kind), batch, o.steps > 0 ? o.steps : 40, o);
+          if (r + 1 == o.repeats) report_gpt(gpt_model(kind), batch, o.steps > 0 ? o.steps : 40, run, machine.peak);
         }
       continue;
     }

@@ -154,6 +154,27 @@ BOOST_AUTO_TEST_CASE(the_gpt_written_as_a_layer_list_is_the_preset) {
   BOOST_TEST(starling::checksum_hex(a.grads(), a.param_count()) == starling::checksum_hex(b.grads(), b.param_count()));
 }
 
+// model.preset sets the GPT's sizes where the config does not; keys beside it win, and an
+// unknown preset or one on another kind names its line and key.
+BOOST_AUTO_TEST_CASE(gpt_presets_set_the_sizes_the_config_leaves) {
+  using starling::cli::testing::contains;
+  using starling::cli::testing::error_of;
+  const std::string data = "[data]\ndataset = \"text\"\npath = \"text\"\n";
+  const starling::ModelSpec ten = parse_config(data + "[model]\npreset = \"gpt-10m\"\n", "t").node.train.learner.model;
+  BOOST_TEST(ten.kind == "gpt");
+  BOOST_TEST((ten.blocks == 6 && ten.heads == 6 && ten.width == 384 && ten.context == 256));
+  const starling::ModelSpec wide =
+      parse_config(data + "[model]\nkind = \"gpt\"\npreset = \"gpt2-small\"\ncontext = 128\n", "t").node.train.learner.model;
+  BOOST_TEST((wide.blocks == 12 && wide.width == 768 && wide.context == 128));
+  const starling::ModelSpec nano = parse_config(data + "[model]\nkind = \"gpt\"\n", "t").node.train.learner.model;
+  const starling::ModelSpec named = parse_config(data + "[model]\npreset = \"gpt-nano\"\n", "t").node.train.learner.model;
+  BOOST_TEST((named.blocks == nano.blocks && named.heads == nano.heads && named.width == nano.width && named.context == nano.context));
+  const std::string unknown = error_of(data + "[model]\npreset = \"gpt-3\"\n");
+  BOOST_TEST(contains(unknown, "test.toml:5: model.preset: expected one of"), unknown);
+  const std::string images = error_of("[model]\nkind = \"mlp\"\npreset = \"gpt-10m\"\n");
+  BOOST_TEST(contains(images, "test.toml:3: model.preset: expected only with model.kind = \"gpt\""), images);
+}
+
 // A GPT layer list's bad values name file:line:key.
 BOOST_AUTO_TEST_CASE(bad_gpt_layer_lists_name_the_line_and_key) {
   const std::string text = "[data]\ndataset = \"text\"\npath = \"text\"\n[model]\ncontext = 8\n";

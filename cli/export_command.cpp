@@ -1,0 +1,28 @@
+#include "cli/export_command.h"
+
+#include "cli/exit_codes.h"
+#include "cli/trained_model.h"
+#include "learners/nanogpt_weights.h"
+
+namespace starling::cli {
+
+int run_export(const ExportOptions& options) {
+  return exit_code_of([&] {
+    if (options.format != "safetensors") throw ConfigError("--format: " + options.format + " is not one of: safetensors");
+    const Config config = load_config(options.config, options.overrides);
+    const auto model = load_trained_model(config, options.checkpoint);
+    TensorFile file;
+    try {
+      file = export_nanogpt(*model);
+    } catch (const std::invalid_argument& e) {
+      throw ConfigError(config.source + ": model.kind: " + e.what());
+    }
+    file.metadata["tokenizer"] = "bytes";
+    file.metadata["starling_config"] = resolved_config(options.config, options.overrides, false);
+    write_safetensors(options.out, file);
+    spdlog::info("wrote {} tensors of {} to {}", file.tensors.size(), model->signature(), options.out);
+    return 0;
+  });
+}
+
+}  // namespace starling::cli

@@ -1,0 +1,79 @@
+#include "cli/trained_model.h"
+
+#include "cli/task_kind.h"
+#include "learners/checkpoint.h"
+#include "learners/nanogpt_weights.h"
+
+#include <spdlog/spdlog.h>
+
+namespace starling::cli {
+namespace {
+
+// The checkpoint `path` names, or the newest valid one of the config's folder (unusable
+// files skipped with a warning); which model it holds is checked by the caller.
+Checkpoint find_checkpoint(const Config& config, const std::string& path) {
+  if (!path.empty()) return read_checkpoint(path);
+  const std::string& dir = config.node.checkpoint_dir;
+  if (dir.empty())
+    throw ConfigError(config.source + ": run.checkpoint_dir: not set, and no --checkpoint given: no trained model to read");
+  for (const std::string& file : list_checkpoints(dir)) {
+    try {
+      Checkpoint checkpoint = read_checkpoint(file);
+      spdlog::info("reading the model of {}", file);
+      return checkpoint;
+    } catch (const CheckpointError& e) {
+      spdlog::warn("skipping {}", e.what());
+    }
+  }
+  throw ConfigError(config.source + ": run.checkpoint_dir: no usable checkpoint in " + dir + " (train first)");
+}
+
+// The entry of `fingerprint` named `key`, empty when absent.
+std::string entry(const Fingerprint& fingerprint, const std::string& key) {
+  for (const auto& [k, v] : fingerprint)
+    if (k == key) return v;
+  return "";
+}
+
+void load_checkpoint(const Config& config, const std::string& path, Model& model) {
+  const std::string wanted = model.spec().kind + " " + model.signature();
+  const Checkpoint checkpoint = find_checkpoint(config, path);
+  const std::string saved = entry(checkpoint.fingerprint, "model");
+  if (saved != wanted)
+    throw ConfigError(config.source + ": model: the checkpoint holds " + (saved.empty() ? "no model" : saved) +
+                      ", this config " + wanted);
+  SectionReader central = checkpoint.reader("central");
+  central.floats(model.params(), model.param_count());
+  central.finish();
+}
+
+}  // namespace
+
+bool is_safetensors_path(const std::string& path) {
+  const std::string suffix = ".safetensors";
+  return path.size() >= suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::unique_ptr<Model> load_trained_model(const Config& config, const std::string& source) {
+  const ModelSpec& spec = config.node.train.learner.model;
+  task_kind(config.data).check_generates(config);
+  auto model = std::make_unique<Model>(spec);
+  if (!is_safetensors_path(source)) {
+    load_checkpoint(config, source, *model);
+    return model;
+  }
+  TensorFile file;
+  try {
+    file = read_safetensors(source);
+  } catch (const SafetensorsError& e) {  // its message names the file
+    throw ConfigError(e.what());
+  }
+  try {
+    import_nanogpt(file, *model);
+  } catch (const std::exception& e) {  // a file of another model
+    throw ConfigError(source + ": " + e.what());
+  }
+  return model;
+}
+
+}  // namespace starling::cli

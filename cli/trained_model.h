@@ -1,0 +1,23 @@
+#pragma once
+// The language model a config trained, with its weights: from a checkpoint of the config's
+// run (the newest valid one in run.checkpoint_dir, or a named file), or from a safetensors
+// file with nanoGPT's names (learners/nanogpt_weights.h), such as `starling export` or
+// PyTorch writes. What `generate` samples from and `export` writes out.
+#include "cli/config.h"
+#include "learners/model.h"
+
+#include <memory>
+#include <string>
+
+namespace starling::cli {
+
+/// `source`: empty (the newest checkpoint of the config's folder), a checkpoint file, or a
+/// file ending in ".safetensors". Throws ConfigError when the config trains no language
+/// model, names no checkpoint folder, or the file holds another model (naming the tensor or
+/// the fingerprint); CheckpointError when a named checkpoint cannot be read.
+std::unique_ptr<Model> load_trained_model(const Config& config, const std::string& source);
+
+/// Whether `path` names a safetensors file (by its extension).
+bool is_safetensors_path(const std::string& path);
+
+}  // namespace starling::cli
