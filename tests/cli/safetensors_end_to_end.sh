@@ -21,6 +21,7 @@ data_dir = "$tmp/cache"
 out_dir = "$tmp/results"
 checkpoint_dir = "$tmp/ckpt"
 steps = 20
+checkpoint_every = 10
 $(tiny_gpt 4)
 TOML
 
