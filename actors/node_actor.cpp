@@ -185,6 +185,24 @@ void stop_with_too_few_peers(Self self, const std::string& why) {
   });
 }
 
+// Runs `round` with the peers, its time counted as exchange time. False when the node has
+// stopped: too few peers are left (stop_with_too_few_peers), or the round failed (`what`).
+template <class Round>
+bool with_peers(Self self, const char* what, Round round) {
+  const auto start = Clock::now();
+  try {
+    round();
+  } catch (const gossip::TooFewPeers& e) {
+    stop_with_too_few_peers(self, e.what());
+    return false;
+  } catch (const std::exception& e) {
+    fail(self, std::string(what) + e.what());
+    return false;
+  }
+  self->state.totals.exchange_seconds += seconds_since(start);
+  return true;
+}
+
 // The exchange point after the order just done, not yet counted (`then` for an overlapped
 // exchange, see Then); replicas take the mixed z at their next order. Only the time the node
 // spends here counts as exchange time (overlapped: the wait for the mix, not the part hidden
@@ -192,20 +210,13 @@ void stop_with_too_few_peers(Self self, const std::string& why) {
 bool exchange_with_peers(Self self, bool measure, Then then) {
   auto& s = self->state;
   if (s.z_stale) combine(self);
-  const auto start = Clock::now();
   const auto iteration = static_cast<uint64_t>(s.schedule.iteration() + s.schedule.current().steps);
   std::optional<gossip::Position> moved;
-  try {
+  const bool mixed = with_peers(self, "exchange with peers failed: ", [&] {
     moved = s.peers.overlap ? mix_overlapped(s, measure, then, iteration) : mix_strictly(s, measure, iteration);
     if (then != Then::rest) s.peers.compute_since_exchange = 0.0;
-  } catch (const gossip::TooFewPeers& e) {
-    stop_with_too_few_peers(self, e.what());
-    return false;
-  } catch (const std::exception& e) {
-    fail(self, std::string("exchange with peers failed: ") + e.what());
-    return false;
-  }
-  s.totals.exchange_seconds += seconds_since(start);
+  });
+  if (!mixed) return false;
   s.load_next = s.schedule.current().mode != IntraSync::sma;
   if (moved) reposition(self, *moved);
   return true;
@@ -355,21 +366,12 @@ void average_in_slices(Self self) {
 bool step_on_mean_gradient(Self self) {
   auto& s = self->state;
   if (!mean_of_reports(s, s.scratch.data())) return true;
-  if (s.spec.average_gradients) {
-    const auto start = Clock::now();
-    try {
-      if (s.peers.exchange->exchange(static_cast<uint64_t>(s.schedule.iteration() + 1)))
-        throw std::runtime_error(kNoGradientJoin);
-      ++s.peers.exchanges;
-    } catch (const gossip::TooFewPeers& e) {
-      stop_with_too_few_peers(self, e.what());
-      return false;
-    } catch (const std::exception& e) {
-      fail(self, std::string("gradient all-reduce failed: ") + e.what());
-      return false;
-    }
-    s.totals.exchange_seconds += seconds_since(start);
-  }
+  if (s.spec.average_gradients && !with_peers(self, "gradient all-reduce failed: ", [&] {
+        if (s.peers.exchange->exchange(static_cast<uint64_t>(s.schedule.iteration() + 1)))
+          throw std::runtime_error(kNoGradientJoin);
+        ++s.peers.exchanges;
+      }))
+    return false;
   s.optimizer->step(s.central->params(), s.scratch.data(), s.central->param_count(), static_cast<float>(s.schedule.lr()));
   s.load_next = true;
   return true;

@@ -70,7 +70,7 @@ class Classification final : public TaskKind {
  public:
   Metric metric() const override { return Metric::accuracy; }
 
-  void configure(Config& c) const override { c.node.train.target = c.run.target_accuracy; }
+  void configure(Config& c) const override { c.node.train.target = target(c); }
 
   PeerTasks load(Config& config) const override {
     const TrainTest data = load_data(config);
@@ -147,12 +147,8 @@ class Classification final : public TaskKind {
     return line;
   }
 
-  std::string target(const Config& c) const override {
-    if (c.run.target_accuracy <= 0) return "";
-    char text[32];
-    std::snprintf(text, sizeof text, "%.4f", c.run.target_accuracy);
-    return text;
-  }
+  double target(const Config& c) const override { return c.run.target_accuracy; }
+  const char* target_unit() const override { return ""; }
 
   // Test accuracy is in the job's summary whatever the task: nothing to add.
   void summarize_job(JsonObject&, const Config&, const std::vector<std::string>&) const override {}

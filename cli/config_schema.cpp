@@ -293,7 +293,7 @@ std::vector<KeySpec> node_keys() {
      [](V v, Config& c) { c.kernel_threads = static_cast<int>(v.integer); }},
 
     {"node.learners", integer(1, 1, 256, KeyKind::integer_or_auto),
-     "learners in the node (actors; with text, threads), or `\"auto\"` (Crossbow's auto-tuning, image sets only)",
+     "learners in the node (actors, each on a thread of its own), or `\"auto\"` (Crossbow's auto-tuning)",
      [](V v, Config& c) { c.node.learners = static_cast<int>(v.integer); }},
     {"node.intra_sync", choice_of(actors::kIntraSyncNames),
      "`\"sma\"`: synchronous model averaging; `\"average\"`: synchronous SGD; `\"none\"`: independent replicas",

@@ -68,7 +68,7 @@ class LanguageModel final : public TaskKind {
     const int64_t batch = c.node.train.learner.batch;
     c.node.train.samples = std::max<int64_t>(1, c.run.steps) * batch;
     c.node.train.eval_samples = c.run.eval_steps > 0 ? c.run.eval_steps * batch : c.node.train.samples;
-    c.node.train.target = c.run.target_bpb;
+    c.node.train.target = target(c);
     c.node.exchange_at_start = true;
   }
 
@@ -139,12 +139,8 @@ class LanguageModel final : public TaskKind {
     return line;
   }
 
-  std::string target(const Config& c) const override {
-    if (c.run.target_bpb <= 0) return "";
-    char text[32];
-    std::snprintf(text, sizeof text, "%.4f bpb", c.run.target_bpb);
-    return text;
-  }
+  double target(const Config& c) const override { return c.run.target_bpb; }
+  const char* target_unit() const override { return " bpb"; }
 
   // The mean and the worst validation bits per byte over the peers, and their tokens.
   void summarize_job(JsonObject& j, const Config& c, const std::vector<std::string>& peers) const override {

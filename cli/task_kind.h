@@ -56,8 +56,9 @@ class TaskKind {
   virtual void summarize(JsonObject& summary, const Config& config, const actors::NodeResult& node) const = 0;
   /// "test_accuracy 0.8912 after 5.00 epochs in 31.0 s (4120 samples/s)": the run's end.
   virtual std::string outcome(const Config& config, const actors::NodeResult& node) const = 0;
-  /// The configured target as the log reads it ("0.8800", "2.5000 bpb"); empty for none.
-  virtual std::string target(const Config& config) const = 0;
+  /// The configured target of the metric (0: none), and its unit in the log ("", " bpb").
+  virtual double target(const Config& config) const = 0;
+  virtual const char* target_unit() const = 0;
 
   /// Adds the peers' metric (from their summaries' text) to the job's summary.
   virtual void summarize_job(JsonObject& job, const Config& config, const std::vector<std::string>& peer_summaries) const = 0;

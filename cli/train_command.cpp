@@ -197,11 +197,13 @@ int train_on(Config config, std::shared_ptr<const Task> task, const std::string&
         summary.empty() ? config.run.out_dir + "/" + config.run.name + ".summary.json" : summary;
     write_file_atomic(summary_path, summarize(config, node, parameters).str() + "\n");
     spdlog::log(level, "{}done: {}; summary {}", tag, kind.outcome(config, node), summary_path);
-    if (const std::string target = kind.target(config); !target.empty()) {
+    if (const double target = kind.target(config); target > 0) {
       if (result.time_to_target_seconds)
-        spdlog::log(level, "{}target {} reached after {:.1f} s", tag, target, *result.time_to_target_seconds);
+        spdlog::log(level, "{}target {:.4f}{} reached after {:.1f} s", tag, target, kind.target_unit(),
+                    *result.time_to_target_seconds);
       else
-        spdlog::log(quiet ? spdlog::level::debug : spdlog::level::warn, "{}target {} not reached", tag, target);
+        spdlog::log(quiet ? spdlog::level::debug : spdlog::level::warn, "{}target {:.4f}{} not reached", tag, target,
+                    kind.target_unit());
     }
     return 0;
   } catch (const CheckpointMismatch& e) {
