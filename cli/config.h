@@ -74,6 +74,9 @@ struct Config {
   /// [exchange] average = "gradients": a language model's peers all-reduce each step's
   /// gradient before the optimizer step (PyTorch DDP's step) instead of mixing models.
   bool average_gradients = false;
+  /// Where exchange.clique_size was set, for the errors that only the labels find
+  /// (a clique lacking a class: cli/data_partition.h).
+  std::string clique_size_at;
   LaunchSettings launch;
   std::vector<PeerEntry> peers;  // [[peer]]; node.exchange is filled from these and [exchange]
   /// With endpoints from an allocation: this process's index into `peers`, as its launcher

@@ -203,8 +203,9 @@ JsonObject aggregate(const Config& c, const std::vector<PeerRun>& all) {
   return j;
 }
 
-// A partition that leaves a peer without data is a config error: report it once, here,
-// rather than from every peer after they have started. iid needs no labels.
+// A partition that leaves a peer without data, or a D-Cliques clique without a class, is a
+// config error: report it once, here, rather than from every peer after they have started.
+// iid needs no labels.
 int check_partition_first(const Config& config) {
   if (config.data.dataset == "text")
     return exit_code_of([&] {
@@ -213,7 +214,9 @@ int check_partition_first(const Config& config) {
     });
   if (config.data.partition.kind == PartitionKind::iid) return 0;
   return exit_code_of([&] {
-    partition_peers(config, load_data(config).train);
+    const auto data = load_data(config);
+    Config cliques = config;
+    give_topology_histograms(cliques, data.train, partition_peers(config, data.train));
     return 0;
   });
 }
