@@ -97,7 +97,8 @@ class Classification final : public TaskKind {
       if (lenient) return;
       throw;
     }
-    partition_peers(config, data.train);
+    Config cliques = config;  // a D-Cliques clique lacking a class is found from the labels
+    give_topology_histograms(cliques, data.train, partition_peers(config, data.train));
   }
 
   JsonObject describe_split(Config& config) const override {

@@ -271,6 +271,7 @@ Config read(toml::table& root, const std::string& file, const std::vector<std::s
   toml::array peers;
   read_peers(root, file, c, peers);
   read_allocation(env, c, peers);
+  move_across_keys(c);
   check_across_keys(values, c);
   check_model_memory(root, file, c);
   task_kind(c.data).configure(c);

@@ -71,6 +71,9 @@ struct Config {
   DataOptions data;
   actors::NodeSpec node;  // [node] plus, in node.train, model, optimizer, schedule, batch, backend
   int kernel_threads = 1;  // [kernels] threads
+  /// Where exchange.clique_size was set, for the errors that only the labels find
+  /// (a clique lacking a class: cli/data_partition.h).
+  std::string clique_size_at;
   LaunchSettings launch;
   std::vector<PeerEntry> peers;  // [[peer]]; node.exchange is filled from these and [exchange]
   /// With endpoints from an allocation: this process's index into `peers`, as its launcher

@@ -128,6 +128,20 @@ void check_quasi_global_momentum(const std::vector<KeyValue>& values, const Conf
     fail(momentum, "expected 0 while optimizer.momentum > 0 (it replaces the local momentum: set that to 0)");
 }
 
+// Clique Averaging: on D-Cliques' cliques, with SGD's momentum moved onto the clique's mean.
+void check_clique_averaging(const std::vector<KeyValue>& values, const Config& c) {
+  const auto& x = c.node.exchange;
+  const KeyValue& inter = value_of(values, "exchange.inter_clique");
+  if (inter.given && x.topology != "d-cliques") fail(inter, "expected only with exchange.topology = \"d-cliques\"");
+  if (x.mode != gossip::ExchangeMode::clique_averaging) return;
+  if (x.topology != "d-cliques")
+    fail(value_of(values, "exchange.topology"), "expected \"d-cliques\" with exchange.mode = \"clique-averaging\" "
+                                                "(it averages over D-Cliques' cliques)");
+  if (c.node.train.learner.optimizer.kind != "sgd")
+    fail(value_of(values, "optimizer.kind"), "expected \"sgd\" with exchange.mode = \"clique-averaging\" (its "
+                                             "momentum acts on the clique's mean change, which must be an SGD step)");
+}
+
 // The outer optimizer: DiLoCo's on the mean of an all-reduce, or NoLoCo's on a random pair's under gossip.
 void check_outer_optimizer(const std::vector<KeyValue>& values, const Config& c) {
   const auto& x = c.node.exchange;
@@ -192,6 +206,8 @@ void refuse_overlap_and_codecs(const std::vector<KeyValue>& values, const Config
        "its sums must be conserved: model and weight travel uncompressed"},
       {x.mode == gossip::ExchangeMode::exact_diffusion, "exchange.mode = \"exact-diffusion\"",
        "its correction by the last round's local change must be exact: the model travels uncompressed"},
+      {x.mode == gossip::ExchangeMode::clique_averaging, "exchange.mode = \"clique-averaging\"",
+       "the clique's mean change must be exact: changes and models travel uncompressed"},
       {x.quasi_global_momentum > 0.0, "exchange.quasi_global_momentum > 0", "CHOCO-SGD has no quasi-global momentum"},
       {x.outer_lr != 1.0 || x.outer_momentum > 0.0,
        "an outer optimizer (exchange.outer_lr ≠ 1 or exchange.outer_momentum > 0)", "", true},
@@ -240,6 +256,8 @@ void apply_gpt_preset(std::vector<KeyValue>& values) {
 void resolve_dependent_defaults(std::vector<KeyValue>& values) {
   KeyValue& period = value_of(values, "exchange.period");
   if (!period.given && value_of(values, "exchange.mode").text == "local-sgd") period.integer = 10;
+  KeyValue& topology = value_of(values, "exchange.topology");
+  if (!topology.given && value_of(values, "exchange.mode").text == "clique-averaging") topology.text = "d-cliques";
   if (value_of(values, "model.layers").given) value_of(values, "model.kind").text = "layers";
   KeyValue& intra_sync = value_of(values, "node.intra_sync");
   if (!intra_sync.given && value_of(values, "exchange.average").text == "gradients") intra_sync.text = "average";
@@ -282,7 +300,7 @@ void check_byzantine(const std::vector<KeyValue>& values, const Config& c) {
   if (!dpsgd || c.peers.empty()) return;
   gossip::TopologyOptions options;
   options.random_degree = x.random_degree, options.seed = x.seed, options.clique_size = x.clique_size;
-  options.ring_peers = x.ring_peers;
+  options.ring_peers = x.ring_peers, options.inter_clique = x.inter_clique;
   const gossip::Topology graph = gossip::topology_by_name(x.topology, static_cast<int>(c.peers.size()), options);
   for (int r = 0; r < graph.size(); ++r) {
     if (attackers[r]) continue;
@@ -303,6 +321,14 @@ void check_byzantine(const std::vector<KeyValue>& values, const Config& c) {
     throw ConfigError(c.peers.back().attack_at + ": every peer attacks: no honest peer left to train");
 }
 
+void move_across_keys(Config& c) {
+  auto& optimizer = c.node.train.learner.optimizer;
+  auto& x = c.node.exchange;
+  if (x.mode != gossip::ExchangeMode::clique_averaging || optimizer.kind != "sgd") return;
+  x.clique_momentum = optimizer.momentum, x.clique_nesterov = optimizer.nesterov;
+  optimizer.momentum = 0.0, optimizer.nesterov = false;
+}
+
 void check_across_keys(const std::vector<KeyValue>& values, const Config& c) {
   check_run_and_data(values, c);
   check_text(values, c);
@@ -310,6 +336,7 @@ void check_across_keys(const std::vector<KeyValue>& values, const Config& c) {
   check_exchange(values, c);
   check_codec_options(values, c);
   check_quasi_global_momentum(values, c);
+  check_clique_averaging(values, c);
   check_outer_optimizer(values, c);
   check_gradient_average(values, c);
   refuse_overlap_and_codecs(values, c);

@@ -248,7 +248,8 @@ std::vector<KeySpec> optimizer_keys() {
      [](V v, Config& c) { c.node.train.learner.optimizer.kind = v.text; }},
     {"optimizer.lr", number(0.05, 0.0, 1e3, kOpen), "peak learning rate",
      [](V v, Config& c) { c.node.train.schedule.lr = v.number; }},
-    {"optimizer.momentum", number(0.9, 0.0, 0.999999), "SGD momentum",
+    {"optimizer.momentum", number(0.9, 0.0, 0.999999),
+     "SGD momentum; under `exchange.mode = \"clique-averaging\"` it acts on the clique's mean change, not the local gradient",
      [](V v, Config& c) { c.node.train.learner.optimizer.momentum = v.number; }},
     {"optimizer.nesterov", flag(false), "SGD: Nesterov momentum",
      [](V v, Config& c) { c.node.train.learner.optimizer.nesterov = v.flag; }},
@@ -320,18 +321,28 @@ std::vector<KeySpec> exchange_keys() {
      "how peers mix their models (`\"gradient-tracking\"`: gossip with a tracker of the average local change, "
      "exact on heterogeneous data; `\"push-sum\"`: SGP's push-sum gossip, a numerator and a weight per peer, "
      "the model their quotient, on SGP's graph with `topology = \"one-peer-exponential\"`; `\"exact-diffusion\"`: "
-     "D-PSGD corrected by the last round's local change, exact on heterogeneous data at D-PSGD's bytes); `\"none\"` "
-     "for one node",
+     "D-PSGD corrected by the last round's local change, exact on heterogeneous data at D-PSGD's bytes; "
+     "`\"clique-averaging\"`: D-PSGD on `\"d-cliques\"` stepping with its clique's mean change, the momentum on that "
+     "mean, Bellet et al.'s Clique Averaging); `\"none\"` for one node",
      [](V v, Config& c) { gossip::parse_exchange_mode(v.text, c.node.exchange.mode); }},
     {"exchange.topology", choice_of(gossip::kTopologyNames),
      "for gossip, gradient tracking, exact diffusion and push-sum: the graph of neighbours (`\"d-cliques\"`: cliques whose pooled "
-     "label distributions are close to the global one, chosen from the data partition, joined by one edge per pair)",
+     "label distributions are close to the global one, chosen from the data partition, joined as `inter_clique` says; "
+     "the default under `\"clique-averaging\"`)",
      [](V v, Config& c) { c.node.exchange.topology = v.text; }},
     {"exchange.random_degree", integer(3, 1, 1024), "degree of the `\"random\"` regular graph",
      [](V v, Config& c) { c.node.exchange.random_degree = static_cast<int>(v.integer); }},
     {"exchange.clique_size", integer(0, 0, 1024),
      "peers per clique of `\"d-cliques\"`; 0: the dataset's number of classes",
-     [](V v, Config& c) { c.node.exchange.clique_size = static_cast<int>(v.integer); }},
+     [](V v, Config& c) {
+       c.node.exchange.clique_size = static_cast<int>(v.integer);
+       c.clique_size_at = v.at;
+     }},
+    {"exchange.inter_clique", choice_of(gossip::kInterCliqueNames),
+     "how `\"d-cliques\"` joins its cliques: `\"fully-connected\"`, one edge between every pair of cliques; "
+     "`\"small-world\"`, the paper's sparser edges, each clique to the two nearest of every exponentially larger "
+     "stretch of a ring of cliques (about 4·log2(cliques) a clique)",
+     [](V v, Config& c) { gossip::parse_inter_clique(v.text, c.node.exchange.inter_clique); }},
     {"exchange.ring_peers", integer(0, 0, 1000000),
      "`\"ring-and-leaves\"`: the first this many peers form a ring, each later one is a leaf of one ring peer, two "
      "to each in turn (with attacking leaves, ClippedGossip's Byzantine-majority graph); 0: all on the ring",

@@ -71,6 +71,11 @@ std::pair<std::string, std::string> split_key(const std::string& name);
 /// `values` is in schema order.
 void resolve_dependent_defaults(std::vector<KeyValue>& values);
 
+/// Values a key hands to another's place once every value is applied: under
+/// exchange.mode = "clique-averaging" SGD's momentum (optimizer.momentum, nesterov) leaves
+/// the local optimizer for the clique's mean change (gossip/algorithms/clique_averaging_sync.h).
+void move_across_keys(Config& config);
+
 /// The rules across keys, once every value is applied: combinations that rule each other
 /// out are a ConfigError naming where the offending key was set.
 void check_across_keys(const std::vector<KeyValue>& values, const Config& config);

@@ -1,5 +1,7 @@
 #include "cli/data_partition.h"
 
+#include "gossip/topology/d_cliques.h"
+
 #include <algorithm>
 #include <memory>
 #include <sstream>
@@ -59,6 +61,29 @@ std::vector<uint8_t> labels_of(const Dataset& train) {
   return labels;
 }
 
+// Under a split by class a clique without some class would average a biased gradient:
+// the cliques must hold every class, or the config names the classes one lacks.
+void check_cliques_hold_every_class(const Config& c) {
+  const auto kind = c.data.partition.kind;
+  if (kind != PartitionKind::shards && kind != PartitionKind::by_class) return;
+  const gossip::ExchangeSpec& e = c.node.exchange;
+  const auto cliques = gossip::choose_cliques(e.label_counts, e.clique_size, e.seed);
+  for (std::size_t k = 0; k < cliques.size(); ++k) {
+    const std::vector<int> missing = gossip::missing_classes(e.label_counts, cliques[k]);
+    if (missing.empty()) continue;
+    std::ostringstream out;
+    out << (c.clique_size_at.empty() ? "exchange.clique_size" : c.clique_size_at) << ": " << e.clique_size
+        << " leaves clique " << k + 1 << " of " << cliques.size() << " (peers";
+    for (int rank : cliques[k]) out << " " << peer_id(c, static_cast<std::size_t>(rank));
+    out << ") without class" << (missing.size() > 1 ? "es" : "");
+    for (std::size_t i = 0; i < missing.size(); ++i) out << (i ? ", " : " ") << missing[i];
+    out << " under the \"" << partition_name(kind) << "\" split, and the clique's mean gradient without "
+        << (missing.size() > 1 ? "them" : "it") << "; expected cliques that can hold every class (a larger "
+        << "exchange.clique_size or data.classes_per_peer)";
+    throw ConfigError(out.str());
+  }
+}
+
 }  // namespace
 
 void give_topology_histograms(Config& config, const Dataset& train, const std::vector<std::vector<uint32_t>>& parts) {
@@ -71,6 +96,7 @@ void give_topology_histograms(Config& config, const Dataset& train, const std::v
     const std::vector<int64_t> counts = label_counts(labels, train.classes(), part);
     e.label_counts.emplace_back(counts.begin(), counts.end());
   }
+  check_cliques_hold_every_class(config);
 }
 
 std::vector<std::vector<uint32_t>> partition_peers(const Config& config, const Dataset& train) {

@@ -23,8 +23,9 @@ std::vector<TextPart> partition_text_peers(const Config& config, const TextCorpu
 
 /// exchange.topology = "d-cliques" chooses its cliques from every peer's label histogram,
 /// which every peer computes alike from the seed: gives the exchange spec the histograms of
-/// `parts` (none for iid) and resolves clique_size 0 to the dataset's classes. A no-op for
-/// other topologies.
+/// `parts` (none for iid) and resolves clique_size 0 to the dataset's classes. Under a split
+/// by class ("shards", "by-class") a clique that lacks a class is a ConfigError at
+/// exchange.clique_size naming the clique's peers and the classes. A no-op for other topologies.
 void give_topology_histograms(Config& config, const Dataset& train, const std::vector<std::vector<uint32_t>>& parts);
 
 /// Gives config.node.part this peer's (node.exchange.rank's) list; leaves it null for iid.

@@ -191,8 +191,8 @@ JsonObject aggregate(const Config& c, const std::vector<PeerRun>& all) {
   return j;
 }
 
-// A partition that leaves a peer without data is a config error: report it once, here,
-// rather than from every peer after they have started.
+// A partition that leaves a peer without data, or a D-Cliques clique without a class, is a
+// config error: report it once, here, rather than from every peer after they have started.
 int check_partition_first(const Config& config) {
   return exit_code_of([&] {
     task_kind(config.data).check_split(config, false);

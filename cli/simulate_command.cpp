@@ -64,6 +64,7 @@ simulator::Workload workload_from(const Config& c) {
   w.topology_options.seed = c.node.exchange.seed;
   // Without the data the clique size 0 cannot become the classes: Fashion-MNIST's 10.
   w.topology_options.clique_size = c.node.exchange.clique_size > 0 ? c.node.exchange.clique_size : 10;
+  w.topology_options.inter_clique = c.node.exchange.inter_clique;
   w.codec = c.node.exchange.codec;
   w.max_staleness = c.node.exchange.max_staleness;
   w.epoch_samples = c.data.dataset == "synthetic" ? c.data.synthetic_train : 60000;

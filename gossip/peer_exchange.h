@@ -12,6 +12,8 @@
 // a codec other than "none" one CHOCO-SGD round (compressed differences to public copies),
 // with quasi_global_momentum > 0 a D-PSGD round with quasi-global momentum;
 // `gradient-tracking` one DIGing round over the topology (gradient_tracking_sync.h);
+// `clique-averaging` a round among the D-Cliques clique, then one over the whole graph
+// (clique_averaging_sync.h);
 // `async-gossip` averages with one random neighbour, no barrier, within a staleness bound.
 // Peers may die, pause, join and rejoin while the job runs: the synchronous modes agree on
 // membership views (elastic_sync.h), asynchronous gossip skips whom it cannot count on

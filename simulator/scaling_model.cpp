@@ -1,6 +1,7 @@
 #include "simulator/scaling_model.h"
 
 #include "gossip/control/watch_overlay.h"
+#include "gossip/topology/d_cliques.h"
 #include "gossip/topology/topology.h"
 #include "protocols/codec_row.h"
 #include "simulator/collectives.h"
@@ -77,6 +78,13 @@ int gossip_degree(const Workload& work, int p) {
   return degree;
 }
 
+// Peers in the largest clique of the config's D-Cliques over p peers.
+int largest_clique(const Workload& work, int p) {
+  std::size_t largest = 1;
+  for (const auto& clique : gossip::build_d_cliques(p, work.topology_options).cliques) largest = std::max(largest, clique.size());
+  return static_cast<int>(largest);
+}
+
 // One exchange of the config's mode and codec among p peers. `cpu_share` stretches the
 // exchange's CPU work (reductions, mixing, encode and decode) as compute is stretched: on a
 // host whose peers outnumber its cores, every peer does that work at the same time as the
@@ -126,6 +134,13 @@ Cost exchange_cost(const Workload& work, const Measured& m, int p, const Wire& w
       c.seconds += n * enc + (d + 1) * n * dec + (d + 2) * n * add;
       return c;
     }
+    case ExchangeMode::clique_averaging: {
+      // The change to the clique, then the model to every neighbour (gossip/algorithms/clique_averaging_sync.h).
+      const int d = gossip_degree(work, p), c = largest_clique(work, p) - 1;
+      const Cost to_clique = neighbour_push(c, bytes, wire), to_neighbours = neighbour_push(d, bytes, wire);
+      return {to_clique.seconds + to_neighbours.seconds + (c + d + 2) * n * add + 3 * n * add,
+              to_clique.bytes_sent + to_neighbours.bytes_sent};
+    }
     case ExchangeMode::gradient_tracking: {
       // A D-PSGD round on the model and the tracker together (gossip/algorithms/gradient_tracking_sync.h).
       const int d = gossip_degree(work, p);
@@ -165,6 +180,7 @@ double round_seconds(const Workload& work, const RoundModel& model) {
     case ExchangeMode::gossip:
     case ExchangeMode::push_sum:
     case ExchangeMode::exact_diffusion:
+    case ExchangeMode::clique_averaging:  // its clique's members are among the neighbours it waits for
     case ExchangeMode::gradient_tracking: return neighbour_round_seconds(model, in_neighbours(work, model.peers));
     case ExchangeMode::async_gossip: {
       RoundModel m = model;  // one event per round of `period` steps

@@ -8,6 +8,7 @@
 #include "gossip/algorithms/allreduce_sync.h"
 #include "gossip/algorithms/byzantine_sync.h"
 #include "gossip/algorithms/choco_sync.h"
+#include "gossip/algorithms/clique_averaging_sync.h"
 #include "gossip/algorithms/compressed_allreduce_sync.h"
 #include "gossip/algorithms/dpsgd_sync.h"
 #include "gossip/algorithms/exact_diffusion_sync.h"
@@ -55,6 +56,7 @@ const Row kAlgorithms[] = {
     {ExchangeMode::gradient_tracking, Variant::plain, false, make<GradientTrackingSync>},
     {ExchangeMode::push_sum, Variant::plain, false, make<PushSumSync>},
     {ExchangeMode::exact_diffusion, Variant::plain, false, make<ExactDiffusionSync>},
+    {ExchangeMode::clique_averaging, Variant::plain, false, make<CliqueAveragingSync>},
 };
 
 // An outer optimizer takes its codec along (outer_optimizer_sync.h); over gossip it is

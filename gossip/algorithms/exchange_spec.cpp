@@ -20,7 +20,7 @@ const char* exchange_mode_name(ExchangeMode mode) { return kExchangeModeNames[st
 
 bool uses_topology(ExchangeMode mode) {
   return mode == ExchangeMode::gossip || mode == ExchangeMode::async_gossip || mode == ExchangeMode::gradient_tracking ||
-         mode == ExchangeMode::push_sum || mode == ExchangeMode::exact_diffusion;
+         mode == ExchangeMode::push_sum || mode == ExchangeMode::exact_diffusion || mode == ExchangeMode::clique_averaging;
 }
 
 AttackSpec attack_of(const std::vector<PeerAddress>& peers, PeerId id) {

@@ -13,6 +13,7 @@
 #include "gossip/algorithms/adaptive_compression.h"
 #include "gossip/algorithms/attack.h"
 #include "gossip/algorithms/robust_aggregation.h"
+#include "gossip/topology/topology.h"
 #include "gossip/transport/curve.h"
 #include "gossip/transport/message.h"
 #include "gossip/transport/transport_context.h"
@@ -20,12 +21,22 @@
 
 namespace starling::gossip {
 
-enum class ExchangeMode { none, allreduce, gossip, local_sgd, async_gossip, gradient_tracking, push_sum, exact_diffusion };
+enum class ExchangeMode {
+  none,
+  allreduce,
+  gossip,
+  local_sgd,
+  async_gossip,
+  gradient_tracking,
+  push_sum,
+  exact_diffusion,
+  clique_averaging
+};
 /// The config's name of each mode, indexed by ExchangeMode (a new mode adds its name here).
 inline constexpr const char* kExchangeModeNames[] = {"none",      "allreduce",    "gossip",
                                                       "local-sgd", "async-gossip", "gradient-tracking",
-                                                      "push-sum",  "exact-diffusion"};
-static_assert(std::size(kExchangeModeNames) == static_cast<std::size_t>(ExchangeMode::exact_diffusion) + 1,
+                                                      "push-sum",  "exact-diffusion", "clique-averaging"};
+static_assert(std::size(kExchangeModeNames) == static_cast<std::size_t>(ExchangeMode::clique_averaging) + 1,
               "one name per ExchangeMode");
 
 /// Parses a name of kExchangeModeNames; false on anything else.
@@ -56,6 +67,7 @@ struct ExchangeSpec {
   int random_degree = 3;
   uint64_t seed = 1;
   int clique_size = 0;  // d-cliques: peers per clique
+  InterClique inter_clique = InterClique::fully_connected;  // d-cliques: how the cliques are joined
   int ring_peers = 0;   // ring-and-leaves: the peers on the ring (the rest are leaves)
   /// d-cliques: every peer's training samples per class, in `peers` order (empty: unknown,
   /// the cliques are then drawn by seed alone).
@@ -67,6 +79,10 @@ struct ExchangeSpec {
   protocols::CodecOptions codec_options;
   double gamma = 0.5;              // CHOCO consensus step; NoLoCo's pull toward the partner's outer model size
   double quasi_global_momentum = 0.0;  // gossip without a codec: QG-DSGDm's μ (0: plain D-PSGD)
+  // clique-averaging: the momentum on the clique's mean change (the config's optimizer.momentum
+  // and optimizer.nesterov, which the local optimizer then runs without)
+  double clique_momentum = 0.0;
+  bool clique_nesterov = false;
   // allreduce, local-sgd: SlowMo / DiLoCo's outer step, on compressed pseudo-gradients with a
   // codec; gossip: NoLoCo's with one random partner (α = 1, β = 0: none)
   double outer_lr = 1.0;        // α

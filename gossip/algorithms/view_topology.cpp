@@ -9,6 +9,7 @@ TopologyOptions view_topology_options(const ExchangeSpec& spec, const std::vecto
   o.seed = spec.seed;
   o.clique_size = spec.clique_size;
   o.ring_peers = spec.ring_peers;
+  o.inter_clique = spec.inter_clique;
   if (spec.label_counts.empty()) return o;
   for (PeerId id : members) {
     o.label_counts.emplace_back();

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <random>
 #include <set>
 #include <utility>
@@ -243,12 +244,17 @@ Topology topology_by_name(const std::string& name, int p, const TopologyOptions&
   if (name == "exponential" || name == "one-peer-exponential") return exponential(p);
   if (name == "complete") return complete(p);
   if (name == "random") return random_regular(p, options.random_degree, options.seed);
-  if (name == "d-cliques") {
-    std::vector<std::vector<double>> counts = options.label_counts;
-    counts.resize(static_cast<std::size_t>(std::max(p, 0)));
-    return d_cliques(counts, options.clique_size, options.seed);
-  }
+  if (name == "d-cliques") return build_d_cliques(p, options).graph;
   return ring(p);
+}
+
+bool parse_inter_clique(const std::string& text, InterClique& out) {
+  for (std::size_t i = 0; i < std::size(kInterCliqueNames); ++i)
+    if (text == kInterCliqueNames[i]) {
+      out = static_cast<InterClique>(i);
+      return true;
+    }
+  return false;
 }
 
 }  // namespace starling::gossip

@@ -48,6 +48,14 @@ inline constexpr const char* kTopologyNames[] = {"ring",   "torus",     "exponen
                                                  "complete", "random", "d-cliques", "dumbbell",
                                                  "ring-and-leaves"};
 
+/// How D-Cliques joins its cliques (Bellet et al. 2022, §5.3; d_cliques.h): one edge between
+/// every pair of cliques, or the paper's small-world edges, O(log(cliques)) per clique.
+enum class InterClique { fully_connected, small_world };
+/// The config's name of each, indexed by InterClique.
+inline constexpr const char* kInterCliqueNames[] = {"fully-connected", "small-world"};
+/// Parses a name of kInterCliqueNames; false on anything else.
+bool parse_inter_clique(const std::string& text, InterClique& out);
+
 /// What some topologies are built from beyond the peer count.
 struct TopologyOptions {
   int random_degree = 3;   // "random": every peer's degree
@@ -56,6 +64,7 @@ struct TopologyOptions {
   /// "d-cliques": each rank's training samples per class (d_cliques.h); missing rows are uniform.
   std::vector<std::vector<double>> label_counts;
   int ring_peers = 0;  // "ring-and-leaves": the ranks on the ring
+  InterClique inter_clique = InterClique::fully_connected;  // "d-cliques": how the cliques are joined
 };
 
 /// The topology a config names (kTopologyNames) over p peers; the one-peer exponential graph
