@@ -4,12 +4,18 @@
 # (`direct_conv_avx512`) and on every entry of the dispatch tables so named
 # (`kAttentionAvx512`: a struct of function pointers), then prints how often each entry
 # point was entered, summed over the suites. Exits 1 if a suite fails or an entry point of
-# the suites' binaries was never entered.
+# the suites' binaries was never entered. ISA_EMULATOR runs the suites under an emulator's
+# gdb stub (qemu-aarch64-static: arm64 suites on this host, through gdb-multiarch), which
+# hangs on a suite's second thread: ISA_SUITE_ARGS (such as --run_test=!case) leaves
+# threaded cases out.
 #   scripts/isa_path_calls.sh avx512 build/tests/kernels/kernels_attention ...
+#   ISA_EMULATOR=qemu-aarch64-static scripts/isa_path_calls.sh neon build-arm64/tests/...
 set -euo pipefail
 [ $# -ge 2 ] || { echo "usage: $0 ISA TEST_BINARY..." >&2; exit 2; }
 isa=$1; shift
-command -v gdb >/dev/null || { echo "$0: needs gdb" >&2; exit 2; }
+emulator=${ISA_EMULATOR:-}
+gdb=$([ -n "$emulator" ] && echo gdb-multiarch || echo gdb)
+command -v "$gdb" >/dev/null || { echo "$0: needs $gdb" >&2; exit 2; }
 
 # "T size name" for functions, "D size name" for tables of pointers, from Starling's
 # symbols whose demangled name contains the ISA as `_avx512` or `Avx512`.
@@ -41,7 +47,12 @@ gdb.execute("set pagination off")
 # memory relative to the instruction pointer, so step over breakpoints in place.
 gdb.execute("set displaced-stepping off")
 gdb.execute("tbreak main")
-gdb.execute("run > %s 2>&1" % os.environ["ISA_SUITE_LOG"])  # past the dynamic loader, which relocates the tables
+if os.environ.get("ISA_REMOTE"):  # the emulator started the suite, stopped, with its output in the log
+    gdb.execute("target remote " + os.environ["ISA_REMOTE"])
+    gdb.execute("continue")
+else:
+    gdb.execute("run > %s 2>&1" % os.environ["ISA_SUITE_LOG"])
+# Now past the dynamic loader, which relocates the tables.
 entries, seen = [], set()
 for line in os.environ["ISA_SYMBOLS"].splitlines():
     kind, size, name = line.split(" ", 2)
@@ -67,7 +78,16 @@ failed=0
 for binary in "$@"; do
   symbols=$(symbols_of "$binary")
   [ -n "$symbols" ] || { echo "$binary: no symbol names $isa" >&2; failed=1; continue; }
-  out=$(ISA_SUITE_LOG="$log" ISA_SYMBOLS="$symbols" gdb --batch -nx -x "$script" --args "$binary" 2>&1) || true
+  remote=""
+  if [ -n "$emulator" ]; then
+    port=$((20000 + RANDOM % 20000))
+    # shellcheck disable=SC2086
+    "$emulator" -g "$port" "$binary" ${ISA_SUITE_ARGS:-} >"$log" 2>&1 &
+    remote=":$port"
+    sleep 1
+  fi
+  out=$(ISA_REMOTE="$remote" ISA_SUITE_LOG="$log" ISA_SYMBOLS="$symbols" "$gdb" --batch -nx -x "$script" --args "$binary" ${ISA_SUITE_ARGS:-} 2>&1) || true
+  wait
   status=$(echo "$out" | sed -n 's/^exit //p')
   echo "$(basename "$binary"): exit status ${status:-unknown}"
   [ "$status" = 0 ] || { failed=1; tail -n 40 "$log"; }
