@@ -6,7 +6,7 @@ JOBS  ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 STARLING = $(BUILD)/cli/starling
 
-.PHONY: all deps bench-deps configure build starling demo test docs readme bench experiments scaling fuzz faults soak clean
+.PHONY: all deps bench-deps configure build starling demo test arm64 docs readme bench experiments scaling fuzz faults soak clean
 
 all: build
 
@@ -34,6 +34,11 @@ demo: starling
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# Cross-build for 64-bit Arm into build-arm64/ and run the unit suites, a short MLP and GPT
+# training and `starling --version` under qemu-aarch64-static (scripts/arm64.sh).
+arm64:
+	JOBS=$(JOBS) scripts/arm64.sh build-arm64
 
 # The config reference's key table (docs/config.md) from the schema (cli/config_schema.cpp);
 # a test fails until it is rerun. `readme` is its old name.

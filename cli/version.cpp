@@ -6,6 +6,7 @@
 #include "cli/build_info.h"
 #include "kernels/gemm.h"
 #include "platform/cpu_features.h"
+#include "platform/isa_record.h"
 
 namespace starling::cli {
 
@@ -16,6 +17,10 @@ std::string version_text() {
   const auto detected = platform::detected_isa();
   out << "isa: " << platform::isa_name(active);
   if (active != detected) out << " (forced by STARLING_ISA; this CPU has " << platform::isa_name(detected) << ")";
+  out << "\nisa paths tested (docs/platforms.md):";
+  for (const platform::IsaRecord& record : platform::isa_records())
+    out << "\n  " << platform::isa_name(record.isa) << ": " << record.tested;
+  if (platform::has_sve()) out << "\nsve: this CPU has it; no kernel uses it yet (neon runs)";
   out << "\nbackends:";
   for (const auto backend : {kernels::Backend::native, kernels::Backend::onednn})
     if (kernels::backend_available(backend))

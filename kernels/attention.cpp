@@ -14,7 +14,8 @@ constexpr AttentionTable kAttentionBaseline = make_attention_table();
 namespace {
 
 constexpr platform::IsaDispatch<const attention_detail::AttentionTable*> kAttention{
-    &attention_detail::kAttentionBaseline, &attention_detail::kAttentionAvx2, &attention_detail::kAttentionAvx512};
+    &attention_detail::kAttentionBaseline, STARLING_X86_64_ONLY(&attention_detail::kAttentionAvx2),
+    STARLING_X86_64_ONLY(&attention_detail::kAttentionAvx512)};
 
 }  // namespace
 

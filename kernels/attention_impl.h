@@ -11,7 +11,11 @@
 #include "kernels/attention.h"
 #include "kernels/sequence_ops.h"
 
+#if defined(__x86_64__)
 #include <immintrin.h>
+#elif defined(__ARM_NEON)
+#include <arm_neon.h>
+#endif
 
 #include <algorithm>
 
@@ -23,7 +27,7 @@ struct AttentionTable {
                    float*) = nullptr;
 };
 
-/// Built with baseline x86-64 flags (SSE2).
+/// Built with baseline flags (x86-64: SSE2; AArch64: NEON).
 extern const AttentionTable kAttentionBaseline;
 /// Built with -mavx2 -mfma.
 extern const AttentionTable kAttentionAvx2;
@@ -34,7 +38,7 @@ namespace {
 
 // This build's vector and the tile of accumulators it blocks into: kRows × kCols vectors
 // take 12 of SSE2's and AVX2's 16 registers (3 rows of 4 vectors: a head of 32 floats is
-// one AVX2 tile wide) and 12 of AVX-512's 32 (6 rows of 2).
+// one AVX2 tile wide), 12 of AVX-512's 32 (6 rows of 2) and 24 of NEON's 32 (6 rows of 4).
 #if defined(__AVX512F__)
 using Vec = __m512;
 constexpr int kWidth = 16, kRows = 6, kCols = 2;
@@ -49,13 +53,22 @@ inline Vec splat(float x) { return _mm256_set1_ps(x); }
 inline Vec load(const float* at) { return _mm256_loadu_ps(at); }
 inline void store(float* at, Vec v) { _mm256_storeu_ps(at, v); }
 inline Vec fmadd(Vec a, Vec b, Vec c) { return _mm256_fmadd_ps(a, b, c); }
-#else
+#elif defined(__x86_64__)
 using Vec = __m128;
 constexpr int kWidth = 4, kRows = 3, kCols = 4;
 inline Vec splat(float x) { return _mm_set1_ps(x); }
 inline Vec load(const float* at) { return _mm_loadu_ps(at); }
 inline void store(float* at, Vec v) { _mm_storeu_ps(at, v); }
 inline Vec fmadd(Vec a, Vec b, Vec c) { return _mm_add_ps(_mm_mul_ps(a, b), c); }
+#elif defined(__ARM_NEON)
+using Vec = float32x4_t;
+constexpr int kWidth = 4, kRows = 6, kCols = 4;
+inline Vec splat(float x) { return vdupq_n_f32(x); }
+inline Vec load(const float* at) { return vld1q_f32(at); }
+inline void store(float* at, Vec v) { vst1q_f32(at, v); }
+inline Vec fmadd(Vec a, Vec b, Vec c) { return vfmaq_f32(c, a, b); }
+#else
+#error "attention_impl.h: no vector type for this architecture"
 #endif
 
 // One product's operands: A(r, p) = a[r·a_rs + p·a_cs], B's row p at b + p·ldb, C's row r

@@ -9,15 +9,21 @@ namespace starling::kernels {
 
 namespace {
 
-// AVX2 and AVX-512 have these kernels; the scalar path takes im2col and the GEMM.
-constexpr platform::IsaDispatch<decltype(&native::direct_conv_avx512)> kConv{nullptr, native::direct_conv_avx2,
-                                                                              native::direct_conv_avx512};
+// AVX2, AVX-512 and NEON have these kernels; the scalar path takes im2col and the GEMM.
+constexpr platform::IsaDispatch<decltype(&native::direct_conv_avx512)> kConv{
+    nullptr, STARLING_X86_64_ONLY(native::direct_conv_avx2), STARLING_X86_64_ONLY(native::direct_conv_avx512),
+    STARLING_ARM64_ONLY(native::direct_conv_neon)};
 constexpr platform::IsaDispatch<decltype(&native::direct_conv_weight_gradient_avx512)> kWeightGradient{
-    nullptr, native::direct_conv_weight_gradient_avx2, native::direct_conv_weight_gradient_avx512};
+    nullptr, STARLING_X86_64_ONLY(native::direct_conv_weight_gradient_avx2),
+    STARLING_X86_64_ONLY(native::direct_conv_weight_gradient_avx512),
+    STARLING_ARM64_ONLY(native::direct_conv_weight_gradient_neon)};
 constexpr platform::IsaDispatch<decltype(&native::direct_conv_narrow_weight_gradient_avx512)> kNarrowWeightGradient{
-    nullptr, native::direct_conv_narrow_weight_gradient_avx2, native::direct_conv_narrow_weight_gradient_avx512};
+    nullptr, STARLING_X86_64_ONLY(native::direct_conv_narrow_weight_gradient_avx2),
+    STARLING_X86_64_ONLY(native::direct_conv_narrow_weight_gradient_avx512),
+    STARLING_ARM64_ONLY(native::direct_conv_narrow_weight_gradient_neon)};
 constexpr platform::IsaDispatch<decltype(&native::narrow_window_row)> kNarrowWindowRow{
-    nullptr, native::narrow_window_row_avx2, native::narrow_window_row};
+    nullptr, STARLING_X86_64_ONLY(native::narrow_window_row_avx2), STARLING_X86_64_ONLY(native::narrow_window_row),
+    STARLING_ARM64_ONLY(native::narrow_window_row_neon)};
 
 }  // namespace
 

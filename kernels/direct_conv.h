@@ -12,7 +12,7 @@
 
 namespace starling::kernels {
 
-/// Whether direct_conv and direct_conv_weight_gradient run this shape on this CPU: AVX2,
+/// Whether direct_conv and direct_conv_weight_gradient run this shape on this CPU: AVX2 or NEON,
 /// stride 1, out_c a multiple of 16, and either in_c a multiple of 16 or a window row
 /// (kernel·in_c) of 1, 3, 5, 7, 9 or 15 floats.
 bool direct_conv_supported(const ConvShape& s);

@@ -5,7 +5,11 @@
 #include "kernels/ops_impl.h"
 #include "platform/isa_dispatch.h"
 
+#if defined(__x86_64__)
 #include <emmintrin.h>
+#elif defined(__ARM_NEON)
+#include <arm_neon.h>
+#endif
 
 #include <algorithm>
 #include <cmath>
@@ -15,12 +19,17 @@ namespace starling::kernels {
 namespace ops_detail {
 namespace {
 
-// SSE moves (baseline x86-64) for short runs: a plain loop would become a memcpy call per run.
+// SSE moves (baseline x86-64; NEON on AArch64) for short runs: a plain loop would become a
+// memcpy call per run.
 struct BaselineRuns {
   static constexpr bool kSelectPoolGradient = false;
   static void copy(float* d, const float* s, long n) {
     long i = 0;
+#if defined(__x86_64__)
     for (; i + 4 <= n; i += 4) _mm_storeu_ps(d + i, _mm_loadu_ps(s + i));
+#elif defined(__ARM_NEON)
+    for (; i + 4 <= n; i += 4) vst1q_f32(d + i, vld1q_f32(s + i));
+#endif
     for (; i < n; ++i) d[i] = s[i];
   }
   using Fixed = PlainFixed<BaselineRuns>;
@@ -36,8 +45,8 @@ constexpr OpsTable kOpsBaseline = make_table<BaselineRuns>();
 namespace {
 
 // Decided per call, like the GEMM, so force_isa and STARLING_ISA reach these kernels too.
-constexpr platform::IsaDispatch<const ops_detail::OpsTable*> kOps{&ops_detail::kOpsBaseline, &ops_detail::kOpsAvx2,
-                                                                  &ops_detail::kOpsAvx512};
+constexpr platform::IsaDispatch<const ops_detail::OpsTable*> kOps{
+    &ops_detail::kOpsBaseline, STARLING_X86_64_ONLY(&ops_detail::kOpsAvx2), STARLING_X86_64_ONLY(&ops_detail::kOpsAvx512)};
 
 const ops_detail::OpsTable& ops() { return *kOps.get(); }
 

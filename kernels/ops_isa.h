@@ -26,7 +26,7 @@ struct OpsTable {
 };
 
 // Constant-initialized, so no code of an ISA file runs before dispatch picks it.
-/// Built with baseline x86-64 flags (SSE2): runs anywhere.
+/// Built with baseline flags (x86-64: SSE2; AArch64: NEON): runs anywhere.
 extern const OpsTable kOpsBaseline;
 /// Built with -mavx2 -mfma.
 extern const OpsTable kOpsAvx2;

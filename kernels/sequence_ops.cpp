@@ -14,7 +14,8 @@ constexpr SequenceTable kSequenceBaseline = make_sequence_table();
 namespace {
 
 constexpr platform::IsaDispatch<const sequence_detail::SequenceTable*> kSequence{
-    &sequence_detail::kSequenceBaseline, &sequence_detail::kSequenceAvx2, &sequence_detail::kSequenceAvx512};
+    &sequence_detail::kSequenceBaseline, STARLING_X86_64_ONLY(&sequence_detail::kSequenceAvx2),
+    STARLING_X86_64_ONLY(&sequence_detail::kSequenceAvx512)};
 
 const sequence_detail::SequenceTable& table() { return *kSequence.get(); }
 

@@ -2,7 +2,8 @@
 // Bodies of the sequence kernels (sequence_ops.h), written once as plain loops the compiler
 // vectorizes and compiled into each ISA file with that file's flags, as ops_impl.h.
 // Reductions keep kLanes partial results side by side, so that they vectorize without
-// reassociating one sum, and fold them with SSE intrinsics (in every build); rows are short
+// reassociating one sum, and fold them with SSE intrinsics (in every x86-64 build; NEON on
+// AArch64); rows are short
 // (a head's scores, a token's channels, a vocabulary), so each takes a few passes over data
 // in L1 rather than one fused loop.
 //
@@ -10,7 +11,13 @@
 #include "kernels/sequence_ops.h"
 #include "kernels/vector_math.h"
 
+#if defined(__x86_64__)
 #include <immintrin.h>
+#elif defined(__ARM_NEON)
+#include <arm_neon.h>
+#else
+#error "sequence_ops_impl.h: no vector folds for this architecture"
+#endif
 
 #include <cmath>
 #include <cstdint>
@@ -29,7 +36,7 @@ struct SequenceTable {
   double (*vocab_cross_entropy)(long, int, const float*, const int32_t*, float*) = nullptr;
 };
 
-/// Built with baseline x86-64 flags (SSE2).
+/// Built with baseline flags (x86-64: SSE2; AArch64: NEON).
 extern const SequenceTable kSequenceBaseline;
 /// Built with -mavx2 -mfma.
 extern const SequenceTable kSequenceAvx2;
@@ -63,6 +70,7 @@ inline void gelu_backward(long n, const float* x, const float* dy, float* dx) {
   }
 }
 
+#if defined(__x86_64__)
 // Four SSE vectors folded into one float: a loop over 16 lanes one after another would be a
 // chain of 16 dependent scalar operations a row.
 inline float fold(__m128 v, __m128 (*op)(__m128, __m128)) {
@@ -87,6 +95,26 @@ inline float row_max(const float* __restrict x, int n) {
   const float lanes = fold(_mm_max_ps(_mm_max_ps(m[0], m[1]), _mm_max_ps(m[2], m[3])), _mm_max_ps);
   return lanes > top ? lanes : top;
 }
+#else
+// The same folds in NEON: four vectors added pairwise, then across one.
+inline float lanes_sum(const float (&lane)[kLanes]) {
+  const float32x4_t low = vaddq_f32(vld1q_f32(lane), vld1q_f32(lane + 4));
+  return vaddvq_f32(vaddq_f32(low, vaddq_f32(vld1q_f32(lane + 8), vld1q_f32(lane + 12))));
+}
+
+// maxnm returns the number where one operand is NaN, so a NaN is skipped as the tail does.
+inline float row_max(const float* __restrict x, int n) {
+  float32x4_t m[4];
+  for (float32x4_t& v : m) v = vdupq_n_f32(-std::numeric_limits<float>::infinity());
+  int j = 0;
+  for (; j + kLanes <= n; j += kLanes)
+    for (int v = 0; v < 4; ++v) m[v] = vmaxnmq_f32(vld1q_f32(x + j + 4 * v), m[v]);
+  float top = -std::numeric_limits<float>::infinity();
+  for (; j < n; ++j) top = x[j] > top ? x[j] : top;
+  const float lanes = vmaxnmvq_f32(vmaxnmq_f32(vmaxnmq_f32(m[0], m[1]), vmaxnmq_f32(m[2], m[3])));
+  return lanes > top ? lanes : top;
+}
+#endif
 
 // Σ a_j·b_j, or Σ a_j when b is null.
 inline float row_sum(const float* __restrict a, const float* __restrict b, int n) {

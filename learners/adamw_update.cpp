@@ -39,6 +39,9 @@ inline __attribute__((always_inline)) double norm_body(long n, const float* __re
 }
 
 void update_baseline(long n, float* w, const float* g, float* m, float* v, const AdamWArgs& a) { update_body(n, w, g, m, v, a); }
+double norm_baseline(long n, const float* g) { return norm_body(n, g); }
+
+#if defined(__x86_64__)
 __attribute__((target("avx2,fma"))) void update_avx2(long n, float* w, const float* g, float* m, float* v, const AdamWArgs& a) {
   update_body(n, w, g, m, v, a);
 }
@@ -47,12 +50,15 @@ __attribute__((target("avx512f,avx512vl,avx2,fma"))) void update_avx512(long n, 
   update_body(n, w, g, m, v, a);
 }
 
-double norm_baseline(long n, const float* g) { return norm_body(n, g); }
 __attribute__((target("avx2,fma"))) double norm_avx2(long n, const float* g) { return norm_body(n, g); }
 __attribute__((target("avx512f,avx512vl,avx2,fma"))) double norm_avx512(long n, const float* g) { return norm_body(n, g); }
+#endif
 
-constexpr platform::IsaDispatch<Update> kUpdate{&update_baseline, &update_avx2, &update_avx512};
-constexpr platform::IsaDispatch<Norm> kNorm{&norm_baseline, &norm_avx2, &norm_avx512};
+// On AArch64 the baseline build is NEON's.
+constexpr platform::IsaDispatch<Update> kUpdate{&update_baseline, STARLING_X86_64_ONLY(&update_avx2),
+                                                STARLING_X86_64_ONLY(&update_avx512)};
+constexpr platform::IsaDispatch<Norm> kNorm{&norm_baseline, STARLING_X86_64_ONLY(&norm_avx2),
+                                            STARLING_X86_64_ONLY(&norm_avx512)};
 
 }  // namespace
 

@@ -6,6 +6,9 @@
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
+#elif defined(__aarch64__) && defined(__linux__)
+#include <asm/hwcap.h>
+#include <sys/auxv.h>
 #endif
 
 namespace starling::platform {
@@ -29,8 +32,11 @@ Isa probe() {
       __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl"))
     return Isa::avx512;
   return Isa::avx2;
-#endif
+#elif defined(__aarch64__)
+  return Isa::neon;  // Advanced SIMD is part of every AArch64 CPU
+#else
   return Isa::scalar;
+#endif
 }
 
 Isa clamp(Isa wanted) { return static_cast<int>(wanted) <= static_cast<int>(detected_isa()) ? wanted : detected_isa(); }
@@ -64,13 +70,14 @@ std::string_view isa_name(Isa isa) {
   switch (isa) {
     case Isa::avx512: return "avx512";
     case Isa::avx2: return "avx2";
+    case Isa::neon: return "neon";
     case Isa::scalar: break;
   }
   return "scalar";
 }
 
 bool parse_isa(std::string_view text, Isa& out) {
-  for (Isa isa : {Isa::scalar, Isa::avx2, Isa::avx512}) {
+  for (Isa isa : {Isa::scalar, Isa::avx2, Isa::avx512, Isa::neon}) {
     if (text == isa_name(isa)) {
       out = isa;
       return true;
@@ -87,5 +94,15 @@ bool has_vpclmulqdq() {
   return false;
 #endif
 }
+
+#if defined(__aarch64__) && defined(__linux__)
+bool has_crc32() { return (getauxval(AT_HWCAP) & HWCAP_CRC32) != 0; }
+bool has_pmull() { return (getauxval(AT_HWCAP) & HWCAP_PMULL) != 0; }
+bool has_sve() { return (getauxval(AT_HWCAP) & HWCAP_SVE) != 0; }
+#else
+bool has_crc32() { return false; }
+bool has_pmull() { return false; }
+bool has_sve() { return false; }
+#endif
 
 }  // namespace starling::platform

@@ -1,6 +1,7 @@
 // CRC-32C: slicing-by-8 table (scalar); at the avx2 level 256-bit carry-less folding where
 // the CPU has VPCLMULQDQ, else the crc32 instruction; at avx512 512-bit folding where the
-// CPU has VPCLMULQDQ. Picked through platform::IsaDispatch.
+// CPU has VPCLMULQDQ; at neon 128-bit PMULL folding where the CPU has PMULL and the crc32c
+// instructions, else those instructions. Picked through platform::IsaDispatch.
 #include "protocols/crc32c.h"
 
 #include "platform/isa_dispatch.h"
@@ -16,6 +17,10 @@ std::uint32_t crc32c_sse42(const void* data, std::size_t size, std::uint32_t pre
 std::uint32_t crc32c_clmul(const void* data, std::size_t size, std::uint32_t previous);
 // Defined in crc32c_vpclmul256.cpp (AVX2 with VPCLMULQDQ, called only when the CPU has them).
 std::uint32_t crc32c_vpclmul256(const void* data, std::size_t size, std::uint32_t previous);
+// Defined in crc32c_armv8.cpp (the crc32c instructions, called only when the CPU has them).
+std::uint32_t crc32c_armv8(const void* data, std::size_t size, std::uint32_t previous);
+// Defined in crc32c_pmull.cpp (PMULL and the crc32c instructions, likewise).
+std::uint32_t crc32c_pmull(const void* data, std::size_t size, std::uint32_t previous);
 
 namespace {
 
@@ -57,21 +62,28 @@ std::uint32_t crc32c_table(const void* data, std::size_t size, std::uint32_t pre
 
 namespace {
 
-// The fastest avx2-level path this CPU has (null off x86-64).
-Crc32cFn best_avx2() {
 #if defined(__x86_64__)
+// The fastest avx2-level path this CPU has.
+Crc32cFn best_avx2() {
   if (platform::detected_isa() < platform::Isa::avx2) return nullptr;
   return platform::has_vpclmulqdq() ? crc32c_vpclmul256 : crc32c_sse42;
-#else
-  return nullptr;
-#endif
 }
+#elif defined(__aarch64__)
+// The fastest neon-level path this CPU has (none without the crc32c instructions, which
+// Armv8.0 leaves optional).
+Crc32cFn best_neon() {
+  if (!platform::has_crc32()) return nullptr;
+  return platform::has_pmull() ? crc32c_pmull : crc32c_armv8;
+}
+#endif
 
 // Built at first use: the folding paths need carry-less multiplication beyond the levels.
 const platform::IsaDispatch<Crc32cFn>& implementations() {
 #if defined(__x86_64__)
   static const platform::IsaDispatch<Crc32cFn> d{crc32c_table, best_avx2(),
                                                  platform::has_vpclmulqdq() ? crc32c_clmul : nullptr};
+#elif defined(__aarch64__)
+  static const platform::IsaDispatch<Crc32cFn> d{crc32c_table, nullptr, nullptr, best_neon()};
 #else
   static const platform::IsaDispatch<Crc32cFn> d{crc32c_table, nullptr, nullptr};
 #endif
@@ -89,6 +101,11 @@ std::vector<Crc32cPath> crc32c_paths() {
     if (platform::has_vpclmulqdq()) paths.push_back({"vpclmul256", crc32c_vpclmul256});
   }
   if (isa >= platform::Isa::avx512 && platform::has_vpclmulqdq()) paths.push_back({"vpclmul512", crc32c_clmul});
+#elif defined(__aarch64__)
+  if (platform::has_crc32()) {
+    paths.push_back({"armv8-crc32", crc32c_armv8});
+    if (platform::has_pmull()) paths.push_back({"pmull", crc32c_pmull});
+  }
 #endif
   return paths;
 }

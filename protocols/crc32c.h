@@ -1,8 +1,9 @@
 #pragma once
 // CRC-32C (Castagnoli, reflected polynomial 0x82F63B78) of frame payloads. Folds by
 // carry-less multiplication where the CPU has VPCLMULQDQ (256-bit at the avx2 level,
-// 512-bit at avx512), else takes the SSE4.2 crc32 instruction (avx2) or a slicing-by-8
-// table (scalar); all give the same value ("123456789" -> 0xE3069283).
+// 512-bit at avx512) or PMULL (128-bit at neon), else takes the crc32 instruction (SSE4.2
+// at avx2, Armv8's crc32c at neon) or a slicing-by-8 table (scalar); all give the same
+// value ("123456789" -> 0xE3069283).
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -17,7 +18,8 @@ std::uint32_t crc32c_table(const void* data, std::size_t size, std::uint32_t pre
 
 using Crc32cFn = std::uint32_t (*)(const void* data, std::size_t size, std::uint32_t previous);
 
-/// One implementation, named ("table", "sse42", "vpclmul256", "vpclmul512").
+/// One implementation, named ("table", "sse42", "vpclmul256", "vpclmul512", "armv8-crc32",
+/// "pmull").
 struct Crc32cPath {
   const char* name;
   Crc32cFn fn;

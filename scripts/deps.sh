@@ -3,6 +3,8 @@
 # Idempotent and quiet when everything is there; runs apt-get update only before an install.
 #   scripts/deps.sh          what the build, `make demo` and every test need
 #   scripts/deps.sh bench    also what only the benchmarks need
+#   scripts/deps.sh arm64    also the cross toolchain, qemu and the arm64 libraries (multiarch)
+#                            that `make arm64` builds and tests with (scripts/arm64.sh)
 set -euo pipefail
 
 # ocl-icd-opencl-dev: Debian's oneDNN CMake config insists on finding OpenCL.
@@ -18,9 +20,17 @@ run=(python3 python3-torch python3-matplotlib python3-numpy openmpi-bin clang li
      slurmctld slurmd slurm-client munge fortunes)
 # The MPI all-reduce benchmark compiles against Open MPI.
 bench=(libopenmpi-dev)
+# The arm64 libraries beside the host's (Eigen and CLI11 are headers, from `build`). Two do
+# not install beside their amd64 packages, so scripts/arm64.sh unpacks them into its build
+# folder instead: CAF (not multiarch) and oneDNN's headers (dnnl_config.h differs per
+# architecture; its library, libdnnl2, installs). ocl-icd-opencl-dev: as in `build`.
+arm64=(g++-aarch64-linux-gnu qemu-user-static libzmq3-dev:arm64 cppzmq-dev:arm64 libdnnl2:arm64
+       ocl-icd-opencl-dev:arm64 libboost-test-dev:arm64 libtomlplusplus-dev:arm64 libspdlog-dev:arm64
+       zlib1g-dev:arm64)
 
 wanted=("${build[@]}" "${run[@]}")
 [ "${1:-}" = bench ] && wanted+=("${bench[@]}")
+[ "${1:-}" = arm64 ] && wanted+=("${arm64[@]}")
 
 missing=()
 for pkg in "${wanted[@]}"; do
@@ -35,5 +45,8 @@ if [ "$(id -u)" -ne 0 ]; then
   sudo=sudo
 fi
 export DEBIAN_FRONTEND=noninteractive
+if [ "${1:-}" = arm64 ] && ! dpkg --print-foreign-architectures | grep -qx arm64; then
+  $sudo dpkg --add-architecture arm64
+fi
 $sudo apt-get update -qq
 $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

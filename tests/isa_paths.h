@@ -9,8 +9,8 @@ namespace starling::testing {
 
 inline std::vector<platform::Isa> supported_isas() {
   std::vector<platform::Isa> out;
-  for (platform::Isa isa : {platform::Isa::scalar, platform::Isa::avx2, platform::Isa::avx512})
-    if (static_cast<int>(isa) <= static_cast<int>(platform::detected_isa())) out.push_back(isa);
+  for (int level = 0; level <= static_cast<int>(platform::detected_isa()); ++level)
+    out.push_back(static_cast<platform::Isa>(level));
   return out;
 }
 

@@ -29,11 +29,22 @@ double fastest(Loop&& loop, long iterations, bool cpu_time = false) {
   return best;
 }
 
+// The FMA loop of `isa`, or null where it has none (scalar, and every path off x86-64).
+using FmaLoop = double (*)(long, float*);
+FmaLoop loop_for(platform::Isa isa) {
+#if defined(__x86_64__)
+  if (isa == platform::Isa::avx512) return fma_loop_avx512;
+  if (isa == platform::Isa::avx2) return fma_loop_avx2;
+#endif
+  (void)isa;
+  return nullptr;
+}
+
 }  // namespace
 
 double fma_peak_gflops(platform::Isa isa, bool cpu_time) {
-  if (isa == platform::Isa::scalar) return 0.0;
-  auto loop = isa == platform::Isa::avx512 ? fma_loop_avx512 : fma_loop_avx2;
+  const FmaLoop loop = loop_for(isa);
+  if (!loop) return 0.0;
   loop(1 << 20, nullptr);  // warm up clocks
   double flops = 0.0;
   const double seconds = fastest([&](long n) { flops = loop(n, nullptr); }, 20 << 20, cpu_time);
@@ -41,8 +52,8 @@ double fma_peak_gflops(platform::Isa isa, bool cpu_time) {
 }
 
 double vector_store_slots(platform::Isa isa) {
-  if (isa == platform::Isa::scalar) return 0.0;
-  auto loop = isa == platform::Isa::avx512 ? fma_loop_avx512 : fma_loop_avx2;
+  const FmaLoop loop = loop_for(isa);
+  if (!loop) return 0.0;
   alignas(64) static float buffer[48 * 16];
   constexpr long kIterations = 4 << 20;
   loop(1 << 20, nullptr);  // warm up clocks

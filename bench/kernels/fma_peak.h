@@ -5,7 +5,7 @@
 namespace starling::bench {
 
 /// GFLOP/s of a register-only FMA loop with enough independent chains to hide latency,
-/// using the vector width of `isa` (scalar: the AVX2 figure is not claimed; returns 0).
+/// using the vector width of `isa` (0 for scalar, and for every path off x86-64: no loop).
 /// With cpu_time, timed by the thread's CPU time (to set against parts timed the same way).
 double fma_peak_gflops(platform::Isa isa, bool cpu_time = false);
 

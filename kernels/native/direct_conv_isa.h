@@ -1,7 +1,7 @@
 #pragma once
 // Entry points of the per-ISA direct-convolution kernels (kernels/direct_conv.h); the caller
-// must only enter them where direct_conv_supported says so. The AVX2 set mirrors the
-// AVX-512 one, each compiled for its own ISA.
+// must only enter them where direct_conv_supported says so. The AVX2 and NEON sets mirror
+// the AVX-512 one, each compiled for its own ISA.
 #include "kernels/ops.h"
 
 namespace starling::kernels::native {
@@ -22,5 +22,11 @@ void direct_conv_weight_gradient_avx2(const ConvShape& s, const float* xp, const
 void direct_conv_narrow_weight_gradient_avx2(const ConvShape& s, const float* xp, const float* dy, float* dw,
                                               bool accumulate);
 bool narrow_window_row_avx2(const ConvShape& s);
+
+void direct_conv_neon(const ConvShape& s, const float* xp, const float* w, const float* bias, bool relu, float* y);
+void direct_conv_weight_gradient_neon(const ConvShape& s, const float* xp, const float* dy, float* dwt, bool accumulate);
+void direct_conv_narrow_weight_gradient_neon(const ConvShape& s, const float* xp, const float* dy, float* dw,
+                                              bool accumulate);
+bool narrow_window_row_neon(const ConvShape& s);
 
 }  // namespace starling::kernels::native

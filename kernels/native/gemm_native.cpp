@@ -19,6 +19,7 @@ namespace {
 // Below this many multiply-adds a thread start (tens of µs) costs more than it saves.
 constexpr double kMinFmasPerThread = 4.0e6;
 
+#if defined(__x86_64__)
 // Up to this many rows, A·Bᵀ is faster as dot products than by gathering Bᵀ into panels.
 constexpr int kDotMaxRows = 64;
 
@@ -54,8 +55,10 @@ void run_avx2(const GemmArgs& args) {
   if (!args.velocity && args.trans_b && !args.trans_a && args.m <= 8 && args.k >= 16) return gemm_avx2_nt(args);
   gemm_avx2(args);
 }
+#endif
 
-constexpr platform::IsaDispatch<void (*)(const GemmArgs&)> kGemm{gemm_scalar, run_avx2, run_avx512};
+constexpr platform::IsaDispatch<void (*)(const GemmArgs&)> kGemm{
+    gemm_scalar, STARLING_X86_64_ONLY(run_avx2), STARLING_X86_64_ONLY(run_avx512), STARLING_ARM64_ONLY(gemm_neon)};
 
 void run_single(const GemmArgs& args) { kGemm.get()(args); }
 

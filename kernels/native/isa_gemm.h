@@ -14,5 +14,6 @@ void gemm_avx512(const GemmArgs& args);
 void gemm_avx512_dot(const GemmArgs& args);
 /// C = A·Bᵀ (trans_b, not trans_a) as Cᵀ = B·Aᵀ with Aᵀ packed; for up to 64 rows.
 void gemm_avx512_nt(const GemmArgs& args);
+void gemm_neon(const GemmArgs& args);
 
 }  // namespace starling::kernels::native

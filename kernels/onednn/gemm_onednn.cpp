@@ -43,9 +43,13 @@ void gemm(const GemmArgs& a) {
 void set_threads(int threads) { omp_set_num_threads(threads); }
 
 const char* effective_isa() {
+#if defined(__x86_64__)
   const char* name = dnnl_cpu_isa2str(dnnl_get_effective_cpu_isa());  // "cpu_isa_avx2", …
   const std::string_view prefix = "cpu_isa_";
   return std::string_view(name).substr(0, prefix.size()) == prefix ? name + prefix.size() : name;
+#else
+  return "aarch64";  // oneDNN's ISA query names x86 levels only
+#endif
 }
 
 }  // namespace starling::kernels::onednn

@@ -1,5 +1,5 @@
 #pragma once
-// The inner loops of the codecs, one table per instruction set (scalar, AVX2, AVX-512),
+// The inner loops of the codecs, one table per instruction set (scalar, AVX2, AVX-512, NEON),
 // chosen at run time through platform::IsaDispatch. Every entry takes raw pointers the
 // calling codec has already bounds-checked; wire bytes may be unaligned. All paths give
 // bit-identical results except the float sums (add_abssum), whose order differs.

@@ -4,10 +4,9 @@
 
 namespace starling::protocols::simd {
 
-#if defined(__x86_64__)
 extern const CodecKernels kAvx2Kernels;
 extern const CodecKernels kAvx512Kernels;
-#endif
+extern const CodecKernels kNeonKernels;
 
 namespace {
 
@@ -21,11 +20,9 @@ constexpr CodecKernels kScalarKernels = {
     s::sign_decode,
 };
 
-#if defined(__x86_64__)
-constexpr platform::IsaDispatch<const CodecKernels*> kKernels{&kScalarKernels, &kAvx2Kernels, &kAvx512Kernels};
-#else
-constexpr platform::IsaDispatch<const CodecKernels*> kKernels{&kScalarKernels, nullptr, nullptr};
-#endif
+constexpr platform::IsaDispatch<const CodecKernels*> kKernels{&kScalarKernels, STARLING_X86_64_ONLY(&kAvx2Kernels),
+                                                              STARLING_X86_64_ONLY(&kAvx512Kernels),
+                                                              STARLING_ARM64_ONLY(&kNeonKernels)};
 
 }  // namespace
 

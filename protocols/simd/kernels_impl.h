@@ -1,12 +1,13 @@
 #pragma once
 // The vector codec kernels, written once over a vector type V and compiled into each ISA
-// file (kernels_avx2.cpp, kernels_avx512.cpp) with that file's flags; tails go to the
-// scalar kernels. V supplies the instructions, so each file keeps what differs between
-// ISAs: lane masks as vectors (AVX2) or mask registers (AVX-512), compress by permutation
-// table or by instruction, and the horizontal reductions (float sums keep each ISA's order).
+// file (kernels_avx2.cpp, kernels_avx512.cpp, kernels_neon.cpp) with that file's flags;
+// tails go to the scalar kernels. V supplies the instructions, so each file keeps what
+// differs between ISAs: lane masks as vectors (AVX2, NEON) or mask registers (AVX-512),
+// compress by table or by instruction, and the horizontal reductions (float sums keep each
+// ISA's order).
 //
 // V (Avx2 in kernels_avx2.cpp, where each operation's meaning is noted, Avx512 in
-// kernels_avx512.cpp) names the types, W float lanes F, int32 lanes I, a lane mask M, an
+// kernels_avx512.cpp, Neon in kernels_neon.cpp) names the types, W float lanes F, int32 lanes I, a lane mask M, an
 // any-lane accumulator Flags and W halves H, and wraps an instruction or two per operation.
 //
 // Internal linkage on purpose, as in kernels/ops_impl.h: the AVX-512 and AVX2 builds of

@@ -31,7 +31,7 @@ import sys
 
 SOURCE_EXTENSIONS = ("h", "hpp", "cpp", "py", "sh", "toml", "yaml", "yml", "cmake")
 # Top-level entries that are outputs, not sources: a path into them names what a run writes.
-OUTPUT_DIRS = {"build", "results", ".git"}
+OUTPUT_DIRS = {"build", "build-arm64", "results", ".git"}
 FENCE = re.compile(r"^\s*(```+|~~~+)\s*([\w+-]*)")
 CODE_SPAN = re.compile(r"(`+)(.+?)(?<!`)\1(?!`)", re.S)
 LINK = re.compile(r"!?\[((?:[^\[\]]|\[[^\]]*\])*)\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")

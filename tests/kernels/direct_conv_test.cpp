@@ -9,6 +9,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "platform/cpu_features.h"
+#include "tests/isa_paths.h"
 #include "kernels/direct_conv.h"
 
 #include <algorithm>
@@ -157,8 +158,7 @@ void check_weight_gradient(const sk::ConvShape& s, std::mt19937& rng) {
 
 BOOST_AUTO_TEST_CASE(direct_conv_matches_double_reference) {
   std::mt19937 rng(31);
-  for (sp::Isa isa : {sp::Isa::scalar, sp::Isa::avx2, sp::Isa::avx512}) {
-    if (static_cast<int>(isa) > static_cast<int>(sp::detected_isa())) continue;
+  for (sp::Isa isa : starling::testing::supported_isas()) {
     sp::force_isa(isa);
     const sk::ConvShape s = shape(2, 5, 29, 16, 3, 16);
     if (isa == sp::Isa::scalar) {
@@ -197,8 +197,7 @@ BOOST_AUTO_TEST_CASE(direct_conv_matches_double_reference) {
 // the input gradient is not direct for them, nor for any padding but "same".
 BOOST_AUTO_TEST_CASE(direct_conv_of_narrow_inputs_matches_double_reference) {
   std::mt19937 rng(37);
-  for (sp::Isa isa : {sp::Isa::scalar, sp::Isa::avx2, sp::Isa::avx512}) {
-    if (static_cast<int>(isa) > static_cast<int>(sp::detected_isa())) continue;
+  for (sp::Isa isa : starling::testing::supported_isas()) {
     sp::force_isa(isa);
     const sk::ConvShape conv1 = shape(9, 28, 28, 1, 5, 32, 0);  // the CNN's first layer: two chunks of samples
     if (isa == sp::Isa::scalar) {

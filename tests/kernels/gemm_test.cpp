@@ -7,6 +7,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "platform/cpu_features.h"
+#include "tests/isa_paths.h"
 #include "kernels/gemm.h"
 
 #include <cmath>
@@ -190,8 +191,7 @@ void check(const Problem& p, const std::vector<float>& c, const std::vector<floa
 
 void run_case(const Case& cs, std::mt19937& rng) {
   const Problem p = make_problem(cs, rng);
-  for (sp::Isa isa : {sp::Isa::scalar, sp::Isa::avx2, sp::Isa::avx512}) {
-    if (static_cast<int>(isa) > static_cast<int>(sp::detected_isa())) continue;
+  for (sp::Isa isa : starling::testing::supported_isas()) {
     sp::force_isa(isa);
     std::vector<float> c = p.c0, v = p.v0;
     sk::gemm(sk::Backend::native, args_for(p, c, v));

@@ -11,6 +11,7 @@
 #include "learners/optimizer.h"
 #include "learners/schedule.h"
 #include "platform/cpu_features.h"
+#include "tests/isa_paths.h"
 
 #include <cmath>
 #include <random>
@@ -126,21 +127,13 @@ struct ReferenceAdamW {
   }
 };
 
-std::vector<starling::platform::Isa> isas_here() {
-  namespace sp = starling::platform;
-  std::vector<sp::Isa> isas{sp::Isa::scalar};
-  if (sp::detected_isa() >= sp::Isa::avx2) isas.push_back(sp::Isa::avx2);
-  if (sp::detected_isa() >= sp::Isa::avx512) isas.push_back(sp::Isa::avx512);
-  return isas;
-}
-
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(adamw_matches_a_double_reference_on_every_isa) {
   namespace sp = starling::platform;
   std::mt19937 rng(5);
   std::normal_distribution<float> normal(0.f, 1.f);
-  for (sp::Isa isa : isas_here()) {
+  for (sp::Isa isa : starling::testing::supported_isas()) {
     sp::force_isa(isa);
     for (std::size_t n : {1u, 7u, 16u, 17u, 63u, 1031u}) {
       for (double clip : {0.0, 0.5, 1e3}) {
@@ -182,7 +175,7 @@ BOOST_AUTO_TEST_CASE(squared_norm_matches_double_on_every_isa) {
   namespace sp = starling::platform;
   std::mt19937 rng(9);
   std::normal_distribution<float> normal(0.f, 3.f);
-  for (sp::Isa isa : isas_here()) {
+  for (sp::Isa isa : starling::testing::supported_isas()) {
     sp::force_isa(isa);
     for (long n : {0L, 1L, 7L, 8L, 9L, 1000L, 4099L}) {
       std::vector<float> g(static_cast<std::size_t>(n));

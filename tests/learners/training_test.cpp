@@ -7,6 +7,7 @@
 #include "learners/optimizer.h"
 #include "learners/trainer.h"
 #include "platform/cpu_features.h"
+#include "tests/isa_paths.h"
 
 using namespace starling;
 
@@ -124,8 +125,7 @@ BOOST_AUTO_TEST_CASE(the_fused_sgd_step_matches_the_separate_pass) {
     spec.input = {16, 16, 1};
     spec.classes = 4;
     const TrainTest data = make_synthetic(64, 8, 3, spec.input, spec.classes);
-    for (platform::Isa isa : {platform::Isa::scalar, platform::Isa::avx2, platform::Isa::avx512}) {
-      if (static_cast<int>(isa) > static_cast<int>(platform::detected_isa())) continue;
+    for (platform::Isa isa : starling::testing::supported_isas()) {
       platform::force_isa(isa);
       const std::vector<float> separate = five_steps(spec, data.train, false);
       const std::vector<float> fused = five_steps(spec, data.train, true);

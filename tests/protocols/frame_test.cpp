@@ -9,6 +9,7 @@
 #include <string>
 
 #include "platform/cpu_features.h"
+#include "tests/isa_paths.h"
 #include "protocols/byte_io.h"
 #include "protocols/codec_row.h"
 #include "protocols/crc32c.h"
@@ -23,14 +24,9 @@ namespace isa = starling::platform;
 
 namespace {
 
-// The ISA levels this CPU has: table (scalar), folding or the crc32 instruction (avx2),
-// folding (avx512).
-std::vector<isa::Isa> crc_paths() {
-  std::vector<isa::Isa> paths;
-  for (isa::Isa path : {isa::Isa::scalar, isa::Isa::avx2, isa::Isa::avx512})
-    if (static_cast<int>(path) <= static_cast<int>(isa::detected_isa())) paths.push_back(path);
-  return paths;
-}
+// The ISA levels this CPU has: table (scalar), folding or the crc32 instruction (avx2,
+// neon), folding (avx512).
+std::vector<isa::Isa> crc_paths() { return starling::testing::supported_isas(); }
 
 struct IsaGuard {
   ~IsaGuard() { isa::force_isa(isa::detected_isa()); }
