@@ -326,7 +326,7 @@ std::vector<KeySpec> exchange_keys() {
      "mean, Bellet et al.'s Clique Averaging); `\"none\"` for one node",
      [](V v, Config& c) { gossip::parse_exchange_mode(v.text, c.node.exchange.mode); }},
     {"exchange.topology", choice_of(gossip::kTopologyNames),
-     "for gossip, gradient tracking, exact diffusion and push-sum: the graph of neighbours (`\"d-cliques\"`: cliques whose pooled "
+     "for gossip, gradient tracking, exact diffusion, push-sum and clique averaging: the graph of neighbours (`\"d-cliques\"`: cliques whose pooled "
      "label distributions are close to the global one, chosen from the data partition, joined as `inter_clique` says; "
      "the default under `\"clique-averaging\"`)",
      [](V v, Config& c) { c.node.exchange.topology = v.text; }},
