@@ -20,7 +20,7 @@ int run_export(const ExportOptions& options) {
     file.metadata["tokenizer"] = "bytes";
     file.metadata["starling_config"] = resolved_config(options.config, options.overrides, false);
     write_safetensors(options.out, file);
-    spdlog::info("wrote {} tensors of {} to {}", file.tensors.size(), model->signature(), options.out);
+    spdlog::info("wrote {} tensors ({} parameters) to {}", file.tensors.size(), model->trainable_count(), options.out);
     return 0;
   });
 }
