@@ -11,6 +11,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <stdexcept>
@@ -113,8 +114,12 @@ NodeResult run_node(const NodeSpec& configured, std::shared_ptr<const Task> task
   // The node actor waits for its learners' replies once or twice per iteration: a scheduler
   // worker that sleeps 50 µs between polls (CAF's "moderate" phase) would add that to each
   // wait, so idle workers go straight from busy polling to a condition variable that a new
-  // message wakes at once.
+  // message wakes at once. That wait times out to try stealing work from the other workers,
+  // every 10 ms by default: on an oversubscribed host each wake-up can preempt a learner's
+  // thread, so idle workers look only once a second (a job queued behind a busy worker is
+  // never the node's wait for its learners, which is the node's own job).
   cfg.set("work-stealing.moderate-poll-attempts", size_t{0});
+  cfg.set("work-stealing.relaxed-sleep-duration", caf::timespan{std::chrono::seconds(1)});
   cfg.set("logger.file-verbosity", caf::atom("quiet"));
   cfg.set("logger.console-verbosity", caf::atom("quiet"));
   caf::actor_system system{cfg};
