@@ -110,14 +110,13 @@ struct Neon {
   static M eq(I a, I b) { return {vceqq_s32(a.lo, b.lo), vceqq_s32(a.hi, b.hi)}; }
   static M mask_or(M a, M b) { return {vorrq_u32(a.lo, b.lo), vorrq_u32(a.hi, b.hi)}; }
   static bool none_set(M m) { return vmaxvq_u32(vorrq_u32(m.lo, m.hi)) == 0; }
+  static constexpr std::uint32_t kLaneBit[W] = {1, 2, 4, 8, 16, 32, 64, 128};
   static unsigned bits(M m) {
-    constexpr std::uint32_t low[4] = {1, 2, 4, 8}, high[4] = {16, 32, 64, 128};
-    return vaddvq_u32(vandq_u32(m.lo, vld1q_u32(low))) + vaddvq_u32(vandq_u32(m.hi, vld1q_u32(high)));
+    return vaddvq_u32(vandq_u32(m.lo, vld1q_u32(kLaneBit))) + vaddvq_u32(vandq_u32(m.hi, vld1q_u32(kLaneBit + 4)));
   }
   static M mask_from_bits(unsigned b) {
-    constexpr std::uint32_t low[4] = {1, 2, 4, 8}, high[4] = {16, 32, 64, 128};
     const uint32x4_t all = vdupq_n_u32(b);
-    return {vtstq_u32(all, vld1q_u32(low)), vtstq_u32(all, vld1q_u32(high))};
+    return {vtstq_u32(all, vld1q_u32(kLaneBit)), vtstq_u32(all, vld1q_u32(kLaneBit + 4))};
   }
   // select: m ? b : a. where: m ? x : 0. either_of (disjoint masks): m1 ? a : m2 ? b : 0.
   // zero_where: m ? 0 : x. sub_where / add_where: m ? t ∓ x : t. neg_where: m ? −x : x.
