@@ -44,11 +44,9 @@ uint32_t load32(const unsigned char* p) {
          static_cast<uint32_t>(p[3]) << 24;
 }
 
-float decode(const std::string& dtype, const unsigned char* p) {
-  if (dtype == "F32") return from_bits(load32(p));
-  if (dtype == "F16") return half_to_float(load16(p));
-  return from_bits(static_cast<uint32_t>(load16(p)) << 16);  // BF16
-}
+float f32(const unsigned char* p) { return from_bits(load32(p)); }
+float f16(const unsigned char* p) { return half_to_float(load16(p)); }
+float bf16(const unsigned char* p) { return from_bits(static_cast<uint32_t>(load16(p)) << 16); }
 
 // The element count of `shape`, or false when it overflows what a file could hold.
 bool element_count(const std::vector<int64_t>& shape, uint64_t& count) {
@@ -204,9 +202,11 @@ TensorFile read_safetensors(const std::string& path) {
     in.seekg(static_cast<std::streamoff>(8 + header_bytes + e.begin));
     if (!in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(bytes.size())))
       throw SafetensorsError(path + ": cannot read tensor '" + e.tensor.name + "'");
+    // The dtype is chosen once a tensor, not once a value.
+    float (*const decode)(const unsigned char*) = e.dtype == "F32" ? f32 : e.dtype == "F16" ? f16 : bf16;
     const std::size_t width = e.dtype == "F32" ? 4 : 2;
     e.tensor.values.resize(bytes.size() / width);
-    for (std::size_t i = 0; i < e.tensor.values.size(); ++i) e.tensor.values[i] = decode(e.dtype, bytes.data() + i * width);
+    for (std::size_t i = 0; i < e.tensor.values.size(); ++i) e.tensor.values[i] = decode(bytes.data() + i * width);
     file.tensors.push_back(std::move(e.tensor));
   }
   return file;
