@@ -297,7 +297,8 @@ std::vector<KeySpec> node_keys() {
      "learners in the node (actors, each on a thread of its own), or `\"auto\"` (Crossbow's auto-tuning)",
      [](V v, Config& c) { c.node.learners = static_cast<int>(v.integer); }},
     {"node.intra_sync", choice_of(actors::kIntraSyncNames),
-     "`\"sma\"`: synchronous model averaging; `\"average\"`: synchronous SGD; `\"none\"`: independent replicas",
+     "`\"sma\"`: synchronous model averaging; `\"average\"`: synchronous SGD (the default with `adam`, `adamw` or "
+     "`exchange.average = \"gradients\"`); `\"none\"`: independent replicas",
      [](V v, Config& c) { actors::parse_intra_sync(v.text, c.node.intra_sync); }},
     {"node.alpha", number(0.0, 0.0, 1.0), "SMA elasticity α; 0: 1/learners",
      [](V v, Config& c) { c.node.alpha = v.number; }},
