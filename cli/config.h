@@ -29,6 +29,8 @@ struct RunOptions {
   double target_bpb = 0.0;  // text: validation bits per byte to reach
   std::string data_dir;     // packed-dataset cache; empty: $STARLING_DATA_DIR or ~/.cache/starling
   std::string out_dir = "results";
+  std::string init_from;     // a safetensors file with nanoGPT's names to start training from; empty: the seed's draw
+  std::string init_from_at;  // where run.init_from was set, for the errors that reading the file finds
 };
 
 struct DataOptions {

@@ -8,6 +8,7 @@
 #include "protocols/codec_row.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <stdexcept>
 
 namespace starling::cli {
@@ -47,6 +48,12 @@ void check_text(const std::vector<KeyValue>& values, const Config& c) {
   if (value_of(values, "model.preset").given && value_of(values, "model.preset").text != "none" &&
       c.node.train.learner.model.kind != "gpt")
     fail(value_of(values, "model.preset"), "expected only with model.kind = \"gpt\" (a preset is a size of the GPT)");
+  if (!c.run.init_from.empty()) {
+    if (c.node.train.learner.model.kind != "gpt")
+      fail(value_of(values, "run.init_from"), "expected only with model.kind = \"gpt\" (the file holds nanoGPT's tensors)");
+    if (!std::filesystem::is_regular_file(c.run.init_from))
+      fail(value_of(values, "run.init_from"), "no such file: " + c.run.init_from);
+  }
   if (!language_model(c)) return;
   if (value_of(values, "run.epochs").given)
     fail(value_of(values, "run.epochs"), "expected run.steps in its place with data.dataset = \"text\" (batches, as nanoGPT's max_iters)");

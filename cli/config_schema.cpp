@@ -132,6 +132,14 @@ std::vector<KeySpec> run_keys() {
      [](V v, Config& c) { c.node.checkpoint_dir = v.text; }},
     {"run.checkpoint_every", integer(0, 0, kInt64Max), "iterations between checkpoints; 0: off; needs `checkpoint_dir`",
      [](V v, Config& c) { c.node.checkpoint_every = v.integer; }},
+    {"run.init_from", text("", KeyKind::path),
+     "language models: a safetensors file with nanoGPT's parameter names (as `bench/nanogpt.py` or `starling export` "
+     "writes it) whose weights the GPT starts from in place of the seed's draw; its tensors must match the model's "
+     "shapes; empty: the seed's draw",
+     [](V v, Config& c) {
+       c.run.init_from = v.text;
+       c.run.init_from_at = v.at;
+     }},
     {"run.checkpoint_keep", integer(3, 1, 1000), "newest checkpoints kept",
      [](V v, Config& c) { c.node.checkpoint_keep = static_cast<int>(v.integer); }},
   };
