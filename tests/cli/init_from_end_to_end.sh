@@ -15,13 +15,14 @@ nanogpt="/usr/bin/python3 $source_dir/bench/nanogpt.py"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 source "$(dirname "$0")/expect_exit.sh"
+source "$(dirname "$0")/tiny_gpt.sh"
 
 mkdir "$tmp/text"
 cp "$fortunes/fortunes" "$tmp/text/fortunes"
-$nanogpt train --text "$tmp/text/fortunes" --steps 200 --layers 1 --heads 2 --width 32 --context 32 \
+$nanogpt train --text "$tmp/text/fortunes" --steps 200 --layers 1 --heads 2 --width 16 --context 16 \
   --out "$tmp/torch.safetensors" 2>"$tmp/log" || { cat "$tmp/log"; fail "PyTorch training failed"; }
 
-config() {  # config NAME INIT_FROM_LINE
+config() {  # config NAME INIT_FROM_LINE: the tiny GPT at a learning rate that moves no weight
   cat <<TOML
 [run]
 name = "$1"
@@ -31,19 +32,7 @@ out_dir = "$tmp/results"
 checkpoint_dir = "$tmp/ckpt-$1"
 checkpoint_every = 1
 $2
-[data]
-dataset = "text"
-path = "text"
-[model]
-kind = "gpt"
-blocks = 1
-heads = 2
-width = 32
-context = 32
-[optimizer]
-kind = "adamw"
-lr = 1e-30
-batch = 8
+$(tiny_gpt 8 1e-30)
 TOML
 }
 config imported "init_from = \"torch.safetensors\"" >"$tmp/imported.toml"
@@ -69,8 +58,8 @@ echo "val_bpb from PyTorch's weights $imported, from the seed's draw $fresh"
 
 # Bad files exit 2 before training.
 expect_exit 2 "missing.toml:[0-9]*: run.init_from: no such file" train --config "$tmp/missing.toml"
-expect_exit 2 "run.init_from: .*tensor 'transformer.wpe.weight': shape \[32, 32\], this model needs \[16, 32\]" \
-  train --config "$tmp/imported.toml" --set model.context=16
+expect_exit 2 "run.init_from: .*tensor 'transformer.wpe.weight': shape \[16, 16\], this model needs \[8, 16\]" \
+  train --config "$tmp/imported.toml" --set model.context=8
 head -c 100 "$tmp/torch.safetensors" >"$tmp/cut.safetensors"
 expect_exit 2 "run.init_from: .*truncated" train --config "$tmp/imported.toml" --set run.init_from=cut.safetensors
 echo "init_from end-to-end: ok"
