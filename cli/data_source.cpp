@@ -31,6 +31,7 @@ TextCorpus load_text(const Config& config) {
   TextCorpus corpus = load_text_bytes(config);
   if (config.data.tokenizer == "sentencepiece") {
     const Tokenizer tokenizer = job_tokenizer(config, corpus);
+    spdlog::info("text: encoding {} bytes with {}", corpus.size(), config.data.tokenizer_model);
     corpus = TextCorpus::tokenized(corpus, tokenizer);
     spdlog::info("text: {} bytes as {} tokens ({:.2f} bytes a token)", corpus.bytes_covered(0, corpus.size()),
                  corpus.size(), static_cast<double>(corpus.bytes_covered(0, corpus.size())) / static_cast<double>(corpus.size()));

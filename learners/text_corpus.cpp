@@ -190,8 +190,7 @@ void TextCorpus::write_packed(const std::string& path) const {
   }
 }
 
-TextCorpus TextCorpus::tokenized(const TextCorpus& text, const Tokenizer& tokenizer,
-                                 const std::function<void(const std::string&)>& progress) {
+TextCorpus TextCorpus::tokenized(const TextCorpus& text, const Tokenizer& tokenizer) {
   if (text.is_tokenized()) throw DataError("text: the corpus is tokenized already");
   TextCorpus c;
   c.storage_ = std::make_shared<Storage>();
@@ -203,7 +202,6 @@ TextCorpus TextCorpus::tokenized(const TextCorpus& text, const Tokenizer& tokeni
     return static_cast<uint64_t>(ids.size());
   };
   for (const TextFile& f : text.files_) {
-    if (progress) progress(f.path);
     TextFile t;
     t.path = f.path, t.begin = all.size();
     t.train_bytes = encode(f.begin, f.train_end());

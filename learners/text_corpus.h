@@ -21,7 +21,6 @@
 #include "learners/dataset_formats.h"
 
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -52,9 +51,8 @@ class TextCorpus {
   /// Writes the packed format atomically (temporary file, then rename).
   void write_packed(const std::string& path) const;
   /// `text` (a corpus of bytes) as `tokenizer`'s ids, each file's two parts encoded apart;
-  /// `progress` is told each file's path as it is encoded.
-  static TextCorpus tokenized(const TextCorpus& text, const Tokenizer& tokenizer,
-                              const std::function<void(const std::string&)>& progress = nullptr);
+  /// throws DataError when `text` is tokenized already.
+  static TextCorpus tokenized(const TextCorpus& text, const Tokenizer& tokenizer);
 
   const std::vector<TextFile>& files() const { return files_; }
   const uint8_t* bytes() const { return bytes_; }  // null when tokenized
