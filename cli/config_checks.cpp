@@ -40,7 +40,8 @@ void check_run_and_data(const std::vector<KeyValue>& values, const Config& c) {
     fail(value_of(values, "run.checkpoint_every"), "needs run.checkpoint_dir");
   if (c.data.path.empty() && (c.data.dataset == "idx" || c.data.dataset == "cifar10"))
     fail(value_of(values, "data.path"), "expected the folder of the data.dataset = \"" + c.data.dataset + "\" files");
-  for (const char* key : {"run.steps", "run.eval_steps", "run.target_bpb", "data.tokenizer"})
+  for (const char* key : {"run.steps", "run.eval_steps", "run.target_bpb", "data.tokenizer", "data.vocab_size",
+                          "data.tokenizer_model", "data.tokenizer_type"})
     if (value_of(values, key).given && !language_model(c)) fail(value_of(values, key), "expected only with data.dataset = \"text\"");
 }
 

@@ -165,6 +165,8 @@ BOOST_AUTO_TEST_CASE(tokenizer_keys_and_their_errors) {
   BOOST_TEST((contains(e, "test.toml:6: data.vocab_size") && contains(e, "data.tokenizer = \"sentencepiece\"")), e);
   e = error_of("[data]\ntokenizer = \"sentencepiece\"\n");
   BOOST_TEST((contains(e, "test.toml:2: data.tokenizer") && contains(e, "data.dataset = \"text\"")), e);
+  e = error_of("[data]\nvocab_size = 512\n");
+  BOOST_TEST((contains(e, "test.toml:2: data.vocab_size") && contains(e, "data.dataset = \"text\"")), e);
 
   // An existing model file must be a SentencePiece model of vocab_size tokens.
   starling::testing::TempDir dir("config-tokenizer");
