@@ -2,7 +2,7 @@
 // key, and combinations that rule each other out, each a ConfigError naming the key.
 #include "cli/config_schema.h"
 #include "cli/task_kind.h"
-#include "cli/text_tokenizer.h"
+#include "cli/tokenizer_command.h"
 
 #include "gossip/topology/topology.h"
 #include "learners/gpt.h"

@@ -1,7 +1,7 @@
 #include "cli/data_source.h"
 
 #include "cli/model_config.h"
-#include "cli/text_tokenizer.h"
+#include "cli/tokenizer_command.h"
 
 #include <spdlog/spdlog.h>
 

@@ -20,7 +20,7 @@ TrainTest load_data(const Config& config);
 TextCorpus load_text_bytes(const Config& config);
 
 /// The configured text as the model reads it: bytes, or with data.tokenizer =
-/// "sentencepiece" the job's tokens (cli/text_tokenizer.h, training the tokenizer when its
+/// "sentencepiece" the job's tokens (cli/tokenizer_command.h, training the tokenizer when its
 /// model is missing), checked to hold windows of model.context + 1 tokens. A short file is a
 /// ConfigError naming where model.context was set.
 TextCorpus load_text(const Config& config);

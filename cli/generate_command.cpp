@@ -1,7 +1,7 @@
 #include "cli/generate_command.h"
 
 #include "cli/exit_codes.h"
-#include "cli/text_tokenizer.h"
+#include "cli/tokenizer_command.h"
 #include "cli/trained_model.h"
 #include "learners/text_sampling.h"
 

@@ -3,7 +3,7 @@
 #include "cli/config_command.h"
 #include "cli/experiment_command.h"
 #include "cli/export_command.h"
-#include "cli/text_tokenizer.h"
+#include "cli/tokenizer_command.h"
 #include "cli/keygen_command.h"
 #include "cli/launch_command.h"
 #include "cli/generate_command.h"

@@ -1,4 +1,4 @@
-#include "cli/text_tokenizer.h"
+#include "cli/tokenizer_command.h"
 
 #include "cli/data_source.h"
 #include "cli/exit_codes.h"
