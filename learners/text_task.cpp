@@ -85,7 +85,11 @@ double TextTask::loss(const ModelSpec& model, int n, const float* logits, const 
   return sequence_cross_entropy(n, model.context, model.classes, logits, targets, dlogits);
 }
 
-Evaluation TextTask::evaluate(Model& model, kernels::Backend backend) const { return evaluate_text(model, backend, corpus_); }
+int evaluation_batch(int context) { return std::max(1, 2048 / std::max(1, context)); }
+
+Evaluation TextTask::evaluate(Model& model, kernels::Backend backend) const {
+  return evaluate_text(model, backend, corpus_, evaluation_batch(window_ - 1));
+}
 
 Evaluation evaluate_text(Model& model, kernels::Backend backend, const TextCorpus& corpus, int batch) {
   const int context = model.spec().context, vocab = model.spec().classes;
