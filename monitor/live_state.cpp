@@ -28,6 +28,12 @@ LiveState::LiveState(LiveIdentity who) : who_(std::move(who)) {}
 
 void LiveState::update(const actors::NodeSnapshot& s) {
   std::lock_guard<std::mutex> lock(mutex_);
+  const double dt = s.wall_seconds - last_.wall_seconds;
+  for (const gossip::PeerStatus& p : s.peers) {
+    const auto before = std::find_if(last_.peers.begin(), last_.peers.end(), [&](const auto& b) { return b.id == p.id; });
+    if (dt > 0 && before != last_.peers.end())
+      sent_per_second_[p.id] = static_cast<double>(p.traffic.bytes_sent - before->traffic.bytes_sent) / dt;
+  }
   last_.wall_seconds = s.wall_seconds;  // the events' time
   if (!started_) event_locked("training started");
   started_ = true;
@@ -47,6 +53,7 @@ void LiveState::update(const actors::NodeSnapshot& s) {
   if (s.final) event_locked("training finished");
   if (s.step > last_.step || train_.empty()) append_bounded(train_, Point{s.wall_seconds, double(s.step), s.loss});
   last_ = s;
+  last_at_ = std::chrono::steady_clock::now();
 }
 
 void LiveState::update(const EvalPoint& p, double value) {
@@ -80,6 +87,7 @@ std::string LiveState::json() const {
   j["samples_per_second"] = last_.samples_per_second;
   j["learners"] = last_.learners;
   j["wall_seconds"] = last_.wall_seconds;
+  j["snapshot_age_seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - last_at_).count();
   j["members"] = last_.members;
   j["view_changes"] = last_.view_changes;
   j["drops"] = last_.drops;
@@ -97,6 +105,7 @@ std::string LiveState::json() const {
     if (it != last_.peers.end()) {
       p["bytes_sent"] = it->traffic.bytes_sent;
       p["bytes_received"] = it->traffic.bytes_received;
+      if (const auto r = sent_per_second_.find(a.id); r != sent_per_second_.end()) p["sent_per_second"] = r->second;
       p["silent_seconds"] = it->silent_seconds ? json(*it->silent_seconds) : json(nullptr);
       p["state"] = state_of(*it);
     }

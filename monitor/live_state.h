@@ -5,6 +5,7 @@
 // clipped neighbours). Thread-safe.
 #include "actors/node.h"
 
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <mutex>
@@ -47,6 +48,9 @@ class LiveState {
   mutable std::mutex mutex_;
   LiveIdentity who_;
   actors::NodeSnapshot last_;
+  // When last_ arrived: the node sends none while an exchange waits, so the page ages what
+  // it says (the peers' silences) by this much.
+  std::chrono::steady_clock::time_point last_at_ = std::chrono::steady_clock::now();
   bool started_ = false;
   struct Point {
     double wall, step, value;
@@ -55,6 +59,7 @@ class LiveState {
   std::deque<std::pair<double, std::string>> events_;
   std::map<uint32_t, uint64_t> clipped_;      // by neighbour, at the last snapshot
   std::map<uint32_t, std::string> states_;    // peer states at the last snapshot
+  std::map<uint32_t, double> sent_per_second_;  // by peer, between the last two snapshots
 };
 
 }  // namespace starling::monitor
