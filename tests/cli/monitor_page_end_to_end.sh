@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The live page in headless Chromium during a 4-peer gossip job on loopback (a small MLP on
-# Fashion-MNIST): 4 peer rows, loss curves with more points at a second read, and a peer
-# killed with kill -9 shown as dead within 10 s. Saves a screenshot into OUT.
+# Fashion-MNIST): 4 peer rows (on a peer's page and on `starling monitor`'s), loss curves with
+# more points at a second read, and a peer killed with kill -9 shown as dead within 10 s.
+# Saves a screenshot into OUT.
 #   monitor_page_end_to_end.sh STARLING SOURCE_DIR OUT
 set -euo pipefail
 starling=$1 src=$2 out=$3
@@ -21,7 +22,7 @@ url=http://127.0.0.1:$mport/
 # --user-data-dir: a profile of its own, so no other Chromium's lock can stall it.
 dom() {
   timeout 30 chromium --headless --no-sandbox --disable-gpu --user-data-dir="$tmp/chromium" --virtual-time-budget=2500 \
-    --dump-dom "$url" 2>>"$tmp/chromium.log"
+    --dump-dom "${1:-$url}" 2>>"$tmp/chromium.log"
 }
 
 bash "$src/tests/cli/n_peers_config.sh" "$src/configs/fmnist-mlp-4peers-gossip.toml" 4 $base >"$tmp/job.toml"
@@ -38,7 +39,12 @@ done
 first=$(dom)
 rows=$(grep -o 'class="peer-row"' <<<"$first" | wc -l)
 [ "$rows" -eq 4 ] || { echo "$first" | head -c 3000; fail "the page shows $rows peer rows, not 4"; }
-sleep 2
+"$starling" monitor --peer 127.0.0.1:$mport --port $((mport + 10)) --seconds 30 >"$tmp/monitor.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 50); do curl -sf http://127.0.0.1:$((mport + 10))/seed.json >/dev/null && break; sleep 0.1; done
+apart=$(dom http://127.0.0.1:$((mport + 10))/)
+rows=$(grep -o 'class="peer-row"' <<<"$apart" | wc -l)
+[ "$rows" -eq 4 ] || { cat "$tmp/monitor.log"; fail "starling monitor's page shows $rows peer rows, not 4"; }
 second=$(dom)
 for i in 0 1 2 3; do
   state=$(grep -o "<tr class=\"peer-row\" data-peer-id=\"$i\" data-state=\"[a-z]*\"" <<<"$second" | grep -o 'state="[a-z]*"')
@@ -58,7 +64,7 @@ seen=$(date +%s.%N)
 grep -q '<tr class="peer-row" data-peer-id="3" data-state="dead"' <<<"$now" || fail "the killed peer is not shown dead"
 awk -v a="$killed" -v b="$seen" 'BEGIN { exit !(b - a <= 10) }' || fail "the killed peer was shown dead only after $(awk -v a="$killed" -v b="$seen" 'BEGIN { print b - a }') s"
 timeout 30 chromium --headless --no-sandbox --disable-gpu --user-data-dir="$tmp/chromium" --virtual-time-budget=2500 \
-  --window-size=1280,1000 --screenshot="$out/monitor.png" "$url" 2>>"$tmp/chromium.log" >/dev/null
+  --window-size=1400,1000 --screenshot="$out/monitor.png" "$url" 2>>"$tmp/chromium.log" >/dev/null
 [ -s "$out/monitor.png" ] || fail "no screenshot"
 cp "$out/monitor.png" /tmp/monitor-screenshot.png 2>/dev/null || true
 echo "PASS: 4 peer rows, growing curves, the killed peer dead after $(awk -v a="$killed" -v b="$seen" 'BEGIN { printf "%.1f", b - a }') s; screenshot $out/monitor.png"
