@@ -37,6 +37,9 @@ struct NodeSnapshot {
   double epoch = 0.0, loss = 0.0, samples_per_second = 0.0;
   int learners = 1, sync_every = 1;
   double wall_seconds = 0.0, compute_seconds = 0.0, exchange_seconds = 0.0, wait_seconds = 0.0;
+  /// What the exchange knows, read only between mixes (exchange.overlap runs them beside the
+  /// learners): false when this snapshot could not read it, so the fields below are empty.
+  bool peers_read = false;
   std::vector<gossip::PeerStatus> peers;  // empty for a single node
   std::map<std::string, uint64_t> drops;  // by reason, as NodeResult::drops
   std::vector<uint32_t> members;

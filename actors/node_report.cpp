@@ -76,7 +76,8 @@ NodeSnapshot node_snapshot(NodeState& s, bool final) {
   out.exchange_seconds = t.exchange_seconds;
   out.wait_seconds = std::max(0.0, t.wait_seconds - t.exchange_seconds);
   out.final = final;
-  if (s.peers.exchange) {
+  out.peers_read = !s.peers.mix_in_flight();
+  if (s.peers.exchange && out.peers_read) {
     out.peers = s.peers.exchange->peer_status();
     out.drops = s.peers.exchange->drops();
     out.members = s.peers.exchange->members();
@@ -87,7 +88,7 @@ NodeSnapshot node_snapshot(NodeState& s, bool final) {
 }
 
 bool snapshot_due(const NodeState& s) {
-  return s.spec.on_snapshot && !s.peers.mix_in_flight() && seconds_since(s.totals.last_snapshot) >= s.spec.snapshot_every;
+  return s.spec.on_snapshot && seconds_since(s.totals.last_snapshot) >= s.spec.snapshot_every;
 }
 
 NodeResult node_result(NodeState& s, const std::vector<LearnerSpec>& learners) {

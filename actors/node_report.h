@@ -20,7 +20,7 @@ IterationStats account_order(NodeState& s);
 EvalPoint record_evaluation(NodeState& s, const Evaluation& eval);
 
 /// The node and its peers now, for a monitor (NodeSpec::on_snapshot); `final` after goodbye.
-/// Not while a mix runs beside the learners (NodePeers::mix_in_flight).
+/// The peers' part is left out while a mix runs beside the learners (NodePeers::mix_in_flight).
 NodeSnapshot node_snapshot(NodeState& s, bool final);
 
 /// Whether a monitor waits for a snapshot and the last one is older than spec.snapshot_every.

@@ -26,14 +26,20 @@ void append_bounded(std::vector<P>& curve, P point) {
 
 LiveState::LiveState(LiveIdentity who) : who_(std::move(who)) {}
 
-void LiveState::update(const actors::NodeSnapshot& s) {
+void LiveState::update(const actors::NodeSnapshot& snapshot) {
   std::lock_guard<std::mutex> lock(mutex_);
-  const double dt = s.wall_seconds - last_.wall_seconds;
-  for (const gossip::PeerStatus& p : s.peers) {
+  actors::NodeSnapshot s = snapshot;
+  if (!s.peers_read) {  // the peers as last read
+    s.peers = last_.peers, s.drops = last_.drops, s.members = last_.members;
+    s.view_changes = last_.view_changes, s.neighbours = last_.neighbours;
+  }
+  const double dt = s.wall_seconds - peers_wall_;
+  for (const gossip::PeerStatus& p : snapshot.peers_read ? s.peers : std::vector<gossip::PeerStatus>{}) {
     const auto before = std::find_if(last_.peers.begin(), last_.peers.end(), [&](const auto& b) { return b.id == p.id; });
     if (dt > 0 && before != last_.peers.end())
       sent_per_second_[p.id] = static_cast<double>(p.traffic.bytes_sent - before->traffic.bytes_sent) / dt;
   }
+  if (snapshot.peers_read) peers_wall_ = s.wall_seconds;
   last_.wall_seconds = s.wall_seconds;  // the events' time
   if (!started_) event_locked("training started");
   started_ = true;

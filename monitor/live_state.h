@@ -59,7 +59,8 @@ class LiveState {
   std::deque<std::pair<double, std::string>> events_;
   std::map<uint32_t, uint64_t> clipped_;      // by neighbour, at the last snapshot
   std::map<uint32_t, std::string> states_;    // peer states at the last snapshot
-  std::map<uint32_t, double> sent_per_second_;  // by peer, between the last two snapshots
+  std::map<uint32_t, double> sent_per_second_;  // by peer, between the last two that read the peers
+  double peers_wall_ = 0.0;                     // the run's time at the last of those
 };
 
 }  // namespace starling::monitor

@@ -56,6 +56,10 @@ void SwarmMetrics::update(const actors::NodeSnapshot& s) {
   advance(counter("starling_exchange_seconds_total", "Time the node spent mixing with other peers"), s.exchange_seconds);
   advance(counter("starling_wait_seconds_total", "Time the node waited on its learners, averaging and messaging"),
           s.wait_seconds);
+  if (s.peers_read) update_peers(s);
+}
+
+void SwarmMetrics::update_peers(const actors::NodeSnapshot& s) {
   int suspected = 0, dead = 0;
   for (const gossip::PeerStatus& p : s.peers) {
     const prometheus::Labels link{{"peer", std::to_string(p.id)}, {"codec", who_.codec}};

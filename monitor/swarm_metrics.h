@@ -36,6 +36,7 @@ class SwarmMetrics {
   std::string text() const;
 
  private:
+  void update_peers(const actors::NodeSnapshot& snapshot);
   prometheus::Gauge& gauge(const std::string& name, const std::string& help, const prometheus::Labels& labels = {});
   prometheus::Counter& counter(const std::string& name, const std::string& help, const prometheus::Labels& labels = {});
   // Families are made once per name; a name's help is the one given first.

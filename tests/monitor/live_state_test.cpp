@@ -14,6 +14,7 @@ actors::NodeSnapshot snapshot(int64_t step, std::vector<gossip::PeerStatus> peer
   actors::NodeSnapshot s;
   s.step = step, s.total_steps = 1000, s.wall_seconds = 0.1 * static_cast<double>(step), s.loss = 1.0 / (1 + step);
   s.peers = std::move(peers);
+  s.peers_read = true;
   return s;
 }
 
@@ -61,6 +62,21 @@ BOOST_AUTO_TEST_CASE(curves_stay_bounded_and_keep_their_ends) {
   BOOST_TEST(j["train"].front()[1] == 1.0);
   BOOST_TEST(j["train"].back()[1] == static_cast<double>(n));
   BOOST_TEST(j["state"] == "finished");
+}
+
+BOOST_AUTO_TEST_CASE(a_snapshot_without_the_peers_keeps_them_as_last_read) {
+  LiveState state({0, "run", "", "accuracy", {{1, "", ""}}});
+  state.update(snapshot(10, {peer(1, true)}));
+  auto blind = snapshot(20);
+  blind.peers_read = false;
+  state.update(blind);
+  auto later = snapshot(30, {peer(1, true)});
+  later.peers[0].traffic.bytes_sent += 2000;  // over 2 s of the run since the last read
+  state.update(later);
+  const auto j = nlohmann::json::parse(state.json());
+  BOOST_TEST(j["peers"][0]["state"] == "alive");
+  BOOST_TEST(j["peers"][0]["sent_per_second"] == 1000.0);
+  BOOST_TEST(j["step"] == 30);
 }
 
 BOOST_AUTO_TEST_CASE(events_keep_the_newest) {

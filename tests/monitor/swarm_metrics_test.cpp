@@ -27,6 +27,7 @@ actors::NodeSnapshot with_traffic(uint64_t sent, uint64_t clipped) {
   s.peers.push_back(p);
   s.neighbours[3].rounds = 10, s.neighbours[3].clipped = clipped;
   s.drops["rate_limited"] = 2;
+  s.peers_read = true;
   return s;
 }
 
