@@ -2,7 +2,8 @@
 # The monitor under bad input: a taken metrics port exits 2 naming the port and its key
 # before training; while a node trains, an unknown path gets 404, a 100 KB header is refused
 # or dropped, and a flood of 500 requests leaves it training with consistent metrics. Also
-# `--log-format json`: every line of a short run is one JSON object.
+# an experiment's report links the live page while it runs, and `--log-format json` makes
+# every line of a short run one JSON object.
 set -euo pipefail
 starling=$1 src=$2
 tmp=$(mktemp -d)
@@ -91,6 +92,19 @@ PY
 kill -9 "$trainer"
 trainer=
 
+# An experiment whose variant runs with its monitor on: report.md links the live page while it runs.
+cp "$config" "$tmp/base.toml"
+printf '[experiment]\nname = "mon"\nbase = "base.toml"\nepochs = 500\n[[variant]]\nname = "watched"\nset = { "monitor.metrics_port" = %d, "model.hidden" = [32] }\n' \
+  $port >"$tmp/experiment.toml"
+"$starling" experiment --config "$tmp/experiment.toml" --out "$tmp/experiment" >"$tmp/experiment.log" 2>&1 &
+trainer=$!
+for _ in $(seq 200); do grep -qs "live page is \[http://127.0.0.1:$port/\]" "$tmp/experiment/report.md" && break; sleep 0.1; done
+grep -q "live page is \[http://127.0.0.1:$port/\]" "$tmp/experiment/report.md" || { cat "$tmp/experiment.log"; fail "the running report links no live page"; }
+kill -TERM "$trainer"
+wait "$trainer" || true
+trainer=
+! grep -q "(running)" "$tmp/experiment/report.md" || fail "the report still says running after the experiment ended"
+
 # JSON logs: every line of a short run (progress included) is one object with the text's fields.
 "$starling" --log-format json train --config "$config" --set data.dataset=synthetic --set run.epochs=1 \
   --set run.out_dir="$tmp/results" --set run.name=json >"$tmp/json.log" 2>&1 || { cat "$tmp/json.log"; fail "json run"; }
@@ -103,4 +117,4 @@ assert any(o["message"].startswith("done: test_accuracy") for o in objs)
 assert any("test_accuracy" in o["message"] and o["level"] == "info" for o in objs)
 print(len(objs), "JSON log lines")
 PY
-echo "PASS: taken port exits 2, 404, oversized header refused, flood survived, JSON logs"
+echo "PASS: taken port exits 2, 404, oversized header refused, flood survived, the running report links the page, JSON logs"
