@@ -374,7 +374,7 @@ bool step_on_mean_gradient(Self self) {
         ++s.peers.exchanges;
       }))
     return false;
-  s.optimizer->step(s.central->params(), s.scratch.data(), s.central->param_count(), static_cast<float>(s.schedule.lr()));
+  shared_optimizer(s).step(s.central->params(), s.scratch.data(), s.central->param_count(), static_cast<float>(s.schedule.lr()));
   s.load_next = true;
   return true;
 }
@@ -433,7 +433,6 @@ void set_up_central(NodeState& s) {
   s.z_prev.resize(n);
   std::copy(s.central->params(), s.central->params() + n, s.z_prev.data());
   s.scratch.resize(n);
-  s.optimizer = make_optimizer(n, s.spec.train.learner.optimizer, s.central->matrix_spans());
 }
 
 // Connects to the peers; a resumed peer's rounds and exchange state go on where they were.
@@ -483,6 +482,11 @@ int restore_from(NodeState& s, std::shared_ptr<const Checkpoint> checkpoint, std
 }
 
 }  // namespace
+
+Optimizer& shared_optimizer(NodeState& s) {
+  if (!s.optimizer) s.optimizer = make_optimizer(s.central->param_count(), s.spec.train.learner.optimizer, s.central->matrix_spans());
+  return *s.optimizer;
+}
 
 caf::behavior node_actor(caf::stateful_actor<NodeState>* self, NodeSpec spec, std::shared_ptr<const Task> task,
                          caf::actor metrics, std::shared_ptr<const Checkpoint> resume, std::string resumed_from) {

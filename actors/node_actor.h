@@ -67,7 +67,9 @@ struct NodeState {
   std::unique_ptr<Model> central;  // z is central->params()
   AlignedBuffer<float> z_prev;
   AlignedBuffer<float> scratch;          // `average` mode: the learners' mean gradient
-  std::unique_ptr<Optimizer> optimizer;  // the shared model's, in `average` mode
+  /// The shared model's, made at `average` mode's first step (shared_optimizer): an SMA run
+  /// never holds its slots, two more copies of the model for AdamW.
+  std::unique_ptr<Optimizer> optimizer;
 
   std::vector<caf::actor> learners;
   int replies_due = 0;              // learners yet to answer an order, an SMA slice or a loan
@@ -89,6 +91,9 @@ struct NodeState {
   std::string startup_error;  // why the node cannot train, found while it was set up
   static inline const char* name = "starling.node";
 };
+
+/// The shared model's optimizer, made on first use.
+Optimizer& shared_optimizer(NodeState& s);
 
 /// `resume`, when set, is a checkpoint that fits `spec` (node_fingerprint): the node
 /// continues from it. `resumed_from` names its file for the result.

@@ -29,12 +29,18 @@ struct RunOptions {
   double target_bpb = 0.0;  // text: validation bits per byte to reach
   std::string data_dir;     // packed-dataset cache; empty: $STARLING_DATA_DIR or ~/.cache/starling
   std::string out_dir = "results";
+  std::string init_from;     // a safetensors file with nanoGPT's names to start training from; empty: the seed's draw
+  std::string init_from_at;  // where run.init_from was set, for the errors that reading the file finds
 };
 
 struct DataOptions {
   std::string dataset = "fashion-mnist";  // "fashion-mnist" | "idx" | "cifar10" | "synthetic" | "text"
   std::string path;                       // the set's folder (text: a file or a folder); empty: Debian's Fashion-MNIST
   double validation_fraction = 0.1;       // text: each file's last fraction of bytes validates
+  std::string tokenizer = "bytes";        // text: "bytes" | "sentencepiece" (learners/tokenizer.h)
+  int vocab_size = 2048;                  // sentencepiece: the model's vocabulary
+  std::string tokenizer_model;            // sentencepiece: its model file (trained when missing)
+  std::string tokenizer_type = "bpe";     // sentencepiece: "bpe" | "unigram", when trained
   int synthetic_train = 6000;
   int synthetic_test = 1000;
   PartitionSpec partition;  // across peers (learners/partition.h); its seed mixed from run.seed
@@ -44,6 +50,9 @@ struct DataOptions {
   /// Where data.dataset, data.path and model.context were set, for the errors that only
   /// reading text finds (cli/data_source.h).
   std::string dataset_at, path_at, context_at;
+  /// Where data.tokenizer_model was set (or data.tokenizer, when its default path is used),
+  /// for the errors of reading or training the model.
+  std::string tokenizer_model_at;
 };
 
 /// [launch]: how `starling launch` runs the peers on this host, and where a job's peers

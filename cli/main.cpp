@@ -3,6 +3,7 @@
 #include "cli/config_command.h"
 #include "cli/experiment_command.h"
 #include "cli/export_command.h"
+#include "cli/tokenizer_command.h"
 #include "cli/keygen_command.h"
 #include "cli/json_log.h"
 #include "cli/launch_command.h"
@@ -120,6 +121,14 @@ int main(int argc, char** argv) {
   export_cmd->add_option("--format", export_options.format, "Output format (safetensors)")->capture_default_str();
   export_cmd->add_option("-o,--out", export_options.out, "File to write")->required();
 
+  starling::cli::TokenizerOptions tokenizer;
+  auto* tokenizer_cmd = app.add_subcommand("tokenizer", "Subword tokenizers of language models (SentencePiece)");
+  tokenizer_cmd->require_subcommand(1);
+  auto* tokenizer_train_cmd = tokenizer_cmd->add_subcommand(
+      "train", "Train the config's tokenizer (data.tokenizer_type, data.vocab_size) on its training split into data.tokenizer_model");
+  tokenizer_train_cmd->add_option("-c,--config", tokenizer.config, "Run configuration (TOML)")->required();
+  tokenizer_train_cmd->add_option("--set", tokenizer.overrides, "Override a config key: section.key=value (repeatable)");
+
   starling::cli::ConfigOptions config;
   auto* config_cmd = app.add_subcommand(
       "config", "Print a config with every key resolved (defaults, --set), or the schema of every key");
@@ -180,6 +189,7 @@ int main(int argc, char** argv) {
   if (generate_cmd->parsed()) return starling::cli::run_generate(generate);
   if (export_cmd->parsed()) return starling::cli::run_export(export_options);
   if (config_cmd->parsed()) return starling::cli::run_config(config);
+  if (tokenizer_train_cmd->parsed()) return starling::cli::run_tokenizer_train(tokenizer);
   if (partition_cmd->parsed()) return starling::cli::run_partition(partition);
   char self[PATH_MAX];
   const ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);

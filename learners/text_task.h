@@ -19,8 +19,13 @@ uint64_t window_seed(uint64_t seed, uint64_t stream);
 /// Bits per byte of a mean loss in nats per byte.
 double bits_per_byte(double nats);
 
+/// Bytes of text that the targets of the window at `start` (its positions after the first)
+/// stand for: window − 1 on bytes.
+uint64_t target_bytes(const TextCorpus& corpus, uint64_t start, int window);
+
 /// The mean loss (nats per predicted byte) of `model` over every validation window of
-/// `corpus` (validation_windows), `batch` windows at a time; accuracy is left at 0.
+/// `corpus` (validation_windows), `batch` windows at a time; on a tokenized corpus the
+/// summed loss of every window's targets over the bytes they stand for. Accuracy is left at 0.
 Evaluation evaluate_text(Model& model, kernels::Backend backend, const TextCorpus& corpus, int batch = 32);
 
 class TextTask final : public Task {
