@@ -130,7 +130,7 @@ NodeResult run_node(const NodeSpec& configured, std::shared_ptr<const Task> task
   cfg.set("logger.console-verbosity", caf::atom("quiet"));
   caf::actor_system system{cfg};
 
-  auto metrics = system.spawn(metrics_actor, &observer);
+  auto metrics = system.spawn(metrics_actor, &observer, spec.on_snapshot);
   auto node = system.spawn(node_actor, spec, task, metrics, resume, resumed_from);
   caf::scoped_actor self{system};
   NodeResult result;
@@ -145,6 +145,8 @@ NodeResult run_node(const NodeSpec& configured, std::shared_ptr<const Task> task
     self->send_exit(metrics, caf::exit_reason::user_shutdown);
     throw std::runtime_error(failure);
   }
+  // The node sent its last point and snapshot before it answered: they are handled first.
+  self->request(metrics, caf::infinite, flush_atom::value).receive([](bool) {}, [](caf::error&) {});
   self->send_exit(metrics, caf::exit_reason::user_shutdown);
   result.backend = spec.train.learner.backend;
   return result;

@@ -90,6 +90,7 @@ void finish(Self self) {
       spdlog::warn("leaving the peers: {}", e.what());
     }
   }
+  if (s.spec.on_snapshot) self->send(s.metrics, node_snapshot(s, true));
   s.done.deliver(node_result(s, learner_specs(self)));
   if (s.group) s.group->abort();
   for (auto& l : s.learners) self->send_exit(l, caf::exit_reason::user_shutdown);
@@ -338,6 +339,7 @@ void finish_order(Self self) {
   if (plan.exchange && !exchange_with_peers(self, plan.evaluate, *plan.exchange)) return;
   s.schedule.complete_order();
   self->send(s.metrics, account_order(s));
+  if (snapshot_due(s)) self->send(s.metrics, node_snapshot(s, false));
   if (plan.evaluate) {
     evaluate_central(self);
     s.schedule.evaluated();

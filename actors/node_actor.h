@@ -46,6 +46,8 @@ struct RunTotals {
   double wait_seconds = 0.0;          // the node's own part of the orders
   double loss_sum = 0.0;              // over the steps since the last evaluation
   int64_t loss_count = 0;
+  IterationStats last_order;          // the figures of the last order completed
+  Clock::time_point last_snapshot;    // when the monitor was last sent a NodeSnapshot
 };
 
 /// The checkpoint a resumed node continues from: its node part goes back at set-up, its

@@ -64,6 +64,14 @@ struct LaunchSettings {
   std::string endpoints_at;         // where launch.endpoints was set, for its errors
 };
 
+/// [monitor]: a peer's metrics and live page (docs/monitoring.md).
+struct MonitorSettings {
+  int metrics_port = 0;  // the first peer's port, peer of index r at metrics_port + r; 0: off
+  std::string bind = "127.0.0.1";
+  double linger_seconds = 0.0;  // keep serving this long after training ends
+  std::string port_at;          // where metrics_port was set, for its errors
+};
+
 /// One `[[peer]]` of a topology config.
 struct PeerEntry {
   uint32_t id = 0;
@@ -84,6 +92,7 @@ struct Config {
   /// (a clique lacking a class: cli/data_partition.h).
   std::string clique_size_at;
   LaunchSettings launch;
+  MonitorSettings monitor;
   std::vector<PeerEntry> peers;  // [[peer]]; node.exchange is filled from these and [exchange]
   /// With endpoints from an allocation: this process's index into `peers`, as its launcher
   /// numbered it (SLURM_PROCID, OMPI_COMM_WORLD_RANK).

@@ -553,6 +553,24 @@ std::vector<KeySpec> launch_keys() {
   };
 }
 
+// [monitor]: watching a peer while it trains (docs/monitoring.md).
+std::vector<KeySpec> monitor_keys() {
+  return {
+    {"monitor.metrics_port", integer(0, 0, 65535),
+     "Prometheus metrics at `/metrics` and the live page at `/` on this port for the first peer, on `metrics_port` "
+     "plus its index in the `[[peer]]` list for every other; 0: off; `--metrics-port` sets it",
+     [](V v, Config& c) {
+       c.monitor.metrics_port = static_cast<int>(v.integer);
+       c.monitor.port_at = v.at;
+     }},
+    {"monitor.bind", text("127.0.0.1"), "the IPv4 address the monitor listens on; `\"0.0.0.0\"`: every interface",
+     [](V v, Config& c) { c.monitor.bind = v.text; }},
+    {"monitor.linger_seconds", number(0.0, 0.0, 3600.0),
+     "keep serving this long after training ends, so the last scrape sees the final counters",
+     [](V v, Config& c) { c.monitor.linger_seconds = v.number; }},
+  };
+}
+
 // [security] and [[peer]]: who the peers are and how they authenticate.
 std::vector<KeySpec> peer_keys() {
   return {
@@ -588,7 +606,7 @@ const std::vector<KeySpec>& config_schema() {
     // The sections in the order the README lists them; a new key is one row in its section.
     std::vector<KeySpec> all;
     for (auto keys : {run_keys, data_keys, model_keys, optimizer_keys, node_keys, exchange_keys, compression_keys, launch_keys,
-                       peer_keys})
+                       monitor_keys, peer_keys})
       for (KeySpec& k : keys()) all.push_back(std::move(k));
     return all;
   }();
