@@ -7,14 +7,8 @@
 #define BOOST_TEST_MODULE gossip_state_agreement
 #include <boost/test/unit_test.hpp>
 
-#include <unistd.h>
-
-#include <atomic>
 #include <chrono>
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
-#include <filesystem>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -22,17 +16,21 @@
 
 #include "gossip/control/state_hashes.h"
 #include "gossip/peer_exchange.h"
+#include "tests/gossip/ipc_job.h"
 
 using namespace starling::gossip;
 using namespace std::chrono_literals;
 using starling::protocols::Span;
+using starling::gossip::testing::Job;
 
 namespace {
 
 constexpr std::size_t kLength = 3000;
 constexpr std::size_t kFlipped = 1234;  // the element whose lowest mantissa bit a fault flips
 
-enum class Outer { none, diloco };
+// The common-model algorithms: the ring all-reduce, DiLoCo's outer step (exact mean), the
+// top-k compressed all-reduce (its common base is shared state too).
+enum class Outer { none, diloco, topk };
 
 struct Fault {
   int peer = -1;  // none
@@ -54,19 +52,11 @@ void flip_low_bit(float& x) {
   std::memcpy(&x, &bits, sizeof bits);
 }
 
-ExchangeSpec spec_of(const std::filesystem::path& dir, int p, int rank, Outer outer, Fault fault) {
-  ExchangeSpec s;
-  s.mode = ExchangeMode::allreduce;
-  s.rank = rank;
-  for (int r = 0; r < p; ++r) s.peers.push_back({static_cast<PeerId>(r), "ipc://" + (dir / std::to_string(r)).string()});
-  s.timeout = 20s;
-  s.heartbeat = 100ms;
-  s.failure_timeout = 3000ms;  // CI runs this beside other suites on two cores
-  s.start_timeout = 2000ms;
-  s.min_peers = 2;
+ExchangeSpec spec_of(const Job& job, int rank, Outer outer, Fault fault) {
+  ExchangeSpec s = job.spec(rank);
+  s.failure_timeout = 3000ms;
   if (outer == Outer::diloco) s.outer_lr = 0.7, s.outer_momentum = 0.9;
-  if (std::getenv("STARLING_TEST_LOG"))
-    s.on_event = [rank](const std::string& line) { std::fprintf(stderr, "[peer %d] %s\n", rank, line.c_str()); };
+  if (outer == Outer::topk) s.codec = "topk";
   if (fault.peer == rank)
     s.fault_after_round = [fault](std::uint64_t round, Span<float> model, const std::vector<Span<float>>& shared) {
       if (round != fault.round) return;
@@ -103,16 +93,12 @@ Outcome run_peer(ExchangeSpec spec, int rounds) {
 }
 
 std::vector<Outcome> run_job(int p, int rounds, Outer outer, Fault fault = {}) {
-  static std::atomic<int> counter{0};
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("starling-state-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-  std::filesystem::create_directories(dir);
+  const Job job(p, ExchangeMode::allreduce);
   std::vector<Outcome> out(static_cast<std::size_t>(p));
   std::vector<std::thread> threads;
   for (int r = 0; r < p; ++r)
-    threads.emplace_back([&, r] { out[static_cast<std::size_t>(r)] = run_peer(spec_of(dir, p, r, outer, fault), rounds); });
+    threads.emplace_back([&, r] { out[static_cast<std::size_t>(r)] = run_peer(spec_of(job, r, outer, fault), rounds); });
   for (auto& t : threads) t.join();
-  std::filesystem::remove_all(dir);
   for (int r = 0; r < p; ++r) BOOST_TEST_REQUIRE(out[r].error.empty(), "peer " << r << ": " << out[r].error);
   return out;
 }
@@ -120,19 +106,20 @@ std::vector<Outcome> run_job(int p, int rounds, Outer outer, Fault fault = {}) {
 // Every peer's last digests and final model are the same, and differ between rounds; but
 // the faulty peer's digest of the fault's round, which differs from everyone else's.
 void expect_one_state(const std::vector<Outcome>& out, std::size_t rounds, Fault fault = {}) {
+  const std::size_t ref = fault.peer == 0 ? 1 : 0;  // a peer without the fault
   for (std::size_t r = 0; r < out.size(); ++r) {
     BOOST_TEST_REQUIRE(out[r].check.recent.size() == std::min(rounds, kRecentDigests));
     for (std::size_t i = 0; i < out[r].check.recent.size(); ++i) {
       const auto& [round, digest] = out[r].check.recent[i];
-      BOOST_TEST(round == out[0].check.recent[i].first);
+      BOOST_TEST(round == out[ref].check.recent[i].first);
       const bool faulty = static_cast<int>(r) == fault.peer && round == fault.round;
-      BOOST_TEST((digest != out[0].check.recent[i].second) == faulty,
+      BOOST_TEST((digest != out[ref].check.recent[i].second) == faulty,
                  "peer " << r << " at round " << round << (faulty ? ": the fault went unseen" : ": another state"));
     }
-    BOOST_TEST(std::memcmp(out[r].model.data(), out[0].model.data(), kLength * sizeof(float)) == 0,
-               "peer " << r << " ends with another model than peer 0");
+    BOOST_TEST(std::memcmp(out[r].model.data(), out[ref].model.data(), kLength * sizeof(float)) == 0,
+               "peer " << r << " ends with another model than peer " << ref);
   }
-  const auto& recent = out[0].check.recent;
+  const auto& recent = out[ref].check.recent;
   for (std::size_t i = 1; i < recent.size(); ++i) BOOST_TEST(recent[i].second != recent[i - 1].second);
 }
 
@@ -174,47 +161,49 @@ BOOST_AUTO_TEST_CASE(state_hashes_keep_the_last_rounds) {
   BOOST_TEST(!h.complete(19, {1, 2}));
 }
 
-BOOST_AUTO_TEST_CASE(allreduce_peers_agree_every_round) {
-  const std::vector<Outcome> out = run_job(4, 12, Outer::none);
-  expect_one_state(out, 12);
+// A run of `p` peers without faults: every round checked, every digest the same.
+void expect_agreement(int p, int rounds, Outer outer) {
+  const std::vector<Outcome> out = run_job(p, rounds, outer);
+  expect_one_state(out, static_cast<std::size_t>(rounds));
   for (const Outcome& o : out) {
-    BOOST_TEST(o.check.rounds_checked == 12u);
+    BOOST_TEST(o.check.rounds_checked == static_cast<std::uint64_t>(rounds));
     BOOST_TEST(o.check.disagreements == 0u);
     BOOST_TEST(o.check.heals == 0u);
     BOOST_TEST(o.warnings.empty());
   }
 }
 
-BOOST_AUTO_TEST_CASE(diloco_peers_agree_every_round) {
-  const std::vector<Outcome> out = run_job(3, 12, Outer::diloco);
-  expect_one_state(out, 12);
-  for (const Outcome& o : out) {
-    BOOST_TEST(o.check.rounds_checked == 12u);
-    BOOST_TEST(o.check.disagreements == 0u);
+BOOST_AUTO_TEST_CASE(allreduce_peers_agree_every_round) { expect_agreement(4, 12, Outer::none); }
+BOOST_AUTO_TEST_CASE(diloco_peers_agree_every_round) { expect_agreement(4, 12, Outer::diloco); }
+BOOST_AUTO_TEST_CASE(compressed_allreduce_peers_agree_every_round) { expect_agreement(3, 10, Outer::topk); }
+
+// A faulty run of `p` peers: every peer names the faulty one at the next round, which alone
+// takes the majority's state; the run ends on one state.
+void expect_named_and_healed(int p, int rounds, Outer outer, Fault fault) {
+  const std::vector<Outcome> out = run_job(p, rounds, outer, fault);
+  expect_one_state(out, static_cast<std::size_t>(rounds), fault);
+  const std::string named = "peer(s) {" + std::to_string(fault.peer) + "} differ";
+  const std::string when = "after round " + std::to_string(fault.round) + " ";
+  for (int r = 0; r < p; ++r) {
+    BOOST_TEST(out[r].check.disagreements == 1u, "peer " << r);
+    BOOST_TEST(out[r].check.heals == (r == fault.peer ? 1u : 0u), "peer " << r);
+    BOOST_TEST(any_contains(out[r].warnings, when, named), "peer " << r);
   }
+  BOOST_TEST(any_contains(out[fault.peer].warnings, "took the majority's state of round " + std::to_string(fault.round) + " ", "from peer"));
 }
 
 // DiLoCo keeps x₀ and u on every member: a flipped bit there would stay for the rest of the
 // run, so only healing brings the peers back to one state.
 BOOST_AUTO_TEST_CASE(a_flipped_bit_in_diloco_state_is_named_and_healed) {
-  const std::vector<Outcome> out = run_job(4, 12, Outer::diloco, Fault{2, 5});
-  expect_one_state(out, 12, Fault{2, 5});
-  for (int r = 0; r < 4; ++r) {
-    BOOST_TEST(out[r].check.disagreements == 1u, "peer " << r);
-    BOOST_TEST(out[r].check.heals == (r == 2 ? 1u : 0u), "peer " << r);
-    BOOST_TEST(any_contains(out[r].warnings, "after round 5 ", "peer(s) {2} differ"), "peer " << r);
-  }
-  BOOST_TEST(any_contains(out[2].warnings, "took the majority's state of round 5", "from peer"));
+  expect_named_and_healed(4, 12, Outer::diloco, Fault{2, 5});
 }
 
 BOOST_AUTO_TEST_CASE(a_flipped_bit_after_an_allreduce_is_named_and_healed) {
-  const std::vector<Outcome> out = run_job(3, 10, Outer::none, Fault{1, 3});
-  expect_one_state(out, 10, Fault{1, 3});
-  for (int r = 0; r < 3; ++r) {
-    BOOST_TEST(out[r].check.disagreements == 1u, "peer " << r);
-    BOOST_TEST(out[r].check.heals == (r == 1 ? 1u : 0u), "peer " << r);
-    BOOST_TEST(any_contains(out[r].warnings, "after round 3 ", "peer(s) {1} differ"), "peer " << r);
-  }
+  expect_named_and_healed(3, 10, Outer::none, Fault{1, 3});
+}
+
+BOOST_AUTO_TEST_CASE(a_flipped_bit_in_the_compressed_allreduce_base_is_named_and_healed) {
+  expect_named_and_healed(3, 10, Outer::topk, Fault{0, 4});
 }
 
 // Two members that differ: neither is the majority, nobody's state is replaced. The next
