@@ -20,6 +20,10 @@ namespace {
 // A view change per round is normal; this many in one exchange means the peers cannot settle.
 constexpr int kMaxChangesPerRound = 20;
 
+// How long a joiner waits for more members to vouch for the model it took over once the
+// first has: members send as they take up the view, fellow joiners never.
+constexpr std::chrono::milliseconds kVouchGrace{500};
+
 // Armed for the lifetime of a scope: events abort the receives inside it.
 class Armed {
  public:
@@ -198,7 +202,7 @@ void ElasticSync::publish_digest() {
   shared_.clear();
   for (const protocols::Span<float>& part : shared) shared_.insert(shared_.end(), part.begin(), part.end());
   const std::uint64_t digest = state_digest(common_, shared_, shared);
-  control_.state_hashes().record(transport_.self(), round_, digest);
+  control_.state_hashes().record(transport_.self(), view_.number, round_, digest);
   std::vector<std::uint8_t> payload;
   protocols::encode_state_hash({digest, view_.number, common_iteration_}, payload);
   protocols::FrameHeader h;
@@ -218,16 +222,10 @@ void ElasticSync::check_state() {
   if (!digest_round_) return;
   const std::uint64_t round = *std::exchange(digest_round_, std::nullopt);
   StateHashes& hashes = control_.state_hashes();
-  const auto deadline = Clock::now() + spec_.timeout;
-  std::vector<Message> aside;  // this round's data from members already in it
-  while (!control_.event_pending() && !hashes.complete(round, view_.members) && Clock::now() < deadline) {
-    std::optional<Message> m = transport_.try_receive(std::min(deadline, Clock::now() + std::chrono::milliseconds(20)));
-    if (!m) continue;
-    if (aside.size() < kMaxEarlyMessages) aside.push_back(std::move(*m));
-    else control_.count("set_aside_overflow");
-  }
-  transport_.put_back(std::move(aside));
-  const std::map<PeerId, std::uint64_t> reported = hashes.of(round);
+  await_digests(Clock::now() + spec_.timeout, [&] {
+    return control_.event_pending() || hashes.complete(view_.number, round, view_.members);
+  });
+  const std::map<PeerId, std::uint64_t> reported = hashes.of(view_.number, round);
   const StateVerdict v = judge(reported, view_.members);
   ++state_check_.rounds_checked;
   if (!v.missing.empty() && !control_.event_pending())
@@ -254,7 +252,8 @@ void ElasticSync::heal(std::uint64_t round, std::uint64_t majority, const std::m
   std::vector<float> model(model_.size()), extra(total_size(shared));
   const auto deadline = Clock::now() + spec_.timeout;
   for (const auto& [source, digest] : reported) {
-    if (digest != majority || source == transport_.self() || !control_.alive(source)) continue;
+    if (digest != majority || source == transport_.self() || !control_.alive(source) || wrong_seeders_.count(source))
+      continue;
     try {
       fetch_model(transport_, control_, source, model, deadline, extra);
     } catch (const GossipError& e) {  // it died, or did not answer in time: ask the next holder
@@ -263,7 +262,8 @@ void ElasticSync::heal(std::uint64_t round, std::uint64_t majority, const std::m
     }
     const std::uint64_t got = state_digest(model, extra, shared);
     if (got != majority) {
-      control_.count("state_digest_mismatch");
+      control_.count("wrong_state_served");
+      wrong_seeders_.insert(source);
       warn("peer " + std::to_string(source) + " handed over a state of digest " + digest_text(got) +
            ", not the majority's " + digest_text(majority) + ": asking another holder");
       continue;
@@ -289,6 +289,74 @@ void ElasticSync::heal(std::uint64_t round, std::uint64_t majority, const std::m
        " handed it over: going on with this peer's own");
 }
 
+// Receives until `done` or the deadline, waking at each digest; what else arrives (data of
+// the next round from members already in it) is put back for later.
+void ElasticSync::await_digests(Clock::time_point deadline, const std::function<bool()>& done) {
+  struct Waking {  // the control plane wakes this wait, and no other
+    ControlPlane& control;
+    explicit Waking(ControlPlane& c) : control(c) { control.wake_on_state_hash(true); }
+    ~Waking() { control.wake_on_state_hash(false); }
+  } waking(control_);
+  std::vector<Message> aside;
+  while (!done() && Clock::now() < deadline) {
+    std::optional<Message> m = transport_.try_receive(std::min(deadline, Clock::now() + std::chrono::milliseconds(20)));
+    if (!m || m->header.type == protocols::MessageType::state_hash) continue;  // recorded already
+    if (aside.size() < kMaxEarlyMessages) aside.push_back(std::move(*m));
+    else control_.count("set_aside_overflow");
+  }
+  transport_.put_back(std::move(aside));
+}
+
+// Tells the peers `d` admits (members of its view that `before` lacks) the digest of the
+// common model they take over: the model alone, as their algorithm starts afresh.
+void ElasticSync::vouch(const std::vector<PeerId>& before, const Decision& d) {
+  if (!common_model(spec_.mode) || d.start_round == 0) return;
+  std::vector<std::uint8_t> payload;
+  protocols::encode_state_hash({protocols::digest_of(common_), d.view.number, common_iteration_}, payload);
+  protocols::FrameHeader h;
+  h.type = protocols::MessageType::state_hash;
+  h.round = d.start_round - 1;
+  for (PeerId p : d.view.members)
+    if (p != transport_.self() && !std::binary_search(before.begin(), before.end(), p))
+      transport_.send(p, h, protocols::ByteSpan(payload.data(), payload.size()));
+}
+
+// A joiner's check of the model it took over: against the digest most of the members that
+// vouched for it hold (each sends its own as it takes up the view; the wait ends when all
+// have, or kVouchGrace after the first, as fellow joiners send none). While it differs, the
+// seeder is counted, not asked again, and the model is taken from another holder.
+void ElasticSync::check_taken_over(const Decision& d, Clock::time_point deadline) {
+  if (!common_model(spec_.mode) || d.start_round == 0 || d.source == transport_.self()) return;
+  std::vector<PeerId> others;
+  for (PeerId p : d.view.members)
+    if (p != transport_.self()) others.push_back(p);
+  StateHashes& hashes = control_.state_hashes();
+  const std::uint64_t round = d.start_round - 1;
+  std::optional<Clock::time_point> first;
+  await_digests(deadline, [&] {
+    if (!first && !hashes.of(d.view.number, round).empty()) first = Clock::now() + kVouchGrace;
+    return hashes.complete(d.view.number, round, others) || (first && Clock::now() >= *first);
+  });
+  const std::map<PeerId, std::uint64_t> vouched = hashes.of(d.view.number, round);
+  const StateVerdict v = judge(vouched, others);
+  if (!v.majority)
+    return log("no digest most members agree on vouches for the model taken over (" + digests_text(vouched) + ")");
+  for (PeerId source = d.source;;) {
+    const std::uint64_t got = protocols::digest_of(model_);
+    if (got == *v.majority) return;
+    control_.count("wrong_state_served");
+    wrong_seeders_.insert(source);
+    warn("peer " + std::to_string(source) + " handed over a model of digest " + digest_text(got) + ", not " +
+         digest_text(*v.majority) + " that the members vouch for: it is not asked again");
+    std::optional<PeerId> next;
+    for (const auto& [peer, digest] : vouched)
+      if (digest == *v.majority && !wrong_seeders_.count(peer) && control_.alive(peer)) next = next.value_or(peer);
+    if (!next) return warn("no member handed over the model they vouch for: going on with the one taken");
+    fetch_model(transport_, control_, *next, model_, deadline);
+    source = *next;
+  }
+}
+
 void ElasticSync::warn(const std::string& line) const {
   if (spec_.on_warning) spec_.on_warning(line);
   else log(line);
@@ -308,8 +376,12 @@ ElasticSync::Outcome ElasticSync::change_view(std::uint64_t iteration) {
   }
   log("view " + std::to_string(view_.number) + " -> " + std::to_string(d.view.number) + ": members " +
       describe(d.view.members) + ", going on from round " + std::to_string(d.start_round) + " (" + why + ")");
+  const std::vector<PeerId> before = view_.members;
   adopt(d);
-  if (round_ >= d.start_round) return Outcome::rerun;
+  if (round_ >= d.start_round) {
+    vouch(before, d);
+    return Outcome::rerun;
+  }
   // The round this peer works on is complete elsewhere: take it over.
   const bool moved = round_ + 1 != d.start_round || iteration != d.iteration;
   if (common_model(spec_.mode) || moved) take_over(d, deadline);
@@ -318,6 +390,7 @@ ElasticSync::Outcome ElasticSync::change_view(std::uint64_t iteration) {
   std::copy(model_.begin(), model_.end(), common_.begin());
   control_.serve(common_, common_iteration_);
   transport_.announce(view_.number, round_);
+  vouch(before, d);
   if (!moved) return Outcome::done;
   moved_ = Position{round_, d.iteration};
   return Outcome::moved;
@@ -371,6 +444,7 @@ Position ElasticSync::join(Clock::time_point deadline) {
       adopt(d);
       try {
         take_over(d, deadline);
+        check_taken_over(d, deadline);
       } catch (const MembershipChanged&) {
         continue;  // the source died: the members agree again, with this peer among them
       }

@@ -41,12 +41,16 @@
 // before its next round it judges them (gossip/control/state_hashes.h: the majority, a tie);
 // one that differs from the majority takes the majority's state from a holder whose state
 // has the majority's digest, keeping its own progress since the round (its model's change
-// from its own round result), and goes on.
+// from its own round result), and goes on. A peer a view change admits checks the model it
+// took over against the digest the members vouch for, and takes it from another member when
+// the seeder handed over something else; a seeder caught so is not asked again.
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -105,6 +109,9 @@ class ElasticSync {
   void check_state();
   void heal(std::uint64_t round, std::uint64_t majority, const std::map<PeerId, std::uint64_t>& reported);
   void warn(const std::string& line) const;
+  void await_digests(Clock::time_point deadline, const std::function<bool()>& done);
+  void vouch(const std::vector<PeerId>& before, const Decision& decision);
+  void check_taken_over(const Decision& decision, Clock::time_point deadline);
   void restore();
   /// Whether `after` (ascending) has a member `before` (ascending) lacks.
   static bool admits(const std::vector<PeerId>& before, const std::vector<PeerId>& after);
@@ -132,6 +139,7 @@ class ElasticSync {
   std::vector<float> shared_;  // the algorithm's shared state after the last completed round, as served
   std::optional<std::uint64_t> digest_round_;  // the round whose digests the next exchange() judges
   StateCheck state_check_;
+  std::set<PeerId> wrong_seeders_;  // handed over a state whose digest the members did not agree on
 };
 
 }  // namespace starling::gossip

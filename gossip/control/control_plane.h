@@ -57,6 +57,7 @@ struct ControlOptions {
   std::vector<PeerId> watch;
   std::chrono::milliseconds straggler_after{1000};
   std::function<void(const std::string&)> log;  // view changes, deaths, stragglers
+  std::function<void(std::vector<float>&)> fault_in_served;  // tests only: ExchangeSpec's
 };
 
 class ControlPlane final : public ReceiveHook {
@@ -115,6 +116,9 @@ class ControlPlane final : public ReceiveHook {
   void serve(protocols::Span<const float> model, std::uint64_t iteration, protocols::Span<const float> shared = {});
   /// The members' state digests heard so far (this peer records its own).
   StateHashes& state_hashes() { return state_hashes_; }
+  /// While on, a state_hash message, recorded as always, also ends the receive that got it
+  /// (it comes back from try_receive), so that a wait for digests wakes as each arrives.
+  void wake_on_state_hash(bool on) { wake_on_state_hash_ = on; }
 
   /// A round of the exchange begins or ends (for naming stragglers).
   void round_started(std::uint64_t round);
@@ -129,7 +133,7 @@ class ControlPlane final : public ReceiveHook {
   bool admitted(PeerId peer) const;
   void on_view(const Message& m);
   void on_pull(const Message& m);
-  void on_state_hash(const Message& m);
+  bool on_state_hash(const Message& m);
   bool relevant(PeerId from, const protocols::ViewMessage& m) const;
   bool filter_by_view(Message& m);
   void note_changes();
@@ -158,6 +162,7 @@ class ControlPlane final : public ReceiveHook {
   bool straggler_named_ = false;
   std::map<std::string, std::uint64_t> drops_;
   StateHashes state_hashes_;
+  bool wake_on_state_hash_ = false;
 };
 
 }  // namespace starling::gossip

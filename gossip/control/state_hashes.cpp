@@ -27,21 +27,22 @@ StateVerdict judge(const std::map<PeerId, std::uint64_t>& reported, const std::v
   return v;
 }
 
-void StateHashes::record(PeerId from, std::uint64_t round, std::uint64_t digest) {
-  if (by_round_.size() >= kKeptRounds && !by_round_.count(round)) {
-    if (round < by_round_.begin()->first) return;  // older than everything kept
+void StateHashes::record(PeerId from, std::uint64_t view, std::uint64_t round, std::uint64_t digest) {
+  const Key key{view, round};
+  if (by_round_.size() >= kKeptRounds && !by_round_.count(key)) {
+    if (key < by_round_.begin()->first) return;  // older than everything kept
     by_round_.erase(by_round_.begin());
   }
-  by_round_[round][from] = digest;
+  by_round_[key][from] = digest;
 }
 
-std::map<PeerId, std::uint64_t> StateHashes::of(std::uint64_t round) const {
-  const auto it = by_round_.find(round);
+std::map<PeerId, std::uint64_t> StateHashes::of(std::uint64_t view, std::uint64_t round) const {
+  const auto it = by_round_.find({view, round});
   return it == by_round_.end() ? std::map<PeerId, std::uint64_t>{} : it->second;
 }
 
-bool StateHashes::complete(std::uint64_t round, const std::vector<PeerId>& members) const {
-  const auto it = by_round_.find(round);
+bool StateHashes::complete(std::uint64_t view, std::uint64_t round, const std::vector<PeerId>& members) const {
+  const auto it = by_round_.find({view, round});
   if (it == by_round_.end()) return members.empty();
   for (PeerId p : members)
     if (!it->second.count(p)) return false;

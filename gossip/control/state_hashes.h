@@ -10,7 +10,10 @@
 //    logged, and nobody's state is replaced (nobody can tell which is right);
 //  - a member whose own digest differs from the majority's takes the majority's state from
 //    one of its holders (ElasticSync heals).
-// Rounds are kept for the last kKeptRounds round numbers only.
+// A member also vouches to the peers a view change admits for the model they take over
+// (its digest, keyed by the new view and the round before its first), so that a joiner can
+// tell a seeder that hands over a wrong model and take it from another member.
+// Digests are kept for the last kKeptRounds (view, round) pairs only.
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -47,17 +50,18 @@ struct StateCheck {
   std::deque<std::pair<std::uint64_t, std::uint64_t>> recent;  // (round, own digest), the last kRecentDigests
 };
 
-/// The digests heard per round (this peer's own included, recorded by its owner).
+/// The digests heard per view and round (this peer's own included, recorded by its owner).
 class StateHashes {
  public:
-  void record(PeerId from, std::uint64_t round, std::uint64_t digest);
-  /// The digests recorded for `round` (empty when none, or the round was forgotten).
-  std::map<PeerId, std::uint64_t> of(std::uint64_t round) const;
-  /// Whether every one of `members` has reported `round`.
-  bool complete(std::uint64_t round, const std::vector<PeerId>& members) const;
+  void record(PeerId from, std::uint64_t view, std::uint64_t round, std::uint64_t digest);
+  /// The digests recorded for `round` of `view` (empty when none, or it was forgotten).
+  std::map<PeerId, std::uint64_t> of(std::uint64_t view, std::uint64_t round) const;
+  /// Whether every one of `members` has reported `round` of `view`.
+  bool complete(std::uint64_t view, std::uint64_t round, const std::vector<PeerId>& members) const;
 
  private:
-  std::map<std::uint64_t, std::map<PeerId, std::uint64_t>> by_round_;
+  using Key = std::pair<std::uint64_t, std::uint64_t>;  // view, round
+  std::map<Key, std::map<PeerId, std::uint64_t>> by_round_;
 };
 
 /// A digest as logs and summaries write it: 16 hex digits.

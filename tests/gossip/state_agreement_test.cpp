@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -35,12 +36,15 @@ enum class Outer { none, diloco, topk };
 struct Fault {
   int peer = -1;  // none
   std::uint64_t round = 0;
+  int liar = -1;  // a peer that flips a bit in every model it hands over; none
 };
 
 // What one peer ended with.
 struct Outcome {
   std::vector<float> model;
   StateCheck check;
+  std::map<std::string, std::uint64_t> drops;
+  std::vector<PeerId> members;
   std::vector<std::string> warnings;
   std::string error;
 };
@@ -57,6 +61,7 @@ ExchangeSpec spec_of(const Job& job, int rank, Outer outer, Fault fault) {
   s.failure_timeout = 3000ms;
   if (outer == Outer::diloco) s.outer_lr = 0.7, s.outer_momentum = 0.9;
   if (outer == Outer::topk) s.codec = "topk";
+  if (fault.liar == rank) s.fault_in_served = [](std::vector<float>& model) { flip_low_bit(model[kFlipped]); };
   if (fault.peer == rank)
     s.fault_after_round = [fault](std::uint64_t round, Span<float> model, const std::vector<Span<float>>& shared) {
       if (round != fault.round) return;
@@ -81,11 +86,14 @@ Outcome run_peer(ExchangeSpec spec, int rounds) {
     if (const auto at = exchange.start(0)) iteration = at->iteration;
     while (iteration < static_cast<std::uint64_t>(rounds)) {
       for (std::size_t i = 0; i < kLength; ++i) out.model[i] += 0.001f * static_cast<float>((spec.rank + 1) * (i % 7));
+      std::this_thread::sleep_for(2ms);  // computing
       ++iteration;
       if (const auto moved = exchange.exchange(iteration)) iteration = moved->iteration;
     }
     exchange.finish();
     out.check = exchange.state_check();
+    out.drops = exchange.drops();
+    out.members = exchange.members();
   } catch (const std::exception& e) {
     out.error = e.what();
   }
@@ -151,14 +159,17 @@ BOOST_AUTO_TEST_CASE(judge_finds_the_majority_and_no_more) {
 
 BOOST_AUTO_TEST_CASE(state_hashes_keep_the_last_rounds) {
   StateHashes h;
-  for (std::uint64_t round = 0; round < 20; ++round) h.record(1, round, round * 10);
-  BOOST_TEST(h.of(19).at(1) == 190u);
-  BOOST_TEST(h.of(20 - kKeptRounds).size() == 1u);
-  BOOST_TEST(h.of(19 - kKeptRounds).empty());
-  h.record(2, 0, 5);  // older than everything kept: ignored
-  BOOST_TEST(h.of(0).empty());
-  BOOST_TEST(h.complete(19, {1}));
-  BOOST_TEST(!h.complete(19, {1, 2}));
+  for (std::uint64_t round = 0; round < 20; ++round) h.record(1, 2, round, round * 10);
+  BOOST_TEST(h.of(2, 19).at(1) == 190u);
+  BOOST_TEST(h.of(3, 19).empty());  // another view
+  BOOST_TEST(h.of(2, 20 - kKeptRounds).size() == 1u);
+  BOOST_TEST(h.of(2, 19 - kKeptRounds).empty());
+  h.record(2, 2, 0, 5);  // older than everything kept: ignored
+  BOOST_TEST(h.of(2, 0).empty());
+  BOOST_TEST(h.complete(2, 19, {1}));
+  BOOST_TEST(!h.complete(2, 19, {1, 2}));
+  h.record(1, 3, 0, 7);  // a newer view, however low its round
+  BOOST_TEST(h.of(3, 0).at(1) == 7u);
 }
 
 // A run of `p` peers without faults: every round checked, every digest the same.
@@ -216,4 +227,39 @@ BOOST_AUTO_TEST_CASE(a_tie_is_logged_and_heals_nobody) {
     BOOST_TEST(out[r].check.heals == 0u, "peer " << r);
     BOOST_TEST(any_contains(out[r].warnings, "after round 4 ", "no majority"), "peer " << r);
   }
+}
+
+// The healing peer asks the lowest holder of the majority's state first: peer 0, which lies.
+// It is caught by the digest, counted, and the state comes from the next holder.
+BOOST_AUTO_TEST_CASE(a_holder_that_hands_over_a_wrong_state_is_passed_over) {
+  const Fault fault{3, 5, 0};
+  const std::vector<Outcome> out = run_job(4, 12, Outer::diloco, fault);
+  expect_one_state(out, 12, fault);
+  BOOST_TEST(out[3].check.heals == 1u);
+  BOOST_TEST(any_contains(out[3].warnings, "peer 0 handed over a state of digest", "asking another holder"));
+  BOOST_TEST(any_contains(out[3].warnings, "took the majority's state of round 5 ", "from peer 1"));
+  BOOST_TEST(out[3].drops.count("wrong_state_served") == 1u);
+}
+
+// Item 4 of issue #50: a peer that joins a running job checks the model it took over against
+// the digest the members vouch for. The seeder (the lowest live member, peer 0) flips a bit
+// in what it hands over: the joiner catches it, counts it, takes the model from another
+// member, and every peer ends on one state.
+BOOST_AUTO_TEST_CASE(a_joiner_catches_a_seeder_that_flips_a_bit) {
+  const Job job(4, ExchangeMode::allreduce);
+  const Fault fault{-1, 0, 0};
+  std::vector<Outcome> out(4);
+  std::vector<std::thread> threads;
+  for (int r = 0; r < 3; ++r) threads.emplace_back([&, r] { out[r] = run_peer(spec_of(job, r, Outer::none, fault), 1500); });
+  std::this_thread::sleep_for(3500ms);  // past the start timeout: peers 0-2 run without peer 3
+  threads.emplace_back([&] { out[3] = run_peer(spec_of(job, 3, Outer::none, fault), 1500); });
+  for (auto& t : threads) t.join();
+  for (int r = 0; r < 4; ++r) {
+    BOOST_TEST_REQUIRE(out[r].error.empty(), "peer " << r << ": " << out[r].error);
+    BOOST_TEST(out[r].members == (std::vector<PeerId>{0, 1, 2, 3}), "peer " << r);
+    BOOST_TEST(std::memcmp(out[r].model.data(), out[0].model.data(), kLength * sizeof(float)) == 0, "peer " << r);
+    BOOST_TEST(out[r].check.disagreements == 0u, "peer " << r);
+  }
+  BOOST_TEST(any_contains(out[3].warnings, "peer 0 handed over a model of digest", "not asked again"));
+  BOOST_TEST(out[3].drops.count("wrong_state_served") == 1u);
 }
