@@ -10,7 +10,7 @@
 //    round and avalanche), which is not linear, so a change that leaves the CRC alone (a
 //    multiple of its polynomial) still changes it with probability 1 − 2⁻³².
 // Two CRC-32Cs would not do: CRC is linear, so a second one (another seed, another order)
-// misses exactly the changes the first misses. Both halves run at memory speed.
+// misses exactly the changes the first misses.
 #include <cstddef>
 #include <cstdint>
 
