@@ -132,6 +132,7 @@ struct NodeResult {
   std::map<std::string, uint64_t> drops;  // messages from other peers dropped, by reason
   std::map<uint32_t, gossip::NeighbourStats> neighbours;  // robust aggregation: each neighbour seen
   uint64_t view_changes = 0;              // membership views this peer went through
+  gossip::StateCheck state_check;         // the members' state digests (modes with a common model)
   std::vector<uint32_t> members;          // of the last view (synchronous modes)
   std::optional<int64_t> joined_at_step;  // the running job's step this peer joined at
   /// Per class, the distinct training samples the learners drew from in the first epoch:

@@ -120,6 +120,7 @@ NodeResult node_result(NodeState& s, const std::vector<LearnerSpec>& learners) {
     out.drops = s.peers.exchange->drops();
     out.neighbours = s.peers.exchange->neighbour_stats();
     out.view_changes = s.peers.exchange->view_changes();
+    out.state_check = s.peers.exchange->state_check();
     out.members = s.peers.exchange->members();
   }
   return out;

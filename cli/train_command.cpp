@@ -137,6 +137,13 @@ JsonObject summarize(const Config& c, const actors::NodeResult& node, int64_t pa
       .add("view_changes", static_cast<long long>(node.view_changes))
       .add("members_at_end", members)
       .add("drops", drop_counts(node.drops));
+  JsonObject check, digests;  // gossip/control/state_hashes.h
+  for (const auto& [round, digest] : node.state_check.recent) digests.add(std::to_string(round), gossip::digest_text(digest));
+  check.add("rounds_checked", static_cast<long long>(node.state_check.rounds_checked))
+      .add("disagreements", static_cast<long long>(node.state_check.disagreements))
+      .add("heals", static_cast<long long>(node.state_check.heals))
+      .add("state_hash", digests);
+  j.add("state_check", check);
   if (c.node.overlap) j.add("overlapped_seconds", node.overlapped_seconds);
   const gossip::AttackSpec& attack = c.peers.empty() ? gossip::AttackSpec{} : c.peers[static_cast<std::size_t>(c.node.exchange.rank)].attack;
   j.add("attack", std::string(gossip::attack_name(attack.kind)))
@@ -175,6 +182,7 @@ void log_exchange_events(gossip::ExchangeSpec& exchange, const std::string& tag)
   exchange.on_refusal = [tag](const std::string& line) { spdlog::warn("{}security: {}", tag, line); };
   exchange.on_adjust = [tag](const std::string& line) { spdlog::info("{}compression: {}", tag, line); };
   exchange.on_event = [tag](const std::string& line) { spdlog::info("{}peers: {}", tag, line); };
+  exchange.on_warning = [tag](const std::string& line) { spdlog::warn("{}peers: {}", tag, line); };
 }
 
 int train_on(Config config, std::shared_ptr<const Task> task, const std::string& summary, const PeerOutput* quiet) {

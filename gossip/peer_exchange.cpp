@@ -75,6 +75,7 @@ ControlOptions control_options(const ExchangeSpec& s, std::size_t parameters) {
   c.shape.tensor_sizes = s.tensor_sizes.empty() ? std::vector<std::uint64_t>{parameters} : s.tensor_sizes;
   c.straggler_after = std::max(std::chrono::milliseconds(1000), 2 * s.heartbeat);
   c.log = s.on_event;
+  c.fault_in_served = s.fault_in_served;
   c.watch = watched(s);
   return c;
 }

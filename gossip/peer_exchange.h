@@ -90,6 +90,9 @@ class PeerExchange {
   void resume(AlgorithmState state) {
     if (sync_) sync_->resume(std::move(state));
   }
+  /// What the checks of the members' state digests found (the modes with a common model;
+  /// gossip/control/state_hashes.h); all zero otherwise.
+  StateCheck state_check() const { return sync_ ? sync_->state_check() : StateCheck{}; }
   /// The last view's members (the synchronous modes); empty for async-gossip.
   std::vector<PeerId> members() const;
   /// Every other peer of the job, in ring order. Not while a mix runs on another thread.
