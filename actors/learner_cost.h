@@ -5,7 +5,7 @@
 // stepping alone, and warns when k learners deliver fewer samples/s than one. Interleaved
 // rounds and medians, as backend_choice.h does; well under a second. The judgement is a pure
 // function of the timings, so that it is tested without a clock.
-#include "actors/node.h"
+#include "actors/node_spec.h"
 
 #include <string>
 #include <vector>

@@ -14,7 +14,7 @@
 // Else one learner: never slower than one learner, as measured side by side.
 // No clock and no actors here: the node measures a window and calls record(), so the
 // decisions are tested with injected rates.
-#include "actors/node.h"
+#include "actors/node_spec.h"
 #include "learners/checkpoint.h"
 
 #include <string>

@@ -2,7 +2,7 @@
 // The messages between the node actor and its learner actors, and the project's CAF type-ID
 // block. Buffers travel as views: the node guarantees z is not written while learners read
 // it, and a learner's reply points into buffers it owns until its next order.
-#include "actors/node.h"
+#include "actors/node_spec.h"
 #include "learners/sma.h"
 #include "learners/sma_group.h"
 

@@ -20,17 +20,6 @@
 
 namespace starling::actors {
 
-bool parse_intra_sync(const std::string& text, IntraSync& out) {
-  for (std::size_t i = 0; i < std::size(kIntraSyncNames); ++i)
-    if (text == kIntraSyncNames[i]) {
-      out = static_cast<IntraSync>(i);
-      return true;
-    }
-  return false;
-}
-
-const char* intra_sync_name(IntraSync mode) { return kIntraSyncNames[static_cast<int>(mode)]; }
-
 std::string uneven_learners_note(int learners, int cores, IntraSync mode) {
   if (mode == IntraSync::none || cores < 1 || learners <= cores || learners % cores == 0) return {};
   const int most = (learners + cores - 1) / cores;  // learners on the busiest core

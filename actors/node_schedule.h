@@ -4,7 +4,7 @@
 // iterations the next order covers and what follows it, an SMA round run by the node, an
 // exchange with the peers, an evaluation, a checkpoint or the end. No actors, no sockets:
 // the node actor carries a plan out, and its counters change only through this class.
-#include "actors/node.h"
+#include "actors/node_spec.h"
 #include "learners/schedule.h"
 
 #include <algorithm>

@@ -2,7 +2,7 @@
 // The run configuration: a TOML file plus `--set section.key=value` overrides, validated
 // whole before anything runs, against the schema of cli/config_schema.h. Every problem is a ConfigError naming the file, the line (when
 // the TOML gives one), the key and what was expected; the CLI turns it into exit code 2.
-#include "actors/node.h"
+#include "actors/node_spec.h"
 #include "cli/allocation.h"
 #include "learners/partition.h"
 

@@ -4,7 +4,7 @@
 // the summaries, the log and the experiment report. Every job runs on the one node runtime
 // (actors/node.h); task_kind() is the one place that tells the kinds of data apart by name,
 // and everything else asks the kind it returns.
-#include "actors/node.h"
+#include "actors/node_spec.h"
 #include "cli/config.h"
 #include "cli/json.h"
 

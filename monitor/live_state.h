@@ -3,7 +3,7 @@
 // other peers' pages are, its step and speed, its loss and validation curves (bounded),
 // its links' traffic and states, and the swarm's events (joins, deaths, view changes,
 // clipped neighbours). Thread-safe.
-#include "actors/node.h"
+#include "actors/node_spec.h"
 
 #include <chrono>
 #include <cstdint>

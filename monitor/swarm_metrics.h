@@ -3,7 +3,7 @@
 // into gauges and counters named as Prometheus asks (starling_..._total, _seconds, _bytes),
 // and their text exposition for /metrics. One thread updates (the metrics actor) while any
 // number read text().
-#include "actors/node.h"
+#include "actors/node_spec.h"
 
 #include <prometheus/counter.h>
 #include <prometheus/family.h>
