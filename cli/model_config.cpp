@@ -14,70 +14,43 @@
 namespace starling::cli {
 namespace {
 
-using Kind = LayerDesc::Kind;
-
 std::string where(const std::string& file, const toml::node& node) {
   return node.source().begin.line > 0 ? file + ":" + std::to_string(node.source().begin.line) : file;
-}
-
-std::vector<std::string> kind_names() {
-  std::vector<std::string> names;
-  for (int k = 0; k < kLayerKinds; ++k) names.push_back(layer_kind_name(static_cast<Kind>(k)));
-  return names;
 }
 
 std::vector<LayerDesc> read_layers(const toml::node& node, const std::string& name, const std::string& file,
                                    bool allow_empty);
 
-// The language-model kinds' keys (learners/model_description.h): a dense layer's per_token
-// and, per token, its weights' init_std; a token embedding's vocab; attention's heads and
-// its projections' init_std and projection_std.
-void read_sequence_keys(SectionReader& r, LayerDesc& d) {
-  if (d.kind == Kind::dense) d.per_token = r.boolean("per_token", false);
-  if (d.kind == Kind::token_embedding) d.vocab = static_cast<int>(r.integer("vocab", 0, 1, 1 << 24));
-  if (d.kind == Kind::attention) {
-    d.heads = static_cast<int>(r.integer("heads", 0, 1, 1 << 16));
-    if (d.heads == 0) r.reject("heads", "the number of attention heads, a divisor of the width");
-    d.projection_std = static_cast<float>(r.number("projection_std", kGptInitStd, 0.0, 1.0, true));
+// One key of a layer's row (learners/layer_row.h), checked against its type and range; a
+// required key that is missing is refused.
+void read_key(SectionReader& r, const toml::table& table, const LayerKey& key, LayerDesc& d) {
+  const std::string name(key.name);
+  if (!table.get(name)) {
+    if (key.required()) r.reject(name, std::string(key.what));
+    return;
   }
-  if (d.kind == Kind::attention || (d.kind == Kind::dense && d.per_token))
-    d.init_std = static_cast<float>(r.number("init_std", kGptInitStd, 0.0, 1.0, true));
+  double value = 0;
+  if (key.type == LayerKey::Type::flag) value = r.boolean(name, false) ? 1.0 : 0.0;
+  else if (key.type == LayerKey::Type::integer)
+    value = static_cast<double>(r.integer(name, 0, static_cast<int64_t>(key.min), static_cast<int64_t>(key.max)));
+  else value = r.number(name, 0.0, key.min, key.max, key.open_min);
+  if (!key.allows(value)) r.reject(name, key.range());
+  d.set(key.name, value);
 }
 
 // One entry of a layer list; its keys are named `name`.key (model.layers[i].size), and a key
-// its kind does not take is reported as unknown.
+// its kind does not take (or takes only beside another, as init_std with per_token) is
+// reported as unknown.
 LayerDesc read_layer(const toml::table& table, const std::string& name, const std::string& file) {
   SectionReader r(table, name, file);
-  const std::vector<std::string> names = kind_names();
-  const std::string kind = r.choice("kind", "", names);
+  const std::string kind = r.choice("kind", "", layer_names());
   if (kind.empty()) r.reject("kind", "the layer's kind");
-  LayerDesc d;
-  d.kind = static_cast<Kind>(std::find(names.begin(), names.end(), kind) - names.begin());
-  if (d.kind == Kind::dense || d.kind == Kind::conv2d || d.kind == Kind::token_embedding) {
-    d.size = static_cast<int>(r.integer("size", 0, 1, 1 << 20));
-    if (d.size == 0)
-      r.reject("size", d.kind == Kind::token_embedding ? "the embedding's width"
-                                                       : "the layer's output " + std::string(d.kind == Kind::dense ? "units" : "channels"));
+  LayerDesc d = layer_of(kind);
+  for (std::size_t k = 0; k < d.row->key_count; ++k) {
+    const LayerKey& key = d.row->keys[k];
+    if (key.only_with.empty() || d.flag(key.only_with)) read_key(r, table, key, d);
   }
-  read_sequence_keys(r, d);
-  const bool pooling = d.kind == Kind::maxpool2d || d.kind == Kind::avgpool2d;
-  if (d.kind == Kind::conv2d || pooling) {
-    d.kernel = static_cast<int>(r.integer("kernel", 0, 1, 1024));
-    if (d.kernel == 0) r.reject("kernel", "the window's side");
-    d.stride = static_cast<int>(r.integer("stride", pooling ? d.kernel : 1, 1, 1024));
-  }
-  if (d.kind == Kind::conv2d) d.padding = static_cast<int>(r.integer("padding", 0, 0, 1024));
-  if (d.kind == Kind::conv2d) d.bias = r.boolean("bias", true);
-  if (d.kind == Kind::dropout) {
-    d.rate = r.number("rate", -1.0, 0.0, 1.0);
-    if (d.rate < 0.0) r.reject("rate", "the probability of zeroing a value, in [0, 1)");
-    if (d.rate >= 1.0) r.reject("rate", "a probability in [0, 1)");
-  }
-  if (d.kind == Kind::groupnorm) {
-    d.groups = static_cast<int>(r.integer("groups", 0, 1, 1 << 20));
-    if (d.groups == 0) r.reject("groups", "the number of channel groups");
-  }
-  if (d.kind == Kind::residual) {
+  if (d.row->nested) {
     r.take_external("body");
     r.take_external("shortcut");
     if (!table.get("body")) r.reject("body", "the block's layers (an array of layer tables)");

@@ -7,46 +7,25 @@
 namespace starling {
 namespace {
 
-using Kind = LayerDesc::Kind;
-
 // Trainable floats of one described layer (a residual block's body and shortcut included).
 double layer_parameters(const LayerDesc& d) {
-  switch (d.kind) {
-    case Kind::dense: return static_cast<double>(d.per_token ? d.in.c : d.in.size()) * d.size + d.size;
-    case Kind::conv2d:
-      return static_cast<double>(d.kernel) * d.kernel * d.in.c * d.size + (d.bias ? d.size : 0);
-    case Kind::groupnorm:
-    case Kind::layernorm: return 2.0 * d.in.c;
-    case Kind::rmsnorm: return d.in.c;
-    case Kind::token_embedding: return static_cast<double>(d.vocab) * d.size;
-    case Kind::position_embedding: return static_cast<double>(d.in.w) * d.in.c;
-    case Kind::attention: return 4.0 * d.in.c * d.in.c + 4.0 * d.in.c;  // fused QKV and the output projection
-    case Kind::residual: {
-      double sum = 0;
-      for (const LayerDesc& b : d.body) sum += layer_parameters(b);
-      for (const LayerDesc& s : d.shortcut) sum += layer_parameters(s);
-      return sum;
-    }
-    default: return 0;
-  }
+  double sum = d.row->parameters ? d.row->parameters(d) : 0.0;
+  for (const LayerDesc& b : d.body) sum += layer_parameters(b);
+  for (const LayerDesc& s : d.shortcut) sum += layer_parameters(s);
+  return sum;
 }
 
 double layer_activations(const LayerDesc& d) {
-  double sum = static_cast<double>(d.out.size());
-  if (d.kind == Kind::attention)  // the fused QKV and the probabilities P, one T × T per head
-    sum += 3.0 * d.in.size() + static_cast<double>(d.heads) * d.in.w * d.in.w;
+  double sum = static_cast<double>(d.out.size()) + (d.row->activations ? d.row->activations(d) : 0.0);
   for (const LayerDesc& b : d.body) sum += layer_activations(b);
   for (const LayerDesc& s : d.shortcut) sum += layer_activations(s);
   return sum;
 }
 
 std::string layer_what(const LayerDesc& d) {
+  if (d.row->what) return d.row->what(d);
   std::ostringstream s;
-  s << layer_kind_name(d.kind);
-  if (d.kind == Kind::dense && d.per_token) s << " of " << d.size << " units on each of " << d.in.w << " tokens of " << d.in.c;
-  else if (d.kind == Kind::dense) s << " of " << d.size << " units on " << d.in.size() << " inputs";
-  else if (d.kind == Kind::conv2d) s << " of " << d.size << " channels on " << d.in.h << "×" << d.in.w << "×" << d.in.c;
-  else s << " on " << d.in.h << "×" << d.in.w << "×" << d.in.c;
+  s << d.kind() << " on " << d.in.h << "×" << d.in.w << "×" << d.in.c;
   return s.str();
 }
 
@@ -54,9 +33,9 @@ std::string layer_what(const LayerDesc& d) {
 // from model.hidden, everything else of a preset from model.kind.
 std::string preset_key(const ModelSpec& spec, const std::vector<LayerDesc>& layers, std::size_t k) {
   if (spec.kind == "layers") return "layers";
-  if (spec.kind != "mlp" || layers[k].kind != Kind::dense) return "kind";
+  if (spec.kind != "mlp" || layers[k].kind() != "dense") return "kind";
   std::size_t dense_before = 0;
-  for (std::size_t i = 0; i < k; ++i) dense_before += layers[i].kind == Kind::dense;
+  for (std::size_t i = 0; i < k; ++i) dense_before += layers[i].kind() == "dense";
   return dense_before < spec.hidden.size() ? "hidden" : "kind";
 }
 
