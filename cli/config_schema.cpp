@@ -201,20 +201,10 @@ std::vector<KeySpec> model_keys() {
     {"model.hidden", integers({256, 128}), "MLP hidden layer sizes",
      [](V v, Config& c) { c.node.train.learner.model.hidden = v.integers; }},
     {"model.layers", of_kind(KeyKind::layers),
-     "the model as a layer list instead of a preset: tables `{ kind = \"dense\", size = N }`, "
-     "`{ kind = \"conv2d\", size = CHANNELS, kernel = K, stride = 1, padding = 0 }`, "
-     "`{ kind = \"maxpool2d\", kernel = K, stride = K }`, `{ kind = \"avgpool2d\", kernel = K, stride = K }`, "
-     "`{ kind = \"relu\" }`, `{ kind = \"flatten\" }`, `{ kind = \"groupnorm\", groups = G }`, "
-     "`{ kind = \"global_avgpool\" }`, `{ kind = \"dropout\", rate = P }` (training only; its masks are keyed by "
-     "the learner's seed, shard and step, so a resumed run draws the same ones), "
-     "`{ kind = \"residual\", body = [...], shortcut = [...] }` (y = body(x) + shortcut(x); no shortcut: the "
-     "identity), and `bias = false` on a convolution; the last layer gives one value per class. "
-     "On `data.dataset = \"text\"` (beside `context`), the GPT's layers: `{ kind = \"token_embedding\", size = WIDTH }` "
-     "(first; `vocab` may repeat the data's 256), `{ kind = \"position_embedding\" }`, `{ kind = \"layernorm\" }`, "
-     "`{ kind = \"rmsnorm\" }`, `{ kind = \"attention\", heads = H, init_std = 0.02, projection_std = 0.02 }` (causal, "
-     "fused QKV and output projection inside), `{ kind = \"gelu\" }`, `{ kind = \"dense\", size = N, per_token = true, "
-     "init_std = 0.02 }` and `{ kind = \"tied_head\" }` (the logits, with the first token embedding's weights); the "
-     "last layer gives one value per byte at each position. `configs/fmnist-cnn-layers.toml` spells out the CNN "
+     "the model as a layer list instead of a preset: tables of a `kind` and its keys (those without a default "
+     "required): " + layer_kinds_doc() + ". The last layer gives one value per class; a list that starts with a "
+     "`token_embedding` is a language model on `data.dataset = \"text\"` (beside `context`), and its last layer "
+     "gives one value per byte at each position. `configs/fmnist-cnn-layers.toml` spells out the CNN "
      "preset (same seed, same bits); `starling model --layers` writes any preset, the GPT included, as its list",
      nullptr},
     {"model.preset", gpt_preset_choice(),

@@ -88,6 +88,32 @@ std::vector<std::string> layer_names() {
   return names;
 }
 
+namespace {
+
+std::string key_doc(const LayerKey& key) {
+  std::string out(key.name);
+  if (!key.fallback_from.empty()) out += " = " + std::string(key.fallback_from);
+  else if (key.type == LayerKey::Type::flag) out += " = " + flag_text(key.fallback != 0.0);
+  else if (key.allows(key.fallback))
+    out += " = " + (key.type == LayerKey::Type::integer ? bound_text(key.fallback, true) : number_text(key.fallback, true));
+  if (!key.only_with.empty()) out += " (with " + std::string(key.only_with) + ")";
+  return out;
+}
+
+}  // namespace
+
+std::string layer_kinds_doc() {
+  std::string out;
+  for (const LayerRow* row : layer_table()) {
+    out += std::string(out.empty() ? "" : ", ") + "`{ kind = \"" + std::string(row->name) + "\"";
+    for (std::size_t k = 0; k < row->key_count; ++k) out += ", " + key_doc(row->keys[k]);
+    if (row->nested) out += ", body = [...], shortcut = [...]";
+    out += " }`";
+    if (!row->doc.empty()) out += " (" + std::string(row->doc) + ")";
+  }
+  return out;
+}
+
 std::string json_key(std::string_view name, const std::string& value) {
   return ", \"" + std::string(name) + "\": " + value;
 }

@@ -146,6 +146,7 @@ class LayerBuild {
 
 struct LayerRow {
   std::string_view name;  // the config's and the export's `kind`
+  std::string_view doc;   // what the config reference adds after its keys; may be empty
   const LayerKey* keys = nullptr;
   std::size_t key_count = 0;
   bool nested = false;  // a residual block: `body` and `shortcut` lists
@@ -194,6 +195,10 @@ const LayerRow* layer_row(std::string_view name);
 
 /// The names of every row, in order.
 std::vector<std::string> layer_names();
+
+/// Every row as the config reference lists it: `{ kind = "conv2d", size, kernel, stride = 1,
+/// padding = 0, bias = true }`, a key without a default shown bare, each with its doc.
+std::string layer_kinds_doc();
 
 /// How the exports write values: an integer key `, "name": 3` (JSON) or `name = 3` (TOML); a
 /// number as the shortest decimal that reads back as the same double (a float's, for

@@ -38,6 +38,7 @@ std::string keys(const LayerDesc& d) {
 constexpr LayerRow row() {
   LayerRow r;
   r.name = "attention";
+  r.doc = "causal, fused QKV and output projection inside";
   r.shape = &shape, r.make = &make;
   // The fused QKV and the output projection.
   r.parameters = [](const LayerDesc& d) { return 4.0 * d.in.c * d.in.c + 4.0 * d.in.c; };

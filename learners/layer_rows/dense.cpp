@@ -52,6 +52,7 @@ std::string toml(const LayerDesc& d) {
 constexpr LayerRow row() {
   LayerRow r;
   r.name = "dense";
+  r.doc = "with `per_token`, on each token of a sequence";
   r.shape = &shape, r.make = &make, r.parameters = &parameters, r.what = &what, r.json = &json, r.toml = &toml;
   r.label = [](const LayerDesc& d) { return std::string(d.flag("per_token") ? " per token" : ""); };
   return with_keys(r, kKeys);

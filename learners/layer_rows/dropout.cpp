@@ -13,6 +13,7 @@ constexpr LayerKey kKeys[] = {
 constexpr LayerRow row() {
   LayerRow r;
   r.name = "dropout";
+  r.doc = "training only; its masks are keyed by the learner's seed, shard and step, so a resumed run draws the same ones";
   r.shape = [](LayerDesc& d, DescribeContext&) { return d.in; };
   r.make = [](const LayerDesc& d, LayerBuild& build, Layers& out) {
     out.push_back(std::make_unique<Dropout>(d.in, d.value("rate"), build.salt++));

@@ -8,6 +8,7 @@ namespace {
 constexpr LayerRow row() {
   LayerRow r;
   r.name = "gelu";
+  r.doc = "exact";
   r.shape = [](LayerDesc& d, DescribeContext&) { return d.in; };
   r.make = [](const LayerDesc& d, LayerBuild&, Layers& out) { out.push_back(std::make_unique<Gelu>(d.in)); };
   return r;

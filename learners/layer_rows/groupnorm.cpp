@@ -20,6 +20,7 @@ Shape shape(LayerDesc& d, DescribeContext& context) {
 constexpr LayerRow row() {
   LayerRow r;
   r.name = "groupnorm";
+  r.doc = "`groups` divide the channels";
   r.shape = &shape;
   r.make = [](const LayerDesc& d, LayerBuild&, Layers& out) {
     out.push_back(std::make_unique<GroupNorm>(d.in, d.integer("groups")));

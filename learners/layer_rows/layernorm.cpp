@@ -9,6 +9,7 @@ namespace {
 constexpr LayerRow row() {
   LayerRow r;
   r.name = "layernorm";
+  r.doc = "over each token's channels";
   r.shape = [](LayerDesc& d, DescribeContext&) { return d.in; };
   r.make = [](const LayerDesc& d, LayerBuild&, Layers& out) { out.push_back(std::make_unique<LayerNorm>(d.in)); };
   r.parameters = [](const LayerDesc& d) { return 2.0 * d.in.c; };

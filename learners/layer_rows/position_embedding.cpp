@@ -8,6 +8,7 @@ namespace {
 constexpr LayerRow row() {
   LayerRow r;
   r.name = "position_embedding";
+  r.doc = "learned, added to each position";
   r.shape = [](LayerDesc& d, DescribeContext& context) {
     context.require_tokens(d, "position_embedding");
     return d.in;

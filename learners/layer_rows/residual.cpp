@@ -28,6 +28,7 @@ void make(const LayerDesc& d, LayerBuild& build, Layers& out) {
 constexpr LayerRow row() {
   LayerRow r;
   r.name = "residual";
+  r.doc = "y = body(x) + shortcut(x), both lists of layer tables; no shortcut: the identity";
   r.nested = true;
   r.shape = &shape, r.make = &make;
   return r;

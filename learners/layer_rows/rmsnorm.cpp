@@ -8,6 +8,7 @@ namespace {
 constexpr LayerRow row() {
   LayerRow r;
   r.name = "rmsnorm";
+  r.doc = "over each token's channels";
   r.shape = [](LayerDesc& d, DescribeContext&) { return d.in; };
   r.make = [](const LayerDesc& d, LayerBuild&, Layers& out) { out.push_back(std::make_unique<RmsNorm>(d.in)); };
   r.parameters = [](const LayerDesc& d) { return static_cast<double>(d.in.c); };

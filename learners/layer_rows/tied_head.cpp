@@ -25,6 +25,7 @@ void make(const LayerDesc&, LayerBuild& build, Layers& out) {
 constexpr LayerRow row() {
   LayerRow r;
   r.name = "tied_head";
+  r.doc = "the logits, with the first token embedding's weights";
   r.shape = &shape, r.make = &make;
   r.json = [](const LayerDesc& d) { return json_key("vocab", std::to_string(d.integer("vocab"))); };
   return r;

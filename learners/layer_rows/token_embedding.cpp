@@ -39,6 +39,7 @@ std::string keys(const LayerDesc& d) {
 constexpr LayerRow row() {
   LayerRow r;
   r.name = "token_embedding";
+  r.doc = "first in a language model; `vocab`, if given, repeats the data's 256";
   r.shape = &shape, r.make = &make;
   r.parameters = [](const LayerDesc& d) { return static_cast<double>(d.integer("vocab")) * d.integer("size"); };
   r.json = &keys<json_key>, r.toml = &keys<toml_key>;
