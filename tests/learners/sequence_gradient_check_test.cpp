@@ -1,5 +1,5 @@
 // The GPT's layers and losses (LayerNorm, RMSNorm, GELU, the embeddings, causal attention,
-// per-token dense, the tied head, the sequence cross-entropy) and the whole GPT: analytic
+// per-token dense, SwiGLU, the tied head, the sequence cross-entropy) and the whole GPT: analytic
 // gradients against central finite differences in double precision, on every ISA path and
 // kernel backend, and forwards against double-precision references.
 #define BOOST_TEST_MODULE learners_sequence_gradients
@@ -7,6 +7,7 @@
 
 #include "learners/gpt.h"
 #include "learners/layer_chain.h"
+#include "learners/layer_factory.h"
 #include "learners/layers/causal_attention.h"
 #include "learners/layers/embedding.h"
 #include "learners/layers/gelu.h"
@@ -189,6 +190,54 @@ BOOST_AUTO_TEST_CASE(causal_attention_and_token_dense) {
     }
   }
   BOOST_CHECK_THROW(CausalAttention(4, 10, 3), std::invalid_argument);
+}
+
+// The SwiGLU feed-forward as its row builds it (fused W1|W3, the gate, W2): the whole
+// against finite differences on every backend, the gate's forward against silu(a)·b in
+// double, its parameters as the row counts them, and its shape refused off a token sequence.
+BOOST_AUTO_TEST_CASE(swiglu_feed_forward) {
+  std::mt19937_64 rng(29);
+  const int context = 5, width = 8, hidden = 6, batch = 2;
+  const Shape seq{1, context, width};
+  const std::vector<LayerDesc> desc = with_shapes({layer_of("swiglu").set("size", hidden)}, seq, 0);
+  BOOST_TEST((desc[0].out == seq));
+  for (Backend backend : kBackends) {
+    LayerChain chain(seq, make_layers(desc));
+    BOOST_TEST(chain.layers().size() == 3u);
+    std::size_t trainable = 0;
+    for (const auto& layer : chain.layers()) trainable += layer->param_count();
+    BOOST_TEST(trainable == 3u * width * hidden + 2u * hidden + width);  // W1, W3, W2 and their biases
+    std::vector<float> params = random_vector(chain.param_count(), rng, 0.5f), grads(chain.param_count());
+    chain.bind(params.data(), grads.data());
+    chain.reserve(batch);
+    std::vector<float> x = random_vector(static_cast<std::size_t>(batch * seq.size()), rng), dx(x.size());
+    const std::vector<float> r = random_vector(x.size(), rng);
+    auto loss = [&] { return weighted_sum(chain.forward(backend, batch, x.data()), r); };
+    loss();
+    chain.backward(backend, batch, x.data(), r.data(), dx.data());
+    const std::vector<float> dparams = grads;
+    expect_gradient("swiglu input", x, dx, loss);
+    expect_gradient("swiglu parameters", params, dparams, loss, 80);
+
+    Layer& gate = *chain.layers()[1];
+    check_layer(gate, 3, backend, rng);
+    std::vector<float> ab = random_vector(static_cast<std::size_t>(batch * context * 2 * hidden), rng, 3.f);
+    std::vector<float> y(static_cast<std::size_t>(batch * context * hidden));
+    gate.forward(backend, batch, ab.data(), y.data());
+    for (int t = 0; t < batch * context; ++t)
+      for (int j = 0; j < hidden; ++j) {
+        const double a = ab[t * 2 * hidden + j], b = ab[t * 2 * hidden + hidden + j];
+        const double want = a / (1.0 + std::exp(-a)) * b;
+        BOOST_TEST(std::fabs(y[t * hidden + j] - want) <= 1e-5 * (1 + std::fabs(want)));
+      }
+  }
+  BOOST_CHECK_THROW(with_shapes({layer_of("swiglu").set("size", hidden)}, Shape{4, 4, 3}, 0), ModelError);
+  try {
+    with_shapes({layer_of("swiglu")}, seq, 0);
+    BOOST_FAIL("a swiglu without a size was described");
+  } catch (const ModelError& e) {
+    BOOST_TEST(e.key() == "size");
+  }
 }
 
 // The sequence loss is the mean over every position, in nats, with its gradient.
