@@ -219,6 +219,11 @@ std::vector<KeySpec> model_keys() {
      [](V v, Config& c) { c.node.train.learner.model.heads = static_cast<int>(v.integer); }},
     {"model.width", integer(128, 1, 1 << 16), "`\"gpt\"`: embedding width (nanoGPT's `n_embd`)",
      [](V v, Config& c) { c.node.train.learner.model.width = static_cast<int>(v.integer); }},
+    {"model.mlp", choice_of(kGptMlps),
+     "`\"gpt\"`: each block's MLP: `\"gelu\"`, nanoGPT's 4× MLP with exact GELU; `\"swiglu\"`, the SwiGLU "
+     "feed-forward W2·(silu(W1 x) ⊙ W3 x) with 8/3 × `width` hidden units (rounded up to a multiple of 8), about "
+     "as many parameters",
+     [](V v, Config& c) { c.node.train.learner.model.mlp = v.text; }},
     {"model.context", integer(64, 1, 1 << 20),
      "language models: bytes of context; a training window is `context` + 1 bytes, and every text file's "
      "training part must hold one",

@@ -4,6 +4,7 @@
 #include "learners/layer_factory.h"
 #include "learners/layers/embedding.h"  // kGptInitStd
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -26,8 +27,12 @@ LayerDesc attention_block(const GptSpec& s, float projection_std) {
   return residual({layer_of("layernorm"), layer_of("attention").set("heads", s.heads).set("projection_std", projection_std)});
 }
 
-// x + fc2(gelu(fc1(ln2(x)))), 4× wide.
+// x + fc2(gelu(fc1(ln2(x)))), 4× wide; or x + swiglu(ln2(x)), its W2 the output projection.
 LayerDesc mlp_block(const GptSpec& s, float projection_std) {
+  if (s.mlp == "swiglu")
+    return residual({layer_of("layernorm"), layer_of("swiglu")
+                                                .set("size", gpt_swiglu_hidden(s.width))
+                                                .set("projection_std", projection_std)});
   return residual({layer_of("layernorm"), per_token_dense(4 * s.width, kGptInitStd), layer_of("gelu"),
                    per_token_dense(s.width, projection_std)});
 }
@@ -37,6 +42,8 @@ LayerDesc mlp_block(const GptSpec& s, float projection_std) {
 std::vector<LayerDesc> gpt_description(const GptSpec& s) {
   if (s.layers < 1 || s.heads < 1 || s.width < 1 || s.context < 1 || s.vocab < 1)
     throw std::invalid_argument("gpt: layers, heads, width, context and vocabulary must be positive");
+  if (std::find(std::begin(kGptMlps), std::end(kGptMlps), s.mlp) == std::end(kGptMlps))
+    throw std::invalid_argument("gpt: unknown MLP '" + s.mlp + "'");
   // nanoGPT scales the residual stream's output projections by its depth (GPT-2's 1/√N).
   const float projection_std = kGptInitStd / std::sqrt(2.f * static_cast<float>(s.layers));
   std::vector<LayerDesc> layers{layer_of("token_embedding").set("size", s.width).set("vocab", s.vocab),

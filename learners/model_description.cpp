@@ -214,7 +214,8 @@ std::string model_json(const ModelSpec& spec) {
   std::string out = "{\"kind\": \"" + spec.kind + "\"";
   if (spec.kind == "gpt")  // the preset's sizes, beside the layers they expand into
     out += ", \"blocks\": " + std::to_string(spec.blocks) + ", \"heads\": " + std::to_string(spec.heads) +
-           ", \"width\": " + std::to_string(spec.width) + ", \"bias\": true, \"tied_head\": true";
+           ", \"width\": " + std::to_string(spec.width) + ", \"bias\": true, \"tied_head\": true" +
+           (spec.mlp == "gelu" ? "" : ", \"mlp\": \"" + spec.mlp + "\"");
   if (is_language_model(layers))
     out += ", \"context\": " + std::to_string(layers.front().in.w) + ", \"vocab\": " + std::to_string(spec.classes);
   out += ", \"input\": " + shape_json(layers.front().in) + ", \"classes\": " + std::to_string(spec.classes) +

@@ -43,11 +43,13 @@ std::vector<PartMemory> gpt_parts(const ModelSpec& spec) {
   const GptSpec g = gpt_spec(spec);
   const double w = g.width, t = g.context, v = g.vocab, n = g.layers;
   const std::string shape = std::to_string(g.layers) + " blocks of width " + std::to_string(g.width);
-  // A block: two LayerNorms (4w), fused QKV (3w² + 3w), output projection (w² + w), a 4×
-  // MLP (8w² + 5w); it keeps about 16 floats of width per token for its backward.
+  // A block is its attention and MLP residuals, the description's third and fourth layers;
+  // it keeps about 16 floats of width per token for its backward.
+  const std::vector<LayerDesc> layers = with_shapes(gpt_description(g), Shape{1, g.context, 1}, g.vocab);
+  const double block = layer_parameters(layers[2]) + layer_parameters(layers[3]);
   return {
       {-1, "width", "token and position embeddings of width " + std::to_string(g.width), v * w + t * w, t * w},
-      {-1, "blocks", shape, n * (12 * w * w + 13 * w), n * 16 * t * w},
+      {-1, "blocks", shape, n * block, n * 16 * t * w},
       {-1, "context", "causal attention over a context of " + std::to_string(g.context) + " in " + shape, 0,
        n * g.heads * t * t},
       {-1, "context", "the head's logits over " + std::to_string(g.vocab) + " bytes at " + std::to_string(g.context) + " positions",

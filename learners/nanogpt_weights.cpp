@@ -87,6 +87,8 @@ GptSpec checked_gpt(const Model& model) {
   ModelSpec gpt = model.spec();
   gpt.kind = "gpt";
   gpt.input = {1, gpt.context, 1};
+  if (gpt.mlp != "gelu")
+    throw std::invalid_argument("nanoGPT's names fit only its GELU MLP, not model.mlp = \"" + gpt.mlp + "\"");
   if (Model(gpt).signature() != model.signature())
     throw std::invalid_argument("nanoGPT's names fit only the GPT preset (model.kind = \"gpt\"), not " + model.signature());
   return gpt_spec(gpt);

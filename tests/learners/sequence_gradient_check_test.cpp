@@ -384,12 +384,14 @@ BOOST_AUTO_TEST_CASE(gpt_has_nanogpts_parameters_and_initialisation) {
   BOOST_CHECK_THROW(make_gpt(GptSpec{2, 3, 8, 4, 11}), std::invalid_argument);
 }
 
-// A small GPT end to end, token ids to the sequence cross-entropy, against finite differences.
+// A small GPT end to end, token ids to the sequence cross-entropy, against finite
+// differences, with each of its MLPs (model.mlp).
 BOOST_AUTO_TEST_CASE(gpt_gradient_end_to_end) {
   std::mt19937_64 rng(28);
-  const GptSpec spec{2, 2, 8, 4, 11};
   const int batch = 2;
+  for (const char* mlp : kGptMlps)
   for (Backend backend : kBackends) {
+    const GptSpec spec{2, 2, 8, 4, 11, mlp};
     LayerChain gpt(Shape{1, spec.context, 1}, make_gpt(spec));
     std::vector<float> params = random_vector(gpt.param_count(), rng, 0.3f), grads(gpt.param_count());
     gpt.bind(params.data(), grads.data());
@@ -407,6 +409,28 @@ BOOST_AUTO_TEST_CASE(gpt_gradient_end_to_end) {
                            dlogits.data());
     gpt.backward(backend, batch, ids.data(), dlogits.data(), nullptr);
     const std::vector<float> dparams = grads;
-    expect_gradient("gpt", params, dparams, loss, 120);
+    expect_gradient(mlp, params, dparams, loss, 120);
   }
+}
+
+// model.mlp = "swiglu": each block's MLP is x + swiglu(ln2(x)) with 8/3 · width hidden units
+// (a multiple of 8), its W2 scaled as nanoGPT's output projections are.
+BOOST_AUTO_TEST_CASE(gpt_with_a_swiglu_mlp) {
+  BOOST_TEST(gpt_swiglu_hidden(128) == 344);
+  BOOST_TEST(gpt_swiglu_hidden(384) == 1024);
+  const GptSpec spec{2, 2, 32, 4, 11, "swiglu"};  // every layer's parameters a whole number of 64 bytes
+  const std::vector<LayerDesc> layers = with_shapes(gpt_description(spec), Shape{1, spec.context, 1}, spec.vocab);
+  const LayerDesc& mlp = layers[3].body[1];
+  BOOST_TEST(mlp.kind() == "swiglu");
+  BOOST_TEST(mlp.integer("size") == 88);
+  BOOST_TEST(mlp.single("projection_std") == kGptInitStd / std::sqrt(4.f));
+  ModelSpec model;
+  model.kind = "gpt", model.blocks = 2, model.heads = 2, model.width = 32, model.context = 4, model.mlp = "swiglu";
+  model.input = Shape{1, 4, 1}, model.classes = 11;
+  const std::size_t trainable = Model(model).trainable_count();
+  const std::size_t w = 32, h = 88, block = 4 * w * w + 4 * w + 4 * w + 3 * w * h + 2 * h + w;
+  BOOST_TEST(trainable == 11 * w + 4 * w + 2 * block + 2 * w);  // embeddings, blocks, final LayerNorm
+  GptSpec unknown = spec;
+  unknown.mlp = "relu";
+  BOOST_CHECK_THROW(gpt_description(unknown), std::invalid_argument);
 }
