@@ -192,7 +192,7 @@ std::vector<KeySpec> data_keys() {
 // [model]: a preset or a layer list.
 std::vector<KeySpec> model_keys() {
   return {
-    {"model.kind", choice("mlp", {"mlp", "cnn", "resnet8", "gpt"}),
+    {"model.kind", choice(ModelSpec{}.kind, model_preset_names()),
      "a preset layer list: `\"mlp\"` (dense layers of `hidden`), `\"cnn\"` (conv5×5×32–pool–conv5×5×64–pool–"
      "dense128–dense10) or `\"resnet8\"` (conv3×3×16 + GroupNorm(8) stem, basic blocks 16, 32/2, 64/2 with "
      "projection shortcuts, global average pool, dense); `\"gpt\"`: nanoGPT on `data.dataset = \"text\"` (`blocks`, `heads`, `width`, `context`; "

@@ -39,9 +39,7 @@ void print_rows(const std::vector<LayerDesc>& layers, const std::string& indent)
 }
 
 void print_table(const ModelSpec& spec) {
-  if (spec.kind == "gpt")
-    std::printf("gpt: %d blocks, %d heads, width %d, context %d, vocabulary %d\n", spec.blocks, spec.heads, spec.width,
-                spec.context, spec.classes);
+  if (const ModelKind* kind = model_kind(spec.kind); kind && kind->heading) std::printf("%s\n", kind->heading(spec).c_str());
   std::printf("%-24s %6s %6s %6s %7s %12s %12s\n", "layer", "size", "kernel", "stride", "padding", "input", "output");
   print_rows(describe_model(spec), "");
   std::printf("%zu parameters\n", Model(spec).trainable_count());

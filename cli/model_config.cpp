@@ -106,12 +106,18 @@ const toml::node* entry_named(const toml::node* item, const std::string& key) {
 // A ModelError as a ConfigError naming the offending entry (its line where known) and key;
 // a preset that does not fit its data is named by model.kind.
 [[noreturn]] void report(const ModelError& e, const ModelSpec& model, const toml::node* layers, const std::string& file) {
-  if (model.kind != "layers" || e.layer() < 0)
-    throw ConfigError(file + ": model." + (model.kind == "layers" ? e.key() : "kind") + ": " + e.what());
+  if (!is_layer_list(model) || e.layer() < 0)
+    throw ConfigError(file + ": model." + (is_layer_list(model) ? e.key() : "kind") + ": " + e.what());
   const toml::node* item = layers && layers->as_array() ? layers->as_array()->get(e.layer()) : nullptr;
   if (item) item = entry_named(item, e.key());
   throw ConfigError((item ? where(file, *item) : file) + ": model.layers[" + std::to_string(e.layer()) + "]." + e.key() +
                     ": " + e.what());
+}
+
+// A kind that is always a language model (the GPT preset), whatever its data.
+bool always_on_tokens(const ModelSpec& model) {
+  const ModelKind* kind = model_kind(model.kind);
+  return kind && kind->language_model;
 }
 
 // Data a language model trains on (cli/task_kind.h's registry tells).
@@ -126,9 +132,8 @@ void read_language_model(const toml::table& root, const std::string& file, const
   if (!on_text(data)) r.reject("kind", "a preset for images with data.dataset = \"" + data.dataset + "\" (\"gpt\" trains on \"text\")");
   const char* expected = "model.kind = \"gpt\" with data.dataset = \"text\", or a layer list that starts with a "
                          "token_embedding (its vocabulary is the 256 byte values)";
-  if (model.kind != "gpt" && model.kind != "layers") r.reject("kind", expected);
-  if (model.kind == "layers" && (model.layers.empty() || !is_language_model(model.layers))) r.reject("layers", expected);
-  if (model.kind == "gpt" && model.width % model.heads != 0)
+  if (!is_language_model(model)) r.reject(is_layer_list(model) ? "layers" : "kind", expected);
+  if (model.kind == kGptKind && model.width % model.heads != 0)
     r.reject("heads", "a divisor of model.width (" + std::to_string(model.width) + "), not " + std::to_string(model.heads));
   model.input = Shape{1, model.context, 1};
   model.classes = kByteVocabulary;
@@ -148,10 +153,10 @@ void read_model(const toml::table& root, const std::string& file, const std::set
     const SectionReader r(root, "model", file, overridden);
     if (root["model"]["kind"] || root["model"]["hidden"])
       r.reject(root["model"]["kind"] ? "kind" : "hidden", "nothing beside model.layers (a layer list is the whole model)");
-    model.kind = "layers";
+    model.kind = kLayerListKind;
     model.layers = read_layers(*layers, "model.layers", file, false);
   }
-  if (model.kind == "gpt" || on_text(data)) return read_language_model(root, file, overridden, data, layers, model);
+  if (always_on_tokens(model) || on_text(data)) return read_language_model(root, file, overridden, data, layers, model);
   ModelSpec fitted = model;
   if (!known_shape(data, fitted)) return;
   try {
@@ -177,7 +182,7 @@ TrainingMemory training_memory(const Config& c) {
 
 void check_model_memory(const toml::table& root, const std::string& file, const Config& c) {
   const LearnerSpec& l = c.node.train.learner;
-  if (c.data.dataset == "idx" && l.model.kind != "gpt") return;  // its shape is known once the files are read
+  if (c.data.dataset == "idx" && !always_on_tokens(l.model)) return;  // its shape is known once the files are read
   const double machine = physical_memory_bytes();
   if (machine <= 0) return;
   const TrainingMemory m = training_memory(c);

@@ -15,6 +15,9 @@
 
 namespace starling {
 
+/// The GPT preset's model.kind.
+inline constexpr const char kGptKind[] = "gpt";
+
 struct GptSpec {
   int layers = 4, heads = 4, width = 128, context = 64, vocab = 256;  // nanoGPT's CPU configuration
   std::string mlp = "gelu";  // a block's MLP, one of kGptMlps

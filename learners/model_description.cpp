@@ -135,6 +135,30 @@ std::vector<LayerDesc> resnet8(const ModelSpec& spec) {
   return b.take();
 }
 
+std::vector<LayerDesc> gpt(const ModelSpec& spec) {
+  return with_shapes(gpt_description(gpt_spec(spec)), Shape{1, spec.context, 1}, spec.classes);
+}
+
+std::string gpt_sizes(const ModelSpec& spec) {
+  return ", \"blocks\": " + std::to_string(spec.blocks) + ", \"heads\": " + std::to_string(spec.heads) +
+         ", \"width\": " + std::to_string(spec.width) + ", \"bias\": true, \"tied_head\": true" +
+         (spec.mlp == "gelu" ? "" : ", \"mlp\": \"" + spec.mlp + "\"");
+}
+
+std::string gpt_heading(const ModelSpec& spec) {
+  return "gpt: " + std::to_string(spec.blocks) + " blocks, " + std::to_string(spec.heads) + " heads, width " +
+         std::to_string(spec.width) + ", context " + std::to_string(spec.context) + ", vocabulary " +
+         std::to_string(spec.classes) + (spec.mlp == "gelu" ? "" : ", " + spec.mlp + " MLP");
+}
+
+const ModelKind kModelKinds[] = {
+    {"mlp", &mlp, true, false, nullptr, nullptr},
+    {"cnn", &cnn, true, false, nullptr, nullptr},
+    {"resnet8", &resnet8, true, false, nullptr, nullptr},
+    {kGptKind, &gpt, true, true, &gpt_sizes, &gpt_heading},
+    {kLayerListKind, &listed, false, false, nullptr, nullptr},
+};
+
 std::string shape_json(Shape s) {
   return "[" + std::to_string(s.h) + ", " + std::to_string(s.w) + ", " + std::to_string(s.c) + "]";
 }
@@ -170,13 +194,13 @@ std::string layer_toml(const LayerDesc& d, const std::string& name) {
 
 std::vector<LayerDesc> describe_model(const ModelSpec& spec) {
   if (spec.classes < 2) throw ModelError(-1, "", "model: need at least 2 classes");
-  std::vector<LayerDesc> layers;
-  if (spec.kind == "mlp") layers = mlp(spec);
-  else if (spec.kind == "cnn") layers = cnn(spec);
-  else if (spec.kind == "resnet8") layers = resnet8(spec);
-  else if (spec.kind == "layers") layers = listed(spec);
-  else if (spec.kind == "gpt") layers = with_shapes(gpt_description(gpt_spec(spec)), Shape{1, spec.context, 1}, spec.classes);
-  else throw ModelError(-1, "kind", "model: unknown kind '" + spec.kind + "' (expected mlp, cnn, resnet8, gpt or layers)");
+  const ModelKind* kind = model_kind(spec.kind);
+  if (!kind) {
+    std::string names;
+    for (const ModelKind& k : kModelKinds) names += std::string(names.empty() ? "" : ", ") + k.name;
+    throw ModelError(-1, "kind", "model: unknown kind '" + spec.kind + "' (expected one of " + names + ")");
+  }
+  const std::vector<LayerDesc> layers = kind->layers(spec);
   const LayerDesc& last = layers.back();
   const bool per_token = is_language_model(layers);
   const Shape expected{1, per_token ? layers.front().in.w : 1, spec.classes};
@@ -198,8 +222,24 @@ bool is_language_model(const std::vector<LayerDesc>& layers) {
 }
 
 bool is_language_model(const ModelSpec& spec) {
-  return spec.kind == "gpt" || (spec.kind == "layers" && is_language_model(spec.layers));
+  const ModelKind* kind = model_kind(spec.kind);
+  return kind && (kind->language_model || (is_layer_list(spec) && is_language_model(spec.layers)));
 }
+
+const ModelKind* model_kind(const std::string& name) {
+  for (const ModelKind& kind : kModelKinds)
+    if (name == kind.name) return &kind;
+  return nullptr;
+}
+
+std::vector<std::string> model_preset_names() {
+  std::vector<std::string> names;
+  for (const ModelKind& kind : kModelKinds)
+    if (kind.preset) names.emplace_back(kind.name);
+  return names;
+}
+
+bool is_layer_list(const ModelSpec& spec) { return spec.kind == kLayerListKind; }
 
 std::string layers_toml(const ModelSpec& spec) {
   const std::vector<LayerDesc> layers = describe_model(spec);
@@ -212,10 +252,8 @@ std::string layers_toml(const ModelSpec& spec) {
 std::string model_json(const ModelSpec& spec) {
   const std::vector<LayerDesc> layers = describe_model(spec);
   std::string out = "{\"kind\": \"" + spec.kind + "\"";
-  if (spec.kind == "gpt")  // the preset's sizes, beside the layers they expand into
-    out += ", \"blocks\": " + std::to_string(spec.blocks) + ", \"heads\": " + std::to_string(spec.heads) +
-           ", \"width\": " + std::to_string(spec.width) + ", \"bias\": true, \"tied_head\": true" +
-           (spec.mlp == "gelu" ? "" : ", \"mlp\": \"" + spec.mlp + "\"");
+  const ModelKind* kind = model_kind(spec.kind);
+  if (kind->sizes_json) out += kind->sizes_json(spec);  // the preset's sizes, beside the layers they expand into
   if (is_language_model(layers))
     out += ", \"context\": " + std::to_string(layers.front().in.w) + ", \"vocab\": " + std::to_string(spec.classes);
   out += ", \"input\": " + shape_json(layers.front().in) + ", \"classes\": " + std::to_string(spec.classes) +

@@ -13,6 +13,29 @@ namespace starling {
 
 struct ModelSpec;
 
+/// A kind of model (model.kind): a preset that writes its layer list from the spec's sizes,
+/// or "layers", the spec's own list. The one table of kinds: describe_model, the config's
+/// choices and checks and `starling model` read it.
+struct ModelKind {
+  const char* name;
+  /// The spec's layers with their shapes; throws ModelError.
+  std::vector<LayerDesc> (*layers)(const ModelSpec& spec);
+  bool preset;          // a choice of model.kind; "layers" is chosen by giving model.layers
+  bool language_model;  // always on token ids ("layers": when its list starts with a token_embedding)
+  /// The preset's sizes as the export writes them beside its layers (`, "blocks": 4`), and as
+  /// `starling model`'s table heads them; nullptr: none.
+  std::string (*sizes_json)(const ModelSpec& spec);
+  std::string (*heading)(const ModelSpec& spec);
+};
+
+/// The kind named; nullptr when there is none.
+const ModelKind* model_kind(const std::string& name);
+/// The presets' names, model.kind's choices, in the table's order.
+std::vector<std::string> model_preset_names();
+/// The kind of a spec whose layers are its own list (model.layers).
+inline constexpr const char kLayerListKind[] = "layers";
+bool is_layer_list(const ModelSpec& spec);
+
 /// The layers of a spec, with shapes: a preset's ("mlp", "cnn", "resnet8", "gpt") or, for kind
 /// "layers", the spec's own list (its kinds, sizes, kernels, strides and paddings; shapes are
 /// filled in). Throws ModelError on an unknown kind, a missing option or one out of its key's
@@ -28,7 +51,7 @@ std::vector<LayerDesc> with_shapes(const std::vector<LayerDesc>& layers, Shape i
 
 /// A language model: its first layer embeds tokens, and it gives logits per token.
 bool is_language_model(const std::vector<LayerDesc>& layers);
-/// The "gpt" preset, or a layer list that is a language model.
+/// A language model's kind, or a layer list that is a language model.
 bool is_language_model(const ModelSpec& spec);
 
 /// The spec's layers as the config's `[[model.layers]]` tables (TOML), each key its kind

@@ -32,7 +32,7 @@ std::string layer_what(const LayerDesc& d) {
 // The key of a preset that sizes its k-th described layer: an MLP's hidden layers come
 // from model.hidden, everything else of a preset from model.kind.
 std::string preset_key(const ModelSpec& spec, const std::vector<LayerDesc>& layers, std::size_t k) {
-  if (spec.kind == "layers") return "layers";
+  if (is_layer_list(spec)) return "layers";
   if (spec.kind != "mlp" || layers[k].kind() != "dense") return "kind";
   std::size_t dense_before = 0;
   for (std::size_t i = 0; i < k; ++i) dense_before += layers[i].kind() == "dense";
@@ -68,7 +68,7 @@ double MemoryUse::part_bytes(const PartMemory& part) const {
 }
 
 std::vector<PartMemory> estimate_memory(const ModelSpec& spec) {
-  if (spec.kind == "gpt") return gpt_parts(spec);
+  if (spec.kind == kGptKind) return gpt_parts(spec);
   const std::vector<LayerDesc> layers = describe_model(spec);
   std::vector<PartMemory> parts;
   for (std::size_t k = 0; k < layers.size(); ++k)
