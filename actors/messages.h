@@ -62,6 +62,8 @@ struct LearnerLoan {
 };
 
 using run_atom = caf::atom_constant<caf::atom("run")>;
+/// To the metrics actor: answered once everything sent to it before has been handled.
+using flush_atom = caf::atom_constant<caf::atom("flush")>;
 using lend_atom = caf::atom_constant<caf::atom("lend")>;
 
 }  // namespace starling::actors
@@ -72,6 +74,7 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(starling::actors::SmaSlice)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(starling::actors::IterationStats)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(starling::actors::NodeResult)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(starling::actors::LearnerLoan)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(starling::actors::NodeSnapshot)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(starling::EvalPoint)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(starling::TrainResult)
 
@@ -82,6 +85,7 @@ CAF_BEGIN_TYPE_ID_BLOCK(starling, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(starling, (starling::actors::IterationStats))
   CAF_ADD_TYPE_ID(starling, (starling::actors::NodeResult))
   CAF_ADD_TYPE_ID(starling, (starling::actors::LearnerLoan))
+  CAF_ADD_TYPE_ID(starling, (starling::actors::NodeSnapshot))
   CAF_ADD_TYPE_ID(starling, (starling::EvalPoint))
   CAF_ADD_TYPE_ID(starling, (starling::TrainResult))
 CAF_END_TYPE_ID_BLOCK(starling)

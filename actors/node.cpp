@@ -85,21 +85,27 @@ void warn_if_slower_than_one(const NodeSpec& spec, const std::shared_ptr<const T
   if (!cost.note.empty()) spdlog::warn("{}", cost.note);
 }
 
+// Fails on an impossible model or shard here, before any actor exists (or any timing), and
+// finds the checkpoint to resume from. The probe learner is gone before the run's own exist:
+// at GPT-2 small's size its model and optimizer state are 1.4 GB.
+std::pair<std::shared_ptr<const Checkpoint>, std::string> check_and_find_resume_point(const NodeSpec& spec,
+                                                                                      const std::shared_ptr<const Task>& task) {
+  LearnerSpec pool = spec.train.learner;
+  pool.part = spec.part;
+  const Learner probe(pool, task);
+  task->check_learners(spec.learners, pool);
+  if (!spec.resume) return {};
+  return find_resume_point(spec, probe.model(), *task);
+}
+
 }  // namespace
 
 NodeResult run_node(const NodeSpec& configured, std::shared_ptr<const Task> task, TrainObserver& observer) {
-  // Fail on an impossible model or shard here, before any actor exists (or any timing).
-  LearnerSpec pool = configured.train.learner;
-  pool.part = configured.part;
-  Learner probe(pool, task);
-  task->check_learners(configured.learners, pool);
+  const auto [resume, resumed_from] = check_and_find_resume_point(configured, task);
   NodeSpec spec = with_backend_chosen(configured, task);
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   // node.learners = "auto" tries no more learners than cores: a learner is a compute-bound thread.
   spec.max_learners = std::min(spec.max_learners, static_cast<int>(cores));
-  std::shared_ptr<const Checkpoint> resume;
-  std::string resumed_from;
-  if (spec.resume) std::tie(resume, resumed_from) = find_resume_point(spec, probe.model(), *task);
   if (spec.checkpoint_every > 0) {
     prepare_checkpoint_dir(spec.checkpoint_dir);
     spdlog::info("a checkpoint every {} steps in {}, the newest {} kept", spec.checkpoint_every, spec.checkpoint_dir,
@@ -124,7 +130,7 @@ NodeResult run_node(const NodeSpec& configured, std::shared_ptr<const Task> task
   cfg.set("logger.console-verbosity", caf::atom("quiet"));
   caf::actor_system system{cfg};
 
-  auto metrics = system.spawn(metrics_actor, &observer);
+  auto metrics = system.spawn(metrics_actor, &observer, spec.on_snapshot);
   auto node = system.spawn(node_actor, spec, task, metrics, resume, resumed_from);
   caf::scoped_actor self{system};
   NodeResult result;
@@ -139,6 +145,8 @@ NodeResult run_node(const NodeSpec& configured, std::shared_ptr<const Task> task
     self->send_exit(metrics, caf::exit_reason::user_shutdown);
     throw std::runtime_error(failure);
   }
+  // The node sent its last point and snapshot before it answered: they are handled first.
+  self->request(metrics, caf::infinite, flush_atom::value).receive([](bool) {}, [](caf::error&) {});
   self->send_exit(metrics, caf::exit_reason::user_shutdown);
   result.backend = spec.train.learner.backend;
   return result;

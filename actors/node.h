@@ -7,6 +7,7 @@
 #include "learners/task.h"
 #include "learners/trainer.h"
 
+#include <functional>
 #include <iterator>
 #include <map>
 #include <optional>
@@ -28,6 +29,24 @@ static_assert(std::size(kIntraSyncNames) == static_cast<std::size_t>(IntraSync::
 /// Parses a name of kIntraSyncNames; returns false on anything else.
 bool parse_intra_sync(const std::string& text, IntraSync& out);
 const char* intra_sync_name(IntraSync mode);
+
+/// The node and its peers at one moment, for a live monitor (NodeSpec::on_snapshot): the
+/// last order's figures, the run's times so far, and what the exchange knows of the peers.
+struct NodeSnapshot {
+  int64_t step = 0, total_steps = 0;
+  double epoch = 0.0, loss = 0.0, samples_per_second = 0.0;
+  int learners = 1, sync_every = 1;
+  double wall_seconds = 0.0, compute_seconds = 0.0, exchange_seconds = 0.0, wait_seconds = 0.0;
+  /// What the exchange knows, read only between mixes (exchange.overlap runs them beside the
+  /// learners): false when this snapshot could not read it, so the fields below are empty.
+  bool peers_read = false;
+  std::vector<gossip::PeerStatus> peers;  // empty for a single node
+  std::map<std::string, uint64_t> drops;  // by reason, as NodeResult::drops
+  std::vector<uint32_t> members;
+  uint64_t view_changes = 0;
+  std::map<uint32_t, gossip::NeighbourStats> neighbours;
+  bool final = false;  // taken after the node said goodbye: nothing follows
+};
 
 struct NodeSpec {
   TrainSpec train;
@@ -84,6 +103,12 @@ struct NodeSpec {
   int64_t checkpoint_every = 0;
   int checkpoint_keep = 3;
   bool resume = false;
+
+  /// A live monitor's hook (null: none): called on the metrics actor with a snapshot at most
+  /// every `snapshot_every` seconds while the node trains, and once more, final, before
+  /// run_node returns.
+  std::function<void(const NodeSnapshot&)> on_snapshot;
+  double snapshot_every = 0.5;
 };
 
 struct NodeResult {
@@ -107,6 +132,7 @@ struct NodeResult {
   std::map<std::string, uint64_t> drops;  // messages from other peers dropped, by reason
   std::map<uint32_t, gossip::NeighbourStats> neighbours;  // robust aggregation: each neighbour seen
   uint64_t view_changes = 0;              // membership views this peer went through
+  gossip::StateCheck state_check;         // the members' state digests (modes with a common model)
   std::vector<uint32_t> members;          // of the last view (synchronous modes)
   std::optional<int64_t> joined_at_step;  // the running job's step this peer joined at
   /// Per class, the distinct training samples the learners drew from in the first epoch:

@@ -90,6 +90,7 @@ void finish(Self self) {
       spdlog::warn("leaving the peers: {}", e.what());
     }
   }
+  if (s.spec.on_snapshot) self->send(s.metrics, node_snapshot(s, true));
   s.done.deliver(node_result(s, learner_specs(self)));
   if (s.group) s.group->abort();
   for (auto& l : s.learners) self->send_exit(l, caf::exit_reason::user_shutdown);
@@ -338,6 +339,7 @@ void finish_order(Self self) {
   if (plan.exchange && !exchange_with_peers(self, plan.evaluate, *plan.exchange)) return;
   s.schedule.complete_order();
   self->send(s.metrics, account_order(s));
+  if (snapshot_due(s)) self->send(s.metrics, node_snapshot(s, false));
   if (plan.evaluate) {
     evaluate_central(self);
     s.schedule.evaluated();
@@ -372,7 +374,7 @@ bool step_on_mean_gradient(Self self) {
         ++s.peers.exchanges;
       }))
     return false;
-  s.optimizer->step(s.central->params(), s.scratch.data(), s.central->param_count(), static_cast<float>(s.schedule.lr()));
+  shared_optimizer(s).step(s.central->params(), s.scratch.data(), s.central->param_count(), static_cast<float>(s.schedule.lr()));
   s.load_next = true;
   return true;
 }
@@ -431,7 +433,6 @@ void set_up_central(NodeState& s) {
   s.z_prev.resize(n);
   std::copy(s.central->params(), s.central->params() + n, s.z_prev.data());
   s.scratch.resize(n);
-  s.optimizer = make_optimizer(n, s.spec.train.learner.optimizer, s.central->matrix_spans());
 }
 
 // Connects to the peers; a resumed peer's rounds and exchange state go on where they were.
@@ -481,6 +482,11 @@ int restore_from(NodeState& s, std::shared_ptr<const Checkpoint> checkpoint, std
 }
 
 }  // namespace
+
+Optimizer& shared_optimizer(NodeState& s) {
+  if (!s.optimizer) s.optimizer = make_optimizer(s.central->param_count(), s.spec.train.learner.optimizer, s.central->matrix_spans());
+  return *s.optimizer;
+}
 
 caf::behavior node_actor(caf::stateful_actor<NodeState>* self, NodeSpec spec, std::shared_ptr<const Task> task,
                          caf::actor metrics, std::shared_ptr<const Checkpoint> resume, std::string resumed_from) {

@@ -46,6 +46,8 @@ struct RunTotals {
   double wait_seconds = 0.0;          // the node's own part of the orders
   double loss_sum = 0.0;              // over the steps since the last evaluation
   int64_t loss_count = 0;
+  IterationStats last_order;          // the figures of the last order completed
+  Clock::time_point last_snapshot;    // when the monitor was last sent a NodeSnapshot
 };
 
 /// The checkpoint a resumed node continues from: its node part goes back at set-up, its
@@ -65,7 +67,9 @@ struct NodeState {
   std::unique_ptr<Model> central;  // z is central->params()
   AlignedBuffer<float> z_prev;
   AlignedBuffer<float> scratch;          // `average` mode: the learners' mean gradient
-  std::unique_ptr<Optimizer> optimizer;  // the shared model's, in `average` mode
+  /// The shared model's, made at `average` mode's first step (shared_optimizer): an SMA run
+  /// never holds its slots, two more copies of the model for AdamW.
+  std::unique_ptr<Optimizer> optimizer;
 
   std::vector<caf::actor> learners;
   int replies_due = 0;              // learners yet to answer an order, an SMA slice or a loan
@@ -87,6 +91,9 @@ struct NodeState {
   std::string startup_error;  // why the node cannot train, found while it was set up
   static inline const char* name = "starling.node";
 };
+
+/// The shared model's optimizer, made on first use.
+Optimizer& shared_optimizer(NodeState& s);
 
 /// `resume`, when set, is a checkpoint that fits `spec` (node_fingerprint): the node
 /// continues from it. `resumed_from` names its file for the result.

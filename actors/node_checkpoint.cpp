@@ -56,9 +56,11 @@ Checkpoint capture_node(NodeState& s, const std::vector<Learner*>& learners) {
 
   c.add("central", SectionWriter().floats(s.central->params(), n).take());
   c.add("central_prev", SectionWriter().floats(s.z_prev.data(), n).take());
-  SectionWriter optimizer;
-  s.optimizer->save(optimizer);
-  c.add("shared_optimizer", optimizer.take());
+  if (s.optimizer) {  // none: the shared model has not stepped, and a resumed run makes a fresh one
+    SectionWriter optimizer;
+    s.optimizer->save(optimizer);
+    c.add("shared_optimizer", optimizer.take());
+  }
 
   if (s.peers.exchange) put_exchange_state(c, s.peers.exchange->algorithm_state());
   for (std::size_t j = 0; j < learners.size(); ++j) {
@@ -111,9 +113,11 @@ int restore_node(NodeState& s, const Checkpoint& in) {
   SectionReader prev = in.reader("central_prev");
   prev.floats(s.z_prev.data(), n);
   prev.finish();
-  SectionReader optimizer = in.reader("shared_optimizer");
-  s.optimizer->restore(optimizer);
-  optimizer.finish();
+  if (in.has("shared_optimizer")) {
+    SectionReader optimizer = in.reader("shared_optimizer");
+    shared_optimizer(s).restore(optimizer);
+    optimizer.finish();
+  }
   if (in.has("exchange")) s.resume.exchange = get_exchange_state(in.reader("exchange"), n);
   return learners;
 }

@@ -32,6 +32,7 @@ IterationStats account_order(NodeState& s) {
   t.compute_seconds += max_compute;
   t.mean_compute_seconds += mean_compute;
   t.wait_seconds += stats.sync_seconds;
+  t.last_order = stats;
   return stats;
 }
 
@@ -59,6 +60,35 @@ EvalPoint record_evaluation(NodeState& s, const Evaluation& eval) {
     s.result.time_to_target_seconds = point.wall_seconds;
   s.result.history.push_back(point);
   return point;
+}
+
+NodeSnapshot node_snapshot(NodeState& s, bool final) {
+  const RunTotals& t = s.totals;
+  s.totals.last_snapshot = Clock::now();
+  NodeSnapshot out;
+  out.step = t.last_order.iteration, out.total_steps = t.last_order.total_iterations;
+  out.epoch = t.last_order.epoch, out.loss = t.last_order.loss;
+  out.samples_per_second = t.last_order.samples_per_second;
+  out.learners = static_cast<int>(s.learners.size());
+  out.sync_every = s.schedule.sync_every();
+  out.wall_seconds = seconds_since(t.start);
+  out.compute_seconds = t.mean_compute_seconds;
+  out.exchange_seconds = t.exchange_seconds;
+  out.wait_seconds = std::max(0.0, t.wait_seconds - t.exchange_seconds);
+  out.final = final;
+  out.peers_read = !s.peers.mix_in_flight();
+  if (s.peers.exchange && out.peers_read) {
+    out.peers = s.peers.exchange->peer_status();
+    out.drops = s.peers.exchange->drops();
+    out.members = s.peers.exchange->members();
+    out.view_changes = s.peers.exchange->view_changes();
+    out.neighbours = s.peers.exchange->neighbour_stats();
+  }
+  return out;
+}
+
+bool snapshot_due(const NodeState& s) {
+  return s.spec.on_snapshot && seconds_since(s.totals.last_snapshot) >= s.spec.snapshot_every;
 }
 
 NodeResult node_result(NodeState& s, const std::vector<LearnerSpec>& learners) {
@@ -90,6 +120,7 @@ NodeResult node_result(NodeState& s, const std::vector<LearnerSpec>& learners) {
     out.drops = s.peers.exchange->drops();
     out.neighbours = s.peers.exchange->neighbour_stats();
     out.view_changes = s.peers.exchange->view_changes();
+    out.state_check = s.peers.exchange->state_check();
     out.members = s.peers.exchange->members();
   }
   return out;

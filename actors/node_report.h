@@ -19,6 +19,13 @@ IterationStats account_order(NodeState& s);
 /// and records the point in the history and the time to target.
 EvalPoint record_evaluation(NodeState& s, const Evaluation& eval);
 
+/// The node and its peers now, for a monitor (NodeSpec::on_snapshot); `final` after goodbye.
+/// The peers' part is left out while a mix runs beside the learners (NodePeers::mix_in_flight).
+NodeSnapshot node_snapshot(NodeState& s, bool final);
+
+/// Whether a monitor waits for a snapshot and the last one is older than spec.snapshot_every.
+bool snapshot_due(const NodeState& s);
+
 /// The run's result, when training ends; `learners` are the learners' specs, in index order.
 NodeResult node_result(NodeState& s, const std::vector<LearnerSpec>& learners);
 

@@ -12,10 +12,15 @@ writes loads with load_state_dict(strict=True), and a file this module saves is 
   nanogpt.py logits  --weights M.safetensors --tokens IDS.txt --out LOGITS.f32
   nanogpt.py train   --text FILE --steps N --out M.safetensors [--layers L --heads H --width C --context T]
   nanogpt.py generate --weights M.safetensors --prompt TEXT --bytes N    (greedy, bytes to stdout)
+
+A file whose metadata names a SentencePiece tokenizer ("tokenizer": "sentencepiece", its
+"tokenizer_model" beside the file, as `starling export` writes them) generates N tokens,
+encoded and decoded with python3-sentencepiece.
 """
 import argparse
 import json
 import math
+import os
 import struct
 import sys
 from dataclasses import dataclass
@@ -182,6 +187,15 @@ def load(path):
     return model.eval()
 
 
+def tokenizer_of(path):
+    """The SentencePiece processor beside the file its metadata names, or None for bytes."""
+    _, metadata = read_safetensors(path)
+    if metadata.get("tokenizer", "bytes") != "sentencepiece":
+        return None
+    import sentencepiece
+    return sentencepiece.SentencePieceProcessor(model_file=os.path.join(os.path.dirname(path), metadata["tokenizer_model"]))
+
+
 def save(model, path):
     c = model.config
     metadata = {"format": "pt", "architecture": "nanoGPT", "n_layer": str(c.n_layer), "n_head": str(c.n_head),
@@ -244,9 +258,11 @@ def main():
         with open(args.out, "wb") as f:
             f.write(logits.contiguous().numpy().astype("<f4").tobytes())
     else:
-        prompt = torch.tensor([list(args.prompt.encode())], dtype=torch.long)
+        sp = tokenizer_of(args.weights)
+        ids = sp.encode(args.prompt) if sp else list(args.prompt.encode())
+        prompt = torch.tensor([ids], dtype=torch.long)
         out = model.generate_greedy(prompt, args.bytes)[0, prompt.size(1):].tolist()
-        sys.stdout.buffer.write(bytes(out))
+        sys.stdout.buffer.write(sp.decode(out).encode() if sp else bytes(out))
 
 
 if __name__ == "__main__":

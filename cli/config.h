@@ -29,12 +29,18 @@ struct RunOptions {
   double target_bpb = 0.0;  // text: validation bits per byte to reach
   std::string data_dir;     // packed-dataset cache; empty: $STARLING_DATA_DIR or ~/.cache/starling
   std::string out_dir = "results";
+  std::string init_from;     // a safetensors file with nanoGPT's names to start training from; empty: the seed's draw
+  std::string init_from_at;  // where run.init_from was set, for the errors that reading the file finds
 };
 
 struct DataOptions {
   std::string dataset = "fashion-mnist";  // "fashion-mnist" | "idx" | "cifar10" | "synthetic" | "text"
   std::string path;                       // the set's folder (text: a file or a folder); empty: Debian's Fashion-MNIST
   double validation_fraction = 0.1;       // text: each file's last fraction of bytes validates
+  std::string tokenizer = "bytes";        // text: "bytes" | "sentencepiece" (learners/tokenizer.h)
+  int vocab_size = 2048;                  // sentencepiece: the model's vocabulary
+  std::string tokenizer_model;            // sentencepiece: its model file (trained when missing)
+  std::string tokenizer_type = "bpe";     // sentencepiece: "bpe" | "unigram", when trained
   int synthetic_train = 6000;
   int synthetic_test = 1000;
   PartitionSpec partition;  // across peers (learners/partition.h); its seed mixed from run.seed
@@ -44,6 +50,9 @@ struct DataOptions {
   /// Where data.dataset, data.path and model.context were set, for the errors that only
   /// reading text finds (cli/data_source.h).
   std::string dataset_at, path_at, context_at;
+  /// Where data.tokenizer_model was set (or data.tokenizer, when its default path is used),
+  /// for the errors of reading or training the model.
+  std::string tokenizer_model_at;
 };
 
 /// [launch]: how `starling launch` runs the peers on this host, and where a job's peers
@@ -53,6 +62,14 @@ struct LaunchSettings {
   std::string endpoints = "peers";  // "peers" | "slurm" | "openmpi"
   int base_port = 5600;             // an allocation's first port on each node
   std::string endpoints_at;         // where launch.endpoints was set, for its errors
+};
+
+/// [monitor]: a peer's metrics and live page (docs/monitoring.md).
+struct MonitorSettings {
+  int metrics_port = 0;  // the first peer's port, peer of index r at metrics_port + r; 0: off
+  std::string bind = "127.0.0.1";
+  double linger_seconds = 0.0;  // keep serving this long after training ends
+  std::string port_at;          // where metrics_port was set, for its errors
 };
 
 /// One `[[peer]]` of a topology config.
@@ -75,6 +92,7 @@ struct Config {
   /// (a clique lacking a class: cli/data_partition.h).
   std::string clique_size_at;
   LaunchSettings launch;
+  MonitorSettings monitor;
   std::vector<PeerEntry> peers;  // [[peer]]; node.exchange is filled from these and [exchange]
   /// With endpoints from an allocation: this process's index into `peers`, as its launcher
   /// numbered it (SLURM_PROCID, OMPI_COMM_WORLD_RANK).

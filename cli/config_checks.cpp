@@ -2,12 +2,14 @@
 // key, and combinations that rule each other out, each a ConfigError naming the key.
 #include "cli/config_schema.h"
 #include "cli/task_kind.h"
+#include "cli/tokenizer_command.h"
 
 #include "gossip/topology/topology.h"
 #include "learners/gpt.h"
 #include "protocols/codec_row.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <stdexcept>
 
 namespace starling::cli {
@@ -38,8 +40,22 @@ void check_run_and_data(const std::vector<KeyValue>& values, const Config& c) {
     fail(value_of(values, "run.checkpoint_every"), "needs run.checkpoint_dir");
   if (c.data.path.empty() && (c.data.dataset == "idx" || c.data.dataset == "cifar10"))
     fail(value_of(values, "data.path"), "expected the folder of the data.dataset = \"" + c.data.dataset + "\" files");
-  for (const char* key : {"run.steps", "run.eval_steps", "run.target_bpb"})
+  for (const char* key : {"run.steps", "run.eval_steps", "run.target_bpb", "data.tokenizer", "data.vocab_size",
+                          "data.tokenizer_model", "data.tokenizer_type"})
     if (value_of(values, key).given && !language_model(c)) fail(value_of(values, key), "expected only with data.dataset = \"text\"");
+}
+
+// A subword tokenizer's keys: only with one, and a model file that exists must be a
+// SentencePiece model of data.vocab_size tokens (a missing one is trained before training).
+void check_tokenizer(const std::vector<KeyValue>& values, const Config& c) {
+  const DataOptions& d = c.data;
+  if (d.tokenizer != "sentencepiece") {
+    for (const char* key : {"data.vocab_size", "data.tokenizer_model", "data.tokenizer_type"})
+      if (value_of(values, key).given) fail(value_of(values, key), "expected only with data.tokenizer = \"sentencepiece\"");
+    return;
+  }
+  std::error_code ec;
+  if (std::filesystem::exists(d.tokenizer_model, ec)) read_tokenizer(d);
 }
 
 // A language model's run: steps rather than epochs, and a text path.
@@ -47,7 +63,14 @@ void check_text(const std::vector<KeyValue>& values, const Config& c) {
   if (value_of(values, "model.preset").given && value_of(values, "model.preset").text != "none" &&
       c.node.train.learner.model.kind != kGptKind)
     fail(value_of(values, "model.preset"), "expected only with model.kind = \"gpt\" (a preset is a size of the GPT)");
+  if (!c.run.init_from.empty()) {
+    if (c.node.train.learner.model.kind != kGptKind)
+      fail(value_of(values, "run.init_from"), "expected only with model.kind = \"gpt\" (the file holds nanoGPT's tensors)");
+    if (!std::filesystem::is_regular_file(c.run.init_from))
+      fail(value_of(values, "run.init_from"), "no such file: " + c.run.init_from);
+  }
   if (!language_model(c)) return;
+  check_tokenizer(values, c);
   if (value_of(values, "run.epochs").given)
     fail(value_of(values, "run.epochs"), "expected run.steps in its place with data.dataset = \"text\" (batches, as nanoGPT's max_iters)");
   if (c.data.path.empty())
@@ -260,7 +283,13 @@ void resolve_dependent_defaults(std::vector<KeyValue>& values) {
   if (!topology.given && value_of(values, "exchange.mode").text == "clique-averaging") topology.text = "d-cliques";
   if (value_of(values, "model.layers").given) value_of(values, "model.kind").text = kLayerListKind;
   KeyValue& intra_sync = value_of(values, "node.intra_sync");
-  if (!intra_sync.given && value_of(values, "exchange.average").text == "gradients") intra_sync.text = "average";
+  // Averaging AdamW replicas averages steps each normalised by its own moments, shorter than
+  // one step on the mean gradient where the replicas' gradients disagree: two SMA learners
+  // end 5 to 13 % above one on fortunes-gpt (docs/language-models.md). Adam's learners
+  // therefore average gradients unless the config asks for SMA.
+  const std::string& optimizer = value_of(values, "optimizer.kind").text;
+  if (!intra_sync.given && (value_of(values, "exchange.average").text == "gradients" || optimizer == "adam" || optimizer == "adamw"))
+    intra_sync.text = "average";
   apply_gpt_preset(values);
   if (!value_of(values, "security.curve").flag) value_of(values, "security.keys_dir").text.clear();
 }
@@ -321,7 +350,16 @@ void check_byzantine(const std::vector<KeyValue>& values, const Config& c) {
     throw ConfigError(c.peers.back().attack_at + ": every peer attacks: no honest peer left to train");
 }
 
+// Where a subword tokenizer's model lives when data.tokenizer_model is not set: beside the
+// checkpoints, or beside the run's outputs.
+void default_tokenizer_model(DataOptions& d, const Config& c) {
+  if (d.tokenizer != "sentencepiece" || !d.tokenizer_model.empty()) return;
+  d.tokenizer_model = c.node.checkpoint_dir.empty() ? c.run.out_dir + "/" + c.run.name + ".tokenizer.model"
+                                                    : c.node.checkpoint_dir + "/tokenizer.model";
+}
+
 void move_across_keys(Config& c) {
+  default_tokenizer_model(c.data, c);
   auto& optimizer = c.node.train.learner.optimizer;
   auto& x = c.node.exchange;
   if (x.mode != gossip::ExchangeMode::clique_averaging || optimizer.kind != "sgd") return;

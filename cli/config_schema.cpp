@@ -6,6 +6,7 @@
 #include "gossip/topology/topology.h"
 #include "learners/gpt.h"
 #include "learners/partition.h"
+#include "learners/tokenizer.h"
 #include "protocols/codec_row.h"
 
 #include <algorithm>
@@ -132,6 +133,14 @@ std::vector<KeySpec> run_keys() {
      [](V v, Config& c) { c.node.checkpoint_dir = v.text; }},
     {"run.checkpoint_every", integer(0, 0, kInt64Max), "iterations between checkpoints; 0: off; needs `checkpoint_dir`",
      [](V v, Config& c) { c.node.checkpoint_every = v.integer; }},
+    {"run.init_from", text("", KeyKind::path),
+     "language models: a safetensors file with nanoGPT's parameter names (as `bench/nanogpt.py` or `starling export` "
+     "writes it) whose weights the GPT starts from in place of the seed's draw; its tensors must match the model's "
+     "shapes; empty: the seed's draw",
+     [](V v, Config& c) {
+       c.run.init_from = v.text;
+       c.run.init_from_at = v.at;
+     }},
     {"run.checkpoint_keep", integer(3, 1, 1000), "newest checkpoints kept",
      [](V v, Config& c) { c.node.checkpoint_keep = static_cast<int>(v.integer); }},
   };
@@ -163,6 +172,28 @@ std::vector<KeySpec> data_keys() {
     {"data.validation_fraction", number(0.1, 0.0, 0.5),
      "`\"text\"`: each file's last fraction of bytes (rounded down) is held out for validation",
      [](V v, Config& c) { c.data.validation_fraction = v.number; }},
+    {"data.tokenizer", choice("bytes", {"bytes", "sentencepiece"}),
+     "`\"text\"`: what a token is: a byte (vocabulary 256), or a SentencePiece subword of a model of `vocab_size` "
+     "tokens (`tokenizer_model`, trained on the training split when missing; see "
+     "[tokenizer](language-models.md#subword-tokens-sentencepiece)). Metrics stay in bits per byte",
+     [](V v, Config& c) {
+       c.data.tokenizer = v.text;
+       c.data.tokenizer_model_at = v.at;
+     }},
+    {"data.vocab_size", integer(2048, 1, 1000000),
+     "`\"sentencepiece\"`: tokens in the vocabulary (the model's classes), the 256 byte tokens and the unknown "
+     "token included; an existing `tokenizer_model` must hold as many",
+     [](V v, Config& c) { c.data.vocab_size = static_cast<int>(v.integer); }},
+    {"data.tokenizer_model", text("", KeyKind::path),
+     "`\"sentencepiece\"`: the SentencePiece model file; trained first when missing (`starling tokenizer train`); "
+     "empty: `tokenizer.model` in `run.checkpoint_dir`, or `<run.out_dir>/<run.name>.tokenizer.model` without one",
+     [](V v, Config& c) {
+       c.data.tokenizer_model = v.text;
+       if (v.given) c.data.tokenizer_model_at = v.at;
+     }},
+    {"data.tokenizer_type", choice_of(kTokenizerTypes),
+     "`\"sentencepiece\"`: the model SentencePiece trains, `\"bpe\"` or `\"unigram\"`",
+     [](V v, Config& c) { c.data.tokenizer_type = v.text; }},
     {"data.synthetic_train", integer(6000, 10, 10000000), "size of the synthetic training set",
      [](V v, Config& c) { c.data.synthetic_train = static_cast<int>(v.integer); }},
     {"data.synthetic_test", integer(1000, 10, 10000000), "size of the synthetic test set",
@@ -292,7 +323,8 @@ std::vector<KeySpec> node_keys() {
      "learners in the node (actors, each on a thread of its own), or `\"auto\"` (Crossbow's auto-tuning)",
      [](V v, Config& c) { c.node.learners = static_cast<int>(v.integer); }},
     {"node.intra_sync", choice_of(actors::kIntraSyncNames),
-     "`\"sma\"`: synchronous model averaging; `\"average\"`: synchronous SGD; `\"none\"`: independent replicas",
+     "`\"sma\"`: synchronous model averaging; `\"average\"`: synchronous SGD (the default with `adam`, `adamw` or "
+     "`exchange.average = \"gradients\"`); `\"none\"`: independent replicas",
      [](V v, Config& c) { actors::parse_intra_sync(v.text, c.node.intra_sync); }},
     {"node.alpha", number(0.0, 0.0, 1.0), "SMA elasticity α; 0: 1/learners",
      [](V v, Config& c) { c.node.alpha = v.number; }},
@@ -516,6 +548,24 @@ std::vector<KeySpec> launch_keys() {
   };
 }
 
+// [monitor]: watching a peer while it trains (docs/monitoring.md).
+std::vector<KeySpec> monitor_keys() {
+  return {
+    {"monitor.metrics_port", integer(0, 0, 65535),
+     "Prometheus metrics at `/metrics` and the live page at `/` on this port for the first peer, on `metrics_port` "
+     "plus its index in the `[[peer]]` list for every other; 0: off; `--metrics-port` sets it",
+     [](V v, Config& c) {
+       c.monitor.metrics_port = static_cast<int>(v.integer);
+       c.monitor.port_at = v.at;
+     }},
+    {"monitor.bind", text("127.0.0.1"), "the IPv4 address the monitor listens on; `\"0.0.0.0\"`: every interface",
+     [](V v, Config& c) { c.monitor.bind = v.text; }},
+    {"monitor.linger_seconds", number(0.0, 0.0, 3600.0),
+     "keep serving this long after training ends, so the last scrape sees the final counters",
+     [](V v, Config& c) { c.monitor.linger_seconds = v.number; }},
+  };
+}
+
 // [security] and [[peer]]: who the peers are and how they authenticate.
 std::vector<KeySpec> peer_keys() {
   return {
@@ -551,7 +601,7 @@ const std::vector<KeySpec>& config_schema() {
     // The sections in the order the README lists them; a new key is one row in its section.
     std::vector<KeySpec> all;
     for (auto keys : {run_keys, data_keys, model_keys, optimizer_keys, node_keys, exchange_keys, compression_keys, launch_keys,
-                       peer_keys})
+                       monitor_keys, peer_keys})
       for (KeySpec& k : keys()) all.push_back(std::move(k));
     return all;
   }();

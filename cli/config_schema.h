@@ -73,7 +73,8 @@ void resolve_dependent_defaults(std::vector<KeyValue>& values);
 
 /// Values a key hands to another's place once every value is applied: under
 /// exchange.mode = "clique-averaging" SGD's momentum (optimizer.momentum, nesterov) leaves
-/// the local optimizer for the clique's mean change (gossip/algorithms/clique_averaging_sync.h).
+/// the local optimizer for the clique's mean change (gossip/algorithms/clique_averaging_sync.h);
+/// an unset data.tokenizer_model takes its place beside run.checkpoint_dir (or run.out_dir).
 void move_across_keys(Config& config);
 
 /// The rules across keys, once every value is applied: combinations that rule each other

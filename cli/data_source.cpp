@@ -1,6 +1,7 @@
 #include "cli/data_source.h"
 
 #include "cli/model_config.h"
+#include "cli/tokenizer_command.h"
 
 #include <spdlog/spdlog.h>
 
@@ -16,19 +17,29 @@ std::string data_cache_dir(const Config& config) {
   return "data";
 }
 
-TextCorpus load_text(const Config& config) {
+TextCorpus load_text_bytes(const Config& config) {
   const DataOptions& d = config.data;
   const Warn note = [](const std::string& message) { spdlog::info("{}", message); };
-  TextCorpus corpus;
   try {
-    corpus = load_text_corpus(data_cache_dir(config), d.path, d.validation_fraction, note);
+    return load_text_corpus(data_cache_dir(config), d.path, d.validation_fraction, note);
   } catch (const DataError& e) {
     throw ConfigError(d.path_at + ": " + e.what());
+  }
+}
+
+TextCorpus load_text(const Config& config) {
+  TextCorpus corpus = load_text_bytes(config);
+  if (config.data.tokenizer == "sentencepiece") {
+    const Tokenizer tokenizer = job_tokenizer(config, corpus);
+    spdlog::info("text: encoding {} bytes with {}", corpus.size(), config.data.tokenizer_model);
+    corpus = TextCorpus::tokenized(corpus, tokenizer);
+    spdlog::info("text: {} bytes as {} tokens ({:.2f} bytes a token)", corpus.bytes_covered(0, corpus.size()),
+                 corpus.size(), static_cast<double>(corpus.bytes_covered(0, corpus.size())) / static_cast<double>(corpus.size()));
   }
   try {
     check_windows(corpus, config.node.train.learner.model.context + 1);
   } catch (const DataError& e) {
-    throw ConfigError(d.context_at + ": " + e.what());
+    throw ConfigError(config.data.context_at + ": " + e.what());
   }
   return corpus;
 }

@@ -15,9 +15,14 @@ std::string data_cache_dir(const Config& config);
 /// Loads the configured image set; throws DataError with a message a user can act on.
 TrainTest load_data(const Config& config);
 
-/// The configured text (data.dataset = "text") from the packed cache, checked to hold
-/// windows of model.context + 1 bytes; what is skipped is logged. A missing, empty or short
-/// path is a ConfigError naming where data.path (or model.context, for a short file) was set.
+/// The configured text (data.dataset = "text") from the packed cache, as bytes; what is
+/// skipped is logged. A missing or empty path is a ConfigError naming where data.path was set.
+TextCorpus load_text_bytes(const Config& config);
+
+/// The configured text as the model reads it: bytes, or with data.tokenizer =
+/// "sentencepiece" the job's tokens (cli/tokenizer_command.h, training the tokenizer when its
+/// model is missing), checked to hold windows of model.context + 1 tokens. A short file is a
+/// ConfigError naming where model.context was set.
 TextCorpus load_text(const Config& config);
 
 /// Gives the model the data set's input shape and class count; a described model that does

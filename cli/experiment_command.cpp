@@ -304,7 +304,8 @@ int run_experiment(const ExperimentOptions& options) {
   for (const auto& v : spec.variants) {
     outcomes.push_back({&v, {}});
     for (int r = 0; r < v.repeat && !g_interrupted; ++r) {
-      outcomes.back().runs.push_back(run_variant_once(v, r, ++index, runs, options, budget));
+      write_running_report(spec, v, ++index, runs, options.out);
+      outcomes.back().runs.push_back(run_variant_once(v, r, index, runs, options, budget));
       ok = ok && outcomes.back().runs.back().ok;
       if (outcomes.back().runs.back().ok) spdlog::info("variant {} done", v.name);
     }

@@ -357,6 +357,17 @@ void write_markdown(const ExperimentSpec& spec, const std::string& table, const 
 
 }  // namespace
 
+void write_running_report(const ExperimentSpec& spec, const Variant& variant, int index, int count, const std::string& dir) {
+  const MonitorSettings& m = variant.config.monitor;
+  if (m.metrics_port == 0) return;
+  const std::string host = m.bind == "0.0.0.0" ? "127.0.0.1" : m.bind;
+  const std::string url = "http://" + host + ":" + std::to_string(m.metrics_port) + "/";
+  write_file_atomic(dir + "/report.md", "# " + spec.name + " (running)\n\nRun " + std::to_string(index) + " of " +
+                                            std::to_string(count) + ", variant `" + variant.name +
+                                            "`, is training: its live page is [" + url + "](" + url +
+                                            "). This report is replaced when the experiment ends.\n");
+}
+
 std::string write_report(const ExperimentSpec& spec, const std::vector<VariantOutcome>& outcomes,
                          const std::string& dir, const std::vector<std::string>& plots) {
   std::vector<Row> rows;

@@ -21,6 +21,11 @@ struct VariantOutcome {
   std::vector<RunOutcome> runs;
 };
 
+/// While run `index` of `count` (variant `variant`) trains with its monitor on
+/// (monitor.metrics_port): DIR/report.md says so and links its live page, until write_report
+/// replaces it. Nothing when the variant's monitor is off.
+void write_running_report(const ExperimentSpec& spec, const Variant& variant, int index, int count, const std::string& dir);
+
 /// Writes DIR/summary.json and DIR/report.md (linking `plots`, file names in DIR); returns
 /// the comparison table in Markdown.
 std::string write_report(const ExperimentSpec& spec, const std::vector<VariantOutcome>& outcomes,

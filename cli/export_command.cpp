@@ -1,8 +1,11 @@
 #include "cli/export_command.h"
 
 #include "cli/exit_codes.h"
+#include "cli/tokenizer_command.h"
 #include "cli/trained_model.h"
 #include "learners/nanogpt_weights.h"
+
+#include <filesystem>
 
 namespace starling::cli {
 
@@ -17,7 +20,13 @@ int run_export(const ExportOptions& options) {
     } catch (const std::invalid_argument& e) {
       throw ConfigError(config.source + ": model.kind: " + e.what());
     }
-    file.metadata["tokenizer"] = "bytes";
+    file.metadata["tokenizer"] = config.data.tokenizer;
+    if (const std::optional<Tokenizer> tokenizer = model_tokenizer(config, options.checkpoint)) {
+      const std::string beside = tokenizer_beside(options.out);
+      std::filesystem::copy_file(model_tokenizer_path(config, options.checkpoint), beside, std::filesystem::copy_options::overwrite_existing);
+      file.metadata["tokenizer_model"] = std::filesystem::path(beside).filename().string();
+      spdlog::info("wrote the tokenizer ({} tokens) to {}", tokenizer->vocabulary(), beside);
+    }
     file.metadata["starling_config"] = resolved_config(options.config, options.overrides, false);
     write_safetensors(options.out, file);
     spdlog::info("wrote {} tensors ({} parameters) to {}", file.tensors.size(), model->trainable_count(), options.out);

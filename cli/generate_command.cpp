@@ -1,6 +1,7 @@
 #include "cli/generate_command.h"
 
 #include "cli/exit_codes.h"
+#include "cli/tokenizer_command.h"
 #include "cli/trained_model.h"
 #include "learners/text_sampling.h"
 
@@ -18,12 +19,13 @@ int run_generate(const GenerateOptions& options) {
       throw ConfigError(std::string("--") + e.what());
     }
     const auto model = load_trained_model(config, options.checkpoint);
+    const std::optional<Tokenizer> tokenizer = model_tokenizer(config, options.checkpoint);
     std::fwrite(options.prompt.data(), 1, options.prompt.size(), stdout);
     std::fflush(stdout);
     sample_text(*model, config.node.train.learner.backend, options.prompt, sampling, [](const std::string& bytes) {
       std::fwrite(bytes.data(), 1, bytes.size(), stdout);
       std::fflush(stdout);
-    });
+    }, tokenizer ? &*tokenizer : nullptr);
     std::fputc('\n', stdout);
     return 0;
   });

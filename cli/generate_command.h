@@ -1,7 +1,8 @@
 #pragma once
 // `starling generate`: prints a sample from a language model (cli/trained_model.h: a
 // checkpoint of `starling train`, or a safetensors file with nanoGPT's names), streaming the
-// prompt and then each byte as it is drawn.
+// prompt and then each byte as it is drawn; with data.tokenizer = "sentencepiece", each
+// token's text (cli/tokenizer_command.h: the tokenizer beside a safetensors file, or the config's).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -13,7 +14,7 @@ struct GenerateOptions {
   std::vector<std::string> overrides;
   std::string checkpoint;  // empty: the newest valid one in the config's run.checkpoint_dir
   std::string prompt;
-  int bytes = 256;
+  int bytes = 256;  // with a tokenizer: tokens
   double temperature = 0.8;
   uint64_t seed = 1;
   int top_k = 0;       // 0: off

@@ -5,6 +5,7 @@
 #include "cli/data_source.h"
 #include "cli/launch_command.h"
 #include "cli/task_kind.h"
+#include "cli/trained_model.h"
 #include "learners/text_task.h"
 
 #include <algorithm>
@@ -74,6 +75,7 @@ class LanguageModel final : public TaskKind {
 
   PeerTasks load(Config& config) const override {
     const auto corpus = std::make_shared<const TextCorpus>(load_text(config));
+    apply_init_from(config);
     const auto parts = std::make_shared<const std::vector<TextPart>>(partition_text_peers(config, *corpus));
     const int window = window_of(config);
     return [corpus, parts, window](Config& peer) {

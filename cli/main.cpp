@@ -3,8 +3,11 @@
 #include "cli/config_command.h"
 #include "cli/experiment_command.h"
 #include "cli/export_command.h"
+#include "cli/tokenizer_command.h"
 #include "cli/keygen_command.h"
+#include "cli/json_log.h"
 #include "cli/launch_command.h"
+#include "cli/monitor_command.h"
 #include "cli/generate_command.h"
 #include "cli/model_command.h"
 #include "cli/partition_command.h"
@@ -29,12 +32,19 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", starling::cli::version_text,
                        "Print the version, commit, instruction set and backends, then exit");
 
+  std::string log_format = "text";
+  app.add_option("--log-format", log_format, "Log lines as text, or as one JSON object per line")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
+
   starling::cli::TrainOptions train;
   auto* train_cmd = app.add_subcommand("train", "Train on one node (one process) from a TOML config");
   train_cmd->add_option("-c,--config", train.config, "Run configuration (TOML)")->required();
   train_cmd->add_option("--set", train.overrides, "Override a config key: section.key=value (repeatable)");
   train_cmd->add_option("--summary", train.summary, "Write the summary JSON here (default <out_dir>/<name>.summary.json)");
   train_cmd->add_flag("--resume", train.resume, "Continue from the newest valid checkpoint in run.checkpoint_dir");
+  train_cmd->add_option("--metrics-port", train.metrics_port, "Serve /metrics and the live page on this port (monitor.metrics_port)")
+      ->check(CLI::Range(1, 65535));
 
   starling::cli::TrainOptions peer;
   std::optional<uint32_t> peer_id;
@@ -45,6 +55,9 @@ int main(int argc, char** argv) {
   peer_cmd->add_option("--set", peer.overrides, "Override a config key: section.key=value (repeatable)");
   peer_cmd->add_option("--summary", peer.summary, "Write this peer's summary JSON here");
   peer_cmd->add_flag("--resume", peer.resume, "Continue from this peer's newest valid checkpoint");
+  peer_cmd->add_option("--metrics-port", peer.metrics_port,
+                       "monitor.metrics_port: /metrics and the live page of peer index r on this port plus r")
+      ->check(CLI::Range(1, 65535));
   peer_cmd->add_flag("--join", peer.join,
                      "Join the running job: take the model and position from its peers (also done when one is found running)");
 
@@ -108,6 +121,14 @@ int main(int argc, char** argv) {
   export_cmd->add_option("--format", export_options.format, "Output format (safetensors)")->capture_default_str();
   export_cmd->add_option("-o,--out", export_options.out, "File to write")->required();
 
+  starling::cli::TokenizerOptions tokenizer;
+  auto* tokenizer_cmd = app.add_subcommand("tokenizer", "Subword tokenizers of language models (SentencePiece)");
+  tokenizer_cmd->require_subcommand(1);
+  auto* tokenizer_train_cmd = tokenizer_cmd->add_subcommand(
+      "train", "Train the config's tokenizer (data.tokenizer_type, data.vocab_size) on its training split into data.tokenizer_model");
+  tokenizer_train_cmd->add_option("-c,--config", tokenizer.config, "Run configuration (TOML)")->required();
+  tokenizer_train_cmd->add_option("--set", tokenizer.overrides, "Override a config key: section.key=value (repeatable)");
+
   starling::cli::ConfigOptions config;
   auto* config_cmd = app.add_subcommand(
       "config", "Print a config with every key resolved (defaults, --set), or the schema of every key");
@@ -139,6 +160,13 @@ int main(int argc, char** argv) {
   partition_cmd->add_option("--set", partition.overrides, "Override a config key: section.key=value (repeatable)");
   partition_cmd->add_option("-o,--out", partition.out, "Write the JSON here (default: standard output)");
 
+  starling::cli::MonitorOptions monitor;
+  auto* monitor_cmd = app.add_subcommand("monitor", "Serve the live page of a running swarm, starting from one peer's monitor");
+  monitor_cmd->add_option("--peer", monitor.peer, "HOST:PORT of any peer's monitor (its monitor.metrics_port)")->required();
+  monitor_cmd->add_option("--port", monitor.port, "Serve the page on this port")->check(CLI::Range(1, 65535))->capture_default_str();
+  monitor_cmd->add_option("--bind", monitor.bind, "Serve the page on this IPv4 address")->capture_default_str();
+  monitor_cmd->add_option("--seconds", monitor.seconds, "Stop after this long (default: at Ctrl-C or SIGTERM)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -151,6 +179,8 @@ int main(int argc, char** argv) {
     app.exit(e);
     return 2;
   }
+  if (log_format == "json") starling::cli::use_json_log();
+  if (monitor_cmd->parsed()) return starling::cli::run_monitor(monitor);
   if (train_cmd->parsed()) return starling::cli::run_train(train);
   if (peer_cmd->parsed()) return starling::cli::run_peer(peer, peer_id);
   if (keygen_cmd->parsed()) return starling::cli::run_keygen(keygen);
@@ -159,6 +189,7 @@ int main(int argc, char** argv) {
   if (generate_cmd->parsed()) return starling::cli::run_generate(generate);
   if (export_cmd->parsed()) return starling::cli::run_export(export_options);
   if (config_cmd->parsed()) return starling::cli::run_config(config);
+  if (tokenizer_train_cmd->parsed()) return starling::cli::run_tokenizer_train(tokenizer);
   if (partition_cmd->parsed()) return starling::cli::run_partition(partition);
   char self[PATH_MAX];
   const ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);

@@ -124,19 +124,19 @@ bool always_on_tokens(const ModelSpec& model) {
 bool on_text(const DataOptions& data) { return &task_kind(data) == &language_model_kind(); }
 
 // A language model: the "gpt" preset or a layer list that starts with a token_embedding, on
-// text, its input the context's byte ids and its vocabulary the 256 bytes. An image model on
+// text, its input the context's token ids and its vocabulary the 256 bytes or data.vocab_size. An image model on
 // text, the GPT on images, or heads that do not divide the width is refused, named at its key.
 void read_language_model(const toml::table& root, const std::string& file, const std::set<std::string>& overridden,
                          const DataOptions& data, const toml::node* layers, ModelSpec& model) {
   const SectionReader r(root, "model", file, overridden);
   if (!on_text(data)) r.reject("kind", "a preset for images with data.dataset = \"" + data.dataset + "\" (\"gpt\" trains on \"text\")");
   const char* expected = "model.kind = \"gpt\" with data.dataset = \"text\", or a layer list that starts with a "
-                         "token_embedding (its vocabulary is the 256 byte values)";
+                         "token_embedding (its vocabulary is the 256 byte values, or data.vocab_size subwords)";
   if (!is_language_model(model)) r.reject(is_layer_list(model) ? "layers" : "kind", expected);
   if (model.kind == kGptKind && model.width % model.heads != 0)
     r.reject("heads", "a divisor of model.width (" + std::to_string(model.width) + "), not " + std::to_string(model.heads));
   model.input = Shape{1, model.context, 1};
-  model.classes = kByteVocabulary;
+  model.classes = data.tokenizer == "sentencepiece" ? data.vocab_size : kByteVocabulary;
   try {
     describe_model(model);
   } catch (const ModelError& e) {

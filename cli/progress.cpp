@@ -2,9 +2,17 @@
 
 #include <unistd.h>
 
+#include <spdlog/spdlog.h>
+
+#include <atomic>
 #include <cstdio>
 
 namespace starling::cli {
+namespace {
+std::atomic<bool> to_log{false};
+}  // namespace
+
+void ProgressLine::log_lines(bool on) { to_log = on; }
 
 std::string format_duration(double seconds) {
   const long s = seconds < 0 ? 0 : static_cast<long>(seconds + 0.5);
@@ -16,7 +24,7 @@ std::string format_duration(double seconds) {
 }
 
 ProgressLine::ProgressLine(std::string label)
-    : label_(std::move(label)), tty_(::isatty(STDERR_FILENO) == 1), start_(std::chrono::steady_clock::now()), last_(start_) {}
+    : label_(std::move(label)), tty_(::isatty(STDERR_FILENO) == 1 && !to_log), start_(std::chrono::steady_clock::now()), last_(start_) {}
 
 void ProgressLine::update(int64_t done, int64_t total, double epoch, double loss, double samples_per_second) {
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
@@ -32,6 +40,10 @@ void ProgressLine::show(const std::string& text, bool force) {
   const auto now = std::chrono::steady_clock::now();
   if (!force && std::chrono::duration<double>(now - last_).count() < (tty_ ? 0.1 : 10.0)) return;
   last_ = now;
+  if (to_log) {
+    spdlog::info("{}{}", label_, text);
+    return;
+  }
   std::fprintf(stderr, "%s%s%s%s", tty_ ? "\r" : "", label_.c_str(), text.c_str(), tty_ ? "\033[K" : "\n");
   std::fflush(stderr);
   shown_ = true;

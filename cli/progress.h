@@ -1,6 +1,7 @@
 #pragma once
 // The progress line on stderr: rewritten in place on a terminal (about 10 times a second),
-// a plain line every few seconds when piped, so logs stay readable.
+// a plain line every few seconds when piped, so logs stay readable; an info log line every
+// few seconds once log_lines(true) (JSON logs, cli/json_log.h).
 #include <chrono>
 #include <cstdint>
 #include <string>
@@ -16,6 +17,8 @@ class ProgressLine {
   void show(const std::string& text, bool force = false);
   /// Ends an in-place line so the next log line starts clean.
   void clear();
+  /// Every progress line of the process goes to the log from now on.
+  static void log_lines(bool on);
 
  private:
   std::string label_;

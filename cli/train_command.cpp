@@ -4,6 +4,7 @@
 #include "cli/data_source.h"
 #include "cli/exit_codes.h"
 #include "cli/json.h"
+#include "cli/monitor_command.h"
 #include "cli/progress.h"
 #include "cli/task_kind.h"
 #include "platform/cpu_features.h"
@@ -18,6 +19,7 @@
 #include <cstdlib>
 #include <optional>
 #include <fstream>
+#include <thread>
 
 namespace starling::cli {
 namespace {
@@ -33,8 +35,9 @@ std::string configured_backend_name(const actors::NodeSpec& node) {
 // kind writes the rows and lines.
 class CliObserver final : public TrainObserver {
  public:
-  CliObserver(const Config& config, const std::string& csv_path, const PeerOutput* quiet)
-      : config_(config), kind_(task_kind(config.data)), csv_(csv_path), progress_(config.run.name), quiet_(quiet) {
+  CliObserver(const Config& config, const std::string& csv_path, const PeerOutput* quiet, monitor::PeerMonitor* monitor)
+      : config_(config), kind_(task_kind(config.data)), csv_(csv_path), progress_(config.run.name), quiet_(quiet),
+        monitor_(monitor) {
     csv_ << kind_.metrics_columns() << "\n";
   }
   void on_step(int64_t step, int64_t total, double epoch, double loss, double rate) override {
@@ -50,6 +53,7 @@ class CliObserver final : public TrainObserver {
     spdlog::log(quiet_ ? spdlog::level::debug : spdlog::level::info, "{}{}", quiet_ ? quiet_->tag : std::string(),
                 kind_.evaluation_line(p, config_));
     csv_ << kind_.metrics_row(p, config_) << std::flush;
+    if (monitor_) monitor_->on_eval(p);
   }
   // The rows up to the checkpoint; those the interrupted run wrote after it are redone.
   void on_resume(const TrainResult& restored) override {
@@ -63,6 +67,7 @@ class CliObserver final : public TrainObserver {
   std::ofstream csv_;
   ProgressLine progress_;
   const PeerOutput* quiet_;
+  monitor::PeerMonitor* monitor_;  // null: none
 };
 
 // Per neighbour under a robust aggregator: its mean and largest distance from this peer's
@@ -132,6 +137,13 @@ JsonObject summarize(const Config& c, const actors::NodeResult& node, int64_t pa
       .add("view_changes", static_cast<long long>(node.view_changes))
       .add("members_at_end", members)
       .add("drops", drop_counts(node.drops));
+  JsonObject check, digests;  // gossip/control/state_hashes.h
+  for (const auto& [round, digest] : node.state_check.recent) digests.add(std::to_string(round), gossip::digest_text(digest));
+  check.add("rounds_checked", static_cast<long long>(node.state_check.rounds_checked))
+      .add("disagreements", static_cast<long long>(node.state_check.disagreements))
+      .add("heals", static_cast<long long>(node.state_check.heals))
+      .add("state_hash", digests);
+  j.add("state_check", check);
   if (c.node.overlap) j.add("overlapped_seconds", node.overlapped_seconds);
   const gossip::AttackSpec& attack = c.peers.empty() ? gossip::AttackSpec{} : c.peers[static_cast<std::size_t>(c.node.exchange.rank)].attack;
   j.add("attack", std::string(gossip::attack_name(attack.kind)))
@@ -170,6 +182,7 @@ void log_exchange_events(gossip::ExchangeSpec& exchange, const std::string& tag)
   exchange.on_refusal = [tag](const std::string& line) { spdlog::warn("{}security: {}", tag, line); };
   exchange.on_adjust = [tag](const std::string& line) { spdlog::info("{}compression: {}", tag, line); };
   exchange.on_event = [tag](const std::string& line) { spdlog::info("{}peers: {}", tag, line); };
+  exchange.on_warning = [tag](const std::string& line) { spdlog::warn("{}peers: {}", tag, line); };
 }
 
 int train_on(Config config, std::shared_ptr<const Task> task, const std::string& summary, const PeerOutput* quiet) {
@@ -177,6 +190,13 @@ int train_on(Config config, std::shared_ptr<const Task> task, const std::string&
   const auto level = quiet ? spdlog::level::debug : spdlog::level::info;
   const TaskKind& kind = task_kind(config.data);
   log_exchange_events(config.node.exchange, tag);
+  std::unique_ptr<monitor::PeerMonitor> watch;
+  try {
+    watch = start_peer_monitor(config, tag);
+  } catch (const ConfigError& e) {
+    spdlog::error("{}{}", tag, e.what());
+    return 2;
+  }
   try {
     const int64_t parameters = static_cast<int64_t>(Model(config.node.train.learner.model).trainable_count());
     spdlog::log(level, "{}run '{}': {} model, {} parameters, {} learner(s) ({}), batch {}, backend {} ({}), exchange {}, {}",
@@ -190,7 +210,7 @@ int train_on(Config config, std::shared_ptr<const Task> task, const std::string&
                    gossip::attack_name(config.peers[static_cast<std::size_t>(config.node.exchange.rank)].attack.kind));
     const std::string csv = config.run.out_dir + "/" + config.run.name + ".metrics.csv";
     ensure_parent_dir(csv);
-    CliObserver observer(config, csv, quiet);
+    CliObserver observer(config, csv, quiet, watch.get());
     const actors::NodeResult node = actors::run_node(config.node, std::move(task), observer);
     const TrainResult& result = node.train;
     const std::string summary_path =
@@ -205,6 +225,8 @@ int train_on(Config config, std::shared_ptr<const Task> task, const std::string&
         spdlog::log(quiet ? spdlog::level::debug : spdlog::level::warn, "{}target {:.4f}{} not reached", tag, target,
                     kind.target_unit());
     }
+    if (watch && config.monitor.linger_seconds > 0)
+      std::this_thread::sleep_for(std::chrono::duration<double>(config.monitor.linger_seconds));
     return 0;
   } catch (const CheckpointMismatch& e) {
     spdlog::error("{}{}", tag, e.what());
@@ -243,10 +265,18 @@ void select_peer(Config& config, std::optional<uint32_t> id) {
     config.node.checkpoint_dir += "/peer" + std::to_string(config.peers[rank].id);
 }
 
+// --metrics-port overrides monitor.metrics_port, and errors about the port name it.
+void apply_metrics_port(Config& config, int port) {
+  if (port == 0) return;
+  config.monitor.metrics_port = port;
+  config.monitor.port_at = "--metrics-port";
+}
+
 int run_train(const TrainOptions& options) {
   Config config;
   try {
     config = load_config(options.config, options.overrides);
+    apply_metrics_port(config, options.metrics_port);
     apply_resume(config, options.resume);
     if (config.node.exchange.mode != gossip::ExchangeMode::none)
       throw ConfigError(options.config + ": exchange.mode: `starling train` runs one node; use `starling launch` or `starling peer` for \"" +
@@ -262,6 +292,7 @@ int run_peer(const TrainOptions& options, std::optional<uint32_t> id) {
   Config config;
   try {
     config = load_config(options.config, options.overrides);
+    apply_metrics_port(config, options.metrics_port);
     select_peer(config, id);
     if (config.allocation_rank) {
       const auto rank = static_cast<std::size_t>(config.node.exchange.rank);

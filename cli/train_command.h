@@ -18,6 +18,7 @@ struct TrainOptions {
   std::string summary;  // empty: <out_dir>/<name>.summary.json
   bool resume = false;  // continue from the newest valid checkpoint in run.checkpoint_dir
   bool join = false;    // peer: join the running job (it also does when it finds one running)
+  int metrics_port = 0;  // --metrics-port: sets monitor.metrics_port; 0: as the config says
 };
 
 /// How a peer of an in-process job (cli/in_process_launch.h) reports: its log lines start

@@ -47,6 +47,23 @@ void load_checkpoint(const Config& config, const std::string& path, Model& model
   central.finish();
 }
 
+// Loads the nanoGPT-named weights of the safetensors file `path` into `model`; a file that
+// cannot be read or holds another model is a ConfigError, prefixed with `where` when given.
+void load_safetensors(const std::string& path, const std::string& where, Model& model) {
+  const std::string prefix = where.empty() ? "" : where + ": ";
+  TensorFile file;
+  try {
+    file = read_safetensors(path);
+  } catch (const SafetensorsError& e) {  // its message names the file
+    throw ConfigError(prefix + e.what());
+  }
+  try {
+    import_nanogpt(file, model);
+  } catch (const std::exception& e) {  // a file of another model
+    throw ConfigError(prefix + path + ": " + e.what());
+  }
+}
+
 }  // namespace
 
 bool is_safetensors_path(const std::string& path) {
@@ -58,22 +75,20 @@ std::unique_ptr<Model> load_trained_model(const Config& config, const std::strin
   const ModelSpec& spec = config.node.train.learner.model;
   task_kind(config.data).check_generates(config);
   auto model = std::make_unique<Model>(spec);
-  if (!is_safetensors_path(source)) {
+  if (is_safetensors_path(source))
+    load_safetensors(source, "", *model);
+  else
     load_checkpoint(config, source, *model);
-    return model;
-  }
-  TensorFile file;
-  try {
-    file = read_safetensors(source);
-  } catch (const SafetensorsError& e) {  // its message names the file
-    throw ConfigError(e.what());
-  }
-  try {
-    import_nanogpt(file, *model);
-  } catch (const std::exception& e) {  // a file of another model
-    throw ConfigError(source + ": " + e.what());
-  }
   return model;
+}
+
+void apply_init_from(Config& config) {
+  if (config.run.init_from.empty()) return;
+  ModelSpec& spec = config.node.train.learner.model;
+  Model model(spec);
+  load_safetensors(config.run.init_from, config.run.init_from_at, model);
+  spec.initial = std::make_shared<const std::vector<float>>(model.params(), model.params() + model.param_count());
+  spdlog::info("starting from the weights of {}", config.run.init_from);
 }
 
 }  // namespace starling::cli

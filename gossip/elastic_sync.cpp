@@ -8,7 +8,10 @@
 #include "gossip/control/join.h"
 #include "gossip/control/model_transfer.h"
 #include "gossip/transport/error.h"
+#include "gossip/transport/ring_common.h"
 #include "protocols/codec_row.h"
+#include "protocols/state_digest.h"
+#include "protocols/state_hash_messages.h"
 
 namespace starling::gossip {
 
@@ -16,6 +19,10 @@ namespace {
 
 // A view change per round is normal; this many in one exchange means the peers cannot settle.
 constexpr int kMaxChangesPerRound = 20;
+
+// How long a joiner waits for more members to vouch for the model it took over once the
+// first has: members send as they take up the view, fellow joiners never.
+constexpr std::chrono::milliseconds kVouchGrace{500};
 
 // Armed for the lifetime of a scope: events abort the receives inside it.
 class Armed {
@@ -33,6 +40,29 @@ void merge(std::map<std::string, std::uint64_t>& into, const std::map<std::strin
 
 void merge(std::map<PeerId, NeighbourStats>& into, const std::map<PeerId, NeighbourStats>& from) {
   for (const auto& [id, stats] : from) into[id].add(stats);
+}
+
+// The digest of a model and the shared state laid out as `shapes` (each span's length).
+std::uint64_t state_digest(protocols::Span<const float> model, protocols::Span<const float> shared,
+                           const std::vector<protocols::Span<float>>& shapes) {
+  protocols::StateDigest d;
+  d.add(model);
+  std::size_t at = 0;
+  for (const protocols::Span<float>& part : shapes) d.add(shared.subspan(at, part.size())), at += part.size();
+  return d.value();
+}
+
+std::size_t total_size(const std::vector<protocols::Span<float>>& parts) {
+  std::size_t n = 0;
+  for (const protocols::Span<float>& part : parts) n += part.size();
+  return n;
+}
+
+std::string digests_text(const std::map<PeerId, std::uint64_t>& reported) {
+  std::string text;
+  for (const auto& [peer, digest] : reported)
+    text += (text.empty() ? "" : ", ") + std::to_string(peer) + ": " + digest_text(digest);
+  return text;
 }
 
 }  // namespace
@@ -105,6 +135,7 @@ JobStart ElasticSync::job_start() const {
 }
 
 std::optional<Position> ElasticSync::exchange(std::uint64_t iteration, double compute_seconds) {
+  check_state();
   std::copy(model_.begin(), model_.end(), input_.begin());
   transport_.announce(view_.number, round_);
   control_.round_started(round_);
@@ -154,12 +185,181 @@ bool ElasticSync::admits(const std::vector<PeerId>& before, const std::vector<Pe
 void ElasticSync::restore() { std::copy(input_.begin(), input_.end(), model_.begin()); }
 
 void ElasticSync::complete_round(std::uint64_t iteration) {
+  const bool one_state = common_model(spec_.mode);
+  if (one_state && spec_.fault_after_round) spec_.fault_after_round(round_, model_, algorithm_->shared_state());
   std::copy(model_.begin(), model_.end(), common_.begin());
   common_iteration_ = iteration;
+  if (one_state) publish_digest();
   ++round_;
-  control_.serve(common_, common_iteration_);
+  control_.serve(common_, common_iteration_, shared_);
   control_.round_ended();
   transport_.announce(view_.number, round_);
+}
+
+// The digest of the round's common model and shared state, to every other member.
+void ElasticSync::publish_digest() {
+  const std::vector<protocols::Span<float>> shared = algorithm_->shared_state();
+  shared_.clear();
+  for (const protocols::Span<float>& part : shared) shared_.insert(shared_.end(), part.begin(), part.end());
+  const std::uint64_t digest = state_digest(common_, shared_, shared);
+  control_.state_hashes().record(transport_.self(), view_.number, round_, digest);
+  std::vector<std::uint8_t> payload;
+  protocols::encode_state_hash({digest, view_.number, common_iteration_}, payload);
+  protocols::FrameHeader h;
+  h.type = protocols::MessageType::state_hash;
+  h.round = round_;
+  for (PeerId p : view_.members)
+    if (p != transport_.self()) transport_.send(p, h, protocols::ByteSpan(payload.data(), payload.size()));
+  digest_round_ = round_;
+  state_check_.recent.emplace_back(round_, digest);
+  if (state_check_.recent.size() > kRecentDigests) state_check_.recent.pop_front();
+  log("state digest after round " + std::to_string(round_) + ": " + digest_text(digest));
+}
+
+// Waits for the members' digests of the last round (each sent its own before anything of
+// this round), then judges them. A view change pending ends the wait: it settles the state.
+void ElasticSync::check_state() {
+  if (!digest_round_) return;
+  const std::uint64_t round = *std::exchange(digest_round_, std::nullopt);
+  StateHashes& hashes = control_.state_hashes();
+  await_digests(Clock::now() + spec_.timeout, [&] {
+    return control_.event_pending() || hashes.complete(view_.number, round, view_.members);
+  });
+  const std::map<PeerId, std::uint64_t> reported = hashes.of(view_.number, round);
+  const StateVerdict v = judge(reported, view_.members);
+  ++state_check_.rounds_checked;
+  if (!v.missing.empty() && !control_.event_pending())
+    log("round " + std::to_string(round) + ": no state digest from peer(s) " + describe(v.missing));
+  if (v.agreed()) return;
+  ++state_check_.disagreements;
+  if (!v.majority) {
+    warn("state check: after round " + std::to_string(round) + " the members' states differ with no majority (" +
+         digests_text(reported) + "): nobody's is replaced");
+    return;
+  }
+  warn("state check: after round " + std::to_string(round) + " peer(s) " + describe(v.differing) +
+       " differ from the majority's state " + digest_text(*v.majority) + " (" + digests_text(reported) + ")");
+  const auto own = reported.find(transport_.self());
+  if (own == reported.end() || own->second == *v.majority) return;
+  if (control_.event_pending()) return log("a view change is pending: it settles this peer's state");
+  heal(round, *v.majority, reported);
+}
+
+// Takes the majority's common model and shared state from one of its holders whose answer
+// has the majority's digest, keeps this peer's own progress since the round, and goes on.
+void ElasticSync::heal(std::uint64_t round, std::uint64_t majority, const std::map<PeerId, std::uint64_t>& reported) {
+  const std::vector<protocols::Span<float>> shared = algorithm_->shared_state();
+  std::vector<float> model(model_.size()), extra(total_size(shared));
+  const auto deadline = Clock::now() + spec_.timeout;
+  for (const auto& [source, digest] : reported) {
+    if (digest != majority || source == transport_.self() || !control_.alive(source) || wrong_seeders_.count(source))
+      continue;
+    try {
+      fetch_model(transport_, control_, source, model, deadline, extra);
+    } catch (const GossipError& e) {  // it died, or did not answer in time: ask the next holder
+      log("peer " + std::to_string(source) + " did not hand over its state: " + e.what());
+      continue;
+    }
+    const std::uint64_t got = state_digest(model, extra, shared);
+    if (got != majority) {
+      control_.count("wrong_state_served");
+      wrong_seeders_.insert(source);
+      warn("peer " + std::to_string(source) + " handed over a state of digest " + digest_text(got) +
+           ", not the majority's " + digest_text(majority) + ": asking another holder");
+      continue;
+    }
+    for (std::size_t i = 0; i < model.size(); ++i) {
+      const float progress = model_[i] - common_[i];  // zero keeps the majority's bits (−0 too)
+      model_[i] = progress != 0.0f ? model[i] + progress : model[i];
+    }
+    common_ = std::move(model);
+    const float* from = extra.data();
+    for (const protocols::Span<float>& part : shared) {
+      std::copy(from, from + part.size(), part.begin());
+      from += part.size();
+    }
+    shared_ = std::move(extra);
+    control_.serve(common_, common_iteration_, shared_);
+    ++state_check_.heals;
+    warn("state check: took the majority's state of round " + std::to_string(round) + " (" + digest_text(majority) +
+         ") from peer " + std::to_string(source));
+    return;
+  }
+  warn("state check: no holder of the majority's state of round " + std::to_string(round) +
+       " handed it over: going on with this peer's own");
+}
+
+// Receives until `done` or the deadline, waking at each digest; what else arrives (data of
+// the next round from members already in it) is put back for later.
+void ElasticSync::await_digests(Clock::time_point deadline, const std::function<bool()>& done) {
+  struct Waking {  // the control plane wakes this wait, and no other
+    ControlPlane& control;
+    explicit Waking(ControlPlane& c) : control(c) { control.wake_on_state_hash(true); }
+    ~Waking() { control.wake_on_state_hash(false); }
+  } waking(control_);
+  std::vector<Message> aside;
+  while (!done() && Clock::now() < deadline) {
+    std::optional<Message> m = transport_.try_receive(std::min(deadline, Clock::now() + std::chrono::milliseconds(20)));
+    if (!m || m->header.type == protocols::MessageType::state_hash) continue;  // recorded already
+    if (aside.size() < kMaxEarlyMessages) aside.push_back(std::move(*m));
+    else control_.count("set_aside_overflow");
+  }
+  transport_.put_back(std::move(aside));
+}
+
+// Tells the peers `d` admits (members of its view that `before` lacks) the digest of the
+// common model they take over: the model alone, as their algorithm starts afresh.
+void ElasticSync::vouch(const std::vector<PeerId>& before, const Decision& d) {
+  if (!common_model(spec_.mode) || d.start_round == 0) return;
+  std::vector<std::uint8_t> payload;
+  protocols::encode_state_hash({protocols::digest_of(common_), d.view.number, common_iteration_}, payload);
+  protocols::FrameHeader h;
+  h.type = protocols::MessageType::state_hash;
+  h.round = d.start_round - 1;
+  for (PeerId p : d.view.members)
+    if (p != transport_.self() && !std::binary_search(before.begin(), before.end(), p))
+      transport_.send(p, h, protocols::ByteSpan(payload.data(), payload.size()));
+}
+
+// A joiner's check of the model it took over: against the digest most of the members that
+// vouched for it hold (each sends its own as it takes up the view; the wait ends when all
+// have, or kVouchGrace after the first, as fellow joiners send none). While it differs, the
+// seeder is counted, not asked again, and the model is taken from another holder.
+void ElasticSync::check_taken_over(const Decision& d, Clock::time_point deadline) {
+  if (!common_model(spec_.mode) || d.start_round == 0 || d.source == transport_.self()) return;
+  std::vector<PeerId> others;
+  for (PeerId p : d.view.members)
+    if (p != transport_.self()) others.push_back(p);
+  StateHashes& hashes = control_.state_hashes();
+  const std::uint64_t round = d.start_round - 1;
+  std::optional<Clock::time_point> first;
+  await_digests(deadline, [&] {
+    if (!first && !hashes.of(d.view.number, round).empty()) first = Clock::now() + kVouchGrace;
+    return hashes.complete(d.view.number, round, others) || (first && Clock::now() >= *first);
+  });
+  const std::map<PeerId, std::uint64_t> vouched = hashes.of(d.view.number, round);
+  const StateVerdict v = judge(vouched, others);
+  if (!v.majority)
+    return log("no digest most members agree on vouches for the model taken over (" + digests_text(vouched) + ")");
+  for (PeerId source = d.source;;) {
+    const std::uint64_t got = protocols::digest_of(model_);
+    if (got == *v.majority) return;
+    control_.count("wrong_state_served");
+    wrong_seeders_.insert(source);
+    warn("peer " + std::to_string(source) + " handed over a model of digest " + digest_text(got) + ", not " +
+         digest_text(*v.majority) + " that the members vouch for: it is not asked again");
+    std::optional<PeerId> next;
+    for (const auto& [peer, digest] : vouched)
+      if (digest == *v.majority && !wrong_seeders_.count(peer) && control_.alive(peer)) next = next.value_or(peer);
+    if (!next) return warn("no member handed over the model they vouch for: going on with the one taken");
+    fetch_model(transport_, control_, *next, model_, deadline);
+    source = *next;
+  }
+}
+
+void ElasticSync::warn(const std::string& line) const {
+  if (spec_.on_warning) spec_.on_warning(line);
+  else log(line);
 }
 
 ElasticSync::Outcome ElasticSync::change_view(std::uint64_t iteration) {
@@ -176,8 +376,12 @@ ElasticSync::Outcome ElasticSync::change_view(std::uint64_t iteration) {
   }
   log("view " + std::to_string(view_.number) + " -> " + std::to_string(d.view.number) + ": members " +
       describe(d.view.members) + ", going on from round " + std::to_string(d.start_round) + " (" + why + ")");
+  const std::vector<PeerId> before = view_.members;
   adopt(d);
-  if (round_ >= d.start_round) return Outcome::rerun;
+  if (round_ >= d.start_round) {
+    vouch(before, d);
+    return Outcome::rerun;
+  }
   // The round this peer works on is complete elsewhere: take it over.
   const bool moved = round_ + 1 != d.start_round || iteration != d.iteration;
   if (common_model(spec_.mode) || moved) take_over(d, deadline);
@@ -186,12 +390,14 @@ ElasticSync::Outcome ElasticSync::change_view(std::uint64_t iteration) {
   std::copy(model_.begin(), model_.end(), common_.begin());
   control_.serve(common_, common_iteration_);
   transport_.announce(view_.number, round_);
+  vouch(before, d);
   if (!moved) return Outcome::done;
   moved_ = Position{round_, d.iteration};
   return Outcome::moved;
 }
 
 void ElasticSync::adopt(const Decision& d) {
+  digest_round_.reset();  // rounds before a view change are settled by it, not judged
   view_ = d.view;
   control_.set_view(view_);
   transport_.announce(view_.number, round_);
@@ -238,6 +444,7 @@ Position ElasticSync::join(Clock::time_point deadline) {
       adopt(d);
       try {
         take_over(d, deadline);
+        check_taken_over(d, deadline);
       } catch (const MembershipChanged&) {
         continue;  // the source died: the members agree again, with this peer among them
       }
@@ -300,6 +507,7 @@ void ElasticSync::put_back_state(const std::vector<PeerId>& members, std::uint64
 }
 
 void ElasticSync::finish() {
+  check_state();  // the last round's, so that the run ends on one state
   // The watched peers hear it directly, each before the leave that follows (also those held
   // for dead, which may pass the leave on); the others learn it from their death notices.
   const Standing here{round_, common_iteration_};

@@ -35,11 +35,22 @@
 // until every other member has finished or died, so a member still in the last round can
 // take that model over. Fewer members than min_peers: TooFewPeers, with the model as it was
 // before the round.
+//
+// One state (the modes whose members end a round with the same model): after each round a
+// member sends the others the digest of its model and its algorithm's shared state, and
+// before its next round it judges them (gossip/control/state_hashes.h: the majority, a tie);
+// one that differs from the majority takes the majority's state from a holder whose state
+// has the majority's digest, keeping its own progress since the round (its model's change
+// from its own round result), and goes on. A peer a view change admits checks the model it
+// took over against the digest the members vouch for, and takes it from another member when
+// the seeder handed over something else; a seeder caught so is not asked again.
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -49,6 +60,7 @@
 #include "gossip/algorithms/sync_algorithm.h"
 #include "gossip/control/control_plane.h"
 #include "gossip/control/job_start.h"
+#include "gossip/control/state_hashes.h"
 #include "gossip/control/view_agreement.h"
 #include "gossip/transport/transport.h"
 #include "protocols/span.h"
@@ -74,6 +86,8 @@ class ElasticSync {
   /// Under a robust aggregator, per neighbour over every view so far (robust_aggregation.h).
   std::map<PeerId, NeighbourStats> neighbour_stats() const;
 
+  /// What the checks of the members' state digests found so far.
+  const StateCheck& state_check() const { return state_check_; }
   /// The algorithm's state beyond the model, for a checkpoint (empty values: none).
   AlgorithmState algorithm_state() const;
   /// A checkpoint's state, put back into the first algorithm built if that one is for the
@@ -91,6 +105,13 @@ class ElasticSync {
   void build(std::uint64_t start_round);
   void put_back_state(const std::vector<PeerId>& members, std::uint64_t start_round);
   void complete_round(std::uint64_t iteration);
+  void publish_digest();
+  void check_state();
+  void heal(std::uint64_t round, std::uint64_t majority, const std::map<PeerId, std::uint64_t>& reported);
+  void warn(const std::string& line) const;
+  void await_digests(Clock::time_point deadline, const std::function<bool()>& done);
+  void vouch(const std::vector<PeerId>& before, const Decision& decision);
+  void check_taken_over(const Decision& decision, Clock::time_point deadline);
   void restore();
   /// Whether `after` (ascending) has a member `before` (ascending) lacks.
   static bool admits(const std::vector<PeerId>& before, const std::vector<PeerId>& after);
@@ -115,6 +136,10 @@ class ElasticSync {
   std::optional<AlgorithmState> resumed_;
   std::map<std::string, std::uint64_t> drops_;  // of algorithms already replaced
   std::map<PeerId, NeighbourStats> neighbour_stats_;  // of algorithms already replaced
+  std::vector<float> shared_;  // the algorithm's shared state after the last completed round, as served
+  std::optional<std::uint64_t> digest_round_;  // the round whose digests the next exchange() judges
+  StateCheck state_check_;
+  std::set<PeerId> wrong_seeders_;  // handed over a state whose digest the members did not agree on
 };
 
 }  // namespace starling::gossip

@@ -75,6 +75,7 @@ ControlOptions control_options(const ExchangeSpec& s, std::size_t parameters) {
   c.shape.tensor_sizes = s.tensor_sizes.empty() ? std::vector<std::uint64_t>{parameters} : s.tensor_sizes;
   c.straggler_after = std::max(std::chrono::milliseconds(1000), 2 * s.heartbeat);
   c.log = s.on_event;
+  c.fault_in_served = s.fault_in_served;
   c.watch = watched(s);
   return c;
 }
@@ -158,6 +159,28 @@ std::map<PeerId, NeighbourStats> PeerExchange::neighbour_stats() const {
 }
 
 std::vector<PeerId> PeerExchange::members() const { return sync_ ? sync_->view().members : std::vector<PeerId>{}; }
+
+std::vector<PeerStatus> PeerExchange::peer_status() const {
+  const TransportStats stats = transport_->stats();
+  const auto heard = transport_->liveness();
+  const auto watched = control_->watched();
+  const auto now = std::chrono::steady_clock::now();
+  std::vector<PeerStatus> out;
+  for (const PeerAddress& p : spec_.peers) {
+    if (p.id == spec_.peers[static_cast<std::size_t>(spec_.rank)].id) continue;
+    PeerStatus s;
+    s.id = p.id, s.endpoint = p.endpoint;
+    if (const auto it = stats.peers.find(p.id); it != stats.peers.end()) s.traffic = it->second;
+    if (const auto it = heard.find(p.id); it != heard.end())
+      s.silent_seconds = std::chrono::duration<double>(now - it->second.last_heard).count();
+    s.alive = control_->alive(p.id);
+    s.finished = control_->finished().count(p.id) != 0;
+    const bool watching = std::find(watched.begin(), watched.end(), p.id) != watched.end();
+    s.suspected = s.alive && watching && !control_->responsive(p.id);
+    out.push_back(std::move(s));
+  }
+  return out;
+}
 
 // At most one line per kDropReportEvery: what was dropped since the last one, by reason.
 void PeerExchange::report_drops() {

@@ -35,6 +35,18 @@
 
 namespace starling::gossip {
 
+/// Another peer of the job as this one sees it now (a live monitor's row): what crossed the
+/// link, when it was last heard, and whether membership holds it alive.
+struct PeerStatus {
+  PeerId id = 0;
+  std::string endpoint;
+  PeerTraffic traffic;
+  std::optional<double> silent_seconds;  // since anything arrived from it; none: never heard
+  bool alive = true;       // not declared dead (membership.h)
+  bool finished = false;   // said it finished: gone, but not dead
+  bool suspected = false;  // alive, watched, but silent past two heartbeats
+};
+
 class PeerExchange {
  public:
   /// Binds this peer's endpoint (connections to the others open on demand); `model` must stay valid
@@ -78,8 +90,13 @@ class PeerExchange {
   void resume(AlgorithmState state) {
     if (sync_) sync_->resume(std::move(state));
   }
+  /// What the checks of the members' state digests found (the modes with a common model;
+  /// gossip/control/state_hashes.h); all zero otherwise.
+  StateCheck state_check() const { return sync_ ? sync_->state_check() : StateCheck{}; }
   /// The last view's members (the synchronous modes); empty for async-gossip.
   std::vector<PeerId> members() const;
+  /// Every other peer of the job, in ring order. Not while a mix runs on another thread.
+  std::vector<PeerStatus> peer_status() const;
   const ExchangeSpec& spec() const { return spec_; }
 
  private:

@@ -29,6 +29,13 @@ Model::Model(const ModelSpec& spec) : spec_(spec), chain_(make_chain(spec)) {
 }
 
 void Model::init(uint64_t seed) {
+  if (spec_.initial) {
+    if (spec_.initial->size() != params_.size())
+      throw std::invalid_argument("initial weights: " + std::to_string(spec_.initial->size()) + " values, this model has " +
+                                  std::to_string(params_.size()));
+    std::copy(spec_.initial->begin(), spec_.initial->end(), params_.data());
+    return;
+  }
   std::mt19937_64 rng(seed);
   chain_.init(rng);
 }

@@ -24,6 +24,9 @@ struct ModelSpec {
   int context = 64;               // language models: bytes of context; a training window is context + 1
   int blocks = 4, heads = 4, width = 128;  // "gpt": transformer blocks, attention heads, embedding width
   std::string mlp = "gelu";                // "gpt": a block's MLP (learners/gpt.h's kGptMlps)
+  /// Weights to start from in place of the seeded draw (a whole parameter arena, e.g. a
+  /// safetensors file imported by run.init_from); null: drawn from the seed.
+  std::shared_ptr<const std::vector<float>> initial;
 };
 
 /// The GPT a "gpt" spec names (learners/gpt.h): its blocks, heads, width and context, the
@@ -47,7 +50,8 @@ class Model {
   float* grads() { return grads_.data(); }
   const float* grads() const { return grads_.data(); }
 
-  /// He initialisation from a seed.
+  /// He initialisation from a seed, or the spec's `initial` weights when it has them (throws
+  /// std::invalid_argument when they are not one arena of this model).
   void init(uint64_t seed);
   /// Training, with `key` drawing this step's dropout masks, or evaluation (the default).
   void set_mode(bool training, uint64_t key = 0) { chain_.set_mode(training, key); }

@@ -3,6 +3,7 @@
 
 #include "learners/crc32.h"
 #include "learners/mapped_file.h"
+#include "learners/tokenizer.h"
 
 #include <unistd.h>
 
@@ -110,7 +111,9 @@ std::string skip_summary(const std::string& path, const TextListing& listing) {
 
 }  // namespace
 
-struct TextCorpus::Storage : ByteStorage {};
+struct TextCorpus::Storage : ByteStorage {
+  std::vector<int32_t> tokens;  // a tokenized corpus's ids
+};
 
 TextCorpus TextCorpus::from_files(const std::vector<std::string>& paths, double validation_fraction) {
   if (!(validation_fraction >= 0.0 && validation_fraction < 1.0))
@@ -187,7 +190,47 @@ void TextCorpus::write_packed(const std::string& path) const {
   }
 }
 
+TextCorpus TextCorpus::tokenized(const TextCorpus& text, const Tokenizer& tokenizer) {
+  if (text.is_tokenized()) throw DataError("text: the corpus is tokenized already");
+  TextCorpus c;
+  c.storage_ = std::make_shared<Storage>();
+  std::vector<int32_t>& all = c.storage_->tokens;
+  const auto encode = [&](uint64_t begin, uint64_t end) {
+    const std::vector<int32_t> ids = tokenizer.encode(
+        std::string_view(reinterpret_cast<const char*>(text.bytes_ + begin), static_cast<std::size_t>(end - begin)));
+    all.insert(all.end(), ids.begin(), ids.end());
+    return static_cast<uint64_t>(ids.size());
+  };
+  for (const TextFile& f : text.files_) {
+    TextFile t;
+    t.path = f.path, t.begin = all.size();
+    t.train_bytes = encode(f.begin, f.train_end());
+    t.bytes = t.train_bytes + encode(f.train_end(), f.end());
+    c.files_.push_back(std::move(t));
+  }
+  c.tokens_ = all.data();
+  c.size_ = all.size();
+  c.token_bytes_ = std::make_shared<const std::vector<uint32_t>>(tokenizer.token_bytes());
+  return c;
+}
+
+int TextCorpus::vocabulary() const {
+  return token_bytes_ ? static_cast<int>(token_bytes_->size()) : kByteVocabulary;
+}
+
+uint64_t TextCorpus::bytes_covered(uint64_t begin, uint64_t end) const {
+  if (!tokens_) return end - begin;
+  uint64_t bytes = 0;
+  for (uint64_t i = begin; i < end; ++i) bytes += (*token_bytes_)[static_cast<std::size_t>(tokens_[i])];
+  return bytes;
+}
+
 void TextCorpus::gather(const uint64_t* starts, int n, int window, int32_t* tokens) const {
+  if (tokens_) {
+    for (int i = 0; i < n; ++i)
+      std::copy(tokens_ + starts[i], tokens_ + starts[i] + window, tokens + static_cast<std::size_t>(i) * window);
+    return;
+  }
   for (int i = 0; i < n; ++i) {
     const uint8_t* from = bytes_ + starts[i];
     int32_t* to = tokens + static_cast<std::size_t>(i) * window;
@@ -239,16 +282,17 @@ TextCorpus load_text_corpus(const std::string& cache_dir, const std::string& pat
 }
 
 void check_windows(const TextCorpus& corpus, int window) {
-  if (window < 2) throw DataError("text: a window needs at least two bytes (an input and its target)");
+  const std::string unit = corpus.is_tokenized() ? " tokens" : " bytes";
+  if (window < 2) throw DataError("text: a window needs at least two" + unit + " (an input and its target)");
   const auto w = static_cast<uint64_t>(window);
   for (const TextFile& f : corpus.files())
     if (f.train_bytes < w)
       throw DataError(f.path + ": its training part (" + std::to_string(f.train_bytes) + " of its " +
-                      std::to_string(f.bytes) + " bytes) is shorter than one window of " + std::to_string(window) +
-                      " bytes (model.context + 1)");
+                      std::to_string(f.bytes) + unit + ") is shorter than one window of " + std::to_string(window) + unit +
+                      " (model.context + 1)");
   if (validation_windows(corpus, window).empty())
-    throw DataError("text: no file's validation part holds a window of " + std::to_string(window) +
-                    " bytes (model.context + 1); raise data.validation_fraction or use longer files");
+    throw DataError("text: no file's validation part holds a window of " + std::to_string(window) + unit +
+                    " (model.context + 1); raise data.validation_fraction or use longer files");
 }
 
 std::vector<uint64_t> validation_windows(const TextCorpus& corpus, int window) {

@@ -12,6 +12,11 @@
 // Packed file (little-endian): "STRLTX01" | u32 version=1 | u32 files | u64 text_bytes |
 // u64 table_bytes | u32 crc32(table, text) | u32 zero; then the table, per file: u64 bytes |
 // u64 train_bytes | u32 name length | the name (its path); then the files' bytes back to back.
+//
+// A tokenized corpus (TextCorpus::tokenized, learners/tokenizer.h) holds subword token ids in
+// place of bytes: each file's training and validation parts encoded apart, so both keep the
+// byte split's text; its positions (TextFile's begin, bytes and train_bytes, size(), the
+// starts of windows) then count tokens, and bytes_covered tells how many bytes they stand for.
 #include "learners/dataset.h"
 #include "learners/dataset_formats.h"
 
@@ -21,6 +26,8 @@
 #include <vector>
 
 namespace starling {
+
+class Tokenizer;
 
 /// The vocabulary of byte tokens.
 inline constexpr int kByteVocabulary = 256;
@@ -43,12 +50,20 @@ class TextCorpus {
   static TextCorpus open_packed(const std::string& path);
   /// Writes the packed format atomically (temporary file, then rename).
   void write_packed(const std::string& path) const;
+  /// `text` (a corpus of bytes) as `tokenizer`'s ids, each file's two parts encoded apart;
+  /// throws DataError when `text` is tokenized already.
+  static TextCorpus tokenized(const TextCorpus& text, const Tokenizer& tokenizer);
 
   const std::vector<TextFile>& files() const { return files_; }
-  const uint8_t* bytes() const { return bytes_; }
-  uint64_t size() const { return size_; }
+  const uint8_t* bytes() const { return bytes_; }  // null when tokenized
+  uint64_t size() const { return size_; }           // positions: bytes, or tokens
+  bool is_tokenized() const { return tokens_ != nullptr; }
+  /// Token ids run over [0, vocabulary()): 256 bytes, or the tokenizer's.
+  int vocabulary() const;
+  /// Bytes of text that positions [begin, end) stand for (end − begin unless tokenized).
+  uint64_t bytes_covered(uint64_t begin, uint64_t end) const;
 
-  /// Tokens t[n × window]: the bytes of the windows that start at `starts`.
+  /// Tokens t[n × window]: the bytes (or token ids) of the windows that start at `starts`.
   void gather(const uint64_t* starts, int n, int window, int32_t* tokens) const;
 
  private:
@@ -56,6 +71,8 @@ class TextCorpus {
   std::shared_ptr<Storage> storage_;
   std::vector<TextFile> files_;
   const uint8_t* bytes_ = nullptr;
+  const int32_t* tokens_ = nullptr;
+  std::shared_ptr<const std::vector<uint32_t>> token_bytes_;  // per id, when tokenized
   uint64_t size_ = 0;
 };
 

@@ -58,34 +58,46 @@ void check_sampling(const SamplingSpec& spec) {
 }
 
 std::string sample_text(Model& model, kernels::Backend backend, const std::string& prompt, const SamplingSpec& spec,
-                        const std::function<void(const std::string&)>& emit) {
+                        const std::function<void(const std::string&)>& emit, const Tokenizer* tokenizer) {
   const ModelSpec& m = model.spec();
   if (!is_language_model(m))
     throw std::invalid_argument("sampling text needs a language model (model.kind = \"gpt\" or a list from a token_embedding), not " + m.kind);
   check_sampling(spec);
   const int context = m.context, vocab = m.classes;
+  if (tokenizer && tokenizer->vocabulary() != vocab)
+    throw std::invalid_argument("sampling: the tokenizer has " + std::to_string(tokenizer->vocabulary()) +
+                                " tokens, the model " + std::to_string(vocab));
   std::string text = prompt.empty() ? std::string("\n") : prompt;
+  std::vector<int32_t> ids;
+  if (tokenizer) ids = tokenizer->encode(text);
+  else for (char c : text) ids.push_back(static_cast<unsigned char>(c));
   const std::size_t start = text.size();
   std::size_t emitted = start;
   std::vector<float> window(static_cast<std::size_t>(context), 0.0f);
   model.set_mode(false);
   for (int i = 0; i < spec.bytes; ++i) {
-    // The last `context` bytes, left-aligned: causal attention keeps the padding after them
+    // The last `context` tokens, left-aligned: causal attention keeps the padding after them
     // from reaching the position read.
-    const std::size_t used = std::min(text.size(), static_cast<std::size_t>(context));
-    for (std::size_t t = 0; t < used; ++t)
-      window[t] = static_cast<float>(static_cast<unsigned char>(text[text.size() - used + t]));
+    const std::size_t used = std::min(ids.size(), static_cast<std::size_t>(context));
+    for (std::size_t t = 0; t < used; ++t) window[t] = static_cast<float>(ids[ids.size() - used + t]);
     std::fill(window.begin() + static_cast<std::ptrdiff_t>(used), window.end(), 0.0f);
     const float* logits = model.forward(backend, 1, window.data()) + (used - 1) * static_cast<std::size_t>(vocab);
     const uint64_t bits = mix_seed(spec.seed, static_cast<uint64_t>(i));
     const double u = static_cast<double>(bits >> 11) * 0x1.0p-53;
-    text.push_back(static_cast<char>(draw(logits, vocab, spec, u)));
-    const std::string continuation = text.substr(start);
-    if (!spec.stop.empty() && continuation.size() >= spec.stop.size() &&
-        continuation.compare(continuation.size() - spec.stop.size(), spec.stop.size(), spec.stop) == 0) {
-      text.resize(text.size() - spec.stop.size());
-      break;
+    const std::size_t before = text.size();
+    ids.push_back(draw(logits, vocab, spec, u));
+    if (tokenizer) text += tokenizer->token_text(ids.back());
+    else text.push_back(static_cast<char>(ids.back()));
+    // The stop string, in the continuation, ending in what this draw added (a token may add
+    // several bytes, so it need not end the text).
+    if (!spec.stop.empty()) {
+      const std::size_t from = std::max(start, before + 1 >= spec.stop.size() ? before + 1 - spec.stop.size() : std::size_t{0});
+      if (const std::size_t at = text.find(spec.stop, from); at != std::string::npos) {
+        text.resize(at);
+        break;
+      }
     }
+    const std::string continuation = text.substr(start);
     const std::size_t ready = text.size() - (spec.stop.empty() ? 0 : held_back(continuation, spec.stop));
     if (emit && ready > emitted) emit(text.substr(emitted, ready - emitted));
     emitted = std::max(emitted, ready);

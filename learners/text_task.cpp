@@ -60,6 +60,10 @@ class TextBatches final : public BatchSource {
 
 }  // namespace
 
+uint64_t target_bytes(const TextCorpus& corpus, uint64_t start, int window) {
+  return corpus.bytes_covered(start + 1, start + static_cast<uint64_t>(window));
+}
+
 double bits_per_byte(double nats) { return nats / std::log(2.0); }
 
 uint64_t window_seed(uint64_t seed, uint64_t stream) { return mix_seed(seed, 0x7e47 ^ (stream << 32)); }
@@ -68,8 +72,9 @@ TextTask::TextTask(TextCorpus corpus, TextPart part, int window)
     : corpus_(std::move(corpus)), part_(std::move(part)), window_(window), starts_(window_starts(part_, window)) {}
 
 void TextTask::check_model(const ModelSpec& model) const {
-  if (!is_language_model(model) || model.context + 1 != window_ || model.classes != kByteVocabulary)
-    throw std::invalid_argument("learner: the model is not a byte language model of context " + std::to_string(window_ - 1));
+  if (!is_language_model(model) || model.context + 1 != window_ || model.classes != corpus_.vocabulary())
+    throw std::invalid_argument("learner: the model is not a language model of context " + std::to_string(window_ - 1) +
+                                " over " + std::to_string(corpus_.vocabulary()) + " tokens");
 }
 
 std::unique_ptr<BatchSource> TextTask::batch_source(const LearnerSpec& spec) const {
@@ -80,7 +85,11 @@ double TextTask::loss(const ModelSpec& model, int n, const float* logits, const 
   return sequence_cross_entropy(n, model.context, model.classes, logits, targets, dlogits);
 }
 
-Evaluation TextTask::evaluate(Model& model, kernels::Backend backend) const { return evaluate_text(model, backend, corpus_); }
+int evaluation_batch(int context) { return std::max(1, 2048 / std::max(1, context)); }
+
+Evaluation TextTask::evaluate(Model& model, kernels::Backend backend) const {
+  return evaluate_text(model, backend, corpus_, evaluation_batch(window_ - 1));
+}
 
 Evaluation evaluate_text(Model& model, kernels::Backend backend, const TextCorpus& corpus, int batch) {
   const int context = model.spec().context, vocab = model.spec().classes;
@@ -89,16 +98,21 @@ Evaluation evaluate_text(Model& model, kernels::Backend backend, const TextCorpu
   std::vector<int32_t> tokens(static_cast<std::size_t>(batch) * (context + 1)), targets(static_cast<std::size_t>(batch) * context);
   AlignedBuffer<float> x(static_cast<std::size_t>(batch) * context);
   model.set_mode(false);
-  double sum = 0.0;
+  // Bytes: the mean of the windows' means. Tokens: the windows' summed nats over the bytes
+  // their targets stand for.
+  const bool tokens_in = corpus.is_tokenized();
+  double sum = 0.0, bytes = 0.0;
   for (std::size_t first = 0; first < starts.size(); first += static_cast<std::size_t>(batch)) {
     const int n = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(batch), starts.size() - first));
     corpus.gather(starts.data() + first, n, context + 1, tokens.data());
     split_windows(tokens.data(), n, context, x.data(), targets.data());
     const float* logits = model.forward(backend, n, x.data());
-    sum += sequence_cross_entropy(n, context, vocab, logits, targets.data(), nullptr) * n;
+    const double loss = sequence_cross_entropy(n, context, vocab, logits, targets.data(), nullptr) * n;
+    sum += tokens_in ? loss * context : loss;
+    for (int i = 0; i < n && tokens_in; ++i) bytes += static_cast<double>(target_bytes(corpus, starts[first + i], context + 1));
   }
   Evaluation e;
-  e.loss = sum / static_cast<double>(starts.size());
+  e.loss = sum / (tokens_in ? bytes : static_cast<double>(starts.size()));
   return e;
 }
 

@@ -19,9 +19,19 @@ uint64_t window_seed(uint64_t seed, uint64_t stream);
 /// Bits per byte of a mean loss in nats per byte.
 double bits_per_byte(double nats);
 
+/// Bytes of text that the targets of the window at `start` (its positions after the first)
+/// stand for: window − 1 on bytes.
+uint64_t target_bytes(const TextCorpus& corpus, uint64_t start, int window);
+
+/// Validation windows a forward takes at once: 2,048 tokens' worth (32 windows of nanoGPT's
+/// CPU context of 64, 2 of GPT-2's 1,024), so that the central model's forward holds no more
+/// than a training batch does at the larger sizes.
+int evaluation_batch(int context);
+
 /// The mean loss (nats per predicted byte) of `model` over every validation window of
-/// `corpus` (validation_windows), `batch` windows at a time; accuracy is left at 0.
-Evaluation evaluate_text(Model& model, kernels::Backend backend, const TextCorpus& corpus, int batch = 32);
+/// `corpus` (validation_windows), `batch` windows at a time; on a tokenized corpus the
+/// summed loss of every window's targets over the bytes they stand for. Accuracy is left at 0.
+Evaluation evaluate_text(Model& model, kernels::Backend backend, const TextCorpus& corpus, int batch);
 
 class TextTask final : public Task {
  public:

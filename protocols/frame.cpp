@@ -10,7 +10,7 @@ namespace starling::protocols {
 
 bool is_known_message_type(std::uint8_t byte) {
   return byte >= static_cast<std::uint8_t>(MessageType::hello) &&
-         byte <= static_cast<std::uint8_t>(MessageType::view);
+         byte <= static_cast<std::uint8_t>(MessageType::state_hash);
 }
 
 bool carries_tensor(MessageType type) {
@@ -37,7 +37,7 @@ std::uint8_t allowed_flags(MessageType type) {
 
 bool is_control_message(MessageType type) {
   return type == MessageType::hello || type == MessageType::heartbeat || type == MessageType::leave ||
-         type == MessageType::view;
+         type == MessageType::view || type == MessageType::state_hash;
 }
 
 bool is_control_frame(ByteSpan header) {

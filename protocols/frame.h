@@ -1,7 +1,8 @@
 #pragma once
 // The fixed frame header every Starling message starts with, and its validation. A message
 // is two ZeroMQ frames: this 48-byte header and one payload whose meaning depends on the
-// message type (see membership_messages.h, tensor_messages.h, state_transfer.h).
+// message type (see membership_messages.h, tensor_messages.h, state_transfer.h,
+// view_messages.h, state_hash_messages.h).
 //
 //  Header frame (little-endian, 48 bytes):
 //  +--------+------+------------------------------------------------------------+
@@ -46,6 +47,7 @@ enum class MessageType : std::uint8_t {
   allreduce_segment = 8,  // one ring all-reduce segment (flags: phase)
   state_transfer = 9,     // full state for a joining peer, in chunks
   view = 10,              // membership view agreement: status, prepare, decide (view_messages.h)
+  state_hash = 11,        // the digest of a member's shared state after a round (state_hash_messages.h)
 };
 
 /// Flag bits of the header's flags byte; which ones a type allows is in allowed_flags().
@@ -74,7 +76,7 @@ struct FrameLimits {
 
 bool is_known_message_type(std::uint8_t byte);
 /// Control messages keep the peers together rather than carry the model: hello,
-/// heartbeat, leave and view. The rest is data.
+/// heartbeat, leave, view and state_hash. The rest is data.
 bool is_control_message(MessageType type);
 /// Whether an encoded header (as encode_header writes it) is a control message's.
 bool is_control_frame(ByteSpan header);

@@ -15,15 +15,19 @@ run="qemu-aarch64-static"
 scripts/deps.sh arm64
 
 # The arm64 packages that do not install beside the host's amd64 ones (scripts/deps.sh says
-# why), unpacked from Debian's own .debs: CAF and oneDNN.
+# why), unpacked from Debian's own .debs: CAF, oneDNN and SentencePiece. The marker names
+# the list, so that a sysroot unpacked for an older list is unpacked again.
 sysroot=$build/sysroot
-if [ ! -e "$sysroot/done" ]; then
+if [ ! -e "$sysroot/done-caf-dnnl-sentencepiece" ]; then
   rm -rf "$sysroot"
   mkdir -p "$sysroot/debs"
-  (cd "$sysroot/debs" && apt-get download -qq libcaf-core0.17:arm64 libcaf-dev:arm64 libdnnl-dev:arm64 libdnnl2:arm64 2>/dev/null)
+  (cd "$sysroot/debs" && apt-get download -qq libcaf-core0.17:arm64 libcaf-dev:arm64 libdnnl-dev:arm64 libdnnl2:arm64 \
+    libsentencepiece-dev:arm64 libsentencepiece0:arm64 2>/dev/null)
   for deb in "$sysroot"/debs/*.deb; do dpkg-deb -x "$deb" "$sysroot"; done
-  touch "$sysroot/done"
+  touch "$sysroot/done-caf-dnnl-sentencepiece"
 fi
+# SentencePiece is found through pkg-config: its arm64 .pc file, its paths under the sysroot.
+export PKG_CONFIG_LIBDIR=$PWD/$sysroot/usr/lib/aarch64-linux-gnu/pkgconfig PKG_CONFIG_SYSROOT_DIR=$PWD/$sysroot
 
 cmake -S . -B "$build" -DCMAKE_TOOLCHAIN_FILE="$PWD/cmake/aarch64-linux-gnu.cmake" \
   -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$PWD/$sysroot/usr" "$@" >/dev/null

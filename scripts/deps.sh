@@ -10,20 +10,24 @@ set -euo pipefail
 # ocl-icd-opencl-dev: Debian's oneDNN CMake config insists on finding OpenCL.
 build=(cmake make g++ pkg-config zlib1g-dev libcaf-dev libzmq3-dev cppzmq-dev libeigen3-dev
        libdnnl-dev ocl-icd-opencl-dev libboost-test-dev libtomlplusplus-dev libcli11-dev libspdlog-dev nlohmann-json3-dev
-       libopenblas-dev dataset-fashion-mnist iproute2)
+       libopenblas-dev dataset-fashion-mnist iproute2 libsentencepiece-dev prometheus-cpp-dev)
 # The demo's PyTorch DDP variant, the experiment's plots and the simulator's calibration
 # script (python3-*); `mpirun` for the Open MPI recipe's test; clang with its libFuzzer
 # runtime for the fuzz targets, which the suite builds and runs briefly; Slurm's controller
 # and node daemon with munge, which the Slurm test starts as a one-node cluster on this host;
-# fortunes, the shipped text corpus of the language models (/usr/share/games/fortunes).
+# fortunes, the shipped text corpus of the language models (/usr/share/games/fortunes);
+# SentencePiece's command-line tools and Python module, the subword tokenizer's other side;
+# the monitor's tests parse /metrics with prometheus_client, open the live page in Chromium
+# and fetch with curl.
 run=(python3 python3-torch python3-matplotlib python3-numpy openmpi-bin clang libclang-rt-14-dev
-     slurmctld slurmd slurm-client munge fortunes)
+     slurmctld slurmd slurm-client munge fortunes sentencepiece python3-sentencepiece python3-prometheus-client chromium
+     curl)
 # The MPI all-reduce benchmark compiles against Open MPI.
 bench=(libopenmpi-dev)
-# The arm64 libraries beside the host's (Eigen and CLI11 are headers, from `build`). Two do
+# The arm64 libraries beside the host's (Eigen and CLI11 are headers, from `build`). Three do
 # not install beside their amd64 packages, so scripts/arm64.sh unpacks them into its build
-# folder instead: CAF (not multiarch) and oneDNN's headers (dnnl_config.h differs per
-# architecture; its library, libdnnl2, installs). ocl-icd-opencl-dev: as in `build`.
+# folder instead: CAF and SentencePiece (not multiarch) and oneDNN's headers (dnnl_config.h
+# differs per architecture; its library, libdnnl2, installs). ocl-icd-opencl-dev: as in `build`.
 arm64=(g++-aarch64-linux-gnu qemu-user-static libzmq3-dev:arm64 cppzmq-dev:arm64 libdnnl2:arm64
        ocl-icd-opencl-dev:arm64 libboost-test-dev:arm64 libtomlplusplus-dev:arm64 libspdlog-dev:arm64
        zlib1g-dev:arm64)

@@ -20,6 +20,7 @@ class AdaptiveCompressionSync final : public SyncAlgorithm {
   /// InvalidArgument without a controller in the setup.
   explicit AdaptiveCompressionSync(const SyncSetup& setup);
   std::map<std::string, std::uint64_t> drops() const override { return inner_->drops(); }
+  std::vector<protocols::Span<float>> shared_state() override { return inner_->shared_state(); }
 
  private:
   void round(double compute_seconds) override;

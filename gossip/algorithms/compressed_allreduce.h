@@ -84,6 +84,8 @@ class CompressedAllreduce {
   std::size_t last_sent() const { return last_sent_; }
   /// The common model of the last run.
   protocols::Span<const float> base() const { return base_; }
+  /// The same, for the members' state check to overwrite with the majority's (elastic_sync.h).
+  protocols::Span<float> base() { return base_; }
   /// What this peer's compression has left out so far, in units of the peers' sum.
   protocols::Span<const float> residual() const { return residual_; }
   std::map<std::string, std::uint64_t> drops() const;

@@ -23,6 +23,11 @@ class CompressedAllreduceSync final : public DensitySync {
   bool last_round_compressed() const override { return allreduce_.runs() > 1; }
   std::vector<float> state() const override;
   bool restore(const std::vector<float>& values) override;
+  /// The common model the next changes are taken from, once there is one.
+  std::vector<protocols::Span<float>> shared_state() override {
+    if (allreduce_.runs() == 0) return {};
+    return {allreduce_.base()};
+  }
 
  private:
   void round(double) override { allreduce_.run(); }

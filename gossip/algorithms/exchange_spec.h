@@ -18,6 +18,7 @@
 #include "gossip/transport/message.h"
 #include "gossip/transport/transport_context.h"
 #include "protocols/codec.h"
+#include "protocols/span.h"
 
 namespace starling::gossip {
 
@@ -116,6 +117,13 @@ struct ExchangeSpec {
   std::uint32_t max_messages_per_second = 50000;    // from one peer; more are dropped; 0: no cap
   std::vector<std::uint64_t> tensor_sizes;          // the model's shape, compared on joins
   std::function<void(const std::string&)> on_event;  // view changes, deaths, stragglers, drops
+  std::function<void(const std::string&)> on_warning;  // members whose state lost agreement; null: on_event
+  /// Tests only: called after each completed synchronous round, before its state digest is
+  /// taken, with the round, the model and the algorithm's shared state, to corrupt them
+  /// as a fault would (state_hashes.h).
+  std::function<void(std::uint64_t, protocols::Span<float>, const std::vector<protocols::Span<float>>&)> fault_after_round;
+  /// Tests only: corrupts a copy of the model this peer hands over on request (a lying seeder).
+  std::function<void(std::vector<float>&)> fault_in_served;
 };
 
 /// The key-file name of a peer in a keys folder: "peer<ID>".

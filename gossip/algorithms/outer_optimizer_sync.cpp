@@ -61,6 +61,11 @@ bool OuterOptimizerSync::restore(const std::vector<float>& values) {
   return kept_.restore(std::vector<float>(values.begin(), values.begin() + static_cast<long>(2 * n)));
 }
 
+std::vector<protocols::Span<float>> OuterOptimizerSync::shared_state() {
+  if (!started_) return {};
+  return {start_, velocity_};
+}
+
 // Δ = x₀ − x̄, u ← βu + Δ, then x₀ ← x̄ + c with c = Δ − α(Δ + βu) (Nesterov) or Δ − αu.
 void OuterOptimizerSync::step() {
   const std::size_t n = model_.size();

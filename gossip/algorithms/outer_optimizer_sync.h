@@ -51,6 +51,8 @@ class OuterOptimizerSync final : public SyncAlgorithm {
   /// x₀, u and, with a codec, the residual; empty while the optimizer is fresh.
   std::vector<float> state() const override;
   bool restore(const std::vector<float>& values) override;
+  /// x₀ and u once started (the residual with a codec is this member's own).
+  std::vector<protocols::Span<float>> shared_state() override;
 
  private:
   void round(double compute_seconds) override;

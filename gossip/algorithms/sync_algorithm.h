@@ -78,6 +78,11 @@ class SyncAlgorithm {
   /// Puts back what state() returned, in a view of the same members at the same round;
   /// false when it does not fit this algorithm (which then goes on as built).
   virtual bool restore(const std::vector<float>& values);
+  /// The state beyond the model that every member holds bit for bit after a round (an outer
+  /// optimizer's x₀ and momentum): what the members' state digests cover with the model, and
+  /// what a member that lost their agreement overwrites with the majority's
+  /// (gossip/control/state_hashes.h). Empty (the default) when there is none.
+  virtual std::vector<protocols::Span<float>> shared_state() { return {}; }
 
  protected:
   /// The round itself; throws MembershipChanged or TimeoutError when it cannot complete.

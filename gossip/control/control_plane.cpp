@@ -8,6 +8,7 @@
 #include "gossip/control/model_transfer.h"
 #include "gossip/transport/error.h"
 #include "gossip/transport/ring_common.h"
+#include "protocols/state_hash_messages.h"
 
 namespace starling::gossip {
 
@@ -65,6 +66,7 @@ bool ControlPlane::intercept(Message& m) {
     case MessageType::hello: on_hello(m); return true;
     case MessageType::view: on_view(m); return true;
     case MessageType::gossip_pull: on_pull(m); return true;
+    case MessageType::state_hash: return on_state_hash(m);
     default: break;
   }
   if (options_.views && carries_view(m.header.type)) return filter_by_view(m);
@@ -204,7 +206,21 @@ void ControlPlane::on_pull(const Message& m) {
   auto& last = last_answer_[m.from];
   if (now - last < kAnswerEvery) return count("pull_throttled");
   last = now;
-  send_model(transport_, m.from, served_, served_iteration_);
+  const protocols::Span<const float> shared = m.header.round == kPullSharedState ? served_shared_ : protocols::Span<const float>{};
+  if (!options_.fault_in_served) return send_model(transport_, m.from, served_, served_iteration_, shared);
+  std::vector<float> lie(served_.begin(), served_.end());
+  options_.fault_in_served(lie);
+  send_model(transport_, m.from, lie, served_iteration_, shared);
+}
+
+bool ControlPlane::on_state_hash(const Message& m) {
+  protocols::Result<protocols::StateHash> hash = protocols::decode_state_hash(m.bytes());
+  if (!hash) {
+    count(std::string("state_hash_") + std::string(protocols::to_string(hash.error())));
+    return true;
+  }
+  state_hashes_.record(m.from, hash->view, m.header.round, hash->digest);
+  return !wake_on_state_hash_;
 }
 
 std::optional<std::pair<PeerId, ViewMessage>> ControlPlane::next_view_message() {
@@ -284,8 +300,10 @@ std::vector<PeerId> ControlPlane::joiners() const {
   return live;
 }
 
-void ControlPlane::serve(protocols::Span<const float> model, std::uint64_t iteration) {
+void ControlPlane::serve(protocols::Span<const float> model, std::uint64_t iteration,
+                         protocols::Span<const float> shared) {
   served_ = model;
+  served_shared_ = shared;
   served_iteration_ = iteration;
 }
 

@@ -10,8 +10,10 @@
 //    a hello from a member whose heartbeats already name the current view is one sent
 //    before its admission and asks for nothing: "hello_after_admission") and peers that
 //    finished (the finished status they send before leave);
-//  - answers model requests (gossip_pull) with the model it was told to serve, at most
-//    one answer per peer every 200 ms (a request costs the answerer a whole model);
+//  - answers model requests (gossip_pull) with the model it was told to serve (and the
+//    shared state, when asked for it), at most one answer per peer every 200 ms (a request
+//    costs the answerer a whole model);
+//  - records the members' state digests (state_hash; state_hashes.h);
 //  - with views (the synchronous modes): passes data frames of the current view on, holds
 //    those of a newer view until set_view() reaches it, and drops older ones ("stale_view");
 //  - raises an event when the view must change: a member died, a peer asks to join, a view
@@ -35,6 +37,7 @@
 #include <vector>
 
 #include "gossip/control/membership.h"
+#include "gossip/control/state_hashes.h"
 #include "gossip/control/view.h"
 #include "gossip/transport/transport.h"
 #include "protocols/membership_messages.h"
@@ -54,6 +57,7 @@ struct ControlOptions {
   std::vector<PeerId> watch;
   std::chrono::milliseconds straggler_after{1000};
   std::function<void(const std::string&)> log;  // view changes, deaths, stragglers
+  std::function<void(std::vector<float>&)> fault_in_served;  // tests only: ExchangeSpec's
 };
 
 class ControlPlane final : public ReceiveHook {
@@ -107,8 +111,14 @@ class ControlPlane final : public ReceiveHook {
   /// lowest id, which leads view changes (view_agreement.h) and may watch others.
   std::vector<PeerId> join_contacts() const;
 
-  /// What model requests are answered with (empty: none); the span must stay valid.
-  void serve(protocols::Span<const float> model, std::uint64_t iteration);
+  /// What model requests are answered with (empty: none), and the shared state beyond the
+  /// model that requests may ask for (model_transfer.h); the spans must stay valid.
+  void serve(protocols::Span<const float> model, std::uint64_t iteration, protocols::Span<const float> shared = {});
+  /// The members' state digests heard so far (this peer records its own).
+  StateHashes& state_hashes() { return state_hashes_; }
+  /// While on, a state_hash message, recorded as always, also ends the receive that got it
+  /// (it comes back from try_receive), so that a wait for digests wakes as each arrives.
+  void wake_on_state_hash(bool on) { wake_on_state_hash_ = on; }
 
   /// A round of the exchange begins or ends (for naming stragglers).
   void round_started(std::uint64_t round);
@@ -123,6 +133,7 @@ class ControlPlane final : public ReceiveHook {
   bool admitted(PeerId peer) const;
   void on_view(const Message& m);
   void on_pull(const Message& m);
+  bool on_state_hash(const Message& m);
   bool relevant(PeerId from, const protocols::ViewMessage& m) const;
   bool filter_by_view(Message& m);
   void note_changes();
@@ -145,10 +156,13 @@ class ControlPlane final : public ReceiveHook {
   std::map<PeerId, std::uint64_t> newer_view_seen_;  // the newest view raised per peer
   std::map<PeerId, Clock::time_point> last_answer_;
   protocols::Span<const float> served_;
+  protocols::Span<const float> served_shared_;
   std::uint64_t served_iteration_ = 0;
   std::optional<std::pair<std::uint64_t, Clock::time_point>> round_start_;  // round, when
   bool straggler_named_ = false;
   std::map<std::string, std::uint64_t> drops_;
+  StateHashes state_hashes_;
+  bool wake_on_state_hash_ = false;
 };
 
 }  // namespace starling::gossip

@@ -124,7 +124,7 @@ BOOST_AUTO_TEST_CASE(node_protocol_under_the_deterministic_scheduler) {
   NodeSpec spec = small_spec(IntraSync::sma, 2);
   spec.train.epochs = 1;
   spec.detached_learners = false;  // every actor under the test coordinator
-  auto metrics = system.spawn(metrics_actor, &quiet);
+  auto metrics = system.spawn(metrics_actor, &quiet, std::function<void(const NodeSnapshot&)>{});
   auto node = system.spawn(node_actor, spec, task(), metrics, nullptr, std::string());
   caf::scoped_actor self{system};
   self->send(node, run_atom::value);

@@ -8,7 +8,9 @@
 #include "cli/data_partition.h"
 #include "learners/model.h"
 #include "learners/model_description.h"
+#include "learners/tokenizer.h"
 #include "tests/cli/config_errors.h"
+#include "tests/temp_dir.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -135,6 +137,54 @@ BOOST_AUTO_TEST_CASE(text_keys_and_their_errors) {
   BOOST_TEST(parse_config(text_peers, "test.toml").node.overlap);
   e = error_of(text_peers, {"exchange.average=\"gradients\""});
   BOOST_TEST((contains(e, "test.toml:8: exchange.overlap") && contains(e, "gradients")), e);
+}
+
+BOOST_AUTO_TEST_CASE(tokenizer_keys_and_their_errors) {
+  // A GPT on text with `keys` as more [data] keys, from line 6 on.
+  const auto text = [](const std::string& keys) {
+    return "[run]\ncheckpoint_dir = \"ckpt\"\n[data]\ndataset = \"text\"\npath = \"x\"\n" + keys + "[model]\nkind = \"gpt\"\n";
+  };
+  const Config bytes = parse_config(text(""), "jobs/t.toml");
+  BOOST_TEST(bytes.data.tokenizer == "bytes");
+  BOOST_TEST(bytes.node.train.learner.model.classes == 256);
+  const Config sp = parse_config(text("tokenizer = \"sentencepiece\"\nvocab_size = 512\n"), "jobs/t.toml");
+  BOOST_TEST(sp.node.train.learner.model.classes == 512);
+  BOOST_TEST(sp.data.tokenizer_type == "bpe");
+  BOOST_TEST(sp.data.tokenizer_model == "jobs/ckpt/tokenizer.model");  // beside the checkpoints
+  BOOST_TEST(contains(sp.data.tokenizer_model_at, "jobs/t.toml:6: data.tokenizer"), sp.data.tokenizer_model_at);
+
+  std::string e = error_of(text("tokenizer = \"sentencepiece\"\nvocab_size = 0\n"));
+  BOOST_TEST((contains(e, "test.toml:7: data.vocab_size") && contains(e, "1000000")), e);
+  e = error_of(text("tokenizer = \"sentencepiece\"\nvocab_size = 1000001\n"));
+  BOOST_TEST((contains(e, "test.toml:7: data.vocab_size") && contains(e, "1000000")), e);
+  e = error_of(text("tokenizer = \"wordpiece\"\n"));
+  BOOST_TEST((contains(e, "test.toml:6: data.tokenizer") && contains(e, "sentencepiece")), e);
+  e = error_of(text("tokenizer_type = \"wordpiece\"\n"));
+  BOOST_TEST((contains(e, "test.toml:6: data.tokenizer_type") && contains(e, "unigram")), e);
+  e = error_of(text("vocab_size = 512\n"));
+  BOOST_TEST((contains(e, "test.toml:6: data.vocab_size") && contains(e, "data.tokenizer = \"sentencepiece\"")), e);
+  e = error_of("[data]\ntokenizer = \"sentencepiece\"\n");
+  BOOST_TEST((contains(e, "test.toml:2: data.tokenizer") && contains(e, "data.dataset = \"text\"")), e);
+  e = error_of("[data]\nvocab_size = 512\n");
+  BOOST_TEST((contains(e, "test.toml:2: data.vocab_size") && contains(e, "data.dataset = \"text\"")), e);
+
+  // An existing model file must be a SentencePiece model of vocab_size tokens.
+  starling::testing::TempDir dir("config-tokenizer");
+  const std::string junk = dir.file("junk.model"), small = dir.file("small.model");
+  std::FILE* f = std::fopen(junk.c_str(), "w");
+  std::fputs("not a model", f);
+  std::fclose(f);
+  std::string words;
+  for (int i = 0; i < 3000; ++i) words += std::string(i % 7 ? " " : "\n") + "w" + std::to_string(i % 97);
+  starling::train_tokenizer({words}, {"bpe", 300, 1}, small);
+  const std::string with_model = "tokenizer = \"sentencepiece\"\ntokenizer_model = \"";
+  e = error_of(text(with_model + junk + "\"\n"));
+  BOOST_TEST((contains(e, "test.toml:7: data.tokenizer_model") && contains(e, "not a SentencePiece model")), e);
+  e = error_of(text(with_model + small + "\"\nvocab_size = 512\n"));
+  BOOST_TEST((contains(e, "test.toml:7: data.tokenizer_model") && contains(e, "holds 300 tokens") &&
+              contains(e, "data.vocab_size is 512")), e);
+  BOOST_TEST(error_of(text(with_model + small + "\"\nvocab_size = 300\n")) == "");
+  BOOST_TEST(error_of(text(with_model + dir.file("missing.model") + "\"\n")) == "");  // trained before training
 }
 
 namespace {

@@ -16,6 +16,11 @@ grep -q '"peers": 3' "$tmp/ar.json" || fail "summary does not count 3 peers"
 grep -q '^\[peer 2\]' "$tmp/ar.log" || fail "peer output is not prefixed"
 sent=$(grep '"bytes_sent"' "$tmp/ar.json" | tr -dc '0-9.')
 [ "${sent%.*}" -gt 100000 ] || fail "allreduce sent only $sent bytes"
+# One state (docs/failures.md): every peer's digests of the last rounds are the same.
+digests() { sed -n '/"state_hash"/,/}/p' "$tmp/out/e2e-peer$1.summary.json"; }
+[ "$(digests 0 | wc -l)" -gt 10 ] || fail "peer 0's summary has no state digests"
+for p in 1 2; do [ "$(digests $p)" = "$(digests 0)" ] || fail "peer $p's state digests differ from peer 0's"; done
+grep -q '"disagreements": 0' "$tmp/out/e2e-peer0.summary.json" || fail "the state check found disagreements"
 
 peers_config "$tmp/gossip.toml" gossip $((base + 3)) $((base + 4)) $((base + 5))
 timeout 120 "$starling" launch --config "$tmp/gossip.toml" --summary "$tmp/g.json" >"$tmp/g.log" 2>&1 \

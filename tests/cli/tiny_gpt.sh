@@ -1,12 +1,11 @@
-# Sourced by the text CLI tests: tiny_gpt BATCH [LR] prints the [data], [model] and
-# [optimizer] sections of the tiny GPT they train (one block, width 16, context 16, AdamW at
-# LR, 1e-3 by default) on the text folder `text` beside the config; each test writes its own
-# [run] before them.
+# Sourced by the text CLI tests: tiny_gpt BATCH [LR] [DATA_KEYS] prints the [data], [model]
+# and [optimizer] sections of the tiny GPT they train (one block, width 16, context 16, AdamW
+# at LR, 1e-3 by default) on the text folder `text` beside the config, with DATA_KEYS (TOML
+# lines) added to [data]; each test writes its own [run] before them.
 tiny_gpt() {
+  printf '[data]\ndataset = "text"\npath = "text"\n'
+  if [ -n "${3:-}" ]; then printf '%s\n' "$3"; fi
   cat <<TOML
-[data]
-dataset = "text"
-path = "text"
 [model]
 kind = "gpt"
 blocks = 1

@@ -62,8 +62,8 @@ def help_options(text):
     return options
 
 
-def subcommands(starling):
-    rc, text = run([starling, "--help"])
+def listed_subcommands(text):
+    """The names under a CLI11 help text's `Subcommands:` heading."""
     names, in_list = [], False
     for line in text.splitlines():
         if re.match(r"^\s*subcommands:\s*$", line, re.I):
@@ -75,12 +75,24 @@ def subcommands(starling):
                 names.append(m.group(1))
             elif line.strip():
                 in_list = False
+    return names
+
+
+def command_options(starling, words):
+    """The options of `starling WORDS...` and of its own subcommands (`tokenizer train`)."""
+    text = run([starling] + words + ["--help"])[1]
+    options = help_options(text)
+    for name in listed_subcommands(text):
+        options |= command_options(starling, words + [name])
+    return options
+
+
+def subcommands(starling):
+    rc, text = run([starling, "--help"])
+    names = listed_subcommands(text)
     if not names:
         sys.exit("check_docs: no subcommands in `%s --help`:\n%s" % (starling, text))
-    commands = {}
-    for name in names:
-        commands[name] = help_options(run([starling, name, "--help"])[1])
-    return commands, help_options(text)
+    return {name: command_options(starling, [name]) for name in names}, help_options(text)
 
 
 def schema_keys(starling):

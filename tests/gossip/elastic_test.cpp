@@ -23,46 +23,16 @@
 #include <vector>
 
 #include "gossip/peer_exchange.h"
+#include "tests/gossip/ipc_job.h"
 #include "gossip/transport/error.h"
 
 using namespace starling::gossip;
 using namespace std::chrono_literals;
+using starling::gossip::testing::Job;
 
 namespace {
 
 constexpr std::size_t kLength = 3000;
-
-// A job of p peers on ipc endpoints in a fresh folder.
-class Job {
- public:
-  Job(int p, ExchangeMode mode) : p_(p), mode_(mode) {
-    dir_ = std::filesystem::temp_directory_path() / ("starling-elastic-" + std::to_string(::getpid()) + "-" +
-                                                    std::to_string(counter_++));
-    std::filesystem::create_directories(dir_);
-  }
-  ~Job() { std::filesystem::remove_all(dir_); }
-
-  ExchangeSpec spec(int rank) const {
-    ExchangeSpec s;
-    s.mode = mode_;
-    s.rank = rank;
-    for (int r = 0; r < p_; ++r) s.peers.push_back({static_cast<PeerId>(r), "ipc://" + (dir_ / std::to_string(r)).string()});
-    s.timeout = 20s;
-    s.heartbeat = 100ms;
-    s.failure_timeout = 1500ms;  // CI runs this beside other suites on two cores
-    s.start_timeout = 2000ms;
-    s.min_peers = 2;
-    if (std::getenv("STARLING_TEST_LOG"))  // the peers' event log, for debugging
-      s.on_event = [rank](const std::string& line) { std::fprintf(stderr, "[peer %d] %s\n", rank, line.c_str()); };
-    return s;
-  }
-
- private:
-  static inline std::atomic<int> counter_{0};
-  int p_;
-  ExchangeMode mode_;
-  std::filesystem::path dir_;
-};
 
 // What one peer's thread ended with.
 struct Outcome {

@@ -4,6 +4,7 @@
 
 #include "protocols/frame.h"
 #include "protocols/membership_messages.h"
+#include "protocols/state_hash_messages.h"
 #include "protocols/state_transfer.h"
 #include "protocols/tensor_messages.h"
 #include "protocols/view_messages.h"
@@ -20,6 +21,7 @@ void decode_body(const FrameHeader& h, ByteSpan payload) {
     case MessageType::heartbeat: (void)decode_heartbeat(payload); break;
     case MessageType::leave: (void)decode_leave(payload); break;
     case MessageType::view: (void)decode_view(payload); break;
+    case MessageType::state_hash: (void)decode_state_hash(payload); break;
     case MessageType::state_transfer: {
       std::vector<float> section(std::min<std::uint64_t>(h.tensor_offset + h.tensor_length, fuzz::kMaxElements));
       if (decode_state_chunk(h, payload, section).ok()) fuzz::require_finite(section);

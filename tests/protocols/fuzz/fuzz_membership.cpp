@@ -1,6 +1,9 @@
-// libFuzzer target: hello, heartbeat, leave and view payload decoders; the first byte
-// picks one.
+// libFuzzer target: hello, heartbeat, leave, view and state_hash payload decoders; the
+// first byte picks one.
+#include <algorithm>
+
 #include "protocols/membership_messages.h"
+#include "protocols/state_hash_messages.h"
 #include "protocols/view_messages.h"
 
 using namespace starling::protocols;
@@ -8,7 +11,7 @@ using namespace starling::protocols;
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;
   ByteSpan payload(data + 1, size - 1);
-  switch (data[0] % 4) {
+  switch (data[0] % 5) {
     case 0: {
       Result<Hello> hello = decode_hello(payload);
       if (hello) {  // what decodes must encode again to the same bytes
@@ -19,6 +22,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     case 1: (void)decode_heartbeat(payload); break;
     case 2: (void)decode_leave(payload); break;
+    case 4: {
+      Result<StateHash> hash = decode_state_hash(payload);
+      if (hash) {  // what decodes must encode again to the same bytes
+        std::vector<std::uint8_t> again;
+        encode_state_hash(*hash, again);
+        if (again.size() != payload.size() || !std::equal(again.begin(), again.end(), payload.data())) __builtin_trap();
+      }
+      break;
+    }
     default: {
       Result<ViewMessage> view = decode_view(payload);
       if (view) {  // what decodes must encode again to the same bytes

@@ -10,6 +10,7 @@
 #include "protocols/codec_row.h"
 #include "protocols/frame.h"
 #include "protocols/membership_messages.h"
+#include "protocols/state_hash_messages.h"
 #include "protocols/state_transfer.h"
 #include "protocols/tensor_messages.h"
 #include "protocols/view_messages.h"
@@ -98,6 +99,8 @@ void frame_and_membership_seeds(const fs::path& root) {
   chunk.last = true;
   if (encode_state_chunk(chunk, gaussian(64, 8, 1.0f), header, payload) == Error::ok)
     write(root / "frame", frames, frame_of(header, payload));
+  encode_state_hash({0x0123456789ABCDEFull, 3, 1200}, payload);  // last: the earlier seeds keep their names
+  membership(MessageType::state_hash, 4, payload);
 }
 
 }  // namespace
