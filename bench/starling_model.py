@@ -54,6 +54,19 @@ def torch_model(description):
             y = F.softmax(s, dim=-1) @ v
             return self.c_proj(y.transpose(1, 2).contiguous().view(b, t, c))
 
+    class SwiGlu(nn.Module):
+        """W2 · (silu(W1 x) * W3 x) per token, W1 and W3 fused as Starling's are."""
+
+        def __init__(self, d):
+            super().__init__()
+            width, self.hidden = d["in"][2], d["size"]
+            self.w13 = normal_linear(width, 2 * self.hidden, d["init_std"])
+            self.w2 = normal_linear(self.hidden, width, d["projection_std"])
+
+        def forward(self, x):
+            a, b = self.w13(x).split(self.hidden, dim=-1)
+            return self.w2(F.silu(a) * b)
+
     class PositionEmbedding(nn.Module):
         def __init__(self, d):
             super().__init__()
@@ -124,6 +137,8 @@ def torch_model(description):
             return Attention(d)
         if kind == "gelu":
             return nn.GELU()
+        if kind == "swiglu":
+            return SwiGlu(d)
         if kind == "tied_head":
             return TiedHead(embeddings[0])
         if kind == "conv2d":
@@ -147,4 +162,5 @@ def torch_model(description):
             return Residual(chain(d["body"]), chain(d["shortcut"]) if d["shortcut"] else nn.Identity())
         raise ValueError("starling_model: unknown layer kind %r" % kind)
 
+    # One builder per Starling layer kind, here only: a kind Starling gains needs its line above.
     return chain(description["layers"])

@@ -61,10 +61,10 @@ void check_tokenizer(const std::vector<KeyValue>& values, const Config& c) {
 // A language model's run: steps rather than epochs, and a text path.
 void check_text(const std::vector<KeyValue>& values, const Config& c) {
   if (value_of(values, "model.preset").given && value_of(values, "model.preset").text != "none" &&
-      c.node.train.learner.model.kind != "gpt")
+      c.node.train.learner.model.kind != kGptKind)
     fail(value_of(values, "model.preset"), "expected only with model.kind = \"gpt\" (a preset is a size of the GPT)");
   if (!c.run.init_from.empty()) {
-    if (c.node.train.learner.model.kind != "gpt")
+    if (c.node.train.learner.model.kind != kGptKind)
       fail(value_of(values, "run.init_from"), "expected only with model.kind = \"gpt\" (the file holds nanoGPT's tensors)");
     if (!std::filesystem::is_regular_file(c.run.init_from))
       fail(value_of(values, "run.init_from"), "no such file: " + c.run.init_from);
@@ -266,7 +266,7 @@ void apply_gpt_preset(std::vector<KeyValue>& values) {
   for (const GptPreset& p : kGptPresets) {
     if (name != p.name) continue;
     KeyValue& kind = value_of(values, "model.kind");
-    if (!kind.given) kind.text = "gpt";
+    if (!kind.given) kind.text = kGptKind;
     const std::pair<const char*, int> sizes[] = {
         {"model.blocks", p.layers}, {"model.heads", p.heads}, {"model.width", p.width}, {"model.context", p.context}};
     for (const auto& [key, size] : sizes)
@@ -281,7 +281,7 @@ void resolve_dependent_defaults(std::vector<KeyValue>& values) {
   if (!period.given && value_of(values, "exchange.mode").text == "local-sgd") period.integer = 10;
   KeyValue& topology = value_of(values, "exchange.topology");
   if (!topology.given && value_of(values, "exchange.mode").text == "clique-averaging") topology.text = "d-cliques";
-  if (value_of(values, "model.layers").given) value_of(values, "model.kind").text = "layers";
+  if (value_of(values, "model.layers").given) value_of(values, "model.kind").text = kLayerListKind;
   KeyValue& intra_sync = value_of(values, "node.intra_sync");
   // Averaging AdamW replicas averages steps each normalised by its own moments, shorter than
   // one step on the mean gradient where the replicas' gradients disagree: two SMA learners

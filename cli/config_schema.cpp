@@ -223,7 +223,7 @@ std::vector<KeySpec> data_keys() {
 // [model]: a preset or a layer list.
 std::vector<KeySpec> model_keys() {
   return {
-    {"model.kind", choice("mlp", {"mlp", "cnn", "resnet8", "gpt"}),
+    {"model.kind", choice(ModelSpec{}.kind, model_preset_names()),
      "a preset layer list: `\"mlp\"` (dense layers of `hidden`), `\"cnn\"` (conv5×5×32–pool–conv5×5×64–pool–"
      "dense128–dense10) or `\"resnet8\"` (conv3×3×16 + GroupNorm(8) stem, basic blocks 16, 32/2, 64/2 with "
      "projection shortcuts, global average pool, dense); `\"gpt\"`: nanoGPT on `data.dataset = \"text\"` (`blocks`, `heads`, `width`, `context`; "
@@ -232,20 +232,10 @@ std::vector<KeySpec> model_keys() {
     {"model.hidden", integers({256, 128}), "MLP hidden layer sizes",
      [](V v, Config& c) { c.node.train.learner.model.hidden = v.integers; }},
     {"model.layers", of_kind(KeyKind::layers),
-     "the model as a layer list instead of a preset: tables `{ kind = \"dense\", size = N }`, "
-     "`{ kind = \"conv2d\", size = CHANNELS, kernel = K, stride = 1, padding = 0 }`, "
-     "`{ kind = \"maxpool2d\", kernel = K, stride = K }`, `{ kind = \"avgpool2d\", kernel = K, stride = K }`, "
-     "`{ kind = \"relu\" }`, `{ kind = \"flatten\" }`, `{ kind = \"groupnorm\", groups = G }`, "
-     "`{ kind = \"global_avgpool\" }`, `{ kind = \"dropout\", rate = P }` (training only; its masks are keyed by "
-     "the learner's seed, shard and step, so a resumed run draws the same ones), "
-     "`{ kind = \"residual\", body = [...], shortcut = [...] }` (y = body(x) + shortcut(x); no shortcut: the "
-     "identity), and `bias = false` on a convolution; the last layer gives one value per class. "
-     "On `data.dataset = \"text\"` (beside `context`), the GPT's layers: `{ kind = \"token_embedding\", size = WIDTH }` "
-     "(first; `vocab` may repeat the data's 256), `{ kind = \"position_embedding\" }`, `{ kind = \"layernorm\" }`, "
-     "`{ kind = \"rmsnorm\" }`, `{ kind = \"attention\", heads = H, init_std = 0.02, projection_std = 0.02 }` (causal, "
-     "fused QKV and output projection inside), `{ kind = \"gelu\" }`, `{ kind = \"dense\", size = N, per_token = true, "
-     "init_std = 0.02 }` and `{ kind = \"tied_head\" }` (the logits, with the first token embedding's weights); the "
-     "last layer gives one value per byte at each position. `configs/fmnist-cnn-layers.toml` spells out the CNN "
+     "the model as a layer list instead of a preset: tables of a `kind` and its keys (those without a default "
+     "required): " + layer_kinds_doc() + ". The last layer gives one value per class; a list that starts with a "
+     "`token_embedding` is a language model on `data.dataset = \"text\"` (beside `context`), and its last layer "
+     "gives one value per byte at each position. `configs/fmnist-cnn-layers.toml` spells out the CNN "
      "preset (same seed, same bits); `starling model --layers` writes any preset, the GPT included, as its list",
      nullptr},
     {"model.preset", gpt_preset_choice(),
@@ -260,6 +250,11 @@ std::vector<KeySpec> model_keys() {
      [](V v, Config& c) { c.node.train.learner.model.heads = static_cast<int>(v.integer); }},
     {"model.width", integer(128, 1, 1 << 16), "`\"gpt\"`: embedding width (nanoGPT's `n_embd`)",
      [](V v, Config& c) { c.node.train.learner.model.width = static_cast<int>(v.integer); }},
+    {"model.mlp", choice_of(kGptMlps),
+     "`\"gpt\"`: each block's MLP: `\"gelu\"`, nanoGPT's 4× MLP with exact GELU; `\"swiglu\"`, the SwiGLU "
+     "feed-forward W2·(silu(W1 x) ⊙ W3 x) with 8/3 × `width` hidden units (rounded up to a multiple of 8), about "
+     "as many parameters",
+     [](V v, Config& c) { c.node.train.learner.model.mlp = v.text; }},
     {"model.context", integer(64, 1, 1 << 20),
      "language models: bytes of context; a training window is `context` + 1 bytes, and every text file's "
      "training part must hold one",

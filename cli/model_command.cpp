@@ -19,19 +19,18 @@ std::string shape_text(Shape s) { return std::to_string(s.h) + "x" + std::to_str
 
 std::string or_dash(int value) { return value > 0 ? std::to_string(value) : "-"; }
 
+// A key's value where the row has it, 0 (printed "-") where not.
+int key_or_zero(const LayerDesc& d, const char* key) { return d.row->key(key) ? d.integer(key) : 0; }
+
 void print_rows(const std::vector<LayerDesc>& layers, const std::string& indent) {
   for (const LayerDesc& d : layers) {
-    const bool window = d.kind == LayerDesc::Kind::conv2d || d.kind == LayerDesc::Kind::maxpool2d ||
-                        d.kind == LayerDesc::Kind::avgpool2d;
-    const std::string name = indent + layer_kind_name(d.kind) +
-                             (d.kind == LayerDesc::Kind::groupnorm ? "(" + std::to_string(d.groups) + ")" : "") +
-                             (d.kind == LayerDesc::Kind::attention ? "(" + std::to_string(d.heads) + " heads)" : "") +
-                             (d.per_token ? " per token" : "") +
-                             (d.kind == LayerDesc::Kind::conv2d && !d.bias ? " nobias" : "");
-    std::printf("%-24s %6s %6s %6s %7s %12s %12s\n", name.c_str(), or_dash(d.size).c_str(), or_dash(d.kernel).c_str(),
-                window ? std::to_string(d.stride).c_str() : "-", window ? std::to_string(d.padding).c_str() : "-",
-                shape_text(d.in).c_str(), shape_text(d.out).c_str());
-    if (d.kind != LayerDesc::Kind::residual) continue;
+    const bool window = d.row->key("stride") != nullptr;
+    const std::string name = indent + std::string(d.kind()) + (d.row->label ? d.row->label(d) : "");
+    std::printf("%-24s %6s %6s %6s %7s %12s %12s\n", name.c_str(), or_dash(key_or_zero(d, "size")).c_str(),
+                or_dash(key_or_zero(d, "kernel")).c_str(), window ? std::to_string(d.integer("stride")).c_str() : "-",
+                window ? std::to_string(key_or_zero(d, "padding")).c_str() : "-", shape_text(d.in).c_str(),
+                shape_text(d.out).c_str());
+    if (!d.row->nested) continue;
     std::printf("%s  body:\n", indent.c_str());
     print_rows(d.body, indent + "    ");
     std::printf("%s  shortcut:%s\n", indent.c_str(), d.shortcut.empty() ? " identity" : "");
@@ -40,9 +39,7 @@ void print_rows(const std::vector<LayerDesc>& layers, const std::string& indent)
 }
 
 void print_table(const ModelSpec& spec) {
-  if (spec.kind == "gpt")
-    std::printf("gpt: %d blocks, %d heads, width %d, context %d, vocabulary %d\n", spec.blocks, spec.heads, spec.width,
-                spec.context, spec.classes);
+  if (const ModelKind* kind = model_kind(spec.kind); kind && kind->heading) std::printf("%s\n", kind->heading(spec).c_str());
   std::printf("%-24s %6s %6s %6s %7s %12s %12s\n", "layer", "size", "kernel", "stride", "padding", "input", "output");
   print_rows(describe_model(spec), "");
   std::printf("%zu parameters\n", Model(spec).trainable_count());

@@ -14,70 +14,43 @@
 namespace starling::cli {
 namespace {
 
-using Kind = LayerDesc::Kind;
-
 std::string where(const std::string& file, const toml::node& node) {
   return node.source().begin.line > 0 ? file + ":" + std::to_string(node.source().begin.line) : file;
-}
-
-std::vector<std::string> kind_names() {
-  std::vector<std::string> names;
-  for (int k = 0; k < kLayerKinds; ++k) names.push_back(layer_kind_name(static_cast<Kind>(k)));
-  return names;
 }
 
 std::vector<LayerDesc> read_layers(const toml::node& node, const std::string& name, const std::string& file,
                                    bool allow_empty);
 
-// The language-model kinds' keys (learners/model_description.h): a dense layer's per_token
-// and, per token, its weights' init_std; a token embedding's vocab; attention's heads and
-// its projections' init_std and projection_std.
-void read_sequence_keys(SectionReader& r, LayerDesc& d) {
-  if (d.kind == Kind::dense) d.per_token = r.boolean("per_token", false);
-  if (d.kind == Kind::token_embedding) d.vocab = static_cast<int>(r.integer("vocab", 0, 1, 1 << 24));
-  if (d.kind == Kind::attention) {
-    d.heads = static_cast<int>(r.integer("heads", 0, 1, 1 << 16));
-    if (d.heads == 0) r.reject("heads", "the number of attention heads, a divisor of the width");
-    d.projection_std = static_cast<float>(r.number("projection_std", kGptInitStd, 0.0, 1.0, true));
+// One key of a layer's row (learners/layer_row.h), checked against its type and range; a
+// required key that is missing is refused.
+void read_key(SectionReader& r, const toml::table& table, const LayerKey& key, LayerDesc& d) {
+  const std::string name(key.name);
+  if (!table.get(name)) {
+    if (key.required()) r.reject(name, std::string(key.what));
+    return;
   }
-  if (d.kind == Kind::attention || (d.kind == Kind::dense && d.per_token))
-    d.init_std = static_cast<float>(r.number("init_std", kGptInitStd, 0.0, 1.0, true));
+  double value = 0;
+  if (key.type == LayerKey::Type::flag) value = r.boolean(name, false) ? 1.0 : 0.0;
+  else if (key.type == LayerKey::Type::integer)
+    value = static_cast<double>(r.integer(name, 0, static_cast<int64_t>(key.min), static_cast<int64_t>(key.max)));
+  else value = r.number(name, 0.0, key.min, key.max, key.open_min);
+  if (!key.allows(value)) r.reject(name, key.range());
+  d.set(key.name, value);
 }
 
 // One entry of a layer list; its keys are named `name`.key (model.layers[i].size), and a key
-// its kind does not take is reported as unknown.
+// its kind does not take (or takes only beside another, as init_std with per_token) is
+// reported as unknown.
 LayerDesc read_layer(const toml::table& table, const std::string& name, const std::string& file) {
   SectionReader r(table, name, file);
-  const std::vector<std::string> names = kind_names();
-  const std::string kind = r.choice("kind", "", names);
+  const std::string kind = r.choice("kind", "", layer_names());
   if (kind.empty()) r.reject("kind", "the layer's kind");
-  LayerDesc d;
-  d.kind = static_cast<Kind>(std::find(names.begin(), names.end(), kind) - names.begin());
-  if (d.kind == Kind::dense || d.kind == Kind::conv2d || d.kind == Kind::token_embedding) {
-    d.size = static_cast<int>(r.integer("size", 0, 1, 1 << 20));
-    if (d.size == 0)
-      r.reject("size", d.kind == Kind::token_embedding ? "the embedding's width"
-                                                       : "the layer's output " + std::string(d.kind == Kind::dense ? "units" : "channels"));
+  LayerDesc d = layer_of(kind);
+  for (std::size_t k = 0; k < d.row->key_count; ++k) {
+    const LayerKey& key = d.row->keys[k];
+    if (key.only_with.empty() || d.flag(key.only_with)) read_key(r, table, key, d);
   }
-  read_sequence_keys(r, d);
-  const bool pooling = d.kind == Kind::maxpool2d || d.kind == Kind::avgpool2d;
-  if (d.kind == Kind::conv2d || pooling) {
-    d.kernel = static_cast<int>(r.integer("kernel", 0, 1, 1024));
-    if (d.kernel == 0) r.reject("kernel", "the window's side");
-    d.stride = static_cast<int>(r.integer("stride", pooling ? d.kernel : 1, 1, 1024));
-  }
-  if (d.kind == Kind::conv2d) d.padding = static_cast<int>(r.integer("padding", 0, 0, 1024));
-  if (d.kind == Kind::conv2d) d.bias = r.boolean("bias", true);
-  if (d.kind == Kind::dropout) {
-    d.rate = r.number("rate", -1.0, 0.0, 1.0);
-    if (d.rate < 0.0) r.reject("rate", "the probability of zeroing a value, in [0, 1)");
-    if (d.rate >= 1.0) r.reject("rate", "a probability in [0, 1)");
-  }
-  if (d.kind == Kind::groupnorm) {
-    d.groups = static_cast<int>(r.integer("groups", 0, 1, 1 << 20));
-    if (d.groups == 0) r.reject("groups", "the number of channel groups");
-  }
-  if (d.kind == Kind::residual) {
+  if (d.row->nested) {
     r.take_external("body");
     r.take_external("shortcut");
     if (!table.get("body")) r.reject("body", "the block's layers (an array of layer tables)");
@@ -133,12 +106,18 @@ const toml::node* entry_named(const toml::node* item, const std::string& key) {
 // A ModelError as a ConfigError naming the offending entry (its line where known) and key;
 // a preset that does not fit its data is named by model.kind.
 [[noreturn]] void report(const ModelError& e, const ModelSpec& model, const toml::node* layers, const std::string& file) {
-  if (model.kind != "layers" || e.layer() < 0)
-    throw ConfigError(file + ": model." + (model.kind == "layers" ? e.key() : "kind") + ": " + e.what());
+  if (!is_layer_list(model) || e.layer() < 0)
+    throw ConfigError(file + ": model." + (is_layer_list(model) ? e.key() : "kind") + ": " + e.what());
   const toml::node* item = layers && layers->as_array() ? layers->as_array()->get(e.layer()) : nullptr;
   if (item) item = entry_named(item, e.key());
   throw ConfigError((item ? where(file, *item) : file) + ": model.layers[" + std::to_string(e.layer()) + "]." + e.key() +
                     ": " + e.what());
+}
+
+// A kind that is always a language model (the GPT preset), whatever its data.
+bool always_on_tokens(const ModelSpec& model) {
+  const ModelKind* kind = model_kind(model.kind);
+  return kind && kind->language_model;
 }
 
 // Data a language model trains on (cli/task_kind.h's registry tells).
@@ -153,9 +132,8 @@ void read_language_model(const toml::table& root, const std::string& file, const
   if (!on_text(data)) r.reject("kind", "a preset for images with data.dataset = \"" + data.dataset + "\" (\"gpt\" trains on \"text\")");
   const char* expected = "model.kind = \"gpt\" with data.dataset = \"text\", or a layer list that starts with a "
                          "token_embedding (its vocabulary is the 256 byte values, or data.vocab_size subwords)";
-  if (model.kind != "gpt" && model.kind != "layers") r.reject("kind", expected);
-  if (model.kind == "layers" && (model.layers.empty() || !is_language_model(model.layers))) r.reject("layers", expected);
-  if (model.kind == "gpt" && model.width % model.heads != 0)
+  if (!is_language_model(model)) r.reject(is_layer_list(model) ? "layers" : "kind", expected);
+  if (model.kind == kGptKind && model.width % model.heads != 0)
     r.reject("heads", "a divisor of model.width (" + std::to_string(model.width) + "), not " + std::to_string(model.heads));
   model.input = Shape{1, model.context, 1};
   model.classes = data.tokenizer == "sentencepiece" ? data.vocab_size : kByteVocabulary;
@@ -175,10 +153,10 @@ void read_model(const toml::table& root, const std::string& file, const std::set
     const SectionReader r(root, "model", file, overridden);
     if (root["model"]["kind"] || root["model"]["hidden"])
       r.reject(root["model"]["kind"] ? "kind" : "hidden", "nothing beside model.layers (a layer list is the whole model)");
-    model.kind = "layers";
+    model.kind = kLayerListKind;
     model.layers = read_layers(*layers, "model.layers", file, false);
   }
-  if (model.kind == "gpt" || on_text(data)) return read_language_model(root, file, overridden, data, layers, model);
+  if (always_on_tokens(model) || on_text(data)) return read_language_model(root, file, overridden, data, layers, model);
   ModelSpec fitted = model;
   if (!known_shape(data, fitted)) return;
   try {
@@ -204,7 +182,7 @@ TrainingMemory training_memory(const Config& c) {
 
 void check_model_memory(const toml::table& root, const std::string& file, const Config& c) {
   const LearnerSpec& l = c.node.train.learner;
-  if (c.data.dataset == "idx" && l.model.kind != "gpt") return;  // its shape is known once the files are read
+  if (c.data.dataset == "idx" && !always_on_tokens(l.model)) return;  // its shape is known once the files are read
   const double machine = physical_memory_bytes();
   if (machine <= 0) return;
   const TrainingMemory m = training_memory(c);

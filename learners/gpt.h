@@ -10,13 +10,26 @@
 #include "learners/model_description.h"
 
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace starling {
 
+/// The GPT preset's model.kind.
+inline constexpr const char kGptKind[] = "gpt";
+
 struct GptSpec {
   int layers = 4, heads = 4, width = 128, context = 64, vocab = 256;  // nanoGPT's CPU configuration
+  std::string mlp = "gelu";  // a block's MLP, one of kGptMlps
 };
+
+/// A block's MLP (model.mlp): "gelu", nanoGPT's 4× MLP with exact GELU, or "swiglu", the
+/// SwiGLU feed-forward (learners/layer_rows/swiglu.cpp) with gpt_swiglu_hidden(width) hidden
+/// units, about as many parameters as the 4× MLP (LLaMA's 2/3 · 4 · width).
+inline constexpr const char* kGptMlps[] = {"gelu", "swiglu"};
+
+/// SwiGLU's hidden units in a GPT block of `width`: 8/3 · width rounded up to a multiple of 8.
+constexpr int gpt_swiglu_hidden(int width) { return (8 * width / 3 + 7) / 8 * 8; }
 
 /// A named GPT size (model.preset): its blocks, heads, width and context; the vocabulary is
 /// the data's. nanoGPT's CPU configuration, its character-level Shakespeare configuration
@@ -34,7 +47,7 @@ inline constexpr GptPreset kGptPresets[] = {
 
 /// The GPT as a layer list, shapes not yet filled in (with_shapes): the one definition of its
 /// structure, which the "gpt" preset builds and `starling model --layers` writes out. Throws
-/// std::invalid_argument when a size is not positive.
+/// std::invalid_argument when a size is not positive or the MLP is not one of kGptMlps.
 std::vector<LayerDesc> gpt_description(const GptSpec& spec);
 
 /// The layers in order; throws std::invalid_argument when a size is not positive or the

@@ -18,7 +18,9 @@ LayerChain make_chain(const ModelSpec& spec) {
 
 }  // namespace
 
-GptSpec gpt_spec(const ModelSpec& spec) { return {spec.blocks, spec.heads, spec.width, spec.context, spec.classes}; }
+GptSpec gpt_spec(const ModelSpec& spec) {
+  return {spec.blocks, spec.heads, spec.width, spec.context, spec.classes, spec.mlp};
+}
 
 Model::Model(const ModelSpec& spec) : spec_(spec), chain_(make_chain(spec)) {
   params_.resize(chain_.param_count());

@@ -23,6 +23,7 @@ struct ModelSpec {
   std::vector<LayerDesc> layers;  // kind "layers": the config's list (shapes filled in when built)
   int context = 64;               // language models: bytes of context; a training window is context + 1
   int blocks = 4, heads = 4, width = 128;  // "gpt": transformer blocks, attention heads, embedding width
+  std::string mlp = "gelu";                // "gpt": a block's MLP (learners/gpt.h's kGptMlps)
   /// Weights to start from in place of the seeded draw (a whole parameter arena, e.g. a
   /// safetensors file imported by run.init_from); null: drawn from the seed.
   std::shared_ptr<const std::vector<float>> initial;

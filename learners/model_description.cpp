@@ -4,45 +4,42 @@
 #include "learners/gpt.h"
 #include "learners/model.h"
 
-#include <cstdio>
-#include <cstdlib>
+#include <initializer_list>
 #include <stdexcept>
 
 namespace starling {
 namespace {
 
-using Kind = LayerDesc::Kind;
+// A layer of the kind named with integer options, in order.
+LayerDesc layer(std::string_view kind, std::initializer_list<std::pair<const char*, double>> options = {}) {
+  LayerDesc d = layer_of(kind);
+  for (const auto& option : options) d.set(option.first, option.second);
+  return d;
+}
 
 // Appends layers, each taking the previous one's output shape as its input.
-class Builder {
+class Builder final : public DescribeContext {
  public:
   /// `vocab`: a token embedding's vocabulary where the list leaves it 0.
-  Builder(Shape input, int vocab) : shape_(input), vocab_(vocab) {}
+  Builder(Shape input, int vocab) : shape_(input) { data_vocab = vocab; }
 
-  void add(Kind kind, int size = 0, int kernel = 0, int stride = 1, int padding = 0) {
-    LayerDesc d;
-    d.kind = kind, d.size = size, d.kernel = kernel, d.stride = stride, d.padding = padding;
-    add(d);
-  }
   void add(LayerDesc d) {
-    const int index = static_cast<int>(layers_.size());
+    index = static_cast<int>(layers_.size());
+    if (!d.row) fail("kind", "model: a layer without a kind");
     d.in = shape_;
-    if (d.kind == Kind::residual) fill_residual(d, index);
-    if (d.kind == Kind::token_embedding) embed(d, index);
-    if (d.kind == Kind::tied_head) tie(d, index);
-    d.out = output_shape(d, index);
+    check_keys(d);
+    d.out = d.row->shape(d, *this);
     layers_.push_back(std::move(d));
     shape_ = layers_.back().out;
   }
   Shape shape() const { return shape_; }
   std::vector<LayerDesc> take() { return std::move(layers_); }
 
- private:
   // A sub-list's shapes, its errors named inside this layer: "body[2].size". A token
   // embedding inside it is the one a later tied head ties to.
-  std::vector<LayerDesc> nested(const std::vector<LayerDesc>& list, Shape in, const char* name, int index) {
-    Builder b(in, vocab_);
-    b.embedding_vocab_ = embedding_vocab_, b.embedding_width_ = embedding_width_;
+  std::vector<LayerDesc> nested(const std::vector<LayerDesc>& list, Shape in, const char* name) override {
+    Builder b(in, data_vocab);
+    b.embedding_vocab = embedding_vocab, b.embedding_width = embedding_width;
     for (std::size_t i = 0; i < list.size(); ++i) {
       try {
         b.add(list[i]);
@@ -50,103 +47,27 @@ class Builder {
         throw ModelError(index, std::string(name) + "[" + std::to_string(i) + "]." + e.key(), e.what());
       }
     }
-    embedding_vocab_ = b.embedding_vocab_, embedding_width_ = b.embedding_width_;
+    embedding_vocab = b.embedding_vocab, embedding_width = b.embedding_width;
     return b.take();
   }
-  static Shape chain_out(const std::vector<LayerDesc>& list, Shape in) { return list.empty() ? in : list.back().out; }
 
-  void fill_residual(LayerDesc& d, int index) {
-    if (d.body.empty()) throw ModelError(index, "body", "residual: the body is empty");
-    d.body = nested(d.body, d.in, "body", index);
-    d.shortcut = nested(d.shortcut, d.in, "shortcut", index);
-    const Shape a = chain_out(d.body, d.in), b = chain_out(d.shortcut, d.in);
-    if (!(a == b))
-      throw ModelError(index, "shortcut", "residual: the body gives " + shape_text(a) + " but the shortcut " +
-                                              shape_text(b) + (d.shortcut.empty() ? " (add a projection shortcut)" : ""));
-  }
-  // The vocabulary is the data's: a list may only repeat it. The first embedding is the one
-  // a tied head ties to.
-  void embed(LayerDesc& d, int index) {
-    if (d.vocab == 0) d.vocab = vocab_;
-    if (d.vocab != vocab_)
-      throw ModelError(index, "vocab", "token_embedding: a vocabulary of " + std::to_string(d.vocab) +
-                                           " tokens, but the data has " + std::to_string(vocab_));
-    if (d.in.h != 1 || d.in.c != 1)
-      throw ModelError(index, "kind", "token_embedding: its input " + shape_text(d.in) + " is not a sequence of token ids (1xTx1)");
-    if (embedding_vocab_ == 0) embedding_vocab_ = d.vocab, embedding_width_ = d.size;
-  }
-  // A tied head reads the first embedding's [vocab × width]: its tokens must be that wide.
-  void tie(LayerDesc& d, int index) const {
-    if (embedding_vocab_ == 0) throw ModelError(index, "kind", "tied_head: no token_embedding before it to tie to");
-    if (d.in.c != embedding_width_)
-      throw ModelError(index, "kind", "tied_head: its tokens are " + std::to_string(d.in.c) + " wide, the token_embedding it ties to " +
-                                          std::to_string(embedding_width_));
-    d.vocab = embedding_vocab_;
-  }
-  static std::string shape_text(Shape s) {
-    return std::to_string(s.h) + "x" + std::to_string(s.w) + "x" + std::to_string(s.c);
-  }
-  static int slide(int extent, const LayerDesc& d, int index) {
-    const int room = extent + 2 * d.padding - d.kernel;
-    if (room < 0)
-      throw ModelError(index, "kernel", std::string(layer_kind_name(d.kind)) + ": a window of " + std::to_string(d.kernel) +
-                                            " is larger than its input of " + std::to_string(extent) + " (plus padding)");
-    return room / d.stride + 1;
-  }
-  // The sequence layers take {1, T, C} from a token embedding: not an image, not ids.
-  void check_sequence(const LayerDesc& d, int index) const {
-    const bool sequence = d.kind == Kind::position_embedding || d.kind == Kind::attention || d.kind == Kind::tied_head ||
-                          (d.kind == Kind::dense && d.per_token);
-    if (sequence && (embedding_vocab_ == 0 || d.in.h != 1))
-      throw ModelError(index, "kind", std::string(layer_kind_name(d.kind)) + (d.per_token ? " per_token" : "") + ": its input " +
-                                          shape_text(d.in) + " is not a token sequence (put a token_embedding before it)");
-  }
-  void check_sizes(const LayerDesc& d, int index) const {
-    const std::string name = layer_kind_name(d.kind);
-    const bool sized = d.kind == Kind::dense || d.kind == Kind::conv2d || d.kind == Kind::token_embedding;
-    const bool windowed = d.kind == Kind::conv2d || d.kind == Kind::maxpool2d || d.kind == Kind::avgpool2d;
-    if (sized && d.size < 1) throw ModelError(index, "size", name + ": size must be positive");
-    if (windowed && d.kernel < 1) throw ModelError(index, "kernel", name + ": kernel must be positive");
-    if (windowed && d.stride < 1) throw ModelError(index, "stride", name + ": stride must be positive");
-    if (windowed && (d.padding < 0 || d.padding >= d.kernel))
-      throw ModelError(index, "padding", name + ": padding must be in [0, kernel)");
-    if (d.kind == Kind::dropout && !(d.rate >= 0.0 && d.rate < 1.0))
-      throw ModelError(index, "rate", name + ": rate must be in [0, 1)");
-    if (d.kind == Kind::groupnorm && (d.groups < 1 || d.in.c % d.groups != 0))
-      throw ModelError(index, "groups", name + ": " + std::to_string(d.groups) + " groups do not divide " +
-                                            std::to_string(d.in.c) + " channels");
-    check_sequence(d, index);
-    if (d.kind == Kind::attention && (d.heads < 1 || d.in.c % d.heads != 0))
-      throw ModelError(index, "heads", name + ": " + std::to_string(d.heads) + " heads do not divide the width " +
-                                           std::to_string(d.in.c));
-  }
-  Shape output_shape(const LayerDesc& d, int index) const {
-    check_sizes(d, index);
-    switch (d.kind) {
-      case Kind::dense: return d.per_token ? Shape{1, d.in.w, d.size} : Shape{1, 1, d.size};
-      case Kind::conv2d: return {slide(d.in.h, d, index), slide(d.in.w, d, index), d.size};
-      case Kind::maxpool2d:
-      case Kind::avgpool2d: return {slide(d.in.h, d, index), slide(d.in.w, d, index), d.in.c};
-      case Kind::flatten: return {1, 1, static_cast<int>(d.in.size())};
-      case Kind::global_avgpool: return {1, 1, d.in.c};
-      case Kind::residual: return chain_out(d.body, d.in);
-      case Kind::token_embedding: return {1, d.in.w, d.size};
-      case Kind::tied_head: return {1, d.in.w, d.vocab};
-      case Kind::relu:
-      case Kind::groupnorm:
-      case Kind::dropout:
-      case Kind::position_embedding:
-      case Kind::layernorm:
-      case Kind::rmsnorm:
-      case Kind::attention:
-      case Kind::gelu: break;
+ private:
+  // Every key the row requires is set, and every key set is in its range.
+  void check_keys(const LayerDesc& d) const {
+    const std::string name(d.kind());
+    for (std::size_t k = 0; k < d.row->key_count; ++k) {
+      const LayerKey& key = d.row->keys[k];
+      if (!d.has(key.name)) {
+        if (key.required()) fail(std::string(key.name), name + ": " + std::string(key.name) + " must be set (" + std::string(key.what) + ")");
+        continue;
+      }
+      const double value = d.value(key.name);
+      if (!key.allows(value))
+        fail(std::string(key.name), name + ": " + std::string(key.name) + " must be " + key.range() + ", not " + number_text(value, false));
     }
-    return d.in;
   }
 
   Shape shape_;
-  int vocab_;
-  int embedding_vocab_ = 0, embedding_width_ = 0;  // the first token embedding's; 0 before one
   std::vector<LayerDesc> layers_;
 };
 
@@ -157,12 +78,12 @@ std::vector<LayerDesc> listed(const ModelSpec& spec) {
 
 std::vector<LayerDesc> mlp(const ModelSpec& spec) {
   Builder b(spec.input, spec.classes);
-  if (spec.input.h != 1 || spec.input.w != 1) b.add(Kind::flatten);
+  if (spec.input.h != 1 || spec.input.w != 1) b.add(layer("flatten"));
   for (int h : spec.hidden) {
-    b.add(Kind::dense, h);
-    b.add(Kind::relu);
+    b.add(layer("dense", {{"size", h}}));
+    b.add(layer("relu"));
   }
-  b.add(Kind::dense, spec.classes);
+  b.add(layer("dense", {{"size", spec.classes}}));
   return b.take();
 }
 
@@ -170,38 +91,29 @@ std::vector<LayerDesc> mlp(const ModelSpec& spec) {
 std::vector<LayerDesc> cnn(const ModelSpec& spec) {
   Builder b(spec.input, spec.classes);
   for (int channels : {32, 64}) {
-    b.add(Kind::conv2d, channels, 5);
-    b.add(Kind::relu);
-    b.add(Kind::maxpool2d, 0, 2, 2);
+    b.add(layer("conv2d", {{"size", channels}, {"kernel", 5}, {"stride", 1}}));
+    b.add(layer("relu"));
+    b.add(layer("maxpool2d", {{"kernel", 2}, {"stride", 2}}));
   }
-  b.add(Kind::flatten);
-  b.add(Kind::dense, 128);
-  b.add(Kind::relu);
-  b.add(Kind::dense, spec.classes);
+  b.add(layer("flatten"));
+  b.add(layer("dense", {{"size", 128}}));
+  b.add(layer("relu"));
+  b.add(layer("dense", {{"size", spec.classes}}));
   return b.take();
 }
 
 LayerDesc conv(int channels, int kernel, int stride, int padding) {
-  LayerDesc d;
-  d.kind = Kind::conv2d, d.size = channels, d.kernel = kernel, d.stride = stride, d.padding = padding;
-  d.bias = false;  // a GroupNorm follows, which would cancel it
-  return d;
+  // No bias: a GroupNorm follows, which would cancel it.
+  return layer("conv2d", {{"size", channels}, {"kernel", kernel}, {"stride", stride}, {"padding", padding}, {"bias", 0}});
 }
 
-LayerDesc group_norm(int groups) {
-  LayerDesc d;
-  d.kind = Kind::groupnorm, d.groups = groups;
-  return d;
-}
-
-LayerDesc relu() { return LayerDesc{}; }
+LayerDesc group_norm(int groups) { return layer("groupnorm", {{"groups", groups}}); }
 
 // conv3×3 → GN → ReLU → conv3×3 → GN, plus the identity or a 1×1 conv + GN projection where
 // the shape changes; the ReLU after the sum is the list's next layer.
 LayerDesc basic_block(int in_channels, int channels, int stride) {
-  LayerDesc d;
-  d.kind = Kind::residual;
-  d.body = {conv(channels, 3, stride, 1), group_norm(8), relu(), conv(channels, 3, 1, 1), group_norm(8)};
+  LayerDesc d = layer("residual");
+  d.body = {conv(channels, 3, stride, 1), group_norm(8), layer("relu"), conv(channels, 3, 1, 1), group_norm(8)};
   if (stride != 1 || in_channels != channels) d.shortcut = {conv(channels, 1, stride, 0), group_norm(8)};
   return d;
 }
@@ -212,30 +124,40 @@ std::vector<LayerDesc> resnet8(const ModelSpec& spec) {
   Builder b(spec.input, spec.classes);
   b.add(conv(16, 3, 1, 1));
   b.add(group_norm(8));
-  b.add(relu());
+  b.add(layer("relu"));
   const int widths[][3] = {{16, 16, 1}, {16, 32, 2}, {32, 64, 2}};
   for (const auto& w : widths) {
     b.add(basic_block(w[0], w[1], w[2]));
-    b.add(relu());
+    b.add(layer("relu"));
   }
-  b.add(Kind::global_avgpool);
-  b.add(Kind::dense, spec.classes);
+  b.add(layer("global_avgpool"));
+  b.add(layer("dense", {{"size", spec.classes}}));
   return b.take();
 }
 
-// The shortest decimal that reads back as the same value (a float's, for `single`), with a
-// decimal point (TOML and JSON both read it as a number): a written list rebuilds the same
-// initial weights and dropout masks.
-std::string number_text(double value, bool single) {
-  char text[40];
-  for (int precision = 1; precision <= 17; ++precision) {
-    std::snprintf(text, sizeof text, "%.*g", precision, value);
-    if (single ? std::strtof(text, nullptr) == static_cast<float>(value) : std::strtod(text, nullptr) == value) break;
-  }
-  std::string out = text;
-  return out.find_first_of(".e") == std::string::npos ? out + ".0" : out;
+std::vector<LayerDesc> gpt(const ModelSpec& spec) {
+  return with_shapes(gpt_description(gpt_spec(spec)), Shape{1, spec.context, 1}, spec.classes);
 }
-std::string float_text(float value) { return number_text(value, true); }
+
+std::string gpt_sizes(const ModelSpec& spec) {
+  return ", \"blocks\": " + std::to_string(spec.blocks) + ", \"heads\": " + std::to_string(spec.heads) +
+         ", \"width\": " + std::to_string(spec.width) + ", \"bias\": true, \"tied_head\": true" +
+         (spec.mlp == "gelu" ? "" : ", \"mlp\": \"" + spec.mlp + "\"");
+}
+
+std::string gpt_heading(const ModelSpec& spec) {
+  return "gpt: " + std::to_string(spec.blocks) + " blocks, " + std::to_string(spec.heads) + " heads, width " +
+         std::to_string(spec.width) + ", context " + std::to_string(spec.context) + ", vocabulary " +
+         std::to_string(spec.classes) + (spec.mlp == "gelu" ? "" : ", " + spec.mlp + " MLP");
+}
+
+const ModelKind kModelKinds[] = {
+    {"mlp", &mlp, true, false, nullptr, nullptr},
+    {"cnn", &cnn, true, false, nullptr, nullptr},
+    {"resnet8", &resnet8, true, false, nullptr, nullptr},
+    {kGptKind, &gpt, true, true, &gpt_sizes, &gpt_heading},
+    {kLayerListKind, &listed, false, false, nullptr, nullptr},
+};
 
 std::string shape_json(Shape s) {
   return "[" + std::to_string(s.h) + ", " + std::to_string(s.w) + ", " + std::to_string(s.c) + "]";
@@ -244,22 +166,10 @@ std::string shape_json(Shape s) {
 std::string layers_json(const std::vector<LayerDesc>& layers, const std::string& indent);
 
 std::string layer_json(const LayerDesc& d, const std::string& indent) {
-  std::string out = "{\"kind\": \"" + std::string(layer_kind_name(d.kind)) + "\", \"in\": " + shape_json(d.in) +
+  std::string out = "{\"kind\": \"" + std::string(d.kind()) + "\", \"in\": " + shape_json(d.in) +
                     ", \"out\": " + shape_json(d.out);
-  if (d.kind == Kind::dense || d.kind == Kind::conv2d || d.kind == Kind::token_embedding)
-    out += ", \"size\": " + std::to_string(d.size);
-  if (d.kind == Kind::token_embedding || d.kind == Kind::tied_head) out += ", \"vocab\": " + std::to_string(d.vocab);
-  if (d.kind == Kind::dense && d.per_token) out += ", \"per_token\": true, \"init_std\": " + float_text(d.init_std);
-  if (d.kind == Kind::attention)
-    out += ", \"heads\": " + std::to_string(d.heads) + ", \"init_std\": " + float_text(d.init_std) +
-           ", \"projection_std\": " + float_text(d.projection_std);
-  if (d.kind == Kind::conv2d || d.kind == Kind::maxpool2d || d.kind == Kind::avgpool2d)
-    out += ", \"kernel\": " + std::to_string(d.kernel) + ", \"stride\": " + std::to_string(d.stride) +
-           ", \"padding\": " + std::to_string(d.padding);
-  if (d.kind == Kind::conv2d) out += std::string(", \"bias\": ") + (d.bias ? "true" : "false");
-  if (d.kind == Kind::groupnorm) out += ", \"groups\": " + std::to_string(d.groups);
-  if (d.kind == Kind::dropout) out += ", \"rate\": " + std::to_string(d.rate);
-  if (d.kind == Kind::residual)
+  if (d.row->json) out += d.row->json(d);
+  if (d.row->nested)
     out += ", \"body\": " + layers_json(d.body, indent + "  ") + ", \"shortcut\": " + layers_json(d.shortcut, indent + "  ");
   return out + "}";
 }
@@ -273,19 +183,8 @@ std::string layers_json(const std::vector<LayerDesc>& layers, const std::string&
 // One [[name]] table with the keys its kind takes, its body and shortcut as sub-tables after
 // them (TOML puts a table's keys before its sub-tables).
 std::string layer_toml(const LayerDesc& d, const std::string& name) {
-  std::string out = "\n[[" + name + "]]\nkind = \"" + layer_kind_name(d.kind) + "\"\n";
-  auto key = [&out](const char* k, const std::string& value) { out += std::string(k) + " = " + value + "\n"; };
-  const bool window = d.kind == Kind::conv2d || d.kind == Kind::maxpool2d || d.kind == Kind::avgpool2d;
-  if (d.kind == Kind::dense || d.kind == Kind::conv2d || d.kind == Kind::token_embedding) key("size", std::to_string(d.size));
-  if (d.kind == Kind::token_embedding) key("vocab", std::to_string(d.vocab));
-  if (window) key("kernel", std::to_string(d.kernel)), key("stride", std::to_string(d.stride));
-  if (d.kind == Kind::conv2d) key("padding", std::to_string(d.padding)), key("bias", d.bias ? "true" : "false");
-  if (d.kind == Kind::groupnorm) key("groups", std::to_string(d.groups));
-  if (d.kind == Kind::dropout) key("rate", number_text(d.rate, false));
-  if (d.kind == Kind::dense && d.per_token) key("per_token", "true"), key("init_std", float_text(d.init_std));
-  if (d.kind == Kind::attention)
-    key("heads", std::to_string(d.heads)), key("init_std", float_text(d.init_std)),
-        key("projection_std", float_text(d.projection_std));
+  std::string out = "\n[[" + name + "]]\nkind = \"" + std::string(d.kind()) + "\"\n";
+  if (d.row->toml) out += d.row->toml(d);
   for (const LayerDesc& b : d.body) out += layer_toml(b, name + ".body");
   for (const LayerDesc& b : d.shortcut) out += layer_toml(b, name + ".shortcut");
   return out;
@@ -293,30 +192,20 @@ std::string layer_toml(const LayerDesc& d, const std::string& name) {
 
 }  // namespace
 
-const char* layer_kind_name(LayerDesc::Kind kind) {
-  static const char* const names[] = {"dense",     "conv2d",         "maxpool2d", "relu",      "flatten",
-                                      "groupnorm", "global_avgpool", "residual",  "avgpool2d", "dropout",
-                                      "token_embedding", "position_embedding", "layernorm", "rmsnorm",
-                                      "attention", "gelu", "tied_head"};
-  static_assert(sizeof names / sizeof names[0] == kLayerKinds && static_cast<int>(Kind::tied_head) + 1 == kLayerKinds,
-                "one name per kind");
-  return names[static_cast<int>(kind)];
-}
-
 std::vector<LayerDesc> describe_model(const ModelSpec& spec) {
   if (spec.classes < 2) throw ModelError(-1, "", "model: need at least 2 classes");
-  std::vector<LayerDesc> layers;
-  if (spec.kind == "mlp") layers = mlp(spec);
-  else if (spec.kind == "cnn") layers = cnn(spec);
-  else if (spec.kind == "resnet8") layers = resnet8(spec);
-  else if (spec.kind == "layers") layers = listed(spec);
-  else if (spec.kind == "gpt") layers = with_shapes(gpt_description(gpt_spec(spec)), Shape{1, spec.context, 1}, spec.classes);
-  else throw ModelError(-1, "kind", "model: unknown kind '" + spec.kind + "' (expected mlp, cnn, resnet8, gpt or layers)");
+  const ModelKind* kind = model_kind(spec.kind);
+  if (!kind) {
+    std::string names;
+    for (const ModelKind& k : kModelKinds) names += std::string(names.empty() ? "" : ", ") + k.name;
+    throw ModelError(-1, "kind", "model: unknown kind '" + spec.kind + "' (expected one of " + names + ")");
+  }
+  const std::vector<LayerDesc> layers = kind->layers(spec);
   const LayerDesc& last = layers.back();
   const bool per_token = is_language_model(layers);
   const Shape expected{1, per_token ? layers.front().in.w : 1, spec.classes};
   if (!(last.out == expected))
-    throw ModelError(static_cast<int>(layers.size()) - 1, last.kind == Kind::dense ? "size" : "kind",
+    throw ModelError(static_cast<int>(layers.size()) - 1, last.kind() == "dense" ? "size" : "kind",
                      "model: the last layer gives " + std::to_string(last.out.size()) + " values per sample, not one per class (" +
                          std::to_string(spec.classes) + ")" + (per_token ? " at each of " + std::to_string(expected.w) + " tokens" : ""));
   return layers;
@@ -329,12 +218,28 @@ std::vector<LayerDesc> with_shapes(const std::vector<LayerDesc>& layers, Shape i
 }
 
 bool is_language_model(const std::vector<LayerDesc>& layers) {
-  return !layers.empty() && layers.front().kind == Kind::token_embedding;
+  return !layers.empty() && layers.front().kind() == "token_embedding";
 }
 
 bool is_language_model(const ModelSpec& spec) {
-  return spec.kind == "gpt" || (spec.kind == "layers" && is_language_model(spec.layers));
+  const ModelKind* kind = model_kind(spec.kind);
+  return kind && (kind->language_model || (is_layer_list(spec) && is_language_model(spec.layers)));
 }
+
+const ModelKind* model_kind(const std::string& name) {
+  for (const ModelKind& kind : kModelKinds)
+    if (name == kind.name) return &kind;
+  return nullptr;
+}
+
+std::vector<std::string> model_preset_names() {
+  std::vector<std::string> names;
+  for (const ModelKind& kind : kModelKinds)
+    if (kind.preset) names.emplace_back(kind.name);
+  return names;
+}
+
+bool is_layer_list(const ModelSpec& spec) { return spec.kind == kLayerListKind; }
 
 std::string layers_toml(const ModelSpec& spec) {
   const std::vector<LayerDesc> layers = describe_model(spec);
@@ -347,9 +252,8 @@ std::string layers_toml(const ModelSpec& spec) {
 std::string model_json(const ModelSpec& spec) {
   const std::vector<LayerDesc> layers = describe_model(spec);
   std::string out = "{\"kind\": \"" + spec.kind + "\"";
-  if (spec.kind == "gpt")  // the preset's sizes, beside the layers they expand into
-    out += ", \"blocks\": " + std::to_string(spec.blocks) + ", \"heads\": " + std::to_string(spec.heads) +
-           ", \"width\": " + std::to_string(spec.width) + ", \"bias\": true, \"tied_head\": true";
+  const ModelKind* kind = model_kind(spec.kind);
+  if (kind->sizes_json) out += kind->sizes_json(spec);  // the preset's sizes, beside the layers they expand into
   if (is_language_model(layers))
     out += ", \"context\": " + std::to_string(layers.front().in.w) + ", \"vocab\": " + std::to_string(spec.classes);
   out += ", \"input\": " + shape_json(layers.front().in) + ", \"classes\": " + std::to_string(spec.classes) +

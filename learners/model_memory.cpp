@@ -7,56 +7,35 @@
 namespace starling {
 namespace {
 
-using Kind = LayerDesc::Kind;
-
 // Trainable floats of one described layer (a residual block's body and shortcut included).
 double layer_parameters(const LayerDesc& d) {
-  switch (d.kind) {
-    case Kind::dense: return static_cast<double>(d.per_token ? d.in.c : d.in.size()) * d.size + d.size;
-    case Kind::conv2d:
-      return static_cast<double>(d.kernel) * d.kernel * d.in.c * d.size + (d.bias ? d.size : 0);
-    case Kind::groupnorm:
-    case Kind::layernorm: return 2.0 * d.in.c;
-    case Kind::rmsnorm: return d.in.c;
-    case Kind::token_embedding: return static_cast<double>(d.vocab) * d.size;
-    case Kind::position_embedding: return static_cast<double>(d.in.w) * d.in.c;
-    case Kind::attention: return 4.0 * d.in.c * d.in.c + 4.0 * d.in.c;  // fused QKV and the output projection
-    case Kind::residual: {
-      double sum = 0;
-      for (const LayerDesc& b : d.body) sum += layer_parameters(b);
-      for (const LayerDesc& s : d.shortcut) sum += layer_parameters(s);
-      return sum;
-    }
-    default: return 0;
-  }
+  double sum = d.row->parameters ? d.row->parameters(d) : 0.0;
+  for (const LayerDesc& b : d.body) sum += layer_parameters(b);
+  for (const LayerDesc& s : d.shortcut) sum += layer_parameters(s);
+  return sum;
 }
 
 double layer_activations(const LayerDesc& d) {
-  double sum = static_cast<double>(d.out.size());
-  if (d.kind == Kind::attention)  // the fused QKV and the probabilities P, one T × T per head
-    sum += 3.0 * d.in.size() + static_cast<double>(d.heads) * d.in.w * d.in.w;
+  double sum = static_cast<double>(d.out.size()) + (d.row->activations ? d.row->activations(d) : 0.0);
   for (const LayerDesc& b : d.body) sum += layer_activations(b);
   for (const LayerDesc& s : d.shortcut) sum += layer_activations(s);
   return sum;
 }
 
 std::string layer_what(const LayerDesc& d) {
+  if (d.row->what) return d.row->what(d);
   std::ostringstream s;
-  s << layer_kind_name(d.kind);
-  if (d.kind == Kind::dense && d.per_token) s << " of " << d.size << " units on each of " << d.in.w << " tokens of " << d.in.c;
-  else if (d.kind == Kind::dense) s << " of " << d.size << " units on " << d.in.size() << " inputs";
-  else if (d.kind == Kind::conv2d) s << " of " << d.size << " channels on " << d.in.h << "×" << d.in.w << "×" << d.in.c;
-  else s << " on " << d.in.h << "×" << d.in.w << "×" << d.in.c;
+  s << d.kind() << " on " << d.in.h << "×" << d.in.w << "×" << d.in.c;
   return s.str();
 }
 
 // The key of a preset that sizes its k-th described layer: an MLP's hidden layers come
 // from model.hidden, everything else of a preset from model.kind.
 std::string preset_key(const ModelSpec& spec, const std::vector<LayerDesc>& layers, std::size_t k) {
-  if (spec.kind == "layers") return "layers";
-  if (spec.kind != "mlp" || layers[k].kind != Kind::dense) return "kind";
+  if (is_layer_list(spec)) return "layers";
+  if (spec.kind != "mlp" || layers[k].kind() != "dense") return "kind";
   std::size_t dense_before = 0;
-  for (std::size_t i = 0; i < k; ++i) dense_before += layers[i].kind == Kind::dense;
+  for (std::size_t i = 0; i < k; ++i) dense_before += layers[i].kind() == "dense";
   return dense_before < spec.hidden.size() ? "hidden" : "kind";
 }
 
@@ -64,11 +43,13 @@ std::vector<PartMemory> gpt_parts(const ModelSpec& spec) {
   const GptSpec g = gpt_spec(spec);
   const double w = g.width, t = g.context, v = g.vocab, n = g.layers;
   const std::string shape = std::to_string(g.layers) + " blocks of width " + std::to_string(g.width);
-  // A block: two LayerNorms (4w), fused QKV (3w² + 3w), output projection (w² + w), a 4×
-  // MLP (8w² + 5w); it keeps about 16 floats of width per token for its backward.
+  // A block is its attention and MLP residuals, the description's third and fourth layers;
+  // it keeps about 16 floats of width per token for its backward.
+  const std::vector<LayerDesc> layers = with_shapes(gpt_description(g), Shape{1, g.context, 1}, g.vocab);
+  const double block = layer_parameters(layers[2]) + layer_parameters(layers[3]);
   return {
       {-1, "width", "token and position embeddings of width " + std::to_string(g.width), v * w + t * w, t * w},
-      {-1, "blocks", shape, n * (12 * w * w + 13 * w), n * 16 * t * w},
+      {-1, "blocks", shape, n * block, n * 16 * t * w},
       {-1, "context", "causal attention over a context of " + std::to_string(g.context) + " in " + shape, 0,
        n * g.heads * t * t},
       {-1, "context", "the head's logits over " + std::to_string(g.vocab) + " bytes at " + std::to_string(g.context) + " positions",
@@ -87,7 +68,7 @@ double MemoryUse::part_bytes(const PartMemory& part) const {
 }
 
 std::vector<PartMemory> estimate_memory(const ModelSpec& spec) {
-  if (spec.kind == "gpt") return gpt_parts(spec);
+  if (spec.kind == kGptKind) return gpt_parts(spec);
   const std::vector<LayerDesc> layers = describe_model(spec);
   std::vector<PartMemory> parts;
   for (std::size_t k = 0; k < layers.size(); ++k)

@@ -85,8 +85,10 @@ std::string shape_text(const Shape64& shape) {
 // The model must be exactly the GPT its spec's sizes describe, whatever its kind says.
 GptSpec checked_gpt(const Model& model) {
   ModelSpec gpt = model.spec();
-  gpt.kind = "gpt";
+  gpt.kind = kGptKind;
   gpt.input = {1, gpt.context, 1};
+  if (gpt.mlp != "gelu")
+    throw std::invalid_argument("nanoGPT's names fit only its GELU MLP, not model.mlp = \"" + gpt.mlp + "\"");
   if (Model(gpt).signature() != model.signature())
     throw std::invalid_argument("nanoGPT's names fit only the GPT preset (model.kind = \"gpt\"), not " + model.signature());
   return gpt_spec(gpt);

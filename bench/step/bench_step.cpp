@@ -148,9 +148,9 @@ Options parse(int argc, char** argv) {
 // Multiply-adds of one sample's forward pass through a GEMM layer (dense or convolution):
 // its training step does three such products (forward, input and weight gradients).
 double gemm_macs(const LayerDesc& d) {
-  if (d.kind == LayerDesc::Kind::dense) return static_cast<double>(d.in.size()) * d.size;
-  if (d.kind == LayerDesc::Kind::conv2d)
-    return static_cast<double>(d.out.h) * d.out.w * d.size * d.kernel * d.kernel * d.in.c;
+  if (d.kind() == "dense") return static_cast<double>(d.in.size()) * d.integer("size");
+  if (d.kind() == "conv2d")
+    return static_cast<double>(d.out.h) * d.out.w * d.integer("size") * d.integer("kernel") * d.integer("kernel") * d.in.c;
   double macs = 0.0;
   for (const auto* list : {&d.body, &d.shortcut})
     for (const LayerDesc& inner : *list) macs += gemm_macs(inner);

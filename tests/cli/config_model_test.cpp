@@ -124,34 +124,39 @@ BOOST_AUTO_TEST_CASE(bad_layer_lists_name_the_line_and_key) {
 }
 
 // The GPT preset written out as its layer list (`starling model --layers`) and read back
-// builds the same model: the same arena, the same initial bits, the same logits and gradients.
+// builds the same model: the same arena, the same initial bits, the same logits and
+// gradients; with each of its MLPs (model.mlp).
 BOOST_AUTO_TEST_CASE(the_gpt_written_as_a_layer_list_is_the_preset) {
-  using starling::Model;
-  const std::string data = "[data]\ndataset = \"text\"\npath = \"text\"\n";
-  const Config preset =
-      parse_config(data + "[model]\nkind = \"gpt\"\nblocks = 2\nheads = 2\nwidth = 16\ncontext = 8\n", "gpt.toml");
-  const starling::ModelSpec& gpt = preset.node.train.learner.model;
-  const Config listed = parse_config(data + starling::layers_toml(gpt), "list.toml");
-  const starling::ModelSpec& list = listed.node.train.learner.model;
-  BOOST_TEST(list.kind == "layers");
-  BOOST_TEST(list.context == 8);
-  Model a(gpt), b(list);
-  BOOST_TEST(a.param_count() == b.param_count());
-  BOOST_TEST(a.signature() == b.signature());
-  a.init(7), b.init(7);
-  BOOST_TEST(starling::checksum_hex(a.params(), a.param_count()) == starling::checksum_hex(b.params(), b.param_count()));
-  const int batch = 2, outputs = batch * 8 * 256;
-  std::vector<float> ids(batch * 8), dlogits(outputs);
-  for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<float>((i * 37) % 256);
-  const auto backend = starling::kernels::Backend::native;
-  const std::vector<float> ya(a.forward(backend, batch, ids.data()), a.forward(backend, batch, ids.data()) + outputs);
-  const float* yb = b.forward(backend, batch, ids.data());
-  BOOST_TEST(std::memcmp(ya.data(), yb, sizeof(float) * outputs) == 0);
-  for (int i = 0; i < outputs; ++i) dlogits[i] = ya[i] * 1e-3f;
-  a.forward(backend, batch, ids.data());  // a's activations, for its backward
-  a.backward(backend, batch, ids.data(), dlogits.data());
-  b.backward(backend, batch, ids.data(), dlogits.data());
-  BOOST_TEST(starling::checksum_hex(a.grads(), a.param_count()) == starling::checksum_hex(b.grads(), b.param_count()));
+  for (const std::string mlp : {"gelu", "swiglu"}) {
+    using starling::Model;
+    const std::string data = "[data]\ndataset = \"text\"\npath = \"text\"\n";
+    const Config preset = parse_config(data + "[model]\nkind = \"gpt\"\nblocks = 2\nheads = 2\nwidth = 16\ncontext = 8\n" +
+                                           "mlp = \"" + mlp + "\"\n",
+                                       "gpt.toml");
+    BOOST_TEST(preset.node.train.learner.model.mlp == mlp);
+    const starling::ModelSpec& gpt = preset.node.train.learner.model;
+    const Config listed = parse_config(data + starling::layers_toml(gpt), "list.toml");
+    const starling::ModelSpec& list = listed.node.train.learner.model;
+    BOOST_TEST(list.kind == "layers");
+    BOOST_TEST(list.context == 8);
+    Model a(gpt), b(list);
+    BOOST_TEST(a.param_count() == b.param_count());
+    BOOST_TEST(a.signature() == b.signature());
+    a.init(7), b.init(7);
+    BOOST_TEST(starling::checksum_hex(a.params(), a.param_count()) == starling::checksum_hex(b.params(), b.param_count()));
+    const int batch = 2, outputs = batch * 8 * 256;
+    std::vector<float> ids(batch * 8), dlogits(outputs);
+    for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<float>((i * 37) % 256);
+    const auto backend = starling::kernels::Backend::native;
+    const std::vector<float> ya(a.forward(backend, batch, ids.data()), a.forward(backend, batch, ids.data()) + outputs);
+    const float* yb = b.forward(backend, batch, ids.data());
+    BOOST_TEST(std::memcmp(ya.data(), yb, sizeof(float) * outputs) == 0);
+    for (int i = 0; i < outputs; ++i) dlogits[i] = ya[i] * 1e-3f;
+    a.forward(backend, batch, ids.data());  // a's activations, for its backward
+    a.backward(backend, batch, ids.data(), dlogits.data());
+    b.backward(backend, batch, ids.data(), dlogits.data());
+    BOOST_TEST(starling::checksum_hex(a.grads(), a.param_count()) == starling::checksum_hex(b.grads(), b.param_count()));
+  }
 }
 
 // model.preset sets the GPT's sizes where the config does not; keys beside it win, and an

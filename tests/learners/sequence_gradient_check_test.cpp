@@ -1,5 +1,5 @@
 // The GPT's layers and losses (LayerNorm, RMSNorm, GELU, the embeddings, causal attention,
-// per-token dense, the tied head, the sequence cross-entropy) and the whole GPT: analytic
+// per-token dense, SwiGLU, the tied head, the sequence cross-entropy) and the whole GPT: analytic
 // gradients against central finite differences in double precision, on every ISA path and
 // kernel backend, and forwards against double-precision references.
 #define BOOST_TEST_MODULE learners_sequence_gradients
@@ -7,6 +7,7 @@
 
 #include "learners/gpt.h"
 #include "learners/layer_chain.h"
+#include "learners/layer_factory.h"
 #include "learners/layers/causal_attention.h"
 #include "learners/layers/embedding.h"
 #include "learners/layers/gelu.h"
@@ -25,6 +26,7 @@
 #include <cmath>
 #include <memory>
 #include <random>
+#include <string>
 #include <vector>
 
 using namespace starling;
@@ -48,6 +50,22 @@ NormForward forward_two_samples(Layer& norm, int values, std::mt19937_64& rng) {
   f.y.resize(f.x.size());
   norm.forward(Backend::native, 2, f.x.data(), f.y.data());
   return f;
+}
+
+// A chain whose output is as large as its input, checked whole through L = Σ y ⊙ r: its
+// input gradient, and its parameters' at 80 coordinates, against finite differences.
+void check_chain(LayerChain& chain, int batch, Backend backend, std::mt19937_64& rng, const std::string& what) {
+  std::vector<float> params = random_vector(chain.param_count(), rng, 0.5f), grads(chain.param_count());
+  chain.bind(params.data(), grads.data());
+  chain.reserve(batch);
+  std::vector<float> x = random_vector(static_cast<std::size_t>(batch * chain.input_shape().size()), rng), dx(x.size());
+  const std::vector<float> r = random_vector(x.size(), rng);
+  auto loss = [&] { return weighted_sum(chain.forward(backend, batch, x.data()), r); };
+  loss();
+  chain.backward(backend, batch, x.data(), r.data(), dx.data());
+  const std::vector<float> dparams = grads;
+  expect_gradient((what + " input").c_str(), x, dx, loss);
+  expect_gradient((what + " parameters").c_str(), params, dparams, loss, 80);
 }
 
 }  // namespace
@@ -191,6 +209,44 @@ BOOST_AUTO_TEST_CASE(causal_attention_and_token_dense) {
   BOOST_CHECK_THROW(CausalAttention(4, 10, 3), std::invalid_argument);
 }
 
+// The SwiGLU feed-forward as its row builds it (fused W1|W3, the gate, W2): the whole
+// against finite differences on every backend, the gate's forward against silu(a)·b in
+// double, its parameters as the row counts them, and its shape refused off a token sequence.
+BOOST_AUTO_TEST_CASE(swiglu_feed_forward) {
+  std::mt19937_64 rng(29);
+  const int context = 5, width = 8, hidden = 6, batch = 2;
+  const Shape seq{1, context, width};
+  const std::vector<LayerDesc> desc = with_shapes({layer_of("swiglu").set("size", hidden)}, seq, 0);
+  BOOST_TEST((desc[0].out == seq));
+  for (Backend backend : kBackends) {
+    LayerChain chain(seq, make_layers(desc));
+    BOOST_TEST(chain.layers().size() == 3u);
+    std::size_t trainable = 0;
+    for (const auto& layer : chain.layers()) trainable += layer->param_count();
+    BOOST_TEST(trainable == 3u * width * hidden + 2u * hidden + width);  // W1, W3, W2 and their biases
+    check_chain(chain, batch, backend, rng, "swiglu");
+
+    Layer& gate = *chain.layers()[1];
+    check_layer(gate, 3, backend, rng);
+    std::vector<float> ab = random_vector(static_cast<std::size_t>(batch * context * 2 * hidden), rng, 3.f);
+    std::vector<float> y(static_cast<std::size_t>(batch * context * hidden));
+    gate.forward(backend, batch, ab.data(), y.data());
+    for (int t = 0; t < batch * context; ++t)
+      for (int j = 0; j < hidden; ++j) {
+        const double a = ab[t * 2 * hidden + j], b = ab[t * 2 * hidden + hidden + j];
+        const double want = a / (1.0 + std::exp(-a)) * b;
+        BOOST_TEST(std::fabs(y[t * hidden + j] - want) <= 1e-5 * (1 + std::fabs(want)));
+      }
+  }
+  BOOST_CHECK_THROW(with_shapes({layer_of("swiglu").set("size", hidden)}, Shape{4, 4, 3}, 0), ModelError);
+  try {
+    with_shapes({layer_of("swiglu")}, seq, 0);
+    BOOST_FAIL("a swiglu without a size was described");
+  } catch (const ModelError& e) {
+    BOOST_TEST(e.key() == "size");
+  }
+}
+
 // The sequence loss is the mean over every position, in nats, with its gradient.
 BOOST_AUTO_TEST_CASE(sequence_cross_entropy_over_the_vocabulary) {
   std::mt19937_64 rng(24);
@@ -284,17 +340,7 @@ BOOST_AUTO_TEST_CASE(a_pre_layernorm_gpt_block) {
     block.push_back(std::make_unique<Residual>(LayerChain(seq, std::move(attention)), LayerChain(seq, {})));
     block.push_back(std::make_unique<Residual>(LayerChain(seq, std::move(mlp)), LayerChain(seq, {})));
     LayerChain chain(seq, std::move(block));
-    std::vector<float> params = random_vector(chain.param_count(), rng, 0.5f), grads(chain.param_count());
-    chain.bind(params.data(), grads.data());
-    chain.reserve(batch);
-    std::vector<float> x = random_vector(static_cast<std::size_t>(batch * seq.size()), rng), dx(x.size());
-    const std::vector<float> r = random_vector(x.size(), rng);
-    auto loss = [&] { return weighted_sum(chain.forward(backend, batch, x.data()), r); };
-    loss();
-    chain.backward(backend, batch, x.data(), r.data(), dx.data());
-    const std::vector<float> dparams = grads;
-    expect_gradient("block input", x, dx, loss);
-    expect_gradient("block parameters", params, dparams, loss, 80);
+    check_chain(chain, batch, backend, rng, "block");
   }
 }
 
@@ -335,12 +381,14 @@ BOOST_AUTO_TEST_CASE(gpt_has_nanogpts_parameters_and_initialisation) {
   BOOST_CHECK_THROW(make_gpt(GptSpec{2, 3, 8, 4, 11}), std::invalid_argument);
 }
 
-// A small GPT end to end, token ids to the sequence cross-entropy, against finite differences.
+// A small GPT end to end, token ids to the sequence cross-entropy, against finite
+// differences, with each of its MLPs (model.mlp).
 BOOST_AUTO_TEST_CASE(gpt_gradient_end_to_end) {
   std::mt19937_64 rng(28);
-  const GptSpec spec{2, 2, 8, 4, 11};
   const int batch = 2;
+  for (const char* mlp : kGptMlps)
   for (Backend backend : kBackends) {
+    const GptSpec spec{2, 2, 8, 4, 11, mlp};
     LayerChain gpt(Shape{1, spec.context, 1}, make_gpt(spec));
     std::vector<float> params = random_vector(gpt.param_count(), rng, 0.3f), grads(gpt.param_count());
     gpt.bind(params.data(), grads.data());
@@ -358,6 +406,28 @@ BOOST_AUTO_TEST_CASE(gpt_gradient_end_to_end) {
                            dlogits.data());
     gpt.backward(backend, batch, ids.data(), dlogits.data(), nullptr);
     const std::vector<float> dparams = grads;
-    expect_gradient("gpt", params, dparams, loss, 120);
+    expect_gradient(mlp, params, dparams, loss, 120);
   }
+}
+
+// model.mlp = "swiglu": each block's MLP is x + swiglu(ln2(x)) with 8/3 · width hidden units
+// (a multiple of 8), its W2 scaled as nanoGPT's output projections are.
+BOOST_AUTO_TEST_CASE(gpt_with_a_swiglu_mlp) {
+  BOOST_TEST(gpt_swiglu_hidden(128) == 344);
+  BOOST_TEST(gpt_swiglu_hidden(384) == 1024);
+  const GptSpec spec{2, 2, 32, 4, 11, "swiglu"};  // every layer's parameters a whole number of 64 bytes
+  const std::vector<LayerDesc> layers = with_shapes(gpt_description(spec), Shape{1, spec.context, 1}, spec.vocab);
+  const LayerDesc& mlp = layers[3].body[1];
+  BOOST_TEST(mlp.kind() == "swiglu");
+  BOOST_TEST(mlp.integer("size") == 88);
+  BOOST_TEST(mlp.single("projection_std") == kGptInitStd / std::sqrt(4.f));
+  ModelSpec model;
+  model.kind = "gpt", model.blocks = 2, model.heads = 2, model.width = 32, model.context = 4, model.mlp = "swiglu";
+  model.input = Shape{1, 4, 1}, model.classes = 11;
+  const std::size_t trainable = Model(model).trainable_count();
+  const std::size_t w = 32, h = 88, block = 4 * w * w + 4 * w + 4 * w + 3 * w * h + 2 * h + w;
+  BOOST_TEST(trainable == 11 * w + 4 * w + 2 * block + 2 * w);  // embeddings, blocks, final LayerNorm
+  GptSpec unknown = spec;
+  unknown.mlp = "relu";
+  BOOST_CHECK_THROW(gpt_description(unknown), std::invalid_argument);
 }
