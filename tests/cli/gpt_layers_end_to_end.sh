@@ -28,20 +28,22 @@ run_section() {
 
 "$starling" model --config "$tmp/list.toml" --layers | cmp -s - "$tmp/layers.toml" || fail "the layer list does not write itself back"
 for c in preset list; do "$starling" model --config "$tmp/$c.toml" --json >"$tmp/$c.json"; done
-/usr/bin/python3 - "$source_dir/bench" "$tmp/preset.json" "$tmp/list.json" <<'PY' || fail "the layer list's export is not the preset's"
+"$starling" model --config "$tmp/preset.toml" --set model.mlp='"swiglu"' --json >"$tmp/swiglu.json"
+/usr/bin/python3 - "$source_dir/bench" "$tmp/preset.json" "$tmp/list.json" "$tmp/swiglu.json" <<'PY' || fail "the layer list's export is not the preset's"
 import json, sys
 sys.path.insert(0, sys.argv[1])
 import torch
 from starling_model import torch_model
-preset, listed = (json.load(open(f)) for f in sys.argv[2:4])
+preset, listed, swiglu = (json.load(open(f)) for f in sys.argv[2:5])
 assert listed["kind"] == "layers" and preset["kind"] == "gpt", (listed["kind"], preset["kind"])
 for key in ("layers", "parameters", "context", "vocab", "input", "classes"):
     assert preset[key] == listed[key], key
-model = torch_model(listed)
-params = sum(p.numel() for p in model.parameters())
-out = model(torch.zeros(2, listed["context"], dtype=torch.long))
-assert params == listed["parameters"], (params, listed["parameters"])
-assert tuple(out.shape) == (2, listed["context"], listed["vocab"]), out.shape
+for description in (listed, swiglu):  # the PyTorch builder's GELU and SwiGLU blocks
+    model = torch_model(description)
+    params = sum(p.numel() for p in model.parameters())
+    out = model(torch.zeros(2, description["context"], dtype=torch.long))
+    assert params == description["parameters"], (params, description["parameters"])
+    assert tuple(out.shape) == (2, description["context"], description["vocab"]), out.shape
 PY
 
 for c in preset list; do
