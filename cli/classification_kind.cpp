@@ -108,6 +108,7 @@ class Classification final : public TaskKind {
     return describe(config, data.train, parts);
   }
 
+  int evaluation_batch(const Config&) const override { return kImageEvaluationBatch; }
   void check_generates(const Config& c) const override {
     throw ConfigError(c.data.dataset_at + ": \"" + c.data.dataset + "\": starling generate samples from a language model, "
                       "trained on data.dataset = \"text\"");

@@ -286,9 +286,11 @@ void resolve_dependent_defaults(std::vector<KeyValue>& values) {
   // Averaging AdamW replicas averages steps each normalised by its own moments, shorter than
   // one step on the mean gradient where the replicas' gradients disagree: two SMA learners
   // end 5 to 13 % above one on fortunes-gpt (docs/language-models.md). Adam's learners
-  // therefore average gradients unless the config asks for SMA.
+  // therefore average gradients unless the config asks for SMA (one learner runs no rounds).
   const std::string& optimizer = value_of(values, "optimizer.kind").text;
-  if (!intra_sync.given && (value_of(values, "exchange.average").text == "gradients" || optimizer == "adam" || optimizer == "adamw"))
+  const bool several_learners = value_of(values, "node.learners").integer != 1;
+  if (!intra_sync.given && (value_of(values, "exchange.average").text == "gradients" ||
+                            (several_learners && (optimizer == "adam" || optimizer == "adamw"))))
     intra_sync.text = "average";
   apply_gpt_preset(values);
   if (!value_of(values, "security.curve").flag) value_of(values, "security.keys_dir").text.clear();

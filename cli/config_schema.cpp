@@ -323,7 +323,7 @@ std::vector<KeySpec> node_keys() {
      "learners in the node (actors, each on a thread of its own), or `\"auto\"` (Crossbow's auto-tuning)",
      [](V v, Config& c) { c.node.learners = static_cast<int>(v.integer); }},
     {"node.intra_sync", choice_of(actors::kIntraSyncNames),
-     "`\"sma\"`: synchronous model averaging; `\"average\"`: synchronous SGD (the default with `adam`, `adamw` or "
+     "`\"sma\"`: synchronous model averaging; `\"average\"`: synchronous SGD (the default with `adam` or `adamw` on several learners, or with "
      "`exchange.average = \"gradients\"`); `\"none\"`: independent replicas",
      [](V v, Config& c) { actors::parse_intra_sync(v.text, c.node.intra_sync); }},
     {"node.alpha", number(0.0, 0.0, 1.0), "SMA elasticity α; 0: 1/learners",

@@ -95,6 +95,7 @@ class LanguageModel final : public TaskKind {
     return describe(config, corpus, partition_text_peers(config, corpus));
   }
 
+  int evaluation_batch(const Config& c) const override { return starling::evaluation_batch(c.node.train.learner.model.context); }
   void check_generates(const Config&) const override {}  // every model on text reads bytes
 
   std::string length(const Config& c) const override { return std::to_string(std::max<int64_t>(1, c.run.steps)) + " steps"; }

@@ -166,11 +166,28 @@ void read_model(const toml::table& root, const std::string& file, const std::set
   }
 }
 
+namespace {
+
+// How a node of this config holds its model; `learners` counts what node.learners = "auto"
+// may reach (every core).
+MemoryUse memory_use(const Config& c) {
+  const LearnerSpec& l = c.node.train.learner;
+  MemoryUse use;
+  use.batch = l.batch;
+  use.learners = c.node.learners > 0 ? c.node.learners : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  use.optimizer_slots = optimizer_slots(l.optimizer.kind, l.optimizer.momentum);
+  use.node_slots = c.node.intra_sync == actors::IntraSync::average ? use.optimizer_slots : 0;
+  use.evaluation_batch = task_kind(c.data).evaluation_batch(c);
+  return use;
+}
+
+}  // namespace
+
 TrainingMemory training_memory(const Config& c) {
   const LearnerSpec& l = c.node.train.learner;
   TrainingMemory m;
-  m.learners = c.node.learners > 0 ? c.node.learners : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  const MemoryUse use{l.batch, m.learners, optimizer_slots(l.optimizer.kind, l.optimizer.momentum)};
+  const MemoryUse use = memory_use(c);
+  m.learners = use.learners;
   m.parts = estimate_memory(l.model);
   for (std::size_t i = 0; i < m.parts.size(); ++i) {
     m.bytes += use.part_bytes(m.parts[i]);
@@ -188,7 +205,7 @@ void check_model_memory(const toml::table& root, const std::string& file, const 
   const TrainingMemory m = training_memory(c);
   if (m.bytes <= machine || m.largest < 0) return;
   const PartMemory& largest = m.parts[static_cast<std::size_t>(m.largest)];
-  const MemoryUse use{l.batch, m.learners, optimizer_slots(l.optimizer.kind, l.optimizer.momentum)};
+  const MemoryUse use = memory_use(c);
   const toml::node* node = root["model"][largest.key].node();
   std::string name = "model." + largest.key;
   if (largest.key == "layers" && node && node->as_array()) {

@@ -42,6 +42,8 @@ class TaskKind {
   virtual void check_split(const Config& config, bool lenient) const = 0;
   /// What `starling partition` prints: the split across the peers.
   virtual JsonObject describe_split(Config& config) const = 0;
+  /// Samples a validation forward of the central model takes at once (the memory estimate's).
+  virtual int evaluation_batch(const Config& config) const = 0;
   /// A ConfigError unless `starling generate` can sample from this task's models.
   virtual void check_generates(const Config& config) const = 0;
 

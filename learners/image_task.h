@@ -19,8 +19,11 @@ Sampler make_sampler(const LearnerSpec& spec, const Dataset& train);
 /// in epoch 0 (auto-tuned learners overlap, hence distinct): a peer's label distribution.
 std::vector<int64_t> epoch_label_counts(const std::vector<LearnerSpec>& specs, const Dataset& train);
 
-/// Accuracy and mean cross-entropy of `model` on all of `data`.
-Evaluation evaluate(Model& model, kernels::Backend backend, const Dataset& data, int batch = 250);
+/// Test samples a forward of the evaluation takes at once.
+inline constexpr int kImageEvaluationBatch = 250;
+
+/// Accuracy and mean cross-entropy of `model` on all of `data`, `batch` samples at a time.
+Evaluation evaluate(Model& model, kernels::Backend backend, const Dataset& data, int batch = kImageEvaluationBatch);
 
 class ImageTask final : public Task {
  public:

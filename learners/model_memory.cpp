@@ -60,10 +60,12 @@ std::vector<PartMemory> gpt_parts(const ModelSpec& spec) {
 }  // namespace
 
 double MemoryUse::part_bytes(const PartMemory& part) const {
-  // Per learner: parameters, gradients and the optimizer's slots; per node: the central
-  // model and the exchange's copy. Activations and their gradients per sample of a batch.
-  const double per_parameter = static_cast<double>(learners) * (2 + optimizer_slots) + 2;
-  const double per_activation = 2.0 * batch * learners;
+  // Per learner: parameters, gradients and the optimizer's slots; per node: z with its
+  // gradients, z_prev, the scratch arena and its optimizer's slots. Activations and their
+  // gradients per sample of every learner's batch and of a validation forward (whose
+  // layers hold the same buffers).
+  const double per_parameter = static_cast<double>(learners) * (2 + optimizer_slots) + 4 + node_slots;
+  const double per_activation = 2.0 * (static_cast<double>(batch) * learners + evaluation_batch);
   return sizeof(float) * (part.parameters * per_parameter + part.activations_per_sample * per_activation);
 }
 

@@ -20,11 +20,15 @@ struct PartMemory {
 };
 
 /// How the parts are held: floats kept per parameter (the arena, its gradients, the
-/// optimizer's slots, for each learner, plus the node's own copies) and per activation.
+/// optimizer's slots, for each learner, plus the node's central model with its gradients,
+/// its previous value and a scratch arena, and its own optimizer where it steps the model)
+/// and per activation (each learner's batch, and the central model's validation forward).
 struct MemoryUse {
   int batch = 1;
   int learners = 1;
-  int optimizer_slots = 0;  // sgd with momentum 1, adam/adamw 2
+  int optimizer_slots = 0;   // sgd with momentum 1, adam/adamw 2
+  int node_slots = 0;        // the node's optimizer (node.intra_sync = "average"): optimizer_slots, else 0
+  int evaluation_batch = 0;  // samples a validation forward takes at once
 
   double part_bytes(const PartMemory& part) const;
 };

@@ -59,10 +59,11 @@ BOOST_AUTO_TEST_CASE(the_largest_part_is_named) {
   BOOST_TEST(first.key == "hidden");
   BOOST_TEST(first.parameters == 784.0 * 4096 + 4096);
   BOOST_TEST(parts.back().key == "kind");  // the output layer's size comes from the data
-  const MemoryUse use{32, 2, 2};
-  // Two learners with Adam: weights, gradients, 2 moments each, plus the node's 2 copies;
-  // activations and their gradients for 32 samples on each learner.
-  BOOST_TEST(use.part_bytes(first) == 4.0 * (first.parameters * 10 + 4096.0 * 2 * 32 * 2));
+  const MemoryUse use{32, 2, 2, 2, 250};
+  // Two learners with Adam: weights, gradients, 2 moments each, plus the node's central
+  // model, its gradients, z_prev, the scratch arena and its own 2 moments (synchronous SGD);
+  // activations and their gradients for 32 samples on each learner and 250 validated at once.
+  BOOST_TEST(use.part_bytes(first) == 4.0 * (first.parameters * 14 + 4096.0 * 2 * (32 * 2 + 250)));
 }
 
 BOOST_AUTO_TEST_CASE(a_model_larger_than_memory_is_a_config_error_at_its_layer) {
