@@ -15,10 +15,10 @@ run="qemu-aarch64-static"
 scripts/deps.sh arm64
 
 # The arm64 packages that do not install beside the host's amd64 ones (scripts/deps.sh says
-# why), unpacked from Debian's own .debs: CAF, oneDNN, SentencePiece and the monitor's
-# prometheus-cpp and civetweb, with curl's development files, which prometheus-cpp's CMake
-# config asks for. The marker names the list, so that a sysroot unpacked for an older list
-# is unpacked again.
+# why), unpacked from Debian's own .debs: CAF, oneDNN, SentencePiece, and the monitor's
+# prometheus-cpp with civetweb (its server executable too, which civetweb's CMake config
+# checks for) and curl's development files (which prometheus-cpp's CMake config asks for).
+# The marker names the list, so that a sysroot unpacked for an older list is unpacked again.
 sysroot=$build/sysroot
 marker=$sysroot/done-caf-dnnl-sentencepiece-prometheus-civetweb-curl
 if [ ! -e "$marker" ]; then
