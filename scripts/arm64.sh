@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # `make arm64`: cross-builds Starling for 64-bit Arm Linux into BUILD (build-arm64/) and runs
-# it under qemu-aarch64-static: the unit suites of kernels, learners, protocols and gossip,
-# one epoch of the MLP on Fashion-MNIST (test accuracy at least 0.80), 100 steps of a small
-# GPT on fortunes (the training loss falls), and `starling --version` (names neon).
+# it under qemu-aarch64-static: the unit suites of kernels, learners, protocols, gossip and
+# the monitor, one epoch of the MLP on Fashion-MNIST (test accuracy at least 0.80), 100 steps
+# of a small GPT on fortunes (the training loss falls), and `starling --version` (names neon).
 # Emulation checks correctness, not speed.
 #   scripts/arm64.sh [BUILD] [extra cmake arguments...]
 set -euo pipefail
@@ -15,16 +15,21 @@ run="qemu-aarch64-static"
 scripts/deps.sh arm64
 
 # The arm64 packages that do not install beside the host's amd64 ones (scripts/deps.sh says
-# why), unpacked from Debian's own .debs: CAF, oneDNN and SentencePiece. The marker names
-# the list, so that a sysroot unpacked for an older list is unpacked again.
+# why), unpacked from Debian's own .debs: CAF, oneDNN, SentencePiece, and the monitor's
+# prometheus-cpp with civetweb (its server executable too, which civetweb's CMake config
+# checks for) and curl's development files (which prometheus-cpp's CMake config asks for).
+# The marker names the list, so that a sysroot unpacked for an older list is unpacked again.
 sysroot=$build/sysroot
-if [ ! -e "$sysroot/done-caf-dnnl-sentencepiece" ]; then
+marker=$sysroot/done-caf-dnnl-sentencepiece-prometheus-civetweb-curl
+if [ ! -e "$marker" ]; then
   rm -rf "$sysroot"
   mkdir -p "$sysroot/debs"
   (cd "$sysroot/debs" && apt-get download -qq libcaf-core0.17:arm64 libcaf-dev:arm64 libdnnl-dev:arm64 libdnnl2:arm64 \
-    libsentencepiece-dev:arm64 libsentencepiece0:arm64 2>/dev/null)
+    libsentencepiece-dev:arm64 libsentencepiece0:arm64 prometheus-cpp-dev:arm64 libprometheus-cpp-core1.0:arm64 \
+    libprometheus-cpp-pull1.0:arm64 libprometheus-cpp-push1.0:arm64 libcivetweb-dev:arm64 libcivetweb1:arm64 \
+    civetweb:arm64 libcurl4-openssl-dev:arm64 libcurl4:arm64 2>/dev/null)
   for deb in "$sysroot"/debs/*.deb; do dpkg-deb -x "$deb" "$sysroot"; done
-  touch "$sysroot/done-caf-dnnl-sentencepiece"
+  touch "$marker"
 fi
 # SentencePiece is found through pkg-config: its arm64 .pc file, its paths under the sysroot.
 export PKG_CONFIG_LIBDIR=$PWD/$sysroot/usr/lib/aarch64-linux-gnu/pkgconfig PKG_CONFIG_SYSROOT_DIR=$PWD/$sysroot
@@ -35,7 +40,7 @@ cmake -S . -B "$build" -DCMAKE_TOOLCHAIN_FILE="$PWD/cmake/aarch64-linux-gnu.cmak
 # The unit suites: every ctest entry of these folders but the fuzzers' replays and one
 # bound in wall time (a death among 128 peers known within 3.3 s, which emulation misses by
 # running slower, not wrongly), and the executable the end-to-end runs use.
-suites='^(kernels_|learners_|protocols_(frame|codec)|test_gossip_)'
+suites='^(kernels_|learners_|protocols_(frame|codec)|test_gossip_|monitor_)'
 timed='^test_gossip_death_notice$'
 tests=$(ctest --test-dir "$build" -N -R "$suites" -E "$timed" | sed -n 's/^ *Test *#[0-9]*: //p')
 # shellcheck disable=SC2086

@@ -24,10 +24,14 @@ run=(python3 python3-torch python3-matplotlib python3-numpy openmpi-bin clang li
      curl)
 # The MPI all-reduce benchmark compiles against Open MPI.
 bench=(libopenmpi-dev)
-# The arm64 libraries beside the host's (Eigen and CLI11 are headers, from `build`). Three do
+# The arm64 libraries beside the host's (Eigen and CLI11 are headers, from `build`). Four do
 # not install beside their amd64 packages, so scripts/arm64.sh unpacks them into its build
-# folder instead: CAF and SentencePiece (not multiarch) and oneDNN's headers (dnnl_config.h
-# differs per architecture; its library, libdnnl2, installs). ocl-icd-opencl-dev: as in `build`.
+# folder instead: CAF and SentencePiece (not multiarch), oneDNN's headers (dnnl_config.h
+# differs per architecture; its library, libdnnl2, installs), and the monitor's prometheus-cpp,
+# whose development package depends on civetweb's server executable (not multiarch; civetweb's
+# CMake config also checks that it exists). prometheus-cpp's CMake config asks for curl, which
+# nothing links, so curl's development files are unpacked there too rather than installing
+# libcurl4:arm64 and its dependencies. ocl-icd-opencl-dev: as in `build`.
 arm64=(g++-aarch64-linux-gnu qemu-user-static libzmq3-dev:arm64 cppzmq-dev:arm64 libdnnl2:arm64
        ocl-icd-opencl-dev:arm64 libboost-test-dev:arm64 libtomlplusplus-dev:arm64 libspdlog-dev:arm64
        zlib1g-dev:arm64)
