@@ -7,6 +7,7 @@
 #define BOOST_TEST_MODULE gossip_state_agreement
 #include <boost/test/unit_test.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <map>
@@ -71,8 +72,9 @@ ExchangeSpec spec_of(const Job& job, int rank, Outer outer, Fault fault) {
   return s;
 }
 
-// Trains a pretend model (every peer adds its own drift each round) for `rounds` rounds.
-Outcome run_peer(ExchangeSpec spec, int rounds) {
+// Trains a pretend model (every peer adds its own drift each round) for `rounds` rounds;
+// `rounds_done`, when given, follows the rounds this peer has completed.
+Outcome run_peer(ExchangeSpec spec, int rounds, std::atomic<std::uint64_t>* rounds_done = nullptr) {
   Outcome out;
   out.model.assign(kLength, static_cast<float>(spec.rank));
   std::mutex mutex;
@@ -89,6 +91,7 @@ Outcome run_peer(ExchangeSpec spec, int rounds) {
       std::this_thread::sleep_for(2ms);  // computing
       ++iteration;
       if (const auto moved = exchange.exchange(iteration)) iteration = moved->iteration;
+      if (rounds_done) rounds_done->store(iteration);
     }
     exchange.finish();
     out.check = exchange.state_check();
@@ -250,8 +253,12 @@ BOOST_AUTO_TEST_CASE(a_joiner_catches_a_seeder_that_flips_a_bit) {
   const Fault fault{-1, 0, 0};
   std::vector<Outcome> out(4);
   std::vector<std::thread> threads;
-  for (int r = 0; r < 3; ++r) threads.emplace_back([&, r] { out[r] = run_peer(spec_of(job, r, Outer::none, fault), 1500); });
-  std::this_thread::sleep_for(3500ms);  // past the start timeout: peers 0-2 run without peer 3
+  std::atomic<std::uint64_t> started{0};
+  for (int r = 0; r < 3; ++r)
+    threads.emplace_back([&, r] { out[r] = run_peer(spec_of(job, r, Outer::none, fault), 1500, r == 0 ? &started : nullptr); });
+  // Peer 3 comes once peers 0-2 have run a round without it, however long their start took.
+  for (int wait = 0; wait < 6000 && started.load() == 0; ++wait) std::this_thread::sleep_for(10ms);
+  BOOST_TEST(started.load() > 0u, "peers 0-2 ran no round within 60 s");
   threads.emplace_back([&] { out[3] = run_peer(spec_of(job, 3, Outer::none, fault), 1500); });
   for (auto& t : threads) t.join();
   for (int r = 0; r < 4; ++r) {
