@@ -83,6 +83,8 @@ NodeSnapshot node_snapshot(NodeState& s, bool final) {
     out.members = s.peers.exchange->members();
     out.view_changes = s.peers.exchange->view_changes();
     out.neighbours = s.peers.exchange->neighbour_stats();
+    if (const gossip::StateCheck check = s.peers.exchange->state_check(); !check.recent.empty())
+      out.state_digest = check.recent.back();
   }
   return out;
 }

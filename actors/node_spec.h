@@ -43,6 +43,9 @@ struct NodeSnapshot {
   std::vector<uint32_t> members;
   uint64_t view_changes = 0;
   std::map<uint32_t, gossip::NeighbourStats> neighbours;
+  /// (round, digest) of this peer's shared state after its last synchronous round
+  /// (gossip/control/state_hashes.h); none outside the modes that hold one common model.
+  std::optional<std::pair<uint64_t, uint64_t>> state_digest;
   bool final = false;  // taken after the node said goodbye: nothing follows
 };
 

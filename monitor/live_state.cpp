@@ -1,5 +1,7 @@
 #include "monitor/live_state.h"
 
+#include "gossip/control/state_hashes.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -31,7 +33,7 @@ void LiveState::update(const actors::NodeSnapshot& snapshot) {
   actors::NodeSnapshot s = snapshot;
   if (!s.peers_read) {  // the peers as last read
     s.peers = last_.peers, s.drops = last_.drops, s.members = last_.members;
-    s.view_changes = last_.view_changes, s.neighbours = last_.neighbours;
+    s.view_changes = last_.view_changes, s.neighbours = last_.neighbours, s.state_digest = last_.state_digest;
   }
   const double dt = s.wall_seconds - peers_wall_;
   for (const gossip::PeerStatus& p : snapshot.peers_read ? s.peers : std::vector<gossip::PeerStatus>{}) {
@@ -97,6 +99,10 @@ std::string LiveState::json() const {
   j["members"] = last_.members;
   j["view_changes"] = last_.view_changes;
   j["drops"] = last_.drops;
+  if (last_.state_digest) {
+    j["state_round"] = last_.state_digest->first;
+    j["state_hash"] = gossip::digest_text(last_.state_digest->second);  // as the log and the summary write it
+  }
   auto curve = [](const std::vector<Point>& points) {
     json a = json::array();
     for (const Point& p : points) a.push_back({p.wall, p.step, p.value});

@@ -79,6 +79,21 @@ BOOST_AUTO_TEST_CASE(a_snapshot_without_the_peers_keeps_them_as_last_read) {
   BOOST_TEST(j["step"] == 30);
 }
 
+BOOST_AUTO_TEST_CASE(the_state_digest_is_shown_as_the_summary_writes_it) {
+  LiveState state({0, "run", "", "bits_per_byte", {}});
+  state.update(snapshot(1));
+  BOOST_TEST(!nlohmann::json::parse(state.json()).contains("state_hash"));  // gossip: no common state
+  auto synced = snapshot(2);
+  synced.state_digest = std::make_pair(uint64_t{7}, uint64_t{0x00ab12cd34ef5678});
+  state.update(synced);
+  auto blind = snapshot(3);
+  blind.peers_read = false;  // a mix in flight: the digest as last read
+  state.update(blind);
+  const auto j = nlohmann::json::parse(state.json());
+  BOOST_TEST(j["state_hash"] == "00ab12cd34ef5678");
+  BOOST_TEST(j["state_round"] == 7);
+}
+
 BOOST_AUTO_TEST_CASE(events_keep_the_newest) {
   LiveState state({0, "run", "", "accuracy", {}});
   for (std::size_t i = 0; i < kMaxEvents + 10; ++i) state.event("line " + std::to_string(i));
