@@ -60,7 +60,11 @@ grep -q "autotune: 1 learner give" "$tmp/log" || { cat "$tmp/log"; fail "no auto
 /usr/bin/python3 - "$tmp/results/tiny.summary.json" <<'PY' || fail "the auto-tuned text run's summary is wrong"
 import json, sys
 s = json.load(open(sys.argv[1]))
-assert s["learners_per_peer"] >= 1 and s["autotune_log"] and s["tokens"] == 30000 * 4 * 16 and s["val_bpb"] < 6.6, s
+# An iteration is a batch of every learner: where the count changed mid-run, the last one
+# may pass the 30,000 batches by fewer than a learner count of batches.
+batches = s["tokens"] / (4 * 16)
+assert s["learners_per_peer"] >= 1 and s["autotune_log"] and 30000 <= batches < 30000 + s["learners_per_peer"], s
+assert s["val_bpb"] < 6.6, s
 PY
 
 "$starling" model --config "$tmp/gpt.toml" | grep -q "parameters" || fail "starling model prints no GPT"
