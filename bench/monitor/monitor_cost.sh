@@ -24,12 +24,20 @@ run() {
   local mode=$1 n=$2 extra=()
   if [ "$mode" = on ]; then
     extra=(--set monitor.metrics_port=$port)
-    bash -c 'while sleep 1; do
-               for ((i = 0; i < $2; i++)); do
-                 curl -s -o /dev/null http://127.0.0.1:$(($1 + i))/metrics
-                 curl -s -o /dev/null http://127.0.0.1:$(($1 + i))/state.json
-               done
-             done' poller $port $peers &
+    # One client process, as Prometheus and a browser are: a process per request would time
+    # its own start-up on these cores.
+    /usr/bin/python3 -c '
+import sys, time, urllib.request
+port, peers = int(sys.argv[1]), int(sys.argv[2])
+while True:
+    time.sleep(1)
+    for i in range(peers):
+        for path in ("/metrics", "/state.json"):
+            try:
+                urllib.request.urlopen("http://127.0.0.1:%d%s" % (port + i, path), timeout=2).read()
+            except OSError:
+                pass  # not up yet, or gone
+' $port $peers &
     poller=$!
   fi
   /usr/bin/time -f '%U %S' -o "$tmp/$mode$n.time" "$starling" "${command[@]}" --set run.epochs="$epochs" \
