@@ -2,6 +2,8 @@
 // cli/config_checks.cpp.
 #include "cli/config_schema.h"
 
+#include "cli/key_types.h"
+
 #include "actors/backend_choice.h"
 #include "gossip/topology/topology.h"
 #include "learners/gpt.h"
@@ -16,62 +18,7 @@ namespace starling::cli {
 namespace {
 
 using V = const KeyValue&;
-
-constexpr double kInf = std::numeric_limits<double>::max();
-constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
-constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
-constexpr bool kOpen = true;  // number(): the minimum itself is not allowed
-
-KeyType of_kind(KeyKind kind) {
-  KeyType t;
-  t.kind = kind;
-  return t;
-}
-
-KeyType flag(bool fallback) {
-  KeyType t = of_kind(KeyKind::flag);
-  t.fallback.flag = fallback;
-  return t;
-}
-
-KeyType integer(int64_t fallback, int64_t min, int64_t max, KeyKind kind = KeyKind::integer) {
-  KeyType t = of_kind(kind);
-  t.fallback.integer = fallback;
-  t.int_min = min, t.int_max = max;
-  return t;
-}
-
-KeyType number(double fallback, double min, double max, bool open_min = false) {
-  KeyType t = of_kind(KeyKind::number);
-  t.fallback.number = fallback;
-  t.min = min, t.max = max, t.open_min = open_min;
-  return t;
-}
-
-// A positive number at most `max`, or "adaptive" (the default, read as 0).
-KeyType number_or_adaptive(double fallback, double max) {
-  KeyType t = number(fallback, 0.0, max, true);
-  t.kind = KeyKind::number_or_adaptive;
-  return t;
-}
-
-KeyType text(std::string fallback, KeyKind kind = KeyKind::text) {
-  KeyType t = of_kind(kind);
-  t.fallback.text = std::move(fallback);
-  return t;
-}
-
-KeyType choice(std::string fallback, std::vector<std::string> choices) {
-  KeyType t = text(std::move(fallback), KeyKind::choice);
-  t.choices = std::move(choices);
-  return t;
-}
-
-// A choice among an enum's names, as its header lists them.
-template <typename Name, std::size_t N>
-KeyType choice_of(const Name (&names)[N], std::size_t fallback = 0) {
-  return choice(std::string(names[fallback]), std::vector<std::string>(std::begin(names), std::end(names)));
-}
+using namespace key_types;
 
 // model.preset: "none" or a name of learners/gpt.h's table.
 KeyType gpt_preset_choice() {
@@ -85,17 +32,6 @@ KeyType backend_choice() {
   std::vector<std::string> names{actors::kAutoBackendName};
   names.insert(names.end(), std::begin(kernels::kBackendNames), std::end(kernels::kBackendNames));
   return choice(actors::kAutoBackendName, std::move(names));
-}
-
-KeyType integers(std::vector<int> fallback) {
-  KeyType t = of_kind(KeyKind::integers);
-  t.fallback.integers = std::move(fallback);
-  return t;
-}
-
-KeyType required(KeyType t) {
-  t.required = true;
-  return t;
 }
 
 std::chrono::milliseconds millis(double seconds) {

@@ -42,6 +42,7 @@
 #include "learners/loss.h"
 #include "learners/layers/residual.h"
 #include "learners/model.h"
+#include "learners/model_description.h"
 #include "learners/optimizer.h"
 #include "learners/sma.h"
 #include "learners/sma_group.h"
@@ -55,6 +56,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <iterator>
 #include <map>
 #include <random>
 #include <numeric>
@@ -81,11 +83,14 @@ struct Options {
   bool peak_only = false;     // --peak
 };
 
-bool is_gpt(const std::string& model) { return model.rfind("gpt", 0) == 0; }
+bool is_gpt(const std::string& model) {
+  return model == kGptKind ||
+         std::any_of(std::begin(kGptPresets), std::end(kGptPresets), [&](const GptPreset& p) { return model == p.name; });
+}
 
-// The image presets, "gpt" and every GPT preset by name.
+// The model kinds' presets (learners/model_description.h) and every GPT preset by name.
 std::vector<std::string> model_names() {
-  std::vector<std::string> names{"mlp", "cnn", "resnet8", "gpt"};
+  std::vector<std::string> names = model_preset_names();
   for (const GptPreset& p : kGptPresets) names.push_back(p.name);
   return names;
 }
@@ -333,12 +338,12 @@ Run profile(const ModelSpec& spec, int batch, int steps, const Options& options,
   return std::move(runs[0]);
 }
 
-// A GPT bench_step profiles: "gpt" is the gpt-nano preset (nanoGPT's CPU configuration),
-// or a preset by name, on bytes.
+// A GPT bench_step profiles: the kind alone is the first preset (gpt-nano, nanoGPT's CPU
+// configuration), or a preset by name, on bytes.
 ModelSpec gpt_model(const std::string& name) {
-  const std::string preset = name == "gpt" ? "gpt-nano" : name;
+  const std::string preset = name == kGptKind ? kGptPresets[0].name : name;
   ModelSpec spec;
-  spec.kind = "gpt";
+  spec.kind = kGptKind;
   spec.classes = 256;
   for (const GptPreset& p : kGptPresets)
     if (preset == p.name) spec.blocks = p.layers, spec.heads = p.heads, spec.width = p.width, spec.context = p.context;
@@ -539,7 +544,7 @@ int main(int argc, char** argv) {
   machine.store_slots = 1e30;
   if (o.peak_only) {
     const auto first_gpt = std::find_if(o.models.begin(), o.models.end(), is_gpt);
-    const std::string peak_model = first_gpt == o.models.end() ? "gpt" : *first_gpt;
+    const std::string peak_model = first_gpt == o.models.end() ? std::string(kGptKind) : *first_gpt;
     std::printf("{\"isa\": \"%s\", \"fma_peak_gflops\": %.3f, \"gpt_flops_per_token\": %.0f}\n",
                 std::string(platform::isa_name(platform::active_isa())).c_str(),
                 bench::fma_peak_gflops(platform::active_isa(), o.thread_clock), gpt_flops_per_token(gpt_model(peak_model)));
