@@ -24,7 +24,6 @@
 namespace starling::job {
 namespace {
 
-
 // The backend as configured: "auto" until run_node has timed both.
 std::string configured_backend_name(const actors::NodeSpec& node) {
   return node.choose_backend ? actors::kAutoBackendName : std::string(kernels::backend_name(node.train.learner.backend));
