@@ -3,8 +3,8 @@
 #include "actors/learner_actor.h"
 #include "actors/node_checkpoint.h"
 #include "actors/node_report.h"
-#include "learners/sampler.h"
-#include "learners/sma.h"
+#include "learners/data/sampler.h"
+#include "learners/replicas/sma.h"
 
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>

@@ -8,9 +8,9 @@
 #include "actors/messages.h"
 #include "actors/node_exchange.h"
 #include "actors/node_schedule.h"
-#include "learners/checkpoint.h"
-#include "learners/model.h"
-#include "learners/optimizer.h"
+#include "learners/checkpoints/checkpoint.h"
+#include "learners/models/model.h"
+#include "learners/optimizers/optimizer.h"
 
 #include <caf/response_promise.hpp>
 #include <caf/stateful_actor.hpp>

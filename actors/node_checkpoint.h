@@ -18,7 +18,7 @@
 // neighbours' last known steps. A single peer resumed while the others go on cannot rejoin
 // a synchronous exchange: its round is behind theirs.
 #include "actors/node_actor.h"
-#include "learners/checkpoint.h"
+#include "learners/checkpoints/checkpoint.h"
 
 #include <vector>
 

@@ -5,7 +5,7 @@
 #include "cli/launch_command.h"
 #include "cli/task_kind.h"
 #include "gossip/topology/d_cliques.h"
-#include "learners/image_task.h"
+#include "learners/tasks/image_task.h"
 
 #include <cstdio>
 

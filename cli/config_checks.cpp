@@ -5,7 +5,7 @@
 #include "cli/tokenizer_command.h"
 
 #include "gossip/topology/topology.h"
-#include "learners/gpt.h"
+#include "learners/models/gpt.h"
 #include "protocols/codec_row.h"
 
 #include <algorithm>

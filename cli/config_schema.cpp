@@ -6,9 +6,9 @@
 
 #include "actors/backend_choice.h"
 #include "gossip/topology/topology.h"
-#include "learners/gpt.h"
-#include "learners/partition.h"
-#include "learners/tokenizer.h"
+#include "learners/data/partition.h"
+#include "learners/data/tokenizer.h"
+#include "learners/models/gpt.h"
 #include "protocols/codec_row.h"
 
 #include <algorithm>
@@ -20,7 +20,7 @@ namespace {
 using V = const KeyValue&;
 using namespace key_types;
 
-// model.preset: "none" or a name of learners/gpt.h's table.
+// model.preset: "none" or a name of learners/models/gpt.h's table.
 KeyType gpt_preset_choice() {
   std::vector<std::string> names{"none"};
   for (const GptPreset& p : kGptPresets) names.push_back(p.name);

@@ -3,7 +3,7 @@
 #include "cli/exit_codes.h"
 #include "cli/tokenizer_command.h"
 #include "cli/trained_model.h"
-#include "learners/nanogpt_weights.h"
+#include "learners/models/nanogpt_weights.h"
 
 #include <filesystem>
 

@@ -3,7 +3,7 @@
 #include "cli/exit_codes.h"
 #include "cli/tokenizer_command.h"
 #include "cli/trained_model.h"
-#include "learners/text_sampling.h"
+#include "learners/tasks/text_sampling.h"
 
 #include <cstdio>
 

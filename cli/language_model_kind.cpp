@@ -6,7 +6,7 @@
 #include "cli/launch_command.h"
 #include "cli/task_kind.h"
 #include "cli/trained_model.h"
-#include "learners/text_task.h"
+#include "learners/tasks/text_task.h"
 
 #include <algorithm>
 #include <cstdio>

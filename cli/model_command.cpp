@@ -4,8 +4,8 @@
 #include "cli/exit_codes.h"
 #include "cli/model_config.h"
 #include "cli/task_kind.h"
-#include "learners/model.h"
-#include "learners/model_description.h"
+#include "learners/models/model.h"
+#include "learners/models/model_description.h"
 
 #include <spdlog/spdlog.h>
 

@@ -1,5 +1,7 @@
 #include "cli/train_command.h"
 
+#include "actors/backend_choice.h"
+#include "actors/node.h"
 #include "cli/config.h"
 #include "cli/data_source.h"
 #include "cli/exit_codes.h"
@@ -7,10 +9,8 @@
 #include "cli/monitor_command.h"
 #include "cli/progress.h"
 #include "cli/task_kind.h"
+#include "learners/checkpoints/checkpoint.h"
 #include "platform/cpu_features.h"
-#include "learners/checkpoint.h"
-#include "actors/backend_choice.h"
-#include "actors/node.h"
 
 #include <spdlog/spdlog.h>
 

@@ -2,7 +2,7 @@
 // `starling train` (one process, one node) and `starling peer` (one peer of a multi-peer
 // job): load the config and the data, train, write the metrics CSV and the summary JSON.
 #include "cli/config.h"
-#include "learners/task.h"
+#include "learners/tasks/task.h"
 
 #include <atomic>
 #include <cstdint>
