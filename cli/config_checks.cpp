@@ -6,6 +6,7 @@
 
 #include "gossip/topology/topology.h"
 #include "learners/models/gpt.h"
+#include "learners/models/model_description.h"
 #include "protocols/codec_row.h"
 
 #include <algorithm>

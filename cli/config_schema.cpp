@@ -9,6 +9,7 @@
 #include "learners/data/partition.h"
 #include "learners/data/tokenizer.h"
 #include "learners/models/gpt.h"
+#include "learners/models/model_description.h"
 #include "protocols/codec_row.h"
 
 #include <algorithm>

@@ -6,6 +6,7 @@
 #include "cli/task_kind.h"
 #include "learners/models/model.h"
 #include "learners/models/model_description.h"
+#include "learners/models/model_export.h"
 
 #include <spdlog/spdlog.h>
 

@@ -4,6 +4,8 @@
 #include "cli/task_kind.h"
 #include "learners/data/dataset_formats.h"
 #include "learners/data/text_corpus.h"
+#include "learners/models/gpt.h"
+#include "learners/models/model_description.h"
 #include "learners/models/model_memory.h"
 
 #include <algorithm>

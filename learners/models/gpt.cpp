@@ -3,6 +3,7 @@
 
 #include "learners/layers/embedding.h"  // kGptInitStd
 #include "learners/models/layer_factory.h"
+#include "learners/models/model_description.h"
 
 #include <algorithm>
 #include <cmath>
@@ -38,6 +39,10 @@ LayerDesc mlp_block(const GptSpec& s, float projection_std) {
 }
 
 }  // namespace
+
+GptSpec gpt_spec(const ModelSpec& spec) {
+  return {spec.blocks, spec.heads, spec.width, spec.context, spec.classes, spec.mlp};
+}
 
 std::vector<LayerDesc> gpt_description(const GptSpec& s) {
   if (s.layers < 1 || s.heads < 1 || s.width < 1 || s.context < 1 || s.vocab < 1)

@@ -7,7 +7,8 @@
 // attention's and the MLP's output projections from N(0, 0.02/√(2·layers)).
 // The input is T token ids per sample (floats), the output T rows of vocabulary logits.
 #include "learners/models/layer.h"
-#include "learners/models/model_description.h"
+#include "learners/models/layer_row.h"
+#include "learners/models/model_spec.h"
 
 #include <memory>
 #include <string>
@@ -44,6 +45,10 @@ inline constexpr GptPreset kGptPresets[] = {
     {"gpt-10m", 6, 6, 384, 256},
     {"gpt2-small", 12, 12, 768, 1024},
 };
+
+/// The GPT a "gpt" spec names: its blocks, heads, width and context, the vocabulary its
+/// `classes`.
+GptSpec gpt_spec(const ModelSpec& spec);
 
 /// The GPT as a layer list, shapes not yet filled in (with_shapes): the one definition of its
 /// structure, which the "gpt" preset builds and `starling model --layers` writes out. Throws

@@ -1,7 +1,7 @@
 #pragma once
 // Layers from their descriptions (learners/models/model_description.h), residual blocks included.
 #include "learners/models/layer.h"
-#include "learners/models/model_description.h"
+#include "learners/models/layer_row.h"
 
 #include <memory>
 #include <vector>

@@ -1,6 +1,7 @@
 #include "learners/models/model.h"
 
 #include "learners/models/layer_factory.h"
+#include "learners/models/model_description.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -17,10 +18,6 @@ LayerChain make_chain(const ModelSpec& spec) {
 }
 
 }  // namespace
-
-GptSpec gpt_spec(const ModelSpec& spec) {
-  return {spec.blocks, spec.heads, spec.width, spec.context, spec.classes, spec.mlp};
-}
 
 Model::Model(const ModelSpec& spec) : spec_(spec), chain_(make_chain(spec)) {
   params_.resize(chain_.param_count());

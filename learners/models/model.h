@@ -3,10 +3,9 @@
 // flat parameter arena and one gradient arena (same layout). ReLU layers are fused into the
 // GEMM epilogues of the layers around them where that is exact (fuse_relus in model.cpp).
 #include "learners/models/aligned_buffer.h"
-#include "learners/models/gpt.h"
 #include "learners/models/layer.h"
 #include "learners/models/layer_chain.h"
-#include "learners/models/model_description.h"
+#include "learners/models/model_spec.h"
 
 #include <cstdint>
 #include <memory>
@@ -14,24 +13,6 @@
 #include <vector>
 
 namespace starling {
-
-struct ModelSpec {
-  std::string kind = "mlp";        // "mlp" | "cnn" | "resnet8" | "gpt" | "layers" (the list below)
-  std::vector<int> hidden{256, 128};  // mlp hidden layer sizes
-  Shape input{28, 28, 1};
-  int classes = 10;
-  std::vector<LayerDesc> layers;  // kind "layers": the config's list (shapes filled in when built)
-  int context = 64;               // language models: bytes of context; a training window is context + 1
-  int blocks = 4, heads = 4, width = 128;  // "gpt": transformer blocks, attention heads, embedding width
-  std::string mlp = "gelu";                // "gpt": a block's MLP (learners/models/gpt.h's kGptMlps)
-  /// Weights to start from in place of the seeded draw (a whole parameter arena, e.g. a
-  /// safetensors file imported by run.init_from); null: drawn from the seed.
-  std::shared_ptr<const std::vector<float>> initial;
-};
-
-/// The GPT a "gpt" spec names (learners/models/gpt.h): its blocks, heads, width and context, the
-/// vocabulary its `classes`.
-GptSpec gpt_spec(const ModelSpec& spec);
 
 class Model {
  public:

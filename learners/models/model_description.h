@@ -2,16 +2,15 @@
 // A model as a list of layers with their shapes: the one definition of an architecture.
 // Each layer's kind is a row (learners/models/layer_row.h), which checks its options and gives its
 // output shape.
-// The Model is built from it, and it is exported as JSON (`starling model --json`) for the
-// PyTorch references, which build the same architecture from the export.
+// The Model is built from it (learners/models/model.h), and it is exported
+// (learners/models/model_export.h).
 #include "learners/models/layer_row.h"
+#include "learners/models/model_spec.h"
 
 #include <string>
 #include <vector>
 
 namespace starling {
-
-struct ModelSpec;
 
 /// A kind of model (model.kind): a preset that writes its layer list from the spec's sizes,
 /// or "layers", the spec's own list. The one table of kinds: describe_model, the config's
@@ -53,14 +52,5 @@ std::vector<LayerDesc> with_shapes(const std::vector<LayerDesc>& layers, Shape i
 bool is_language_model(const std::vector<LayerDesc>& layers);
 /// A language model's kind, or a layer list that is a language model.
 bool is_language_model(const ModelSpec& spec);
-
-/// The spec's layers as the config's `[[model.layers]]` tables (TOML), each key its kind
-/// takes written out, so that a config with them builds the same model, bit for bit.
-std::string layers_toml(const ModelSpec& spec);
-
-/// {"kind": ..., "input": [h, w, c], "classes": n, "parameters": trainable count,
-///  "layers": [{"kind": ..., "in": [...], "out": [...], ...}]}; a language model adds its
-/// "context" and "vocab", and "gpt" its sizes: "blocks", "heads", "width", "bias", "tied_head".
-std::string model_json(const ModelSpec& spec);
 
 }  // namespace starling

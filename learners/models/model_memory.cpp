@@ -1,5 +1,8 @@
 #include "learners/models/model_memory.h"
 
+#include "learners/models/gpt.h"
+#include "learners/models/model_description.h"
+
 #include <cstdio>
 #include <fstream>
 #include <sstream>

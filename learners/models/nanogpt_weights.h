@@ -5,6 +5,7 @@
 // mlp.c_fc [4C, C], mlp.c_proj [C, 4C] (weights and biases), transformer.ln_f, and
 // lm_head.weight, tied to wte as nanoGPT ties it. nn.Linear keeps its weight as [out, in];
 // Starling's arena keeps in × out, so those are transposed on the way.
+#include "learners/models/gpt.h"
 #include "learners/models/model.h"
 #include "learners/models/safetensors.h"
 

@@ -8,6 +8,7 @@
 #include "cli/data_partition.h"
 #include "learners/models/model.h"
 #include "learners/models/model_description.h"
+#include "learners/models/model_export.h"
 #include "tests/cli/config_errors.h"
 
 #include <cstdio>

@@ -6,6 +6,7 @@
 #define BOOST_TEST_MODULE learners_safetensors
 #include <boost/test/unit_test.hpp>
 
+#include "learners/models/gpt.h"
 #include "learners/models/nanogpt_weights.h"
 #include "learners/models/safetensors.h"
 #include "learners/tasks/text_sampling.h"

@@ -17,6 +17,7 @@
 #include "learners/models/layer_chain.h"
 #include "learners/models/layer_factory.h"
 #include "learners/models/model.h"
+#include "learners/models/model_description.h"
 #include "learners/tasks/loss.h"
 #include "platform/cpu_features.h"
 #include "tests/isa_paths.h"
