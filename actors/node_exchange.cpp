@@ -1,6 +1,6 @@
 #include "actors/node_exchange.h"
 
-#include "actors/node_actor.h"
+#include "actors/node_state.h"
 #include "learners/replicas/sma.h"
 
 #include <algorithm>
