@@ -11,6 +11,7 @@
 # Every file of learners/ but this script and CMakeLists.txt is in a room. learners/ includes nothing of the project but learners/, kernels/ and platform/; and a
 # room's CMake library links no room above it (learners/CMakeLists.txt's LINKS lines).
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/../cmake/rooms.sh"
 cd "$1"
 status=0
 fail() { echo "$1" >&2; status=1; }
@@ -36,16 +37,7 @@ allowed_rooms() {  # sets allowed: the rooms room $1 may include
 }
 
 sources=(--include='*.h' --include='*.cpp' --include='*.in')
-include_re='^[[:space:]]*#[[:space:]]*include[[:space:]]*"learners/[^"]+"'
-while IFS=: read -r file line text; do
-  [[ "$text" =~ \"(learners/[^\"]+)\" ]] || continue
-  target=${BASH_REMATCH[1]}
-  room_of "$file"
-  from=$room
-  room_of "$target"
-  allowed_rooms "$from"
-  [[ " $allowed " == *" $room "* ]] || fail "$file:$line: room $from includes $target (room $room)"
-done < <(grep -rnE "${sources[@]}" "$include_re" learners | sort -t: -k1,1 -k2,2n)
+check_room_includes learners
 
 if hits=$(find learners -maxdepth 1 -type f ! -name CMakeLists.txt ! -name check_rooms.sh | grep .); then
   fail "files in learners/ outside its rooms (checkpoints, models, optimizers, data, tasks, replicas):"$'\n'"$hits"

@@ -4,29 +4,12 @@
 # one line added.
 #   check_rooms_selftest.sh SOURCE_DIR
 set -euo pipefail
-root=$(realpath "$1")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "check_rooms selftest: $*" >&2; exit 1; }
-
-# case FILE LINE EXPECTED: adds LINE to FILE (in a fresh copy of actors/); the check must
-# fail with EXPECTED in its output (EXPECTED empty: the check must pass).
-case_() {
-  rm -rf "$tmp/tree"
-  mkdir -p "$tmp/tree"
-  cp -r "$root/actors" "$tmp/tree/"
-  echo "$2" >>"$tmp/tree/$1"
-  if out=$(bash "$root/actors/check_rooms.sh" "$tmp/tree" 2>&1); then
-    [ -z "$3" ] || fail "$1 + '$2' passed; expected: $3"
-  else
-    [ -n "$3" ] || fail "$1 + '$2' failed: $out"
-    grep -qF -- "$3" <<<"$out" || fail "$1 + '$2': expected '$3' in: $out"
-  fi
-}
+source "$(dirname "${BASH_SOURCE[0]}")/../rooms_selftest.sh"
+rooms_selftest "$1" actors/check_rooms.sh actors
 
 case_ actors/node_report.h '' ''
 case_ actors/node_report.h '#include "actors/node_actor.h"' \
-  'actors/node_report.h:33: layer state includes actors/node_actor.h (layer actor, above it)'
+  'actors/node_report.h:33: layer state includes actors/node_actor.h (layer actor)'
 case_ actors/node_spec.h '#include "actors/learner_actor.h"' 'layer spec includes actors/learner_actor.h'
 case_ actors/learner_actor.cpp '#include "actors/node_state.h"' 'layer parts includes actors/node_state.h'
 case_ actors/node_actor.cpp '#include "actors/node.h"' 'layer actor includes actors/node.h'

@@ -4,25 +4,8 @@
 # it, in a copy of learners/ with one line added.
 #   check_rooms_selftest.sh SOURCE_DIR
 set -euo pipefail
-root=$(realpath "$1")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "check_rooms selftest: $*" >&2; exit 1; }
-
-# case FILE LINE EXPECTED: adds LINE to FILE (in a fresh copy of learners/); the check must
-# fail with EXPECTED in its output (EXPECTED empty: the check must pass).
-case_() {
-  rm -rf "$tmp/tree"
-  mkdir -p "$tmp/tree"
-  cp -r "$root/learners" "$tmp/tree/"
-  echo "$2" >>"$tmp/tree/$1"
-  if out=$(bash "$root/learners/check_rooms.sh" "$tmp/tree" 2>&1); then
-    [ -z "$3" ] || fail "$1 + '$2' passed; expected: $3"
-  else
-    [ -n "$3" ] || fail "$1 + '$2' failed: $out"
-    grep -qF -- "$3" <<<"$out" || fail "$1 + '$2': expected '$3' in: $out"
-  fi
-}
+source "$(dirname "${BASH_SOURCE[0]}")/../rooms_selftest.sh"
+rooms_selftest "$1" learners/check_rooms.sh learners
 
 case_ learners/models/model.cpp '' ''
 case_ learners/models/model.cpp '#include "learners/checkpoints/checkpoint.h"' \
