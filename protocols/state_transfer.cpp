@@ -75,13 +75,13 @@ void encode_state_request(const StateRequest& request, std::vector<std::uint8_t>
 }
 
 Result<StateRequest> decode_state_request(ByteSpan payload) {
-  if (payload.size() < kRequestSize) return Error::truncated;
-  if (payload.size() > kRequestSize) return Error::oversized;
   ByteReader r(payload);
   const std::uint32_t flags = r.read<std::uint32_t>();
   StateRequest request;
   request.count = r.read<std::uint32_t>();
   request.first = r.read<std::uint64_t>();
+  if (!r.ok()) return Error::truncated;
+  if (payload.size() > kRequestSize) return Error::oversized;
   if (flags & ~(kRequestDigests | kRequestShared)) return Error::bad_parameter;
   request.digests = (flags & kRequestDigests) != 0;
   request.shared = (flags & kRequestShared) != 0;

@@ -205,6 +205,7 @@ class Fetch {
 
   void drop(PeerId p, Status why) {
     status_[p] = why;
+    if (!manifest_) asked_digests_ = {};  // ask the next seeder for the digests at once
     for (std::size_t i = 0; i < chunks_.size(); ++i)
       if (chunks_[i].asked == p) release(i);
   }

@@ -18,11 +18,14 @@
 
 #include "gossip/control/state_hashes.h"
 #include "gossip/peer_exchange.h"
+#include "tests/gossip/faults.h"
 #include "tests/gossip/ipc_job.h"
 
 using namespace starling::gossip;
 using namespace std::chrono_literals;
 using starling::protocols::Span;
+using starling::gossip::testing::any_contains;
+using starling::gossip::testing::flip_low_bit;
 using starling::gossip::testing::Job;
 
 namespace {
@@ -50,13 +53,6 @@ struct Outcome {
   std::vector<std::string> events;
   std::string error;
 };
-
-void flip_low_bit(float& x) {
-  std::uint32_t bits;
-  std::memcpy(&bits, &x, sizeof bits);
-  bits ^= 1u;
-  std::memcpy(&x, &bits, sizeof bits);
-}
 
 ExchangeSpec spec_of(const Job& job, int rank, Outer outer, Fault fault) {
   ExchangeSpec s = job.spec(rank);
@@ -137,12 +133,6 @@ void expect_one_state(const std::vector<Outcome>& out, std::size_t rounds, Fault
   }
   const auto& recent = out[ref].check.recent;
   for (std::size_t i = 1; i < recent.size(); ++i) BOOST_TEST(recent[i].second != recent[i - 1].second);
-}
-
-bool any_contains(const std::vector<std::string>& lines, const std::string& a, const std::string& b) {
-  for (const std::string& line : lines)
-    if (line.find(a) != std::string::npos && line.find(b) != std::string::npos) return true;
-  return false;
 }
 
 }  // namespace

@@ -11,7 +11,6 @@
 
 #include <atomic>
 #include <chrono>
-#include <cstring>
 #include <memory>
 #include <set>
 #include <string>
@@ -22,12 +21,13 @@
 #include "gossip/control/model_transfer.h"
 #include "gossip/transport/error.h"
 #include "protocols/state_digest.h"
+#include "tests/gossip/faults.h"
 #include "tests/gossip/peer_group.h"
 
 using namespace starling::gossip;
+using namespace starling::gossip::testing;
 using namespace std::chrono_literals;
-using starling::protocols::Span;
-using starling::gossip::testing::PeerGroup;
+namespace protocols = starling::protocols;
 
 namespace {
 
@@ -38,13 +38,6 @@ std::vector<float> values(std::size_t n, float base) {
   std::vector<float> v(n);
   for (std::size_t i = 0; i < n; ++i) v[i] = base + 0.001f * static_cast<float>(i % 1009);
   return v;
-}
-
-void flip_low_bit(float& x) {
-  std::uint32_t bits;
-  std::memcpy(&bits, &x, sizeof bits);
-  bits ^= 1u;
-  std::memcpy(&x, &bits, sizeof bits);
 }
 
 enum class Seeder { honest, flips_chunks, other_state };
@@ -82,7 +75,7 @@ class Swarm {
 
   Transport& taker() { return group_.at(0); }
   ControlPlane& control(int r) { return *controls_[static_cast<std::size_t>(r)]; }
-  std::uint64_t root() const { return starling::protocols::state_root(model_, shared_); }
+  std::uint64_t root() const { return protocols::state_root(model_, shared_); }
   const std::vector<float>& model() const { return model_; }
   const std::vector<float>& shared() const { return shared_; }
 
@@ -111,12 +104,6 @@ Taken take(Swarm& swarm, const StateSource& source) {
   return t;
 }
 
-bool mentions(const std::vector<std::string>& lines, const std::string& a, const std::string& b) {
-  for (const std::string& line : lines)
-    if (line.find(a) != std::string::npos && line.find(b) != std::string::npos) return true;
-  return false;
-}
-
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(the_state_comes_from_every_seeder_each_chunk_checked) {
@@ -131,19 +118,19 @@ BOOST_AUTO_TEST_CASE(the_state_comes_from_every_seeder_each_chunk_checked) {
   std::size_t chunks = 0;
   for (PeerId p : {1u, 2u, 3u}) BOOST_TEST(t.fetched.chunks.count(p) == 1u, "no chunk from peer " << p);
   for (const auto& [peer, n] : t.fetched.chunks) chunks += n;
-  BOOST_TEST(chunks == starling::protocols::chunk_layout(kModel, kShared).count());
+  BOOST_TEST(chunks == protocols::chunk_layout(kModel, kShared).count());
 }
 
 BOOST_AUTO_TEST_CASE(a_seeder_that_flips_a_bit_is_caught_and_the_others_serve_its_chunks) {
   Swarm swarm({Seeder::honest, Seeder::flips_chunks, Seeder::honest});
   std::set<PeerId> wrong;
   const Taken t = take(swarm, StateSource{{2, 1, 3}, swarm.root(), &wrong});
-  BOOST_TEST(starling::protocols::state_root(t.model, t.shared) == swarm.root());
+  BOOST_TEST(protocols::state_root(t.model, t.shared) == swarm.root());
   BOOST_TEST(t.model == swarm.model());
   BOOST_TEST(t.shared == swarm.shared());
   BOOST_TEST(wrong == (std::set<PeerId>{2}));
   BOOST_TEST_REQUIRE(t.fetched.caught.size() == 1u);
-  BOOST_TEST(mentions(t.fetched.caught, "peer 2 served chunk ", "it is not asked again"));
+  BOOST_TEST(any_contains(t.fetched.caught, "peer 2 served chunk ", "it is not asked again"));
   BOOST_TEST(drops(swarm.control(0), "wrong_state_served") == 1u);
   BOOST_TEST(t.fetched.chunks.count(2) == 0u);
   BOOST_TEST(t.fetched.chunks.count(1) == 1u);
@@ -162,7 +149,7 @@ BOOST_AUTO_TEST_CASE(a_seeder_whose_digests_differ_is_caught_before_any_chunk) {
   const Taken t = take(swarm, StateSource{{1, 2}, swarm.root(), &wrong});
   BOOST_TEST(t.model == swarm.model());
   BOOST_TEST(wrong == (std::set<PeerId>{1}));
-  BOOST_TEST(mentions(t.fetched.caught, "peer 1 sent chunk digests of root ", "not the agreed " + digest_text(swarm.root())));
+  BOOST_TEST(any_contains(t.fetched.caught, "peer 1 sent chunk digests of root ", "not the agreed " + digest_text(swarm.root())));
   BOOST_TEST(t.fetched.chunks.count(1) == 0u);
 }
 
@@ -192,7 +179,7 @@ BOOST_AUTO_TEST_CASE(a_single_seeder_is_trusted_for_its_own_digests) {
   BOOST_TEST(t.model == swarm.model());
   BOOST_TEST(t.shared == swarm.shared());
   BOOST_TEST(t.fetched.iteration == kIteration);
-  BOOST_TEST(t.fetched.chunks.at(1) == starling::protocols::chunk_layout(kModel, kShared).count());
+  BOOST_TEST(t.fetched.chunks.at(1) == protocols::chunk_layout(kModel, kShared).count());
   // ...and caught when its chunks do not match them.
   Swarm liar({Seeder::flips_chunks});
   BOOST_CHECK_THROW((void)take(liar, trusting(1)), WrongState);
@@ -202,17 +189,17 @@ BOOST_AUTO_TEST_CASE(malformed_and_excess_requests_are_counted_not_answered) {
   Swarm swarm({Seeder::honest});
   Transport& taker = swarm.taker();
   auto send = [&](const std::vector<std::uint8_t>& payload) {
-    starling::protocols::FrameHeader h;
-    h.type = starling::protocols::MessageType::state_request;
-    taker.send(1, h, starling::protocols::ByteSpan(payload.data(), payload.size()));
+    protocols::FrameHeader h;
+    h.type = protocols::MessageType::state_request;
+    taker.send(1, h, protocols::ByteSpan(payload.data(), payload.size()));
   };
   std::vector<std::uint8_t> payload;
-  starling::protocols::encode_state_request({false, false, 0, 0}, payload);  // asks for nothing
+  protocols::encode_state_request({false, false, 0, 0}, payload);  // asks for nothing
   send(payload);
   send({1, 2, 3});                                                               // truncated
-  starling::protocols::encode_state_request({false, false, 1000, 1}, payload);  // no such chunk
+  protocols::encode_state_request({false, false, 1000, 1}, payload);  // no such chunk
   send(payload);
-  starling::protocols::encode_state_request({true, false, 0, 0}, payload);  // digests, twice within 200 ms
+  protocols::encode_state_request({true, false, 0, 0}, payload);  // digests, twice within 200 ms
   send(payload);
   send(payload);
   // What came back: the one list of digests.
@@ -220,8 +207,8 @@ BOOST_AUTO_TEST_CASE(malformed_and_excess_requests_are_counted_not_answered) {
   for (const auto until = Transport::Clock::now() + 1500ms; Transport::Clock::now() < until;) {
     std::optional<Message> m = taker.try_receive(Transport::Clock::now() + 20ms);
     if (!m) continue;
-    if (m->header.type == starling::protocols::MessageType::state_manifest) ++manifests;
-    else if (m->header.type == starling::protocols::MessageType::state_transfer) ++other;
+    if (m->header.type == protocols::MessageType::state_manifest) ++manifests;
+    else if (m->header.type == protocols::MessageType::state_transfer) ++other;
   }
   swarm.stop();  // the seeder's counts are final
   BOOST_TEST(manifests == 1u);
