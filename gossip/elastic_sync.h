@@ -39,9 +39,9 @@
 // One state (the modes whose members end a round with the same model): after each round a
 // member sends the others the digest of its model and its algorithm's shared state, and
 // before its next round it judges them (gossip/control/state_hashes.h: the majority, a tie);
-// one that differs from the majority takes the majority's state from a holder whose state
-// has the majority's digest, keeping its own progress since the round (its model's change
-// from its own round result), and goes on. A peer a view change admits takes the model from
+// one that differs from the majority takes the majority's state from its holders, each
+// chunk checked against the majority's digest (gossip/control/model_transfer.h), keeping its
+// own progress since the round (its model's change from its own round result), and goes on. A peer a view change admits takes the model from
 // the members that vouch for the digest most of them vouch for, in chunks from all of them
 // at once, each chunk checked (gossip/control/model_transfer.h); a seeder caught serving a
 // wrong chunk is not asked again, and when every seeder is caught the join fails
