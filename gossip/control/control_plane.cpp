@@ -66,6 +66,10 @@ bool ControlPlane::intercept(Message& m) {
     case MessageType::hello: on_hello(m); return true;
     case MessageType::view: on_view(m); return true;
     case MessageType::state_request: on_state_request(m); return true;
+    case MessageType::state_manifest:
+    case MessageType::state_transfer:
+      if (!taking_state_) count("stale_state_answer");
+      return !taking_state_;
     case MessageType::state_hash: return on_state_hash(m);
     default: break;
   }

@@ -14,7 +14,8 @@
 //    to serve (and the shared state, when asked for it): per peer and 200 ms, at most one
 //    state's worth of chunks and one list of chunk digests ("state_request_throttled"
 //    beyond; a malformed request is counted as state_request_<error>);
-//  - records the members' state digests (state_hash; state_hashes.h);
+//  - records the members' state digests (state_hash; state_hashes.h), and drops answers to
+//    state requests that arrive while this peer takes no state ("stale_state_answer");
 //  - with views (the synchronous modes): passes data frames of the current view on, holds
 //    those of a newer view until set_view() reaches it, and drops older ones ("stale_view");
 //  - raises an event when the view must change: a member died, a peer asks to join, a view
@@ -121,6 +122,10 @@ class ControlPlane final : public ReceiveHook {
   /// While on, a state_hash message, recorded as always, also ends the receive that got it
   /// (it comes back from try_receive), so that a wait for digests wakes as each arrives.
   void wake_on_state_hash(bool on) { wake_on_state_hash_ = on; }
+  /// While on, answers to state requests (state_manifest, state_transfer) pass to the
+  /// receive; while off, one that arrives (late, after its fetch ended) is dropped and
+  /// counted as stale_state_answer.
+  void taking_state(bool on) { taking_state_ = on; }
 
   /// A round of the exchange begins or ends (for naming stragglers).
   void round_started(std::uint64_t round);
@@ -171,6 +176,7 @@ class ControlPlane final : public ReceiveHook {
   std::map<std::string, std::uint64_t> drops_;
   StateHashes state_hashes_;
   bool wake_on_state_hash_ = false;
+  bool taking_state_ = false;
 };
 
 }  // namespace starling::gossip

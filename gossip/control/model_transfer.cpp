@@ -52,6 +52,11 @@ class Fetch {
   }
 
   Fetched run() {
+    struct Taking {  // the control plane passes answers on while this fetch runs
+      ControlPlane& control;
+      explicit Taking(ControlPlane& c) : control(c) { control.taking_state(true); }
+      ~Taking() { control.taking_state(false); }
+    } taking(control_);
     std::vector<Message> aside;
     while (!manifest_ || done_ < chunks_.size()) {
       const auto now = Clock::now();
