@@ -33,7 +33,9 @@
 namespace starling::protocols {
 
 inline constexpr std::uint32_t kFrameMagic = 0x4C525453u;  // "STRL" read little-endian
-inline constexpr std::uint8_t kProtocolVersion = 1;
+// Raised when peers of two versions would misread each other; 2: the state digest is a root
+// over chunk digests (state_request, state_manifest).
+inline constexpr std::uint8_t kProtocolVersion = 2;
 inline constexpr std::size_t kHeaderSize = 48;
 
 enum class MessageType : std::uint8_t {

@@ -170,7 +170,7 @@ BOOST_AUTO_TEST_CASE(rejects_every_malformed_class) {
   expect(shorter, payload, Error::truncated);
   expect(longer, payload, Error::oversized);
   expect(edited_header(payload, [](auto& h) { h[0] ^= 1; }), payload, Error::bad_magic);
-  expect(edited_header(payload, [](auto& h) { h[4] = 2; }), payload, Error::unsupported_version);
+  expect(edited_header(payload, [](auto& h) { h[4] = kProtocolVersion + 1; }), payload, Error::unsupported_version);
   expect(edited_header(payload, [](auto& h) { h[4] = 0; }), payload, Error::unsupported_version);
   expect(edited_header(payload, [](auto& h) { h[5] = 0; }), payload, Error::unknown_message_type);
   expect(edited_header(payload, [](auto& h) { h[5] = 14; }), payload, Error::unknown_message_type);
