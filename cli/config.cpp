@@ -297,6 +297,26 @@ Config load_config(const std::string& path, const std::vector<std::string>& over
   return read(root, path, overrides, process_environment());
 }
 
+std::string job_description(const std::string& path, const std::vector<std::string>& overrides) {
+  toml::table root = parse_toml_file(path);
+  toml::table resolved;
+  read(root, path, overrides, process_environment(), &resolved);
+  std::string out;
+  for (const KeySpec& spec : config_schema()) {
+    if (spec.per_peer) continue;
+    const auto [section, key] = split_key(spec.name);
+    const toml::node* value = resolved[section][key].node();
+    if (!value) continue;  // a layer list left unset
+    std::ostringstream text;
+    text << toml::toml_formatter{toml::table{{key, *value}}};
+    std::string line = text.str();  // "key = value", a layer list over several lines
+    std::replace(line.begin(), line.end(), '\n', ' ');
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += section + "." + key + "=" + line.substr(line.find(" = ") + 3) + "\n";
+  }
+  return out;
+}
+
 std::string resolved_config(const std::string& path, const std::vector<std::string>& overrides, bool json) {
   toml::table root = parse_toml_file(path);
   toml::table resolved;

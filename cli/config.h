@@ -97,6 +97,8 @@ struct Config {
   /// With endpoints from an allocation: this process's index into `peers`, as its launcher
   /// numbered it (SLURM_PROCID, OMPI_COMM_WORLD_RANK).
   std::optional<std::size_t> allocation_rank;
+  double swarm_join_timeout_seconds = 30.0;  // swarm.join_timeout_seconds
+  int swarm_data_parts = 4;                  // swarm.data_parts
 };
 
 /// Reads, overrides and validates; throws ConfigError. With launch.endpoints from an
@@ -107,6 +109,11 @@ Config load_config(const std::string& path, const std::vector<std::string>& over
 /// the process's environment.
 Config parse_config(const std::string& text, const std::string& name, const std::vector<std::string>& overrides = {},
                     const Environment& env = process_environment());
+
+/// The job the config at `path` describes, as a swarm compares it (docs/swarm.md): one
+/// `section.key=value` line per job-defining key (not KeySpec::per_peer), in schema order,
+/// values after defaults and overrides. Validated as load_config validates.
+std::string job_description(const std::string& path, const std::vector<std::string>& overrides);
 
 /// Every key of the config at `path` with its value after defaults and overrides, as TOML
 /// or, with `json`, as a JSON object {section: {key: value}} with the [[peer]] entries as

@@ -1,5 +1,7 @@
 #include "cli/train_command.h"
 
+#include "gossip/transport/error.h"
+
 #include "cli/config.h"
 #include "cli/data_source.h"
 #include "cli/exit_codes.h"
@@ -293,7 +295,8 @@ int run_peer(const TrainOptions& options, std::optional<uint32_t> id) {
   try {
     config = load_config(options.config, options.overrides);
     apply_metrics_port(config, options.metrics_port);
-    select_peer(config, id);
+    if (!options.swarm.listen.empty()) join_swarm(config, options.config, options.overrides, options.swarm);
+    else select_peer(config, id);
     if (config.allocation_rank) {
       const auto rank = static_cast<std::size_t>(config.node.exchange.rank);
       spdlog::info("peer {} of {} from the {} allocation, at {} (the first at {}, the last at {})", config.peers[rank].id,
@@ -301,9 +304,15 @@ int run_peer(const TrainOptions& options, std::optional<uint32_t> id) {
                    config.peers.front().endpoint, config.peers.back().endpoint);
     }
     apply_resume(config, options.resume);
-    config.node.exchange.join = options.join;
+    config.node.exchange.join = config.node.exchange.join || options.join;  // a swarm newcomer joins
   } catch (const ConfigError& e) {
     spdlog::error("{}", e.what());
+    return 2;
+  } catch (const SwarmJoinError& e) {
+    spdlog::error("join: {}", e.what());
+    return 2;
+  } catch (const gossip::GossipError& e) {
+    spdlog::error("join: {}", e.what());
     return 2;
   } catch (const std::exception& e) {
     spdlog::error("bad rank in the environment: {}", e.what());

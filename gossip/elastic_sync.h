@@ -113,6 +113,8 @@ class ElasticSync {
   void vouch(const std::vector<PeerId>& before, const Decision& decision);
   void check_taken_over(const Decision& decision, Clock::time_point deadline);
   void restore();
+  void listen_alone();
+  std::optional<Position> await_swarm(std::uint64_t iteration);
   /// Whether `after` (ascending) has a member `before` (ascending) lacks.
   static bool admits(const std::vector<PeerId>& before, const std::vector<PeerId>& after);
   std::vector<PeerId> ring() const;
