@@ -99,11 +99,13 @@ gossip::BootstrapReply ask(gossip::Transport& transport, const std::string& seed
   std::string at = seed;
   for (int redirects = 0;; ++redirects) {
     gossip::BootstrapReply reply;
+    const auto asked = Clock::now();
     try {
-      reply = gossip::bootstrap(transport, at, request, std::min(deadline, Clock::now() + kAnswerWithin));
+      reply = gossip::bootstrap(transport, at, request, std::min(deadline, asked + kAnswerWithin));
     } catch (const gossip::TimeoutError&) {
+      const double waited = std::chrono::duration<double>(Clock::now() - asked).count();
       throw SwarmJoinError(at + " accepts connections but no Starling peer of a running swarm answered within " +
-                           std::to_string(kAnswerWithin.count()) + " s (is it a Starling peer started with --listen?)");
+                           std::to_string(static_cast<int>(waited + 0.5)) + " s (is it a Starling peer started with --listen?)");
     }
     if (reply.status == gossip::BootstrapStatus::refused) throw SwarmJoinError(at + " refused the join: " + reply.reason);
     if (reply.status == gossip::BootstrapStatus::accepted) return reply;
