@@ -1,7 +1,5 @@
 #include "cli/train_command.h"
 
-#include "gossip/transport/error.h"
-
 #include "cli/config.h"
 #include "cli/data_source.h"
 #include "cli/exit_codes.h"
@@ -13,6 +11,7 @@
 #include "learners/checkpoint.h"
 #include "actors/backend_choice.h"
 #include "actors/node.h"
+#include "gossip/transport/error.h"
 
 #include <spdlog/spdlog.h>
 
