@@ -14,6 +14,7 @@
 #include <spdlog/spdlog.h>
 
 #include "cli/config.h"
+#include "cli/exit_codes.h"
 #include "gossip/control/invitation.h"
 
 namespace starling::cli {
@@ -22,12 +23,7 @@ namespace {
 
 constexpr const char* kKeyMagic = "starling-owner-key 1";
 
-class InviteError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
-// Writes `text` to a new file readable by its owner alone; IoError-as-runtime_error on failure.
+// Writes `text` to a new file readable by its owner alone; std::runtime_error on failure.
 void write_private(const std::string& path, const std::string& text, bool force) {
   if (force) ::unlink(path.c_str());
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
@@ -41,7 +37,7 @@ void write_private(const std::string& path, const std::string& text, bool force)
 
 gossip::OwnerKeys read_owner_key(const std::string& path) {
   std::ifstream in(path);
-  if (!in) throw InviteError("--key: cannot read " + path);
+  if (!in) throw ConfigError("--key: cannot read " + path);
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0 && (st.st_mode & 077))
     spdlog::warn("{}: others may read the owner's secret key (chmod 600 it)", path);
@@ -51,10 +47,10 @@ gossip::OwnerKeys read_owner_key(const std::string& path) {
   std::getline(in, sec);
   gossip::OwnerKeys keys;
   if (magic != kKeyMagic || pub.rfind("public ", 0) != 0 || sec.rfind("secret ", 0) != 0)
-    throw InviteError(path + ": not an owner key file (starling invite --new-owner-key writes one)");
+    throw ConfigError(path + ": not an owner key file (starling invite --new-owner-key writes one)");
   keys.public_key = pub.substr(7);
   keys.secret_key = sec.substr(7);
-  if (!gossip::is_owner_public_key(keys.public_key)) throw InviteError(path + ": its public key is malformed");
+  if (!gossip::is_owner_public_key(keys.public_key)) throw ConfigError(path + ": its public key is malformed");
   return keys;
 }
 
@@ -70,7 +66,7 @@ int invite(const InviteOptions& o) {
   const gossip::OwnerKeys keys = read_owner_key(o.key);
   const Config config = load_config(o.job, o.overrides);
   if (config.node.exchange.owner_key != keys.public_key)
-    throw InviteError(o.job + ": swarm.owner_key " +
+    throw ConfigError(o.job + ": swarm.owner_key " +
                       (config.node.exchange.owner_key.empty() ? std::string("is not set") : "is another owner's") +
                       "; this key's public half is " + keys.public_key);
   const std::string job = gossip::job_id_of(job_description(o.job, o.overrides));
@@ -78,31 +74,23 @@ int invite(const InviteOptions& o) {
       o.expires_hours > 0 ? gossip::unix_now() + static_cast<std::int64_t>(o.expires_hours * 3600.0) : 0;
   write_private(o.out, gossip::issue_invitation(keys.secret_key, job, expires), o.force);
   spdlog::info("wrote an invitation to job {} to {} ({})", job.substr(0, 16), o.out,
-               expires ? "expires in " + std::to_string(o.expires_hours) + " h" : std::string("does not expire"));
+               expires ? fmt::format("expires in {:g} h", o.expires_hours) : std::string("does not expire"));
   return 0;
 }
 
 }  // namespace
 
+// Bad arguments, keys and configs are ConfigErrors: exit 2.
 int run_invite(const InviteOptions& o) {
-  try {
+  return exit_code_of([&] {
     if (o.new_owner_key) {
-      if (!o.key.empty() || !o.job.empty()) throw InviteError("--new-owner-key takes no --key or --job");
+      if (!o.key.empty() || !o.job.empty()) throw ConfigError("--new-owner-key takes no --key or --job");
       return new_owner_key(o);
     }
-    if (o.key.empty() || o.job.empty()) throw InviteError("give --key and --job (or --new-owner-key)");
-    if (o.expires_hours < 0) throw InviteError("--expires: expected hours >= 0");
+    if (o.key.empty() || o.job.empty()) throw ConfigError("give --key and --job (or --new-owner-key)");
+    if (o.expires_hours < 0) throw ConfigError("--expires: expected hours >= 0");
     return invite(o);
-  } catch (const InviteError& e) {
-    spdlog::error("{}", e.what());
-    return 2;
-  } catch (const ConfigError& e) {
-    spdlog::error("{}", e.what());
-    return 2;
-  } catch (const std::exception& e) {
-    spdlog::error("{}", e.what());
-    return 1;
-  }
+  });
 }
 
 }  // namespace starling::cli

@@ -181,7 +181,12 @@ void join_swarm(Config& config, const std::string& path, const std::vector<std::
   gossip::PeerId self = 0;
   if (!options.bootstrap.empty()) {
     gossip::BootstrapRequest request{x.invitation, x.job_description, {}};
-    gossip::BootstrapReply reply = bootstrap_from(options.bootstrap, listen, advertise, request, config.swarm_join_timeout_seconds);
+    gossip::BootstrapReply reply;
+    try {
+      reply = bootstrap_from(options.bootstrap, listen, advertise, request, config.swarm_join_timeout_seconds);
+    } catch (const gossip::GossipError& e) {  // cannot bind --listen's host, or a request too long
+      throw SwarmJoinError(e.what());
+    }
     self = reply.id;
     known = std::move(reply.view);
     x.join = true;

@@ -11,7 +11,6 @@
 #include "learners/checkpoint.h"
 #include "actors/backend_choice.h"
 #include "actors/node.h"
-#include "gossip/transport/error.h"
 
 #include <spdlog/spdlog.h>
 
@@ -308,9 +307,6 @@ int run_peer(const TrainOptions& options, std::optional<uint32_t> id) {
     spdlog::error("{}", e.what());
     return 2;
   } catch (const SwarmJoinError& e) {
-    spdlog::error("join: {}", e.what());
-    return 2;
-  } catch (const gossip::GossipError& e) {
     spdlog::error("join: {}", e.what());
     return 2;
   } catch (const std::exception& e) {
