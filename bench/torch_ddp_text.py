@@ -30,7 +30,7 @@ Not mirrored:
              inside the backward, counted in compute_seconds).
 
 Writes DIR/NAME-peer<rank>.metrics.csv with the columns of a Starling text peer
-(TEXT_COLUMNS, cli/language_model_kind.cpp's metrics_columns) and DIR/NAME-peer<rank>.summary.json
+(TEXT_COLUMNS, job/language_model_kind.cpp's metrics_columns) and DIR/NAME-peer<rank>.summary.json
 with a text peer's keys (val_loss, val_bpb, tokens, tokens_per_second, ...).
 """
 import json
@@ -50,7 +50,7 @@ TEXT_COLUMNS = ("step,epoch,wall_seconds,samples,tokens,train_loss,val_loss,val_
 
 
 def csv_row(p):
-    """A metrics row in cli/language_model_kind.cpp's format; exchange_seconds empty (see the docstring)."""
+    """A metrics row in job/language_model_kind.cpp's format; exchange_seconds empty (see the docstring)."""
     return "%d,%.6f,%.3f,%d,%d,%s,%s,%s,%.1f,%d,%d,%.3f,\n" % (
         p["step"], p["epoch"], p["wall_seconds"], p["samples"], p["tokens"], fmt(p["train_loss"], "%.6f"),
         fmt(p["val_loss"], "%.6f"), fmt(p["val_bpb"], "%.6f"), p["tokens_per_second"], p["bytes"], p["bytes"],
@@ -118,7 +118,7 @@ class Trainer:
 
 
 def summary_of(args, config, trainer, history, wall, time_to_target, stopped_early, threads):
-    """The rank's summary, with a Starling text peer's keys (cli/train_command.cpp's summarize and cli/language_model_kind.cpp's)."""
+    """The rank's summary, with a Starling text peer's keys (job/node_job.cpp's summarize and job/language_model_kind.cpp's)."""
     import torch
     last, t = history[-1], trainer
     train_seconds = max(wall - t.eval_seconds, 1e-9)

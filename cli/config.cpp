@@ -2,8 +2,8 @@
 
 #include "cli/config_schema.h"
 #include "cli/model_config.h"
-#include "cli/task_kind.h"
 #include "cli/section_reader.h"
+#include "job/task_kind.h"
 
 #include <toml++/toml.h>
 
@@ -15,6 +15,9 @@
 #include <sstream>
 
 namespace starling::cli {
+
+using job::task_kind;
+
 namespace {
 
 // A folder named in the config is relative to the config file, so a job folder carries its

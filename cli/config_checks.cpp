@@ -1,10 +1,10 @@
 // The rules across keys of the config (cli/config_schema.h): defaults that follow another
 // key, and combinations that rule each other out, each a ConfigError naming the key.
 #include "cli/config_schema.h"
-#include "cli/task_kind.h"
-#include "cli/tokenizer_command.h"
+#include "job/peer_graph.h"
+#include "job/task_kind.h"
+#include "job/tokenizer.h"
 
-#include "gossip/topology/topology.h"
 #include "learners/gpt.h"
 #include "protocols/codec_row.h"
 
@@ -28,8 +28,8 @@ KeyValue& value_of(std::vector<KeyValue>& values, const std::string& name) {
 
 [[noreturn]] void fail(const KeyValue& value, const std::string& what) { throw ConfigError(value.at + ": " + what); }
 
-// A language model's run (cli/task_kind.h): it counts steps where an image run counts epochs.
-bool language_model(const Config& c) { return &task_kind(c.data) == &language_model_kind(); }
+// A language model's run (job/task_kind.h): it counts steps where an image run counts epochs.
+bool language_model(const Config& c) { return &job::task_kind(c.data) == &job::language_model_kind(); }
 
 // [run], [data] and [kernels]: checkpoints need a folder, sets of unknown layout a path, and
 // the backend must be one this build has.
@@ -55,16 +55,16 @@ void check_tokenizer(const std::vector<KeyValue>& values, const Config& c) {
     return;
   }
   std::error_code ec;
-  if (std::filesystem::exists(d.tokenizer_model, ec)) read_tokenizer(d);
+  if (std::filesystem::exists(d.tokenizer_model, ec)) job::read_tokenizer(d);
 }
 
 // A language model's run: steps rather than epochs, and a text path.
 void check_text(const std::vector<KeyValue>& values, const Config& c) {
   if (value_of(values, "model.preset").given && value_of(values, "model.preset").text != "none" &&
-      c.node.train.learner.model.kind != kGptKind)
+      !job::is_gpt(c.node.train.learner.model))
     fail(value_of(values, "model.preset"), "expected only with model.kind = \"gpt\" (a preset is a size of the GPT)");
   if (!c.run.init_from.empty()) {
-    if (c.node.train.learner.model.kind != kGptKind)
+    if (!job::is_gpt(c.node.train.learner.model))
       fail(value_of(values, "run.init_from"), "expected only with model.kind = \"gpt\" (the file holds nanoGPT's tensors)");
     if (!std::filesystem::is_regular_file(c.run.init_from))
       fail(value_of(values, "run.init_from"), "no such file: " + c.run.init_from);
@@ -329,23 +329,21 @@ void check_byzantine(const std::vector<KeyValue>& values, const Config& c) {
                                       "quasi-global momentum or an outer step (attackers run in D-PSGD's rounds only)");
   }
   if (!dpsgd || c.peers.empty()) return;
-  gossip::TopologyOptions options;
-  options.random_degree = x.random_degree, options.seed = x.seed, options.clique_size = x.clique_size;
-  options.ring_peers = x.ring_peers, options.inter_clique = x.inter_clique;
-  const gossip::Topology graph = gossip::topology_by_name(x.topology, static_cast<int>(c.peers.size()), options);
-  for (int r = 0; r < graph.size(); ++r) {
+  const std::vector<std::vector<int>> graph = job::peer_neighbours(c);
+  for (std::size_t r = 0; r < graph.size(); ++r) {
     if (attackers[r]) continue;
     int honest = 0;
-    for (int n : graph.neighbors(r)) honest += attackers[n] ? 0 : 1;
+    for (int n : graph[r]) honest += attackers[n] ? 0 : 1;
+    const int degree = static_cast<int>(graph[r].size());
     // An honest peer whose neighbours all attack has nothing true to mix: the topology cannot place them.
-    if (honest == 0 && graph.degree(r) > 0) {
+    if (honest == 0 && degree > 0) {
       const auto last = std::find(attackers.rbegin(), attackers.rend(), true);
       throw ConfigError(c.peers[attackers.rend() - last - 1].attack_at + ": more attackers than \"" + x.topology +
                         "\" can place: every neighbour of peer " + std::to_string(c.peers[r].id) + " attacks");
     }
-    if (x.aggregator.kind == gossip::Aggregator::trimmed_mean && 2 * x.aggregator.trim >= graph.degree(r))
+    if (x.aggregator.kind == gossip::Aggregator::trimmed_mean && 2 * x.aggregator.trim >= degree)
       fail(value_of(values, "exchange.trim"), std::to_string(x.aggregator.trim) + " is at least half the " +
-                                                  std::to_string(graph.degree(r)) + " neighbours of peer " +
+                                                  std::to_string(degree) + " neighbours of peer " +
                                                   std::to_string(c.peers[r].id));
   }
   if (std::find(attackers.begin(), attackers.end(), false) == attackers.end())

@@ -2,11 +2,13 @@
 
 #include "cli/config.h"
 #include "cli/config_schema_doc.h"
-#include "cli/exit_codes.h"
+#include "job/exit_codes.h"
 
 #include <iostream>
 
 namespace starling::cli {
+
+using job::exit_code_of;
 
 int run_config(const ConfigOptions& options) {
   return exit_code_of([&] {

@@ -3,10 +3,10 @@
 #include "cli/config_schema.h"
 
 #include "cli/key_types.h"
+#include "job/owner_keys.h"
+#include "job/peer_graph.h"
 
 #include "actors/backend_choice.h"
-#include "gossip/control/invitation.h"
-#include "gossip/topology/topology.h"
 #include "learners/gpt.h"
 #include "learners/partition.h"
 #include "learners/tokenizer.h"
@@ -289,7 +289,7 @@ std::vector<KeySpec> exchange_keys() {
      "`\"clique-averaging\"`: D-PSGD on `\"d-cliques\"` stepping with its clique's mean change, the momentum on that "
      "mean, Bellet et al.'s Clique Averaging); `\"none\"` for one node",
      [](V v, Config& c) { gossip::parse_exchange_mode(v.text, c.node.exchange.mode); }},
-    {"exchange.topology", choice_of(gossip::kTopologyNames),
+    {"exchange.topology", choice(job::topology_names().front(), job::topology_names()),
      "for gossip, gradient tracking, exact diffusion, push-sum and clique averaging: the graph of neighbours (`\"d-cliques\"`: cliques whose pooled "
      "label distributions are close to the global one, chosen from the data partition, joined as `inter_clique` says; "
      "the default under `\"clique-averaging\"`)",
@@ -302,11 +302,11 @@ std::vector<KeySpec> exchange_keys() {
        c.node.exchange.clique_size = static_cast<int>(v.integer);
        c.clique_size_at = v.at;
      }},
-    {"exchange.inter_clique", choice_of(gossip::kInterCliqueNames),
+    {"exchange.inter_clique", choice(job::inter_clique_names().front(), job::inter_clique_names()),
      "how `\"d-cliques\"` joins its cliques: `\"fully-connected\"`, one edge between every pair of cliques; "
      "`\"small-world\"`, the paper's sparser edges, each clique to the two nearest of every exponentially larger "
      "stretch of a ring of cliques (about 4·log2(cliques) a clique)",
-     [](V v, Config& c) { gossip::parse_inter_clique(v.text, c.node.exchange.inter_clique); }},
+     [](V v, Config& c) { job::parse_inter_clique(v.text, c.node.exchange.inter_clique); }},
     {"exchange.ring_peers", integer(0, 0, 1000000),
      "`\"ring-and-leaves\"`: the first this many peers form a ring, each later one is a leaf of one ring peer, two "
      "to each in turn (with attacking leaves, ClippedGossip's Byzantine-majority graph); 0: all on the ring",
@@ -514,7 +514,7 @@ std::vector<KeySpec> peer_keys() {
      "the job owner's Ed25519 public key, 64 hex digits (`starling invite --new-owner-key`): peers started with "
      "`--listen`/`--bootstrap` admit a newcomer only with the owner's invitation (docs/swarm.md)",
      [](V v, Config& c) {
-       if (!v.text.empty() && !gossip::is_owner_public_key(v.text))
+       if (!v.text.empty() && !job::is_owner_key(v.text))
          throw ConfigError(v.at + ": expected 64 hex digits (an Ed25519 public key), got \"" + v.text + "\"");
        c.node.exchange.owner_key = v.text;
      }},

@@ -1,13 +1,13 @@
 #include "cli/experiment_command.h"
 
-#include "cli/data_partition.h"
 #include "cli/experiment_config.h"
 #include "cli/experiment_report.h"
 #include "cli/launch_command.h"
 #include "cli/process.h"
-#include "cli/progress.h"
-#include "cli/task_kind.h"
 #include "cli/train_command.h"
+#include "job/data_partition.h"
+#include "job/progress.h"
+#include "job/task_kind.h"
 
 #include <fcntl.h>
 #include <fnmatch.h>
@@ -26,6 +26,12 @@
 #include <thread>
 
 namespace starling::cli {
+
+using job::format_duration;
+using job::ProgressLine;
+using job::TaskKind;
+using job::task_kind;
+
 namespace {
 
 namespace fs = std::filesystem;

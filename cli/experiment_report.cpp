@@ -1,8 +1,8 @@
 #include "cli/experiment_report.h"
 
-#include "cli/json.h"
 #include "cli/launch_command.h"
-#include "cli/task_kind.h"
+#include "job/json.h"
+#include "job/task_kind.h"
 #include "platform/cpu_features.h"
 #include "protocols/codec_row.h"
 
@@ -18,6 +18,14 @@
 #include <thread>
 
 namespace starling::cli {
+
+using job::JsonObject;
+using job::Metric;
+using job::summary_field;
+using job::summary_number;
+using job::task_kind;
+using job::write_file_atomic;
+
 namespace {
 
 // One variant's runs folded into one row: means over the runs that finished.

@@ -1,13 +1,20 @@
 #include "cli/export_command.h"
 
-#include "cli/exit_codes.h"
-#include "cli/tokenizer_command.h"
-#include "cli/trained_model.h"
+#include "cli/config.h"
+#include "job/exit_codes.h"
+#include "job/tokenizer.h"
+#include "job/trained_model.h"
 #include "learners/nanogpt_weights.h"
 
 #include <filesystem>
 
 namespace starling::cli {
+
+using job::exit_code_of;
+using job::load_trained_model;
+using job::model_tokenizer;
+using job::model_tokenizer_path;
+using job::tokenizer_beside;
 
 int run_export(const ExportOptions& options) {
   return exit_code_of([&] {

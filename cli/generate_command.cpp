@@ -1,13 +1,18 @@
 #include "cli/generate_command.h"
 
-#include "cli/exit_codes.h"
-#include "cli/tokenizer_command.h"
-#include "cli/trained_model.h"
+#include "cli/config.h"
+#include "job/exit_codes.h"
+#include "job/tokenizer.h"
+#include "job/trained_model.h"
 #include "learners/text_sampling.h"
 
 #include <cstdio>
 
 namespace starling::cli {
+
+using job::exit_code_of;
+using job::load_trained_model;
+using job::model_tokenizer;
 
 int run_generate(const GenerateOptions& options) {
   return exit_code_of([&] {

@@ -2,7 +2,7 @@
 // `starling generate`: prints a sample from a language model (cli/trained_model.h: a
 // checkpoint of `starling train`, or a safetensors file with nanoGPT's names), streaming the
 // prompt and then each byte as it is drawn; with data.tokenizer = "sentencepiece", each
-// token's text (cli/tokenizer_command.h: the tokenizer beside a safetensors file, or the config's).
+// token's text (job/tokenizer.h: the tokenizer beside a safetensors file, or the config's).
 #include <cstdint>
 #include <string>
 #include <vector>

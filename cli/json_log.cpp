@@ -1,6 +1,6 @@
 #include "cli/json_log.h"
 
-#include "cli/progress.h"
+#include "job/progress.h"
 
 #include <nlohmann/json.hpp>
 #include <spdlog/formatter.h>
@@ -11,6 +11,9 @@
 #include <memory>
 
 namespace starling::cli {
+
+using job::ProgressLine;
+
 namespace {
 
 class JsonFormatter final : public spdlog::formatter {

@@ -1,12 +1,10 @@
 #include "cli/keygen_command.h"
 
 #include "cli/config.h"
-#include "gossip/peer_exchange.h"
-#include "gossip/transport/zmq/curve_pairs.h"
+#include "job/peer_keys.h"
 
 #include <spdlog/spdlog.h>
 
-#include <filesystem>
 #include <vector>
 
 namespace starling::cli {
@@ -15,7 +13,7 @@ int run_keygen(const KeygenOptions& options) {
   std::vector<std::string> names;
   try {
     if (!options.config.empty()) {
-      for (const auto& peer : load_config(options.config).peers) names.push_back(gossip::peer_key_name(peer.id));
+      names = job::peer_key_names(load_config(options.config));
       if (names.empty()) throw ConfigError(options.config + ": no [[peer]] entries to make keys for");
     } else if (!options.name.empty()) {
       names.push_back(options.name);
@@ -27,8 +25,7 @@ int run_keygen(const KeygenOptions& options) {
     return 2;
   }
   try {
-    std::filesystem::create_directories(options.out);
-    for (const auto& name : names) gossip::write_keypair(options.out, name, options.force);
+    job::write_key_pairs(options.out, names, options.force);
   } catch (const std::exception& e) {
     spdlog::error("{}", e.what());
     return 1;

@@ -1,12 +1,12 @@
 #include "cli/launch_command.h"
 
 #include "cli/config.h"
-#include "cli/exit_codes.h"
-#include "cli/in_process_launch.h"
-#include "cli/json.h"
 #include "cli/process.h"
-#include "cli/task_kind.h"
 #include "cli/train_command.h"
+#include "job/exit_codes.h"
+#include "job/in_process_launch.h"
+#include "job/json.h"
+#include "job/task_kind.h"
 
 #include <poll.h>
 #include <signal.h>
@@ -22,6 +22,16 @@
 #include <sstream>
 
 namespace starling::cli {
+
+using job::JsonObject;
+using job::PeerRun;
+using job::exit_code_of;
+using job::run_peers_in_process;
+using job::summary_field;
+using job::summary_number;
+using job::task_kind;
+using job::write_file_atomic;
+
 namespace {
 
 // The namespaces and addresses scripts/netns.sh creates.
@@ -291,25 +301,6 @@ int launch_processes(const Config& config, LaunchOptions o, std::vector<PeerRun>
 }
 
 }  // namespace
-
-std::optional<double> summary_number(const std::string& json, const std::string& key) {
-  const std::string v = summary_field(json, key);
-  if (v.empty() || v == "null") return std::nullopt;
-  try {
-    return std::stod(v);
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
-}
-
-std::string summary_field(const std::string& json, const std::string& key) {
-  const std::string needle = "\"" + key + "\": ";
-  const auto at = json.find(needle);
-  if (at == std::string::npos) return "";
-  const auto start = at + needle.size();
-  const auto end = json.find_first_of(",\n", start);
-  return json.substr(start, end == std::string::npos ? std::string::npos : end - start);
-}
 
 int run_launch(const LaunchOptions& options) {
   Config config;

@@ -28,9 +28,4 @@ struct LaunchOptions {
 /// signal (kill -9, the OOM killer) do not stop the others: they carry on without them.
 int run_launch(const LaunchOptions& options);
 
-/// The value text of `"key": value` in a summary written by JsonObject (one field a line).
-std::string summary_field(const std::string& json, const std::string& key);
-/// That value as a number; nullopt when missing, null or not a number.
-std::optional<double> summary_number(const std::string& json, const std::string& key);
-
 }  // namespace starling::cli

@@ -1,9 +1,9 @@
 #include "cli/model_command.h"
 
 #include "cli/config.h"
-#include "cli/exit_codes.h"
 #include "cli/model_config.h"
-#include "cli/task_kind.h"
+#include "job/exit_codes.h"
+#include "job/task_kind.h"
 #include "learners/model.h"
 #include "learners/model_description.h"
 
@@ -13,6 +13,10 @@
 #include <iostream>
 
 namespace starling::cli {
+
+using job::exit_code_of;
+using job::task_kind;
+
 namespace {
 
 std::string shape_text(Shape s) { return std::to_string(s.h) + "x" + std::to_string(s.w) + "x" + std::to_string(s.c); }

@@ -1,7 +1,8 @@
 #include "cli/model_config.h"
 
 #include "cli/section_reader.h"
-#include "cli/task_kind.h"
+#include "job/data_source.h"
+#include "job/task_kind.h"
 #include "learners/dataset_formats.h"
 #include "learners/model_memory.h"
 #include "learners/text_corpus.h"
@@ -103,25 +104,18 @@ const toml::node* entry_named(const toml::node* item, const std::string& key) {
   return item;
 }
 
-// A ModelError as a ConfigError naming the offending entry (its line where known) and key;
-// a preset that does not fit its data is named by model.kind.
+// A ModelError as a ConfigError naming the offending entry (its line where known) and key
+// (job/data_source.h's model_error_key).
 [[noreturn]] void report(const ModelError& e, const ModelSpec& model, const toml::node* layers, const std::string& file) {
-  if (!is_layer_list(model) || e.layer() < 0)
-    throw ConfigError(file + ": model." + (is_layer_list(model) ? e.key() : "kind") + ": " + e.what());
-  const toml::node* item = layers && layers->as_array() ? layers->as_array()->get(e.layer()) : nullptr;
+  const toml::node* item = nullptr;
+  if (is_layer_list(model) && e.layer() >= 0 && layers && layers->as_array()) item = layers->as_array()->get(e.layer());
   if (item) item = entry_named(item, e.key());
-  throw ConfigError((item ? where(file, *item) : file) + ": model.layers[" + std::to_string(e.layer()) + "]." + e.key() +
-                    ": " + e.what());
+  throw ConfigError((item ? where(file, *item) : file) + ": " + job::model_error_key(e, model) + ": " + e.what());
 }
 
-// A kind that is always a language model (the GPT preset), whatever its data.
-bool always_on_tokens(const ModelSpec& model) {
-  const ModelKind* kind = model_kind(model.kind);
-  return kind && kind->language_model;
-}
-
-// Data a language model trains on (cli/task_kind.h's registry tells).
-bool on_text(const DataOptions& data) { return &task_kind(data) == &language_model_kind(); }
+// Data a language model trains on, and a model built for it (job/task_kind.h's registry tells).
+bool on_text(const DataOptions& data) { return &job::task_kind(data) == &job::language_model_kind(); }
+bool reads_tokens(const ModelSpec& model) { return &job::model_task(model) == &job::language_model_kind(); }
 
 // A language model: the "gpt" preset or a layer list that starts with a token_embedding, on
 // text, its input the context's token ids and its vocabulary the 256 bytes or data.vocab_size. An image model on
@@ -132,8 +126,8 @@ void read_language_model(const toml::table& root, const std::string& file, const
   if (!on_text(data)) r.reject("kind", "a preset for images with data.dataset = \"" + data.dataset + "\" (\"gpt\" trains on \"text\")");
   const char* expected = "model.kind = \"gpt\" with data.dataset = \"text\", or a layer list that starts with a "
                          "token_embedding (its vocabulary is the 256 byte values, or data.vocab_size subwords)";
-  if (!is_language_model(model)) r.reject(is_layer_list(model) ? "layers" : "kind", expected);
-  if (model.kind == kGptKind && model.width % model.heads != 0)
+  if (!reads_tokens(model)) r.reject(is_layer_list(model) ? "layers" : "kind", expected);
+  if (job::is_gpt(model) && model.width % model.heads != 0)
     r.reject("heads", "a divisor of model.width (" + std::to_string(model.width) + "), not " + std::to_string(model.heads));
   model.input = Shape{1, model.context, 1};
   model.classes = data.tokenizer == "sentencepiece" ? data.vocab_size : kByteVocabulary;
@@ -156,7 +150,7 @@ void read_model(const toml::table& root, const std::string& file, const std::set
     model.kind = kLayerListKind;
     model.layers = read_layers(*layers, "model.layers", file, false);
   }
-  if (always_on_tokens(model) || on_text(data)) return read_language_model(root, file, overridden, data, layers, model);
+  if (job::always_on_tokens(model) || on_text(data)) return read_language_model(root, file, overridden, data, layers, model);
   ModelSpec fitted = model;
   if (!known_shape(data, fitted)) return;
   try {
@@ -177,7 +171,7 @@ MemoryUse memory_use(const Config& c) {
   use.learners = c.node.learners > 0 ? c.node.learners : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   use.optimizer_slots = optimizer_slots(l.optimizer.kind, l.optimizer.momentum);
   use.node_slots = c.node.intra_sync == actors::IntraSync::average ? use.optimizer_slots : 0;
-  use.evaluation_batch = task_kind(c.data).evaluation_batch(c);
+  use.evaluation_batch = job::task_kind(c.data).evaluation_batch(c);
   return use;
 }
 
@@ -199,7 +193,7 @@ TrainingMemory training_memory(const Config& c) {
 
 void check_model_memory(const toml::table& root, const std::string& file, const Config& c) {
   const LearnerSpec& l = c.node.train.learner;
-  if (c.data.dataset == "idx" && !always_on_tokens(l.model)) return;  // its shape is known once the files are read
+  if (c.data.dataset == "idx" && !job::always_on_tokens(l.model)) return;  // its shape is known once the files are read
   const double machine = physical_memory_bytes();
   if (machine <= 0) return;
   const TrainingMemory m = training_memory(c);
@@ -219,14 +213,6 @@ void check_model_memory(const toml::table& root, const std::string& file, const 
                     "optimizer state on " + std::to_string(m.learners) + (m.learners == 1 ? " learner" : " learners") +
                     ", activations at batch " + std::to_string(l.batch) + "); the model needs at least " +
                     format_bytes(m.bytes) + ", more than this machine's " + format_bytes(machine) + " of memory");
-}
-
-void check_model_fits(const ModelSpec& model, const std::string& file) {
-  try {
-    describe_model(model);
-  } catch (const ModelError& e) {
-    report(e, model, nullptr, file);
-  }
 }
 
 }  // namespace starling::cli

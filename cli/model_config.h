@@ -36,8 +36,4 @@ TrainingMemory training_memory(const Config& c);
 /// allocated: a ConfigError naming the largest part's key (model.layers[i], model.hidden,
 /// model.width, ...) and its line.
 void check_model_memory(const toml::table& root, const std::string& file, const Config& c);
-/// Refuses a described model that the data set turns out not to fit (for sets whose shape
-/// is only known once read): a ConfigError naming the config file and the key.
-void check_model_fits(const ModelSpec& model, const std::string& file);
-
 }  // namespace starling::cli

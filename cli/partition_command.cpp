@@ -1,13 +1,18 @@
 #include "cli/partition_command.h"
 
 #include "cli/config.h"
-#include "cli/data_source.h"
-#include "cli/exit_codes.h"
-#include "cli/task_kind.h"
+#include "job/data_source.h"
+#include "job/exit_codes.h"
+#include "job/task_kind.h"
 
 #include <iostream>
 
 namespace starling::cli {
+
+using job::ensure_parent_dir;
+using job::exit_code_of;
+using job::task_kind;
+using job::write_file_atomic;
 
 int run_partition(const PartitionOptions& options) {
   return exit_code_of([&] {

@@ -13,6 +13,9 @@
 #include <thread>
 
 namespace starling::cli {
+
+using job::write_file_atomic;
+
 namespace {
 
 using simulator::SpecError;

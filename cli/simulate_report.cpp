@@ -5,6 +5,9 @@
 #include <cmath>
 
 namespace starling::cli {
+
+using job::JsonObject;
+
 namespace {
 
 std::string mode_text(const simulator::Workload& w) {

@@ -1,7 +1,7 @@
 #pragma once
 // What `starling simulate` prints and writes: the measurements and assumptions in a header,
 // a table with one row per peer count, and the same as JSON (for scripts/plot_scaling.py).
-#include "cli/json.h"
+#include "job/json.h"
 #include "simulator/scaling_model.h"
 
 #include <string>
@@ -22,6 +22,6 @@ struct SimulationReport {
 /// The header and the table, for stdout.
 std::string report_text(const SimulationReport& report);
 
-JsonObject report_json(const SimulationReport& report);
+job::JsonObject report_json(const SimulationReport& report);
 
 }  // namespace starling::cli

@@ -58,7 +58,7 @@ while IFS=: read -r file line text; do
 done < <(grep -rnE --include='*.h' --include='*.cpp' "$include_re" gossip | sort -t: -k1,1 -k2,2n)
 
 folders=()
-for dir in platform kernels learners protocols simulator actors cli examples bench tests; do
+for dir in platform kernels learners protocols simulator actors job cli examples bench tests; do
   [ -d "$dir" ] && folders+=("$dir")
 done
 sources=(--include='*.h' --include='*.hpp' --include='*.cpp' --include='*.cc')

@@ -5,13 +5,14 @@
 #include <boost/test/unit_test.hpp>
 
 #include "cli/config.h"
-#include "cli/data_partition.h"
+#include "job/data_partition.h"
 #include "learners/dataset.h"
 #include "tests/cli/config_errors.h"
 
 #include <string>
 
 using namespace starling::cli;
+using namespace starling::job;
 using namespace starling::cli::testing;
 
 namespace {

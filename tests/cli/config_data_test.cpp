@@ -5,7 +5,7 @@
 
 #include "cli/config.h"
 #include "cli/config_schema.h"
-#include "cli/data_partition.h"
+#include "job/data_partition.h"
 #include "learners/model.h"
 #include "learners/model_description.h"
 #include "learners/tokenizer.h"
@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 using namespace starling::cli;
+using namespace starling::job;
 using namespace starling::cli::testing;
 
 BOOST_AUTO_TEST_CASE(partition_keys) {

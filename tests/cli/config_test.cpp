@@ -6,7 +6,7 @@
 
 #include "cli/config.h"
 #include "cli/config_schema.h"
-#include "cli/data_partition.h"
+#include "job/data_partition.h"
 #include "learners/model.h"
 #include "learners/model_description.h"
 #include "tests/cli/config_errors.h"

@@ -1,9 +1,10 @@
 // gpt_logits CONFIG WEIGHTS TOKENS OUT: the logits Starling's language model of CONFIG, with
-// WEIGHTS (a checkpoint or a .safetensors file, cli/trained_model.h), gives for TOKENS (a
+// WEIGHTS (a checkpoint or a .safetensors file, job/trained_model.h), gives for TOKENS (a
 // text file of whitespace-separated ids, whole windows of the model's context), written to
 // OUT as little-endian float32 [windows × context × vocabulary]. The safetensors test
 // compares them with PyTorch's.
-#include "cli/trained_model.h"
+#include "cli/config.h"
+#include "job/trained_model.h"
 
 #include <cstdio>
 #include <fstream>
@@ -17,7 +18,7 @@ int main(int argc, char** argv) {
   }
   try {
     const starling::cli::Config config = starling::cli::load_config(argv[1]);
-    auto model = starling::cli::load_trained_model(config, argv[2]);
+    auto model = starling::job::load_trained_model(config, argv[2]);
     std::vector<float> tokens;
     std::ifstream in(argv[3]);
     for (int id; in >> id;) tokens.push_back(static_cast<float>(id));

@@ -2,14 +2,14 @@
 // The subcommands' exit codes from what their work threw: 0 done, 1 failed while running,
 // 2 bad configuration (a ConfigError, also one found only once the data is read, or a
 // checkpoint of another run to resume from).
-#include "cli/config.h"
+#include "job/config.h"
 #include "learners/checkpoint.h"
 
 #include <spdlog/spdlog.h>
 
 #include <exception>
 
-namespace starling::cli {
+namespace starling::job {
 
 /// Runs `body` (returning an exit code); a ConfigError or CheckpointMismatch is logged and
 /// gives 2, any other exception is logged and gives 1.
@@ -29,4 +29,4 @@ int exit_code_of(Body&& body) {
   }
 }
 
-}  // namespace starling::cli
+}  // namespace starling::job

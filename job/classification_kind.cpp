@@ -1,15 +1,14 @@
-// Image classification's row of the task registry (cli/task_kind.h): labelled image sets,
+// Image classification's row of the task registry (job/task_kind.h): labelled image sets,
 // their partitions across peers, and test accuracy as the metric.
-#include "cli/data_partition.h"
-#include "cli/data_source.h"
-#include "cli/launch_command.h"
-#include "cli/task_kind.h"
+#include "job/data_partition.h"
+#include "job/data_source.h"
+#include "job/task_kind.h"
 #include "gossip/topology/d_cliques.h"
 #include "learners/image_task.h"
 
 #include <cstdio>
 
-namespace starling::cli {
+namespace starling::job {
 namespace {
 
 std::vector<int64_t> as_json_ints(const std::vector<uint32_t>& indices) { return {indices.begin(), indices.end()}; }
@@ -124,7 +123,7 @@ class Classification final : public TaskKind {
     return "step,epoch,wall_seconds,samples,train_loss,test_accuracy,test_loss,samples_per_second,bytes_sent,"
            "bytes_received,compute_seconds,exchange_seconds,wait_seconds,staleness,consensus_distance";
   }
-  std::string metrics_row(const EvalPoint& p, const Config&) const override { return cli::metrics_row(p); }
+  std::string metrics_row(const EvalPoint& p, const Config&) const override { return job::metrics_row(p); }
 
   std::string evaluation_line(const EvalPoint& p, const Config&) const override {
     char line[256];
@@ -171,4 +170,4 @@ const TaskKind& classification_kind() {
   return kind;
 }
 
-}  // namespace starling::cli
+}  // namespace starling::job

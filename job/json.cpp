@@ -1,4 +1,4 @@
-#include "cli/json.h"
+#include "job/json.h"
 
 #include <cmath>
 #include <cstdio>
@@ -6,7 +6,7 @@
 #include <fstream>
 #include <stdexcept>
 
-namespace starling::cli {
+namespace starling::job {
 
 std::string json_quote(const std::string& text) {
   std::string out = "\"";
@@ -105,4 +105,23 @@ void write_file_atomic(const std::string& path, const std::string& text) {
   std::filesystem::rename(tmp, target);
 }
 
-}  // namespace starling::cli
+std::optional<double> summary_number(const std::string& json, const std::string& key) {
+  const std::string v = summary_field(json, key);
+  if (v.empty() || v == "null") return std::nullopt;
+  try {
+    return std::stod(v);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+std::string summary_field(const std::string& json, const std::string& key) {
+  const std::string needle = "\"" + key + "\": ";
+  const auto at = json.find(needle);
+  if (at == std::string::npos) return "";
+  const auto start = at + needle.size();
+  const auto end = json.find_first_of(",\n", start);
+  return json.substr(start, end == std::string::npos ? std::string::npos : end - start);
+}
+
+}  // namespace starling::job

@@ -1,13 +1,13 @@
 #pragma once
 // Where a run's data comes from: a published set (cached, packed) or the synthetic set.
-#include "cli/config.h"
+#include "job/config.h"
 #include "learners/dataset_formats.h"
 #include "learners/model.h"
 #include "learners/text_corpus.h"
 
 #include <string>
 
-namespace starling::cli {
+namespace starling::job {
 
 /// The packed-dataset cache: run.data_dir, else $STARLING_DATA_DIR, else ~/.cache/starling.
 std::string data_cache_dir(const Config& config);
@@ -20,7 +20,7 @@ TrainTest load_data(const Config& config);
 TextCorpus load_text_bytes(const Config& config);
 
 /// The configured text as the model reads it: bytes, or with data.tokenizer =
-/// "sentencepiece" the job's tokens (cli/tokenizer_command.h, training the tokenizer when its
+/// "sentencepiece" the job's tokens (job/tokenizer.h, training the tokenizer when its
 /// model is missing), checked to hold windows of model.context + 1 tokens. A short file is a
 /// ConfigError naming where model.context was set.
 TextCorpus load_text(const Config& config);
@@ -29,7 +29,15 @@ TextCorpus load_text(const Config& config);
 /// not fit them is a ConfigError naming `config_file`.
 void fit_model_to_data(ModelSpec& model, const TrainTest& data, const std::string& config_file);
 
+/// The config key a ModelError of `model` names: model.kind for a preset that does not fit
+/// its data, model.<key> or model.layers[i].<key> for a layer list.
+std::string model_error_key(const ModelError& e, const ModelSpec& model);
+
+/// Refuses a described model that the data set turns out not to fit (for sets whose shape
+/// is only known once read): a ConfigError naming `file` and the key.
+void check_model_fits(const ModelSpec& model, const std::string& file);
+
 /// Creates the directory that will hold `path`; throws std::runtime_error.
 void ensure_parent_dir(const std::string& path);
 
-}  // namespace starling::cli
+}  // namespace starling::job

@@ -4,17 +4,17 @@
 // Each peer is what `starling peer` runs — its own actor system, learners, endpoint on its
 // configured address and the same exchange and control-plane code — but the data set is
 // loaded once and shared, the peers reach each other through one in-memory network
-// (gossip/transport/memory_network.h: no sockets, one heartbeat thread for all; with CURVE,
+// (gossip/transport/memory/memory_network.h: no sockets, one heartbeat thread for all; with CURVE,
 // which needs a wire, each keeps a ZeroMQ endpoint), and one progress line covers the job.
 // Peers write the same per-peer metrics and summaries as processes do, so a job's results
 // do not depend on how it was launched.
-#include "cli/config.h"
+#include "job/config.h"
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
-namespace starling::cli {
+namespace starling::job {
 
 /// How one peer ended: its id, exit code (train_on's) and summary file.
 struct PeerRun {
@@ -27,4 +27,4 @@ struct PeerRun {
 /// fills in each one's status. False when the host cannot hold them (descriptors), logged.
 bool run_peers_in_process(const Config& config, std::vector<PeerRun>& peers);
 
-}  // namespace starling::cli
+}  // namespace starling::job

@@ -1,4 +1,4 @@
-#include "cli/progress.h"
+#include "job/progress.h"
 
 #include <unistd.h>
 
@@ -7,7 +7,7 @@
 #include <atomic>
 #include <cstdio>
 
-namespace starling::cli {
+namespace starling::job {
 namespace {
 std::atomic<bool> to_log{false};
 }  // namespace
@@ -54,4 +54,4 @@ void ProgressLine::clear() {
   shown_ = false;
 }
 
-}  // namespace starling::cli
+}  // namespace starling::job

@@ -1,12 +1,12 @@
-#include "cli/trained_model.h"
+#include "job/trained_model.h"
 
-#include "cli/task_kind.h"
+#include "job/task_kind.h"
 #include "learners/checkpoint.h"
 #include "learners/nanogpt_weights.h"
 
 #include <spdlog/spdlog.h>
 
-namespace starling::cli {
+namespace starling::job {
 namespace {
 
 // The checkpoint `path` names, or the newest valid one of the config's folder (unusable
@@ -91,4 +91,4 @@ void apply_init_from(Config& config) {
   spdlog::info("starting from the weights of {}", config.run.init_from);
 }
 
-}  // namespace starling::cli
+}  // namespace starling::job

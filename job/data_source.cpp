@@ -1,14 +1,13 @@
-#include "cli/data_source.h"
+#include "job/data_source.h"
 
-#include "cli/model_config.h"
-#include "cli/tokenizer_command.h"
+#include "job/tokenizer.h"
 
 #include <spdlog/spdlog.h>
 
 #include <cstdlib>
 #include <filesystem>
 
-namespace starling::cli {
+namespace starling::job {
 
 std::string data_cache_dir(const Config& config) {
   if (!config.run.data_dir.empty()) return config.run.data_dir;
@@ -61,9 +60,23 @@ void fit_model_to_data(ModelSpec& model, const TrainTest& data, const std::strin
   check_model_fits(model, config_file);
 }
 
+std::string model_error_key(const ModelError& e, const ModelSpec& model) {
+  if (!is_layer_list(model)) return "model.kind";
+  if (e.layer() < 0) return "model." + e.key();
+  return "model.layers[" + std::to_string(e.layer()) + "]." + e.key();
+}
+
+void check_model_fits(const ModelSpec& model, const std::string& file) {
+  try {
+    describe_model(model);
+  } catch (const ModelError& e) {
+    throw ConfigError(file + ": " + model_error_key(e, model) + ": " + e.what());
+  }
+}
+
 void ensure_parent_dir(const std::string& path) {
   const std::filesystem::path parent = std::filesystem::path(path).parent_path();
   if (!parent.empty()) std::filesystem::create_directories(parent);
 }
 
-}  // namespace starling::cli
+}  // namespace starling::job

@@ -1,17 +1,16 @@
-// Byte-level language modelling's row of the task registry (cli/task_kind.h): text split
+// Byte-level language modelling's row of the task registry (job/task_kind.h): text split
 // across the peers by file or share, a run measured in steps of batches rather than epochs,
 // and validation bits per byte as the metric, with tokens beside samples.
-#include "cli/data_partition.h"
-#include "cli/data_source.h"
-#include "cli/launch_command.h"
-#include "cli/task_kind.h"
-#include "cli/trained_model.h"
+#include "job/data_partition.h"
+#include "job/data_source.h"
+#include "job/task_kind.h"
+#include "job/trained_model.h"
 #include "learners/text_task.h"
 
 #include <algorithm>
 #include <cstdio>
 
-namespace starling::cli {
+namespace starling::job {
 namespace {
 
 int window_of(const Config& c) { return c.node.train.learner.model.context + 1; }
@@ -176,4 +175,4 @@ const TaskKind& language_model_kind() {
   return kind;
 }
 
-}  // namespace starling::cli
+}  // namespace starling::job

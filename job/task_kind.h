@@ -2,18 +2,18 @@
 // What a job does differently for each kind of task (learners/task.h): what the config's run
 // keys mean, loading and splitting its data, and how its metric reads in the metrics CSV,
 // the summaries, the log and the experiment report. Every job runs on the one node runtime
-// (actors/node.h); task_kind() is the one place that tells the kinds of data apart by name,
-// and everything else asks the kind it returns.
+// (actors/node.h); task_kind() and the model lookups below are the one place that tells the
+// kinds of data and of model apart by name, and everything else asks the kind they return.
 #include "actors/node_spec.h"
-#include "cli/config.h"
-#include "cli/json.h"
+#include "job/config.h"
+#include "job/json.h"
 
 #include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
-namespace starling::cli {
+namespace starling::job {
 
 /// How a task's models are judged: what its reports show where the other shows the other.
 enum class Metric { accuracy, bits_per_byte };
@@ -77,8 +77,17 @@ class TaskKind {
 /// The kind of task that trains on `data`.
 const TaskKind& task_kind(const DataOptions& data);
 
+/// The kind of task `model` is built for: language modelling for a model that reads tokens
+/// (the GPT, or a layer list that starts with a token_embedding), else classification.
+const TaskKind& model_task(const ModelSpec& model);
+/// Whether the model's kind reads tokens whatever its layers (the GPT preset).
+bool always_on_tokens(const ModelSpec& model);
+/// Whether the model is the GPT preset: the model model.preset sizes and run.init_from's
+/// nanoGPT tensors fill.
+bool is_gpt(const ModelSpec& model);
+
 /// The rows of the registry: image classification and byte-level language modelling.
 const TaskKind& classification_kind();
 const TaskKind& language_model_kind();
 
-}  // namespace starling::cli
+}  // namespace starling::job

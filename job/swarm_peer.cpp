@@ -1,5 +1,5 @@
-// A peer of an open swarm: the first, or a newcomer that bootstraps (cli/swarm_peer.h).
-#include "cli/swarm_peer.h"
+// A peer of an open swarm: the first, or a newcomer that bootstraps (job/swarm_peer.h).
+#include "job/swarm_peer.h"
 
 #include <netdb.h>
 #include <poll.h>
@@ -20,7 +20,7 @@
 #include "gossip/transport/transport.h"
 #include "gossip/transport/transport_context.h"
 
-namespace starling::cli {
+namespace starling::job {
 
 namespace {
 
@@ -164,17 +164,16 @@ void check_swarm_config(const Config& config) {
 
 }  // namespace
 
-void join_swarm(Config& config, const std::string& path, const std::vector<std::string>& overrides,
-                const SwarmPeerOptions& options) {
+void join_swarm(Config& config, const std::string& description, const SwarmPeerOptions& options) {
   check_swarm_config(config);
-  if (!config.peers.empty()) spdlog::warn("{}: the [[peer]] list is ignored: a swarm peer learns its peers from the swarm", path);
+  if (!config.peers.empty()) spdlog::warn("{}: the [[peer]] list is ignored: a swarm peer learns its peers from the swarm", config.source);
   const HostPort listen = host_port(options.listen, "--listen");
   const HostPort advertise = options.advertise.empty() ? listen : host_port(options.advertise, "--advertise");
   if (advertise.host == "0.0.0.0" || advertise.host == "*")
     throw ConfigError("--advertise: --listen " + options.listen + " binds every interface; say which address the others dial");
   gossip::ExchangeSpec& x = config.node.exchange;
   x.swarm = true;
-  x.job_description = job_description(path, overrides);
+  x.job_description = description;
   x.invitation = read_invitation(options.invitation);
   x.advertise = tcp(advertise);
   std::vector<gossip::ViewEntry> known;
@@ -208,4 +207,4 @@ void join_swarm(Config& config, const std::string& path, const std::vector<std::
   if (!config.node.checkpoint_dir.empty()) config.node.checkpoint_dir += "/peer" + std::to_string(self);
 }
 
-}  // namespace starling::cli
+}  // namespace starling::job

@@ -1,12 +1,12 @@
 // The summary writer: escaping, null for missing values, nesting.
-#define BOOST_TEST_MODULE cli_json
+#define BOOST_TEST_MODULE job_json
 #include <boost/test/unit_test.hpp>
 
-#include "cli/json.h"
+#include "job/json.h"
 
 #include <cmath>
 
-using namespace starling::cli;
+using namespace starling::job;
 
 BOOST_AUTO_TEST_CASE(arrays_of_objects_nest_with_indentation) {
   JsonObject a, b, o;

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-namespace starling::cli {
+namespace starling::job {
 
 class ProgressLine {
  public:
@@ -30,4 +30,4 @@ class ProgressLine {
 /// "1h02m", "3m07s" or "12s".
 std::string format_duration(double seconds);
 
-}  // namespace starling::cli
+}  // namespace starling::job

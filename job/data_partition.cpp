@@ -1,4 +1,4 @@
-#include "cli/data_partition.h"
+#include "job/data_partition.h"
 
 #include "gossip/topology/d_cliques.h"
 
@@ -6,7 +6,7 @@
 #include <memory>
 #include <sstream>
 
-namespace starling::cli {
+namespace starling::job {
 namespace {
 
 int peer_count(const Config& c) {
@@ -141,4 +141,4 @@ void assign_part(Config& config, const std::vector<std::vector<uint32_t>>& parts
   config.node.part = std::make_shared<const std::vector<uint32_t>>(parts[static_cast<std::size_t>(rank)]);
 }
 
-}  // namespace starling::cli
+}  // namespace starling::job

@@ -4,14 +4,14 @@
 // that leaves a peer fewer samples than it has learners, is a ConfigError naming the key
 // (data.partition, data.alpha or data.classes_per_peer) and where it was set, so the CLI
 // exits 2 before anything trains.
-#include "cli/config.h"
+#include "job/config.h"
 #include "learners/dataset.h"
 #include "learners/text_partition.h"
 
 #include <cstdint>
 #include <vector>
 
-namespace starling::cli {
+namespace starling::job {
 
 /// Every peer's index list, in [[peer]] order (one peer when the exchange is off); empty for
 /// data.partition = "iid", which deals every epoch afresh. Throws ConfigError.
@@ -35,4 +35,4 @@ void assign_partition(Config& config, const Dataset& train);
 /// all the peers of a process.
 void assign_part(Config& config, const std::vector<std::vector<uint32_t>>& parts);
 
-}  // namespace starling::cli
+}  // namespace starling::job

@@ -1,9 +1,9 @@
-// Every peer of a job as a thread of one process (cli/in_process_launch.h).
-#include "cli/in_process_launch.h"
+// Every peer of a job as a thread of one process (job/in_process_launch.h).
+#include "job/in_process_launch.h"
 
-#include "cli/exit_codes.h"
-#include "cli/task_kind.h"
-#include "cli/train_command.h"
+#include "job/exit_codes.h"
+#include "job/task_kind.h"
+#include "job/node_job.h"
 #include "gossip/transport/transport_context.h"
 #include "kernels/gemm.h"
 
@@ -17,7 +17,7 @@
 #include <deque>
 #include <thread>
 
-namespace starling::cli {
+namespace starling::job {
 namespace {
 
 // Descriptors one peer holds: in memory, its metrics file; over ZeroMQ (CURVE) also its
@@ -107,4 +107,4 @@ bool run_peers_in_process(const Config& config, std::vector<PeerRun>& peers) {
   return true;
 }
 
-}  // namespace starling::cli
+}  // namespace starling::job

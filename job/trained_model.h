@@ -4,13 +4,13 @@
 // file with nanoGPT's names (learners/nanogpt_weights.h), such as `starling export` or
 // PyTorch writes. What `generate` samples from and `export` writes out; and the weights a
 // run starts from with run.init_from.
-#include "cli/config.h"
+#include "job/config.h"
 #include "learners/model.h"
 
 #include <memory>
 #include <string>
 
-namespace starling::cli {
+namespace starling::job {
 
 /// `source`: empty (the newest checkpoint of the config's folder), a checkpoint file, or a
 /// file ending in ".safetensors". Throws ConfigError when the config trains no language
@@ -26,4 +26,4 @@ void apply_init_from(Config& config);
 /// Whether `path` names a safetensors file (by its extension).
 bool is_safetensors_path(const std::string& path);
 
-}  // namespace starling::cli
+}  // namespace starling::job

@@ -1,12 +1,13 @@
 #pragma once
 // A minimal JSON object writer for summaries: flat or nested objects, numbers, strings,
 // null, and arrays of strings, integers or objects. Keys keep the order they were added in.
+// And the reader of one field of such a summary, as a job's summary reads its peers'.
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
-namespace starling::cli {
+namespace starling::job {
 
 class JsonObject {
  public:
@@ -35,4 +36,9 @@ std::string json_quote(const std::string& text);
 /// Writes `text` to `path` through a temporary file and rename; throws std::runtime_error.
 void write_file_atomic(const std::string& path, const std::string& text);
 
-}  // namespace starling::cli
+/// The value text of `"key": value` in a summary written by JsonObject (one field a line).
+std::string summary_field(const std::string& json, const std::string& key);
+/// That value as a number; nullopt when missing, null or not a number.
+std::optional<double> summary_number(const std::string& json, const std::string& key);
+
+}  // namespace starling::job

@@ -6,12 +6,13 @@
 // its invitation and its job description, and then joins the running job as a peer started
 // with --join does. Its data: the training set split into swarm.data_parts equal parts, the
 // part of its id modulo that count, so every peer runs the same number of steps.
+#include <stdexcept>
 #include <string>
 #include <vector>
 
-#include "cli/config.h"
+#include "job/config.h"
 
-namespace starling::cli {
+namespace starling::job {
 
 struct SwarmPeerOptions {
   std::string listen;                  // HOST:PORT to bind
@@ -27,10 +28,10 @@ class SwarmJoinError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-/// Makes `config` (loaded from `path` with `overrides`) the config of this swarm peer: its id,
-/// the peers it knows, its data part, name and files. Throws ConfigError for a config that
-/// cannot form a swarm, SwarmJoinError for a join that fails.
-void join_swarm(Config& config, const std::string& path, const std::vector<std::string>& overrides,
-                const SwarmPeerOptions& options);
+/// Makes `config` the config of this swarm peer: its id, the peers it knows, its data part,
+/// name and files. `description` is the job's (cli/config.h's job_description), `source` the
+/// config file, for warnings. Throws ConfigError for a config that cannot form a swarm,
+/// SwarmJoinError for a join that fails.
+void join_swarm(Config& config, const std::string& description, const SwarmPeerOptions& options);
 
-}  // namespace starling::cli
+}  // namespace starling::job
