@@ -514,7 +514,7 @@ std::vector<KeySpec> peer_keys() {
      "the job owner's Ed25519 public key, 64 hex digits (`starling invite --new-owner-key`): peers started with "
      "`--listen`/`--bootstrap` admit a newcomer only with the owner's invitation (docs/swarm.md)",
      [](V v, Config& c) {
-       if (!v.text.empty() && !job::is_owner_key(v.text))
+       if (!v.text.empty() && !job::is_owner_public_key(v.text))
          throw ConfigError(v.at + ": expected 64 hex digits (an Ed25519 public key), got \"" + v.text + "\"");
        c.node.exchange.owner_key = v.text;
      }},

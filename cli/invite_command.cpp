@@ -35,7 +35,7 @@ void write_private(const std::string& path, const std::string& text, bool force)
   if (!ok) throw std::runtime_error(path + ": the write failed");
 }
 
-job::OwnerKeyPair read_owner_key(const std::string& path) {
+job::OwnerKeys read_owner_key(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw ConfigError("--key: cannot read " + path);
   struct stat st {};
@@ -45,17 +45,17 @@ job::OwnerKeyPair read_owner_key(const std::string& path) {
   std::getline(in, magic);
   std::getline(in, pub);
   std::getline(in, sec);
-  job::OwnerKeyPair keys;
+  job::OwnerKeys keys;
   if (magic != kKeyMagic || pub.rfind("public ", 0) != 0 || sec.rfind("secret ", 0) != 0)
     throw ConfigError(path + ": not an owner key file (starling invite --new-owner-key writes one)");
   keys.public_key = pub.substr(7);
   keys.secret_key = sec.substr(7);
-  if (!job::is_owner_key(keys.public_key)) throw ConfigError(path + ": its public key is malformed");
+  if (!job::is_owner_public_key(keys.public_key)) throw ConfigError(path + ": its public key is malformed");
   return keys;
 }
 
 int new_owner_key(const InviteOptions& o) {
-  const job::OwnerKeyPair keys = job::new_owner_key_pair();
+  const job::OwnerKeys keys = job::new_owner_keys();
   write_private(o.out, std::string(kKeyMagic) + "\npublic " + keys.public_key + "\nsecret " + keys.secret_key + "\n", o.force);
   spdlog::info("wrote the owner's key pair to {} (keep it secret: it issues invitations)", o.out);
   std::printf("[swarm]\nowner_key = \"%s\"\n", keys.public_key.c_str());
@@ -63,17 +63,17 @@ int new_owner_key(const InviteOptions& o) {
 }
 
 int invite(const InviteOptions& o) {
-  const job::OwnerKeyPair keys = read_owner_key(o.key);
+  const job::OwnerKeys keys = read_owner_key(o.key);
   const Config config = load_config(o.job, o.overrides);
   if (config.node.exchange.owner_key != keys.public_key)
     throw ConfigError(o.job + ": swarm.owner_key " +
                       (config.node.exchange.owner_key.empty() ? std::string("is not set") : "is another owner's") +
                       "; this key's public half is " + keys.public_key);
-  const std::string job = job::job_id(job_description(o.job, o.overrides));
+  const std::string id = job::job_id_of(job_description(o.job, o.overrides));
   const std::int64_t expires =
-      o.expires_hours > 0 ? job::now_unix() + static_cast<std::int64_t>(o.expires_hours * 3600.0) : 0;
-  write_private(o.out, job::invitation(keys.secret_key, job, expires), o.force);
-  spdlog::info("wrote an invitation to job {} to {} ({})", job.substr(0, 16), o.out,
+      o.expires_hours > 0 ? job::unix_now() + static_cast<std::int64_t>(o.expires_hours * 3600.0) : 0;
+  write_private(o.out, job::issue_invitation(keys.secret_key, id, expires), o.force);
+  spdlog::info("wrote an invitation to job {} to {} ({})", id.substr(0, 16), o.out,
                expires ? fmt::format("expires in {:g} h", o.expires_hours) : std::string("does not expire"));
   return 0;
 }
