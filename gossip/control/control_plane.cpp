@@ -32,6 +32,9 @@ std::string seconds_text(Transport::Clock::duration d) {
 }
 
 constexpr std::chrono::milliseconds kAnswerEvery{200};
+// How long the route that carried a bootstrap answer stays open (the newcomer is then long
+// gone from its temporary port).
+constexpr std::chrono::seconds kHandshakeRouteLife{10};
 
 }  // namespace
 
@@ -77,6 +80,7 @@ bool ControlPlane::intercept(Message& m) {
 }
 
 void ControlPlane::idle() {
+  close_handshake_routes();
   membership_.poll(Clock::now());
   note_changes();
   if (options_.views) check_heartbeat_views();
@@ -190,9 +194,19 @@ void ControlPlane::on_bootstrap(const Message& m) {
     log("the newcomer at " + request->endpoint + " is peer " + std::to_string(reply.id));
   }
   try {
+    const bool fresh = !transport_.connected_to(m.from);
     send_bootstrap_reply(transport_, m.from, request->endpoint, reply);
+    if (fresh) handshake_routes_.emplace_back(Clock::now() + kHandshakeRouteLife, m.from);
   } catch (const GossipError&) {
     count("bootstrap_unanswered");
+  }
+}
+
+void ControlPlane::close_handshake_routes() {
+  const auto now = Clock::now();
+  while (!handshake_routes_.empty() && handshake_routes_.front().first <= now) {
+    transport_.disconnect(handshake_routes_.front().second);
+    handshake_routes_.pop_front();
   }
 }
 

@@ -176,6 +176,10 @@ class ControlPlane final : public ReceiveHook {
   StateHashes state_hashes_;
   bool wake_on_state_hash_ = false;
   PeerId next_id_ = 0;  // the lowest id this peer may hand out next
+  /// Routes opened to answer newcomers' bootstrap requests, closed once their answer has had
+  /// time to go out.
+  std::deque<std::pair<Clock::time_point, PeerId>> handshake_routes_;
+  void close_handshake_routes();
   std::set<PeerId> refused_strangers_;  // logged once each
 };
 
