@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <thread>
@@ -93,9 +94,11 @@ std::string read_invitation(const std::string& path) {
   return text.str();
 }
 
-// Asks the peer at `seed` (following redirects to the leader) for an id and the live peers.
-gossip::BootstrapReply ask(gossip::Transport& transport, const std::string& seed, const gossip::BootstrapRequest& request,
-                           Clock::time_point deadline) {
+// Asks the peer at `seed` (following redirects to the leader) for an id and the live peers;
+// nullopt, with `silent` set to why, when no Starling peer answers there.
+std::optional<gossip::BootstrapReply> ask(gossip::Transport& transport, const std::string& seed,
+                                          const gossip::BootstrapRequest& request, Clock::time_point deadline,
+                                          std::string& silent) {
   std::string at = seed;
   for (int redirects = 0;; ++redirects) {
     gossip::BootstrapReply reply;
@@ -104,8 +107,9 @@ gossip::BootstrapReply ask(gossip::Transport& transport, const std::string& seed
       reply = gossip::bootstrap(transport, at, request, std::min(deadline, asked + kAnswerWithin));
     } catch (const gossip::TimeoutError&) {
       const double waited = std::chrono::duration<double>(Clock::now() - asked).count();
-      throw SwarmJoinError(at + " accepts connections but no Starling peer of a running swarm answered within " +
-                           std::to_string(static_cast<int>(waited + 0.5)) + " s (is it a Starling peer started with --listen?)");
+      silent = at + " accepts connections but no Starling peer of a running swarm answered within " +
+               std::to_string(static_cast<int>(waited + 0.5)) + " s (is it a Starling peer started with --listen?)";
+      return std::nullopt;
     }
     if (reply.status == gossip::BootstrapStatus::refused) throw SwarmJoinError(at + " refused the join: " + reply.reason);
     if (reply.status == gossip::BootstrapStatus::accepted) return reply;
@@ -129,7 +133,7 @@ gossip::BootstrapReply bootstrap_from(const std::vector<std::string>& seeds, con
   o.accept_unknown_hello = true;
   gossip::Transport transport(context, o);
   request.endpoint = "tcp://" + advertise.host + transport.endpoint().substr(transport.endpoint().rfind(':'));
-  std::string dead;
+  std::string dead, silent;
   for (const std::string& text : seeds) {
     const HostPort seed = host_port(text, "--bootstrap");
     int tries = 0;
@@ -139,8 +143,10 @@ gossip::BootstrapReply bootstrap_from(const std::vector<std::string>& seeds, con
       dead += (dead.empty() ? "" : ", ") + seed.host + ":" + seed.port;
       continue;
     }
-    return ask(transport, tcp(seed), request, deadline);
+    if (std::optional<gossip::BootstrapReply> reply = ask(transport, tcp(seed), request, deadline, silent)) return *reply;
+    spdlog::warn("join: {}", silent);
   }
+  if (!silent.empty()) throw SwarmJoinError(silent);
   throw SwarmJoinError("no bootstrap address accepts connections (" + dead + "), retried with back-off for " +
                        std::to_string(static_cast<int>(timeout_seconds)) + " s (swarm.join_timeout_seconds)");
 }
