@@ -2,7 +2,7 @@
 // kernels.backend = "auto": at start, a few interleaved steps of the configured learner on
 // each backend, timed by the thread's CPU time, and the faster kept. The choice is a pure
 // function of the timings, so that it is tested without a clock.
-#include "learners/learner.h"
+#include "learners/replicas/learner.h"
 
 #include <string>
 #include <vector>

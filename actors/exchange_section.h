@@ -4,7 +4,7 @@
 // "exchange", with the members and round it belongs to; image nodes and text peers write
 // the same section.
 #include "gossip/algorithms/sync_algorithm.h"
-#include "learners/checkpoint.h"
+#include "learners/checkpoints/checkpoint.h"
 
 #include <cstddef>
 

@@ -1,6 +1,6 @@
 #include "actors/learner_actor.h"
 
-#include "learners/sma.h"
+#include "learners/replicas/sma.h"
 
 #include <caf/all.hpp>
 

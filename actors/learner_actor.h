@@ -4,7 +4,7 @@
 // lends itself whole (LearnerLoan) for checkpoints. A failure (an exception, a non-finite
 // loss) comes back as an error naming the learner, never as a silent loss.
 #include "actors/messages.h"
-#include "learners/learner.h"
+#include "learners/replicas/learner.h"
 
 #include <caf/stateful_actor.hpp>
 

@@ -1,8 +1,8 @@
 #include "actors/learner_cost.h"
 
-#include "learners/aligned_buffer.h"
-#include "learners/sma.h"
-#include "learners/sma_group.h"
+#include "learners/models/aligned_buffer.h"
+#include "learners/replicas/sma.h"
+#include "learners/replicas/sma_group.h"
 
 #include <algorithm>
 #include <chrono>

@@ -15,7 +15,7 @@
 // No clock and no actors here: the node measures a window and calls record(), so the
 // decisions are tested with injected rates.
 #include "actors/node_spec.h"
-#include "learners/checkpoint.h"
+#include "learners/checkpoints/checkpoint.h"
 
 #include <string>
 #include <vector>

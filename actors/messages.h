@@ -3,8 +3,8 @@
 // block. Buffers travel as views: the node guarantees z is not written while learners read
 // it, and a learner's reply points into buffers it owns until its next order.
 #include "actors/node_spec.h"
-#include "learners/sma.h"
-#include "learners/sma_group.h"
+#include "learners/replicas/sma.h"
+#include "learners/replicas/sma_group.h"
 
 #include <caf/allowed_unsafe_message_type.hpp>
 #include <caf/atom.hpp>
@@ -45,7 +45,7 @@ struct StepReport {
   double compute_seconds = 0.0;
 };
 
-/// One learner's share of an SMA round that the node runs (learners/sma.h).
+/// One learner's share of an SMA round that the node runs (learners/replicas/sma.h).
 using SmaSlice = sma::Slice;
 
 /// Per-iteration figures for the metrics actor.

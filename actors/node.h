@@ -1,10 +1,10 @@
 #pragma once
 // A node: several learner actors (Crossbow-style small-batch replicas) kept together by
 // synchronous model averaging around the node's central model z, on CAF, for any task
-// (learners/task.h: image classification, language modelling). This header is the CAF-free
+// (learners/tasks/task.h: image classification, language modelling). This header is the CAF-free
 // entry point that the CLI calls; actors/node_spec.h holds what it is asked and answers.
 #include "actors/node_spec.h"
-#include "learners/task.h"
+#include "learners/tasks/task.h"
 
 #include <memory>
 #include <string>

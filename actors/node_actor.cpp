@@ -3,8 +3,8 @@
 #include "actors/learner_actor.h"
 #include "actors/node_checkpoint.h"
 #include "actors/node_report.h"
-#include "learners/sampler.h"
-#include "learners/sma.h"
+#include "learners/data/sampler.h"
+#include "learners/replicas/sma.h"
 
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
@@ -490,11 +490,6 @@ int restore_from(NodeState& s, std::shared_ptr<const Checkpoint> checkpoint, std
 }
 
 }  // namespace
-
-Optimizer& shared_optimizer(NodeState& s) {
-  if (!s.optimizer) s.optimizer = make_optimizer(s.central->param_count(), s.spec.train.learner.optimizer, s.central->matrix_spans());
-  return *s.optimizer;
-}
 
 caf::behavior node_actor(caf::stateful_actor<NodeState>* self, NodeSpec spec, std::shared_ptr<const Task> task,
                          caf::actor metrics, std::shared_ptr<const Checkpoint> resume, std::string resumed_from) {

@@ -1,7 +1,7 @@
 #include "actors/node_checkpoint.h"
 
 #include "actors/exchange_section.h"
-#include "learners/history_section.h"
+#include "learners/replicas/history_section.h"
 
 #include <chrono>
 

@@ -17,8 +17,8 @@
 // the adaptive-compression controller's density, async gossip's partner choice and its
 // neighbours' last known steps. A single peer resumed while the others go on cannot rejoin
 // a synchronous exchange: its round is behind theirs.
-#include "actors/node_actor.h"
-#include "learners/checkpoint.h"
+#include "actors/node_state.h"
+#include "learners/checkpoints/checkpoint.h"
 
 #include <vector>
 

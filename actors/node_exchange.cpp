@@ -1,7 +1,7 @@
 #include "actors/node_exchange.h"
 
-#include "actors/node_actor.h"
-#include "learners/sma.h"
+#include "actors/node_state.h"
+#include "learners/replicas/sma.h"
 
 #include <algorithm>
 

@@ -7,7 +7,7 @@
 #include "actors/node_schedule.h"  // Then
 #include "gossip/overlapped_exchange.h"
 #include "gossip/peer_exchange.h"
-#include "learners/aligned_buffer.h"
+#include "learners/models/aligned_buffer.h"
 
 #include <cstdint>
 #include <memory>

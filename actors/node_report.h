@@ -2,7 +2,7 @@
 // What the node reports, from its state: an order's figures for the progress line, an
 // evaluation as a metrics point, and the NodeResult that answers `run`. The totals these
 // read (RunTotals, TrainResult) are kept here too; the node actor only sends the results.
-#include "actors/node_actor.h"
+#include "actors/node_state.h"
 
 #include <vector>
 

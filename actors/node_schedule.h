@@ -5,7 +5,7 @@
 // exchange with the peers, an evaluation, a checkpoint or the end. No actors, no sockets:
 // the node actor carries a plan out, and its counters change only through this class.
 #include "actors/node_spec.h"
-#include "learners/schedule.h"
+#include "learners/optimizers/schedule.h"
 
 #include <algorithm>
 #include <cstdint>

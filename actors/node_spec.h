@@ -3,7 +3,7 @@
 // how they are kept together, the exchange with other peers, checkpoints, and the run's
 // result. Plain data, so that configs, schedules and monitors can hold it without the runner.
 #include "gossip/peer_exchange.h"
-#include "learners/trainer.h"
+#include "learners/replicas/trainer.h"
 
 #include <functional>
 #include <iterator>
@@ -73,7 +73,7 @@ struct NodeSpec {
   /// (and after the last) z is mixed with the other peers', and this peer trains on its
   /// shard (exchange.rank of exchange.peers.size()) of the data, or on `part`.
   gossip::ExchangeSpec exchange;
-  /// This peer's part of a non-IID partition (learners/partition.h), which its learners
+  /// This peer's part of a non-IID partition (learners/data/partition.h), which its learners
   /// split IID among themselves; null: iid, every epoch's shard dealt from the whole set.
   std::shared_ptr<const std::vector<uint32_t>> part;
   /// An open swarm's split of the training set (docs/swarm.md): into data_parts equal parts,
@@ -100,7 +100,7 @@ struct NodeSpec {
   /// `period`), waited for if it is still running; 0: at the next exchange point.
   int overlap_steps = 0;
 
-  /// Checkpoints (learners/checkpoint.h, actors/node_checkpoint.h): every `checkpoint_every`
+  /// Checkpoints (learners/checkpoints/checkpoint.h, actors/node_checkpoint.h): every `checkpoint_every`
   /// iterations and after the last (0: never) the node writes everything it needs to continue exactly into
   /// `checkpoint_dir`, keeping the newest `checkpoint_keep`. With `resume` it continues from
   /// the newest valid checkpoint there, or starts afresh (with a warning) when there is none.

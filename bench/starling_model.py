@@ -1,6 +1,6 @@
 """starling_model.py: the PyTorch twin of a Starling model, built from `starling model --json`.
 
-The architecture is defined once, in Starling (learners/model_description.cpp); the PyTorch
+The architecture is defined once, in Starling (learners/models/model_description.cpp); the PyTorch
 references ask the `starling` binary for it rather than keep copies of their own.
 Starling's activations are height x width x channels and PyTorch's channels first: the
 layers are the same, only a flatten orders its features differently, which does not matter

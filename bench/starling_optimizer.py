@@ -6,7 +6,7 @@
                   Starling's Layer::matrix_spans decays; eps 1e-8); foreach=True throughout.
   clip            adamw's global-norm clipping at clip_norm (clip_grad_norm_, as Starling's
                   AdamW before its step); nothing for the other kinds, which have no clipping.
-  Schedule        learners/schedule.cpp per step: linear warm-up over warmup_steps, then
+  Schedule        learners/optimizers/schedule.cpp per step: linear warm-up over warmup_steps, then
                   constant, step (x gamma every step_epochs) or cosine to min_lr at the last step.
 
 `o` is the resolved config's [optimizer] (starling_config.resolved_config).
@@ -37,7 +37,7 @@ def clip(o, model):
 
 
 class Schedule:
-    """learners/schedule.cpp: the learning rate as a function of the step."""
+    """learners/optimizers/schedule.cpp: the learning rate as a function of the step."""
 
     def __init__(self, o, steps_per_epoch, total_steps):
         self.kind, self.lr0, self.min_lr, self.warmup = o["schedule"], o["lr"], o["min_lr"], o["warmup_steps"]

@@ -1,11 +1,11 @@
 """starling_sampling.py: Starling's seeded draws, bit for bit, for the PyTorch references.
 
-  mix_seed       learners/sampler.cpp's splitmix64 step, which derives every stream Starling
+  mix_seed       learners/data/sampler.cpp's splitmix64 step, which derives every stream Starling
                  draws from (epochs of the image sampler, the text learners' windows).
-  window_seed    learners/text_task.cpp's window_seed: the seed a text learner's windows
+  window_seed    learners/tasks/text_task.cpp's window_seed: the seed a text learner's windows
                  come from, the run's seed mixed with the peer's rank (its stream), so peers
                  draw independently and a lone node (rank 0) keeps its windows.
-  WindowSampler  learners/text_sampler.cpp: a batch's window starts at a step, each a pure
+  WindowSampler  learners/data/text_sampler.cpp: a batch's window starts at a step, each a pure
                  function of (seed, step, position in the batch), uniform with replacement
                  over every start the peer's ranges offer. The same seed and ranges give the
                  same starts as Starling's learner.
@@ -17,7 +17,7 @@ MASK = (1 << 64) - 1
 
 
 def mix_seed(a, b):
-    """splitmix64 of (a, b), as learners/sampler.cpp's mix_seed (64-bit wrap-around)."""
+    """splitmix64 of (a, b), as learners/data/sampler.cpp's mix_seed (64-bit wrap-around)."""
     z = (a + 0x9e3779b97f4a7c15 * (b + 1)) & MASK
     z = ((z ^ (z >> 30)) * 0xbf58476d1ce4e5b9) & MASK
     z = ((z ^ (z >> 27)) * 0x94d049bb133111eb) & MASK
@@ -31,7 +31,7 @@ def window_seed(seed, stream):
 
 class WindowSampler:
     """Window starts over `ranges` ([(begin, end)] offsets into the corpus, in the peer's
-    order), as WindowSampler(part, window, seed, shard 0) in learners/text_sampler.cpp."""
+    order), as WindowSampler(part, window, seed, shard 0) in learners/data/text_sampler.cpp."""
 
     def __init__(self, ranges, window, seed):
         if window < 2:

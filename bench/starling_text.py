@@ -9,7 +9,7 @@ files back to back, and gives what a learner needs:
               its offset in Starling's TextCorpus::bytes();
   parts       each peer's ranges [(begin, end)] as corpus offsets (iid: every file's training
               part; by-file and dirichlet: the peer's own);
-  validation  the starts of the validation windows, learners/text_corpus.cpp's
+  validation  the starts of the validation windows, learners/data/text_corpus.cpp's
               validation_windows: in each file's last bytes, at a stride of window - 1;
   loss        validation_loss, evaluate_text's mean nats per byte over every window.
 

@@ -42,7 +42,7 @@ What is mirrored from Starling, and how:
              (matrices decayed, clipping at clip_norm). DDP averages gradients after each
              step; Starling's all-reduce averages the models after each local step, which with
              a linear optimizer such as SGD with momentum is the same trajectory.
-  schedule   learners/schedule.cpp per step (bench/starling_optimizer.py): linear warm-up over
+  schedule   learners/optimizers/schedule.cpp per step (bench/starling_optimizer.py): linear warm-up over
              warmup_steps, then constant, step (x gamma every step_epochs) or cosine to min_lr
              at the last step; steps per
              epoch = (60000 // N) // batch, total = ceil(epochs * (60000 // N)) // batch. At a
@@ -233,7 +233,7 @@ def run_rank(args, config, rank):
     net = wrap(model, nprocs)
     opt = make_optimizer(o, model)
 
-    # Starling's bookkeeping (actors/node_actor.cpp, learners/learner.cpp).
+    # Starling's bookkeeping (actors/node_actor.cpp, learners/replicas/learner.cpp).
     train_size = x_train.shape[0]
     epoch_samples = max(1, train_size // nprocs)
     target_samples = max(1, math.ceil(run["epochs"] * epoch_samples))

@@ -5,7 +5,8 @@
 #include "job/task_kind.h"
 #include "job/tokenizer.h"
 
-#include "learners/gpt.h"
+#include "learners/models/gpt.h"
+#include "learners/models/model_description.h"
 #include "protocols/codec_row.h"
 
 #include <algorithm>

@@ -7,9 +7,10 @@
 #include "job/peer_graph.h"
 
 #include "actors/backend_choice.h"
-#include "learners/gpt.h"
-#include "learners/partition.h"
-#include "learners/tokenizer.h"
+#include "learners/data/partition.h"
+#include "learners/data/tokenizer.h"
+#include "learners/models/gpt.h"
+#include "learners/models/model_description.h"
 #include "protocols/codec_row.h"
 
 #include <algorithm>
@@ -21,7 +22,7 @@ namespace {
 using V = const KeyValue&;
 using namespace key_types;
 
-// model.preset: "none" or a name of learners/gpt.h's table.
+// model.preset: "none" or a name of learners/models/gpt.h's table.
 KeyType gpt_preset_choice() {
   std::vector<std::string> names{"none"};
   for (const GptPreset& p : kGptPresets) names.push_back(p.name);

@@ -4,7 +4,7 @@
 #include "job/exit_codes.h"
 #include "job/tokenizer.h"
 #include "job/trained_model.h"
-#include "learners/nanogpt_weights.h"
+#include "learners/models/nanogpt_weights.h"
 
 #include <filesystem>
 

@@ -1,6 +1,6 @@
 #pragma once
 // `starling export`: writes a trained GPT (cli/trained_model.h) as safetensors with
-// nanoGPT's parameter names and shapes (learners/nanogpt_weights.h), so that PyTorch's
+// nanoGPT's parameter names and shapes (learners/models/nanogpt_weights.h), so that PyTorch's
 // GPT.load_state_dict takes it. The file's metadata holds nanoGPT's hyper-parameters, the
 // tokenizer ("bytes": token ids are bytes; "sentencepiece": its model copied beside the file,
 // m.safetensors → m.tokenizer.model, named by "tokenizer_model") and the config resolved as TOML.

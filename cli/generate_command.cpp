@@ -4,7 +4,7 @@
 #include "job/exit_codes.h"
 #include "job/tokenizer.h"
 #include "job/trained_model.h"
-#include "learners/text_sampling.h"
+#include "learners/tasks/text_sampling.h"
 
 #include <cstdio>
 

@@ -4,8 +4,9 @@
 #include "cli/model_config.h"
 #include "job/exit_codes.h"
 #include "job/task_kind.h"
-#include "learners/model.h"
-#include "learners/model_description.h"
+#include "learners/models/model.h"
+#include "learners/models/model_description.h"
+#include "learners/models/model_export.h"
 
 #include <spdlog/spdlog.h>
 

@@ -3,9 +3,10 @@
 #include "cli/section_reader.h"
 #include "job/data_source.h"
 #include "job/task_kind.h"
-#include "learners/dataset_formats.h"
-#include "learners/model_memory.h"
-#include "learners/text_corpus.h"
+#include "learners/data/dataset_formats.h"
+#include "learners/data/text_corpus.h"
+#include "learners/models/model_description.h"
+#include "learners/models/model_memory.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -22,7 +23,7 @@ std::string where(const std::string& file, const toml::node& node) {
 std::vector<LayerDesc> read_layers(const toml::node& node, const std::string& name, const std::string& file,
                                    bool allow_empty);
 
-// One key of a layer's row (learners/layer_row.h), checked against its type and range; a
+// One key of a layer's row (learners/models/layer_row.h), checked against its type and range; a
 // required key that is missing is refused.
 void read_key(SectionReader& r, const toml::table& table, const LayerKey& key, LayerDesc& d) {
   const std::string name(key.name);

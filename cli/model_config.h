@@ -4,7 +4,7 @@
 // and the model checked against the data set's shape and class count where the config names
 // a set of known shape.
 #include "cli/config.h"
-#include "learners/model_memory.h"
+#include "learners/models/model_memory.h"
 
 #include <toml++/toml.h>
 
@@ -20,7 +20,7 @@ namespace starling::cli {
 void read_model(const toml::table& root, const std::string& file, const std::set<std::string>& overridden,
                 const DataOptions& data, ModelSpec& model);
 
-/// The memory training the config's model needs, at least (learners/model_memory.h): its
+/// The memory training the config's model needs, at least (learners/models/model_memory.h): its
 /// parameters, gradients and optimizer state on every learner, and the activations of a
 /// batch; `learners` counts what node.learners = "auto" may reach (every core).
 struct TrainingMemory {
@@ -32,7 +32,7 @@ struct TrainingMemory {
 TrainingMemory training_memory(const Config& c);
 
 /// Refuses a model whose parameters, gradients, optimizer state and activations
-/// (learners/model_memory.h) exceed this machine's physical memory, before anything is
+/// (learners/models/model_memory.h) exceed this machine's physical memory, before anything is
 /// allocated: a ConfigError naming the largest part's key (model.layers[i], model.hidden,
 /// model.width, ...) and its line.
 void check_model_memory(const toml::table& root, const std::string& file, const Config& c);

@@ -5,8 +5,8 @@
 //
 //   build/examples/train_node [epochs]
 #include "actors/node.h"
-#include "learners/dataset_formats.h"
-#include "learners/image_task.h"
+#include "learners/data/dataset_formats.h"
+#include "learners/tasks/image_task.h"
 
 #include <cstdio>
 #include <cstdlib>

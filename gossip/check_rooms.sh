@@ -16,6 +16,7 @@
 # files include <zmq.h>/<zmq.hpp>, but for two tools that speak raw ZeroMQ on purpose
 # (malformed frames); and of gossip/'s CMakeLists.txt files only zmq/'s links cppzmq.
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/../cmake/rooms.sh"
 cd "$1"
 status=0
 fail() { echo "$1" >&2; status=1; }
@@ -46,16 +47,7 @@ allowed_rooms() {  # sets allowed: the rooms room $1 may include
   esac
 }
 
-include_re='^[[:space:]]*#[[:space:]]*include[[:space:]]*"gossip/[^"]+"'
-while IFS=: read -r file line text; do
-  [[ "$text" =~ \"(gossip/[^\"]+)\" ]] || continue
-  target=${BASH_REMATCH[1]}
-  room_of "$file"
-  from=$room
-  room_of "$target"
-  allowed_rooms "$from"
-  [[ " $allowed " == *" $room "* ]] || fail "$file:$line: room $from includes $target (room $room)"
-done < <(grep -rnE --include='*.h' --include='*.cpp' "$include_re" gossip | sort -t: -k1,1 -k2,2n)
+check_room_includes gossip
 
 folders=()
 for dir in platform kernels learners protocols simulator actors job cli examples bench tests; do

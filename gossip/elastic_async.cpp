@@ -96,13 +96,14 @@ std::optional<Position> ElasticAsync::take_over(const std::vector<PeerId>& sourc
     if (control_.refused()) STARLING_GOSSIP_THROW(InvalidArgument, "the running peers train a model of another shape");
     if (!control_.alive(source)) continue;
     try {
-      const std::uint64_t iteration = fetch_model(transport_, control_, source, model_, deadline);
+      const std::uint64_t iteration = fetch_state(transport_, control_, trusting(source), model_, deadline).iteration;
       control_.log("took the model of iteration " + std::to_string(iteration) + " from peer " + std::to_string(source));
       control_.serve(model_, iteration);
       transport_.announce(0, iteration);
       return Position{0, iteration};
     } catch (const MembershipChanged&) {  // that source died: try the next
     } catch (const TimeoutError&) {       // or did not answer in time
+    } catch (const WrongState&) {         // or its chunks did not match its own digests
     }
   }
   return std::nullopt;

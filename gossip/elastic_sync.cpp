@@ -42,16 +42,6 @@ void merge(std::map<PeerId, NeighbourStats>& into, const std::map<PeerId, Neighb
   for (const auto& [id, stats] : from) into[id].add(stats);
 }
 
-// The digest of a model and the shared state laid out as `shapes` (each span's length).
-std::uint64_t state_digest(protocols::Span<const float> model, protocols::Span<const float> shared,
-                           const std::vector<protocols::Span<float>>& shapes) {
-  protocols::StateDigest d;
-  d.add(model);
-  std::size_t at = 0;
-  for (const protocols::Span<float>& part : shapes) d.add(shared.subspan(at, part.size())), at += part.size();
-  return d.value();
-}
-
 std::size_t total_size(const std::vector<protocols::Span<float>>& parts) {
   std::size_t n = 0;
   for (const protocols::Span<float>& part : parts) n += part.size();
@@ -63,6 +53,14 @@ std::string digests_text(const std::map<PeerId, std::uint64_t>& reported) {
   for (const auto& [peer, digest] : reported)
     text += (text.empty() ? "" : ", ") + std::to_string(peer) + ": " + digest_text(digest);
   return text;
+}
+
+// "peer(s) {1: 6 chunks, 2: 5 chunks}"
+std::string seeders_text(const Fetched& got) {
+  std::string text;
+  for (const auto& [peer, chunks] : got.chunks)
+    text += (text.empty() ? "" : ", ") + std::to_string(peer) + ": " + std::to_string(chunks) + " chunks";
+  return "peer(s) {" + text + "}";
 }
 
 }  // namespace
@@ -236,7 +234,7 @@ void ElasticSync::publish_digest() {
   const std::vector<protocols::Span<float>> shared = algorithm_->shared_state();
   shared_.clear();
   for (const protocols::Span<float>& part : shared) shared_.insert(shared_.end(), part.begin(), part.end());
-  const std::uint64_t digest = state_digest(common_, shared_, shared);
+  const std::uint64_t digest = protocols::state_root(common_, shared_);
   control_.state_hashes().record(transport_.self(), view_.number, round_, digest);
   std::vector<std::uint8_t> payload;
   protocols::encode_state_hash({digest, view_.number, common_iteration_}, payload);
@@ -280,48 +278,38 @@ void ElasticSync::check_state() {
   heal(round, *v.majority, reported);
 }
 
-// Takes the majority's common model and shared state from one of its holders whose answer
-// has the majority's digest, keeps this peer's own progress since the round, and goes on.
+// Takes the majority's common model and shared state from its holders, each chunk checked
+// against the majority's digest, keeps this peer's own progress since the round, and goes on.
 void ElasticSync::heal(std::uint64_t round, std::uint64_t majority, const std::map<PeerId, std::uint64_t>& reported) {
   const std::vector<protocols::Span<float>> shared = algorithm_->shared_state();
   std::vector<float> model(model_.size()), extra(total_size(shared));
-  const auto deadline = Clock::now() + spec_.timeout;
-  for (const auto& [source, digest] : reported) {
-    if (digest != majority || source == transport_.self() || !control_.alive(source) || wrong_seeders_.count(source))
-      continue;
-    try {
-      fetch_model(transport_, control_, source, model, deadline, extra);
-    } catch (const GossipError& e) {  // it died, or did not answer in time: ask the next holder
-      log("peer " + std::to_string(source) + " did not hand over its state: " + e.what());
-      continue;
-    }
-    const std::uint64_t got = state_digest(model, extra, shared);
-    if (got != majority) {
-      control_.count("wrong_state_served");
-      wrong_seeders_.insert(source);
-      warn("peer " + std::to_string(source) + " handed over a state of digest " + digest_text(got) +
-           ", not the majority's " + digest_text(majority) + ": asking another holder");
-      continue;
-    }
-    for (std::size_t i = 0; i < model.size(); ++i) {
-      const float progress = model_[i] - common_[i];  // zero keeps the majority's bits (−0 too)
-      model_[i] = progress != 0.0f ? model[i] + progress : model[i];
-    }
-    common_ = std::move(model);
-    const float* from = extra.data();
-    for (const protocols::Span<float>& part : shared) {
-      std::copy(from, from + part.size(), part.begin());
-      from += part.size();
-    }
-    shared_ = std::move(extra);
-    control_.serve(common_, common_iteration_, shared_);
-    ++state_check_.heals;
-    warn("state check: took the majority's state of round " + std::to_string(round) + " (" + digest_text(majority) +
-         ") from peer " + std::to_string(source));
+  StateSource source{{}, majority, &wrong_seeders_};
+  for (const auto& [peer, digest] : reported)
+    if (digest == majority && peer != transport_.self() && control_.alive(peer)) source.seeders.push_back(peer);
+  Fetched got;
+  try {
+    got = fetch_state(transport_, control_, source, model, Clock::now() + spec_.timeout, extra);
+  } catch (const GossipError& e) {  // every holder lied, died or did not answer in time
+    warn("state check: no holder of the majority's state of round " + std::to_string(round) +
+         " handed it over (" + e.what() + "): going on with this peer's own");
     return;
   }
-  warn("state check: no holder of the majority's state of round " + std::to_string(round) +
-       " handed it over: going on with this peer's own");
+  for (const std::string& line : got.caught) warn(line);
+  for (std::size_t i = 0; i < model.size(); ++i) {
+    const float progress = model_[i] - common_[i];  // zero keeps the majority's bits (−0 too)
+    model_[i] = progress != 0.0f ? model[i] + progress : model[i];
+  }
+  common_ = std::move(model);
+  const float* from = extra.data();
+  for (const protocols::Span<float>& part : shared) {
+    std::copy(from, from + part.size(), part.begin());
+    from += part.size();
+  }
+  shared_ = std::move(extra);
+  control_.serve(common_, common_iteration_, shared_);
+  ++state_check_.heals;
+  warn("state check: took the majority's state of round " + std::to_string(round) + " (" + digest_text(majority) +
+       ") from " + seeders_text(got));
 }
 
 // Receives until `done` or the deadline, waking at each digest; what else arrives (data of
@@ -347,7 +335,7 @@ void ElasticSync::await_digests(Clock::time_point deadline, const std::function<
 void ElasticSync::vouch(const std::vector<PeerId>& before, const Decision& d) {
   if (!common_model(spec_.mode) || d.start_round == 0) return;
   std::vector<std::uint8_t> payload;
-  protocols::encode_state_hash({protocols::digest_of(common_), d.view.number, common_iteration_}, payload);
+  protocols::encode_state_hash({protocols::state_root(common_, {}), d.view.number, common_iteration_}, payload);
   protocols::FrameHeader h;
   h.type = protocols::MessageType::state_hash;
   h.round = d.start_round - 1;
@@ -356,12 +344,13 @@ void ElasticSync::vouch(const std::vector<PeerId>& before, const Decision& d) {
       transport_.send(p, h, protocols::ByteSpan(payload.data(), payload.size()));
 }
 
-// A joiner's check of the model it took over: against the digest most of the members that
-// vouched for it hold (each sends its own as it takes up the view; the wait ends when all
-// have, or kVouchGrace after the first, as fellow joiners send none). While it differs, the
-// seeder is counted, not asked again, and the model is taken from another holder.
-void ElasticSync::check_taken_over(const Decision& d, Clock::time_point deadline) {
-  if (!common_model(spec_.mode) || d.start_round == 0 || d.source == transport_.self()) return;
+// A joiner's take-over. In the common-model modes the members vouch for the model (each
+// sends its digest as it takes up the view, vouch()); it waits for all of them, or
+// kVouchGrace after the first (fellow joiners send none), and takes the model whose digest
+// most of them vouch for from all that vouch for it (the source first), each chunk checked.
+// With no digest most vouch for, it takes the source's model unchecked.
+void ElasticSync::take_over_checked(const Decision& d, Clock::time_point deadline) {
+  if (!common_model(spec_.mode) || d.start_round == 0 || d.source == transport_.self()) return take_over(d, deadline);
   std::vector<PeerId> others;
   for (PeerId p : d.view.members)
     if (p != transport_.self()) others.push_back(p);
@@ -374,22 +363,19 @@ void ElasticSync::check_taken_over(const Decision& d, Clock::time_point deadline
   });
   const std::map<PeerId, std::uint64_t> vouched = hashes.of(d.view.number, round);
   const StateVerdict v = judge(vouched, others);
-  if (!v.majority)
-    return log("no digest most members agree on vouches for the model taken over (" + digests_text(vouched) + ")");
-  for (PeerId source = d.source;;) {
-    const std::uint64_t got = protocols::digest_of(model_);
-    if (got == *v.majority) return;
-    control_.count("wrong_state_served");
-    wrong_seeders_.insert(source);
-    warn("peer " + std::to_string(source) + " handed over a model of digest " + digest_text(got) + ", not " +
-         digest_text(*v.majority) + " that the members vouch for: it is not asked again");
-    std::optional<PeerId> next;
-    for (const auto& [peer, digest] : vouched)
-      if (digest == *v.majority && !wrong_seeders_.count(peer) && control_.alive(peer)) next = next.value_or(peer);
-    if (!next) return warn("no member handed over the model they vouch for: going on with the one taken");
-    fetch_model(transport_, control_, *next, model_, deadline);
-    source = *next;
+  if (!v.majority) {
+    log("no digest most members agree on vouches for the model taken over (" + digests_text(vouched) +
+        "): taking peer " + std::to_string(d.source) + "'s unchecked");
+    return take_over(d, deadline);
   }
+  StateSource source{{}, *v.majority, &wrong_seeders_};
+  for (const auto& [peer, digest] : vouched)
+    if (digest == *v.majority && peer != transport_.self() && control_.alive(peer)) source.seeders.push_back(peer);
+  std::stable_partition(source.seeders.begin(), source.seeders.end(), [&](PeerId p) { return p == d.source; });
+  const Fetched got = fetch_state(transport_, control_, source, model_, deadline);
+  for (const std::string& line : got.caught) warn(line);
+  log("took the model of iteration " + std::to_string(got.iteration) + " (" + digest_text(*v.majority) + ") from " +
+      seeders_text(got));
 }
 
 void ElasticSync::warn(const std::string& line) const {
@@ -446,7 +432,7 @@ void ElasticSync::adopt(const Decision& d) {
 // The source's model after the round before the start round, into the model.
 void ElasticSync::take_over(const Decision& d, Clock::time_point deadline) {
   if (d.source == transport_.self()) return;
-  const std::uint64_t got = fetch_model(transport_, control_, d.source, model_, deadline);
+  const std::uint64_t got = fetch_state(transport_, control_, trusting(d.source), model_, deadline).iteration;
   if (got != d.iteration)
     log("peer " + std::to_string(d.source) + " handed over the model of iteration " + std::to_string(got) +
         ", not " + std::to_string(d.iteration));
@@ -480,8 +466,7 @@ Position ElasticSync::join(Clock::time_point deadline) {
           " from peer " + std::to_string(d.source));
       adopt(d);
       try {
-        take_over(d, deadline);
-        check_taken_over(d, deadline);
+        take_over_checked(d, deadline);
       } catch (const MembershipChanged&) {
         continue;  // the source died: the members agree again, with this peer among them
       }

@@ -42,11 +42,13 @@
 // One state (the modes whose members end a round with the same model): after each round a
 // member sends the others the digest of its model and its algorithm's shared state, and
 // before its next round it judges them (gossip/control/state_hashes.h: the majority, a tie);
-// one that differs from the majority takes the majority's state from a holder whose state
-// has the majority's digest, keeping its own progress since the round (its model's change
-// from its own round result), and goes on. A peer a view change admits checks the model it
-// took over against the digest the members vouch for, and takes it from another member when
-// the seeder handed over something else; a seeder caught so is not asked again.
+// one that differs from the majority takes the majority's state from its holders, each
+// chunk checked against the majority's digest (gossip/control/model_transfer.h), keeping its
+// own progress since the round (its model's change from its own round result), and goes on. A peer a view change admits takes the model from
+// the members that vouch for the digest most of them vouch for, in chunks from all of them
+// at once, each chunk checked (gossip/control/model_transfer.h); a seeder caught serving a
+// wrong chunk is not asked again, and when every seeder is caught the join fails
+// (WrongState) rather than train on a wrong model.
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -114,7 +116,7 @@ class ElasticSync {
   void warn(const std::string& line) const;
   void await_digests(Clock::time_point deadline, const std::function<bool()>& done);
   void vouch(const std::vector<PeerId>& before, const Decision& decision);
-  void check_taken_over(const Decision& decision, Clock::time_point deadline);
+  void take_over_checked(const Decision& decision, Clock::time_point deadline);
   void restore();
   void listen_alone();
   std::optional<Position> await_swarm(std::uint64_t iteration);

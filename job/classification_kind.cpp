@@ -1,10 +1,10 @@
 // Image classification's row of the task registry (job/task_kind.h): labelled image sets,
 // their partitions across peers, and test accuracy as the metric.
+#include "gossip/topology/d_cliques.h"
 #include "job/data_partition.h"
 #include "job/data_source.h"
 #include "job/task_kind.h"
-#include "gossip/topology/d_cliques.h"
-#include "learners/image_task.h"
+#include "learners/tasks/image_task.h"
 
 #include <cstdio>
 

@@ -5,7 +5,7 @@
 // leaves a peer nothing) is a ConfigError naming the file, the line and the key all the same;
 // the CLI turns it into exit code 2.
 #include "actors/node_spec.h"
-#include "learners/partition.h"
+#include "learners/data/partition.h"
 
 #include <cstdint>
 #include <optional>
@@ -39,13 +39,13 @@ struct DataOptions {
   std::string dataset = "fashion-mnist";  // "fashion-mnist" | "idx" | "cifar10" | "synthetic" | "text"
   std::string path;                       // the set's folder (text: a file or a folder); empty: Debian's Fashion-MNIST
   double validation_fraction = 0.1;       // text: each file's last fraction of bytes validates
-  std::string tokenizer = "bytes";        // text: "bytes" | "sentencepiece" (learners/tokenizer.h)
+  std::string tokenizer = "bytes";        // text: "bytes" | "sentencepiece" (learners/data/tokenizer.h)
   int vocab_size = 2048;                  // sentencepiece: the model's vocabulary
   std::string tokenizer_model;            // sentencepiece: its model file (trained when missing)
   std::string tokenizer_type = "bpe";     // sentencepiece: "bpe" | "unigram", when trained
   int synthetic_train = 6000;
   int synthetic_test = 1000;
-  PartitionSpec partition;  // across peers (learners/partition.h); its seed mixed from run.seed
+  PartitionSpec partition;  // across peers (learners/data/partition.h); its seed mixed from run.seed
   /// Where data.partition, data.alpha and data.classes_per_peer were set, for the errors of
   /// check_partition (job/data_partition.h), which needs the labels.
   std::string partition_at, alpha_at, classes_per_peer_at;

@@ -1,12 +1,12 @@
 #pragma once
-// The configured partition of the training set across the peers (learners/partition.h),
+// The configured partition of the training set across the peers (learners/data/partition.h),
 // checked as part of the config: a partition that the dataset's classes rule out, or one
 // that leaves a peer fewer samples than it has learners, is a ConfigError naming the key
 // (data.partition, data.alpha or data.classes_per_peer) and where it was set, so the CLI
 // exits 2 before anything trains.
 #include "job/config.h"
-#include "learners/dataset.h"
-#include "learners/text_partition.h"
+#include "learners/data/dataset.h"
+#include "learners/data/text_partition.h"
 
 #include <cstdint>
 #include <vector>
@@ -17,7 +17,7 @@ namespace starling::job {
 /// data.partition = "iid", which deals every epoch afresh. Throws ConfigError.
 std::vector<std::vector<uint32_t>> partition_peers(const Config& config, const Dataset& train);
 
-/// The text's split (learners/text_partition.h) over the same peers, every part checked to
+/// The text's split (learners/data/text_partition.h) over the same peers, every part checked to
 /// offer a window of model.context + 1 bytes. Throws ConfigError naming the key.
 std::vector<TextPart> partition_text_peers(const Config& config, const TextCorpus& corpus);
 

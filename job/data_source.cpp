@@ -1,6 +1,7 @@
 #include "job/data_source.h"
 
 #include "job/tokenizer.h"
+#include "learners/models/model_description.h"
 
 #include <spdlog/spdlog.h>
 

@@ -1,9 +1,9 @@
 #pragma once
 // Where a run's data comes from: a published set (cached, packed) or the synthetic set.
 #include "job/config.h"
-#include "learners/dataset_formats.h"
-#include "learners/model.h"
-#include "learners/text_corpus.h"
+#include "learners/data/dataset_formats.h"
+#include "learners/data/text_corpus.h"
+#include "learners/models/model.h"
 
 #include <string>
 

@@ -3,7 +3,7 @@
 // 2 bad configuration (a ConfigError, also one found only once the data is read, or a
 // checkpoint of another run to resume from).
 #include "job/config.h"
-#include "learners/checkpoint.h"
+#include "learners/checkpoints/checkpoint.h"
 
 #include <spdlog/spdlog.h>
 

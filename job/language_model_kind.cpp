@@ -5,7 +5,7 @@
 #include "job/data_source.h"
 #include "job/task_kind.h"
 #include "job/trained_model.h"
-#include "learners/text_task.h"
+#include "learners/tasks/text_task.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -1,16 +1,16 @@
 // One node of a job, from its config to its summary (job/node_job.h).
 #include "job/node_job.h"
 
+#include "actors/backend_choice.h"
+#include "actors/node.h"
 #include "job/data_source.h"
 #include "job/exit_codes.h"
 #include "job/json.h"
 #include "job/peer_monitor.h"
 #include "job/progress.h"
 #include "job/task_kind.h"
+#include "learners/checkpoints/checkpoint.h"
 #include "platform/cpu_features.h"
-#include "learners/checkpoint.h"
-#include "actors/backend_choice.h"
-#include "actors/node.h"
 
 #include <spdlog/spdlog.h>
 

@@ -3,7 +3,7 @@
 // summary JSON: the node a `starling train` runs, one peer of `starling peer`, or one thread
 // of an in-process job (job/in_process_launch.h).
 #include "job/config.h"
-#include "learners/task.h"
+#include "learners/tasks/task.h"
 
 #include <atomic>
 #include <cstdint>

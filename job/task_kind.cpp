@@ -2,7 +2,8 @@
 // and of model apart by name.
 #include "job/task_kind.h"
 
-#include "learners/gpt.h"
+#include "learners/models/gpt.h"
+#include "learners/models/model_description.h"
 
 namespace starling::job {
 

@@ -1,5 +1,5 @@
 #pragma once
-// What a job does differently for each kind of task (learners/task.h): what the config's run
+// What a job does differently for each kind of task (learners/tasks/task.h): what the config's run
 // keys mean, loading and splitting its data, and how its metric reads in the metrics CSV,
 // the summaries, the log and the experiment report. Every job runs on the one node runtime
 // (actors/node.h); task_kind() and the model lookups below are the one place that tells the

@@ -4,8 +4,8 @@
 // before any split across peers) with data.vocab_size tokens of data.tokenizer_type when
 // the file is missing (`starling tokenizer train` trains it again).
 #include "job/config.h"
-#include "learners/text_corpus.h"
-#include "learners/tokenizer.h"
+#include "learners/data/text_corpus.h"
+#include "learners/data/tokenizer.h"
 
 #include <optional>
 #include <string>

@@ -1,8 +1,8 @@
 #include "job/trained_model.h"
 
 #include "job/task_kind.h"
-#include "learners/checkpoint.h"
-#include "learners/nanogpt_weights.h"
+#include "learners/checkpoints/checkpoint.h"
+#include "learners/models/nanogpt_weights.h"
 
 #include <spdlog/spdlog.h>
 

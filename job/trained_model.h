@@ -1,11 +1,11 @@
 #pragma once
 // The language model a config trained, with its weights: from a checkpoint of the config's
 // run (the newest valid one in run.checkpoint_dir, or a named file), or from a safetensors
-// file with nanoGPT's names (learners/nanogpt_weights.h), such as `starling export` or
+// file with nanoGPT's names (learners/models/nanogpt_weights.h), such as `starling export` or
 // PyTorch writes. What `generate` samples from and `export` writes out; and the weights a
 // run starts from with run.init_from.
 #include "job/config.h"
-#include "learners/model.h"
+#include "learners/models/model.h"
 
 #include <memory>
 #include <string>

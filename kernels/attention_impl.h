@@ -11,6 +11,9 @@
 #include "kernels/attention.h"
 #include "kernels/sequence_ops.h"
 
+#if defined(__AVX512F__)
+#include "kernels/transpose16_avx512.h"
+#endif
 #if defined(__x86_64__)
 #include <immintrin.h>
 #elif defined(__ARM_NEON)
@@ -156,10 +159,21 @@ void product(int rows, int cols, const Product& m) {
 // the softmax passes neither read nor keep).
 int score_columns(int i1, int t) { return std::min((i1 + kWidth - 1) / kWidth * kWidth, t); }
 
-// dst (d rows of t) ← the first d columns of t rows `ld` apart, transposed.
+// dst (d rows of t) ← the first d columns of t rows `ld` apart, transposed, 16 × 16 floats
+// at a time: column by column over all t rows, the rows' lines (a [q | k | v] row apart,
+// into few L1 sets) were evicted before their next column was read, a miss a float.
 void transpose(const float* src, long ld, int t, int d, float* dst) {
-  for (int c = 0; c < d; ++c)
-    for (int r = 0; r < t; ++r) dst[static_cast<long>(c) * t + r] = src[r * ld + c];
+#if defined(__AVX512F__)
+  transpose_blocks(t, d, src, ld, dst, t);
+#else
+  constexpr int kBlock = 16;
+  for (int r0 = 0; r0 < t; r0 += kBlock)
+    for (int c0 = 0; c0 < d; c0 += kBlock) {
+      const int r1 = std::min(t, r0 + kBlock), c1 = std::min(d, c0 + kBlock);
+      for (int c = c0; c < c1; ++c)
+        for (int r = r0; r < r1; ++r) dst[static_cast<long>(c) * t + r] = src[r * ld + c];
+    }
+#endif
 }
 
 // dst (t rows of d, contiguous) ← the first d columns of t rows `ld` apart. A head's V rows

@@ -1,6 +1,6 @@
 #include "monitor/peer_monitor.h"
 
-#include "learners/text_task.h"
+#include "learners/tasks/text_task.h"
 #include "monitor/live_page.h"
 
 namespace starling::monitor {

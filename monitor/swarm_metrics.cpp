@@ -1,6 +1,6 @@
 #include "monitor/swarm_metrics.h"
 
-#include "learners/text_task.h"
+#include "learners/tasks/text_task.h"
 
 #include <prometheus/text_serializer.h>
 

@@ -42,12 +42,14 @@ enum class MessageType : std::uint8_t {
   leave = 3,
   model_update = 4,       // a whole model update or one chunk of it
   gossip_push = 5,
-  gossip_pull = 6,        // asks a neighbour for its model; empty payload
+  gossip_pull = 6,        // asks a neighbour for its model; empty payload (unused: hand-overs use state_request)
   gossip_pull_reply = 7,
   allreduce_segment = 8,  // one ring all-reduce segment (flags: phase)
-  state_transfer = 9,     // full state for a joining peer, in chunks
+  state_transfer = 9,     // one chunk of a state handed over (state_transfer.h)
   view = 10,              // membership view agreement: status, prepare, decide (view_messages.h)
   state_hash = 11,        // the digest of a member's shared state after a round (state_hash_messages.h)
+  state_request = 12,     // asks for a state's chunk digests and/or some of its chunks (state_transfer.h)
+  state_manifest = 13,    // a state's chunk digests, the answer to a state_request (state_transfer.h)
 };
 
 /// Flag bits of the header's flags byte; which ones a type allows is in allowed_flags().

@@ -1,6 +1,7 @@
 // The shared-state digest (protocols/state_digest.h).
 #include "protocols/state_digest.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "protocols/crc32c.h"
@@ -70,6 +71,60 @@ std::uint64_t digest_of(Span<const float> values) {
   StateDigest d;
   d.add(values);
   return d.value();
+}
+
+std::size_t ChunkLayout::model_chunks() const {
+  return static_cast<std::size_t>((model_length + chunk_floats - 1) / chunk_floats);
+}
+
+std::size_t ChunkLayout::count() const {
+  return model_chunks() + static_cast<std::size_t>((shared_length + chunk_floats - 1) / chunk_floats);
+}
+
+ChunkLayout::Place ChunkLayout::place(std::size_t index) const {
+  Place p;
+  p.shared = index >= model_chunks();
+  const std::uint64_t section = p.shared ? shared_length : model_length;
+  p.offset = (p.shared ? index - model_chunks() : index) * chunk_floats;
+  p.length = std::min<std::uint64_t>(chunk_floats, section - p.offset);
+  return p;
+}
+
+std::optional<std::size_t> ChunkLayout::index_of(bool shared, std::uint64_t offset) const {
+  if (offset % chunk_floats != 0 || offset >= (shared ? shared_length : model_length)) return std::nullopt;
+  return static_cast<std::size_t>(offset / chunk_floats) + (shared ? model_chunks() : 0);
+}
+
+ChunkLayout chunk_layout(std::uint64_t model_length, std::uint64_t shared_length) {
+  const std::uint64_t total = model_length + shared_length;
+  ChunkLayout layout;
+  layout.model_length = model_length;
+  layout.shared_length = shared_length;
+  layout.chunk_floats = std::clamp<std::uint64_t>((total + kMinChunks - 1) / kMinChunks, kMinChunkFloats, kMaxChunkFloats);
+  return layout;
+}
+
+std::uint64_t StateManifest::root() const {
+  const std::uint64_t numbers[3] = {layout.model_length, layout.shared_length, layout.chunk_floats};
+  StateDigest d;
+  d.add(numbers, sizeof numbers);
+  d.add(digests.data(), digests.size() * sizeof(std::uint64_t));
+  return d.value();
+}
+
+StateManifest state_manifest(Span<const float> model, Span<const float> shared) {
+  StateManifest m;
+  m.layout = chunk_layout(model.size(), shared.size());
+  m.digests.resize(m.layout.count());
+  for (std::size_t i = 0; i < m.digests.size(); ++i) {
+    const ChunkLayout::Place p = m.layout.place(i);
+    m.digests[i] = digest_of((p.shared ? shared : model).subspan(p.offset, p.length));
+  }
+  return m;
+}
+
+std::uint64_t state_root(Span<const float> model, Span<const float> shared) {
+  return state_manifest(model, shared).root();
 }
 
 }  // namespace starling::protocols

@@ -1,4 +1,4 @@
-// State transfer for joining peers (protocols/state_transfer.h).
+// The state-transfer family's messages (protocols/state_transfer.h).
 #include "protocols/state_transfer.h"
 
 #include "protocols/byte_io.h"
@@ -7,7 +7,14 @@
 namespace starling::protocols {
 namespace {
 constexpr std::size_t kSectionHeader = 16;
-}
+constexpr std::size_t kRequestSize = 16;
+constexpr std::size_t kManifestHeader = 24;
+constexpr std::uint32_t kRequestDigests = 1u << 0;
+constexpr std::uint32_t kRequestShared = 1u << 1;
+// Longer sections than this are no model (2^40 floats, 4 TiB): it keeps the sums of lengths
+// from wrapping around.
+constexpr std::uint64_t kMaxSectionLength = std::uint64_t{1} << 40;
+}  // namespace
 
 Error encode_state_chunk(const StateChunk& chunk, Span<const float> section, std::vector<std::uint8_t>& header,
                          std::vector<std::uint8_t>& payload) {
@@ -57,6 +64,58 @@ Result<StateChunk> decode_state_chunk(const FrameHeader& header, ByteSpan payloa
   chunk.length = header.tensor_length;
   chunk.last = (header.flags & kFlagLastChunk) != 0;
   return chunk;
+}
+
+void encode_state_request(const StateRequest& request, std::vector<std::uint8_t>& payload) {
+  payload.clear();
+  ByteWriter w(payload);
+  w.write<std::uint32_t>((request.digests ? kRequestDigests : 0) | (request.shared ? kRequestShared : 0));
+  w.write<std::uint32_t>(request.count);
+  w.write<std::uint64_t>(request.first);
+}
+
+Result<StateRequest> decode_state_request(ByteSpan payload) {
+  ByteReader r(payload);
+  const std::uint32_t flags = r.read<std::uint32_t>();
+  StateRequest request;
+  request.count = r.read<std::uint32_t>();
+  request.first = r.read<std::uint64_t>();
+  if (!r.ok()) return Error::truncated;
+  if (payload.size() > kRequestSize) return Error::oversized;
+  if (flags & ~(kRequestDigests | kRequestShared)) return Error::bad_parameter;
+  request.digests = (flags & kRequestDigests) != 0;
+  request.shared = (flags & kRequestShared) != 0;
+  if (!request.digests && request.count == 0) return Error::bad_parameter;
+  if (request.first + request.count < request.first) return Error::tensor_out_of_range;
+  return request;
+}
+
+void encode_state_manifest(const StateManifest& manifest, std::vector<std::uint8_t>& payload) {
+  payload.clear();
+  ByteWriter w(payload);
+  w.write<std::uint64_t>(manifest.layout.model_length);
+  w.write<std::uint64_t>(manifest.layout.shared_length);
+  w.write<std::uint64_t>(manifest.layout.chunk_floats);
+  for (std::uint64_t digest : manifest.digests) w.write<std::uint64_t>(digest);
+}
+
+Result<StateManifest> decode_state_manifest(ByteSpan payload) {
+  ByteReader r(payload);
+  StateManifest m;
+  m.layout.model_length = r.read<std::uint64_t>();
+  m.layout.shared_length = r.read<std::uint64_t>();
+  m.layout.chunk_floats = r.read<std::uint64_t>();
+  if (!r.ok()) return Error::truncated;
+  if (m.layout.model_length > kMaxSectionLength || m.layout.shared_length > kMaxSectionLength)
+    return Error::bad_parameter;
+  if (m.layout.chunk_floats != chunk_layout(m.layout.model_length, m.layout.shared_length).chunk_floats)
+    return Error::bad_parameter;
+  const std::size_t digests = payload.size() - kManifestHeader;
+  if (digests % sizeof(std::uint64_t) != 0 || digests / sizeof(std::uint64_t) != m.layout.count())
+    return Error::length_mismatch;
+  m.digests.resize(m.layout.count());
+  for (std::uint64_t& digest : m.digests) digest = r.read<std::uint64_t>();
+  return m;
 }
 
 }  // namespace starling::protocols

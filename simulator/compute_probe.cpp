@@ -4,7 +4,7 @@
 // from 4x cheaper than at batch 32. Several replicas stepping at once show what sharing
 // the machine costs each of them.
 #include "kernels/gemm.h"
-#include "learners/image_task.h"
+#include "learners/tasks/image_task.h"
 #include "simulator/median.h"
 #include "simulator/probes.h"
 

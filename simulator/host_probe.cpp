@@ -9,7 +9,7 @@
 // Each peer's rounds are timed after two warm-up rounds.
 #include "gossip/peer_exchange.h"
 #include "gossip/transport/endpoint.h"
-#include "learners/image_task.h"
+#include "learners/tasks/image_task.h"
 #include "simulator/median.h"
 #include "simulator/probes.h"
 

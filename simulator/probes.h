@@ -6,7 +6,7 @@
 // preempted repeat (the machine is shared) does not decide the figure. No model, no
 // prediction here: only numbers with units.
 #include "gossip/algorithms/exchange_spec.h"
-#include "learners/learner.h"
+#include "learners/replicas/learner.h"
 #include "protocols/codec.h"
 
 #include <cstddef>

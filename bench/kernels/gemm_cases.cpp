@@ -56,7 +56,7 @@ std::vector<GemmCase> training_cases(const std::vector<int>& batches) {
 }
 
 std::vector<GemmCase> gpt_cases() {
-  // The GPT preset at batch 12 × context 64: the QKV, attention output and MLP projections,
+  // The gpt-nano preset at batch 12 × context 64: the QKV, attention output and MLP projections,
   // and the tied head (logits = h·Eᵀ, its input gradient dlogits·E, its gradient dlogitsᵀ·h).
   const int rows = 12 * 64, width = 128, vocab = 256;
   std::vector<GemmCase> out;
@@ -67,6 +67,12 @@ std::vector<GemmCase> gpt_cases() {
   out.push_back({"gpt.head.fwd b12", rows, vocab, width, false, true});
   out.push_back({"gpt.head.dx b12", rows, width, vocab, false, false});
   out.push_back({"gpt.head.dw b12", vocab, width, rows, true, false});
+  // The gpt-10m preset at batch 12 × context 256, width 384: its four projections.
+  const int rows10 = 12 * 256, width10 = 384;
+  add_dense(out, "gpt10m.qkv", rows10, width10, 3 * width10, 12);
+  add_dense(out, "gpt10m.proj", rows10, width10, width10, 12);
+  add_dense(out, "gpt10m.fc", rows10, width10, 4 * width10, 12);
+  add_dense(out, "gpt10m.fc_proj", rows10, 4 * width10, width10, 12);
   return out;
 }
 

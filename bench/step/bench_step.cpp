@@ -21,7 +21,7 @@
 // peak by the FLOPs of its dense, attention and head products with the attention's at the
 // full T × T (as PyTorch's masked attention runs it; Starling skips most of the masked
 // half): one count for every party, so that the share compares like tokens/s.
-// --models gpt-10m (or another preset of learners/gpt.h) profiles that size the same way.
+// --models gpt-10m (or another preset of learners/models/gpt.h) profiles that size the same way.
 // --peak prints one JSON line, the FMA peak of the capped ISA and the training FLOPs a token
 // of the first GPT in --models (gpt by default), and exits (bench/compare_torch.py turns tokens/s into a share of the peak with it).
 // With --clock thread the FMA peak too is timed by the thread's CPU time.
@@ -36,16 +36,16 @@
 // wall time counts (it also leaves out an SMA round's blocked waits: compare one learner).
 #include "fma_peak.h"
 #include "kernels/gemm.h"
-#include "learners/aligned_buffer.h"
-#include "learners/dataset.h"
-#include "learners/gpt.h"
-#include "learners/loss.h"
+#include "learners/data/dataset.h"
 #include "learners/layers/residual.h"
-#include "learners/model.h"
-#include "learners/model_description.h"
-#include "learners/optimizer.h"
-#include "learners/sma.h"
-#include "learners/sma_group.h"
+#include "learners/models/aligned_buffer.h"
+#include "learners/models/gpt.h"
+#include "learners/models/model.h"
+#include "learners/models/model_description.h"
+#include "learners/optimizers/optimizer.h"
+#include "learners/replicas/sma.h"
+#include "learners/replicas/sma_group.h"
+#include "learners/tasks/loss.h"
 #include "platform/cpu_features.h"
 
 #include <CLI/CLI.hpp>
@@ -88,7 +88,7 @@ bool is_gpt(const std::string& model) {
          std::any_of(std::begin(kGptPresets), std::end(kGptPresets), [&](const GptPreset& p) { return model == p.name; });
 }
 
-// The model kinds' presets (learners/model_description.h) and every GPT preset by name.
+// The model kinds' presets (learners/models/model_description.h) and every GPT preset by name.
 std::vector<std::string> model_names() {
   std::vector<std::string> names = model_preset_names();
   for (const GptPreset& p : kGptPresets) names.push_back(p.name);

@@ -130,7 +130,8 @@ struct ExchangeSpec {
   /// taken, with the round, the model and the algorithm's shared state, to corrupt them
   /// as a fault would (state_hashes.h).
   std::function<void(std::uint64_t, protocols::Span<float>, const std::vector<protocols::Span<float>>&)> fault_after_round;
-  /// Tests only: corrupts a copy of the model this peer hands over on request (a lying seeder).
+  /// Tests only: corrupts a copy of each chunk of state this peer hands over on request,
+  /// after its chunk digests were taken from the true state (a lying seeder).
   std::function<void(std::vector<float>&)> fault_in_served;
 };
 

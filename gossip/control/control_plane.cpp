@@ -71,7 +71,11 @@ bool ControlPlane::intercept(Message& m) {
       return options_.views;
     case MessageType::hello: on_hello(m); return true;
     case MessageType::view: on_view(m); return true;
-    case MessageType::gossip_pull: on_pull(m); return true;
+    case MessageType::state_request: on_state_request(m); return true;
+    case MessageType::state_manifest:
+    case MessageType::state_transfer:
+      if (!taking_state_) count("stale_state_answer");
+      return !taking_state_;
     case MessageType::state_hash: return on_state_hash(m);
     default: break;
   }
@@ -287,17 +291,29 @@ void ControlPlane::on_view(const Message& m) {
   raise("peer " + std::to_string(m.from) + " began a view change");
 }
 
-void ControlPlane::on_pull(const Message& m) {
-  if (served_.empty()) return count("pull_unanswered");
+void ControlPlane::on_state_request(const Message& m) {
+  if (served_.empty()) return count("state_request_unanswered");
+  protocols::Result<protocols::StateRequest> request = protocols::decode_state_request(m.bytes());
+  if (!request) return count("state_request_" + std::string(protocols::to_string(request.error())));
+  if (!within_budget(m.from, *request)) return count("state_request_throttled");
+  const protocols::Error e = answer_state_request(transport_, m.from, *request, served_, served_shared_,
+                                                  served_iteration_, options_.fault_in_served);
+  if (e != protocols::Error::ok) count("state_request_" + std::string(protocols::to_string(e)));
+}
+
+// Per peer and kAnswerEvery, at most one state's worth of chunks and one list of chunk
+// digests (which costs a pass over the state): requests cost the answerer, not the asker.
+bool ControlPlane::within_budget(PeerId from, const protocols::StateRequest& request) {
   const auto now = Clock::now();
-  auto& last = last_answer_[m.from];
-  if (now - last < kAnswerEvery) return count("pull_throttled");
-  last = now;
-  const protocols::Span<const float> shared = m.header.round == kPullSharedState ? served_shared_ : protocols::Span<const float>{};
-  if (!options_.fault_in_served) return send_model(transport_, m.from, served_, served_iteration_, shared);
-  std::vector<float> lie(served_.begin(), served_.end());
-  options_.fault_in_served(lie);
-  send_model(transport_, m.from, lie, served_iteration_, shared);
+  Answered& a = answered_[from];
+  if (now - a.since >= kAnswerEvery) a = Answered{now, 0, false};
+  const std::uint64_t state = served_.size() + (request.shared ? served_shared_.size() : 0);
+  const std::uint64_t chunk = protocols::chunk_layout(served_.size(), state - served_.size()).chunk_floats;
+  const std::uint64_t floats = std::min<std::uint64_t>(state, std::uint64_t{request.count} * chunk);
+  if ((request.digests && a.digests) || a.floats + floats > state) return false;
+  a.floats += floats;
+  a.digests = a.digests || request.digests;
+  return true;
 }
 
 bool ControlPlane::on_state_hash(const Message& m) {

@@ -14,10 +14,12 @@
 //    a hello from a member whose heartbeats already name the current view is one sent
 //    before its admission and asks for nothing: "hello_after_admission") and peers that
 //    finished (the finished status they send before leave);
-//  - answers model requests (gossip_pull) with the model it was told to serve (and the
-//    shared state, when asked for it), at most one answer per peer every 200 ms (a request
-//    costs the answerer a whole model);
-//  - records the members' state digests (state_hash; state_hashes.h);
+//  - answers state requests (state_request; model_transfer.h) out of the model it was told
+//    to serve (and the shared state, when asked for it): per peer and 200 ms, at most one
+//    state's worth of chunks and one list of chunk digests ("state_request_throttled"
+//    beyond; a malformed request is counted as state_request_<error>);
+//  - records the members' state digests (state_hash; state_hashes.h), and drops answers to
+//    state requests that arrive while this peer takes no state ("stale_state_answer");
 //  - with views (the synchronous modes): passes data frames of the current view on, holds
 //    those of a newer view until set_view() reaches it, and drops older ones ("stale_view");
 //  - raises an event when the view must change: a member died, a peer asks to join, a view
@@ -46,6 +48,7 @@
 #include "gossip/control/view.h"
 #include "gossip/transport/transport.h"
 #include "protocols/membership_messages.h"
+#include "protocols/state_transfer.h"
 #include "protocols/view_messages.h"
 
 namespace starling::gossip {
@@ -66,7 +69,7 @@ struct ControlOptions {
   /// Where the config's peers accept connections, handed on to newcomers.
   std::map<PeerId, std::string> endpoints;
   std::function<void(const std::string&)> log;  // view changes, deaths, stragglers
-  std::function<void(std::vector<float>&)> fault_in_served;  // tests only: ExchangeSpec's
+  std::function<void(std::vector<float>&)> fault_in_served;  // tests only: ExchangeSpec's, on each chunk served
 };
 
 class ControlPlane final : public ReceiveHook {
@@ -120,7 +123,7 @@ class ControlPlane final : public ReceiveHook {
   /// lowest id, which leads view changes (view_agreement.h) and may watch others.
   std::vector<PeerId> join_contacts() const;
 
-  /// What model requests are answered with (empty: none), and the shared state beyond the
+  /// What state requests are answered with (empty: none), and the shared state beyond the
   /// model that requests may ask for (model_transfer.h); the spans must stay valid.
   void serve(protocols::Span<const float> model, std::uint64_t iteration, protocols::Span<const float> shared = {});
   /// The members' state digests heard so far (this peer records its own).
@@ -128,6 +131,10 @@ class ControlPlane final : public ReceiveHook {
   /// While on, a state_hash message, recorded as always, also ends the receive that got it
   /// (it comes back from try_receive), so that a wait for digests wakes as each arrives.
   void wake_on_state_hash(bool on) { wake_on_state_hash_ = on; }
+  /// While on, answers to state requests (state_manifest, state_transfer) pass to the
+  /// receive; while off, one that arrives (late, after its fetch ended) is dropped and
+  /// counted as stale_state_answer.
+  void taking_state(bool on) { taking_state_ = on; }
 
   /// A round of the exchange begins or ends (for naming stragglers).
   void round_started(std::uint64_t round);
@@ -144,7 +151,8 @@ class ControlPlane final : public ReceiveHook {
   PeerId next_id();
   bool admitted(PeerId peer) const;
   void on_view(const Message& m);
-  void on_pull(const Message& m);
+  void on_state_request(const Message& m);
+  bool within_budget(PeerId from, const protocols::StateRequest& request);
   bool on_state_hash(const Message& m);
   bool relevant(PeerId from, const protocols::ViewMessage& m) const;
   bool filter_by_view(Message& m);
@@ -166,7 +174,12 @@ class ControlPlane final : public ReceiveHook {
   bool refused_ = false;
   std::map<PeerId, protocols::ViewMessage> finished_;
   std::map<PeerId, std::uint64_t> newer_view_seen_;  // the newest view raised per peer
-  std::map<PeerId, Clock::time_point> last_answer_;
+  struct Answered {  // what a peer's state requests cost since `since`
+    Clock::time_point since{};
+    std::uint64_t floats = 0;
+    bool digests = false;
+  };
+  std::map<PeerId, Answered> answered_;
   protocols::Span<const float> served_;
   protocols::Span<const float> served_shared_;
   std::uint64_t served_iteration_ = 0;
@@ -175,6 +188,7 @@ class ControlPlane final : public ReceiveHook {
   std::map<std::string, std::uint64_t> drops_;
   StateHashes state_hashes_;
   bool wake_on_state_hash_ = false;
+  bool taking_state_ = false;
   PeerId next_id_ = 0;  // the lowest id this peer may hand out next
   /// Routes opened to answer newcomers' bootstrap requests, closed once their answer has had
   /// time to go out.

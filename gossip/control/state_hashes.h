@@ -9,10 +9,11 @@
 //  - a tie, or no digest above half, has no majority: the disagreement is counted and
 //    logged, and nobody's state is replaced (nobody can tell which is right);
 //  - a member whose own digest differs from the majority's takes the majority's state from
-//    one of its holders (ElasticSync heals).
+//    its holders (ElasticSync heals).
 // A member also vouches to the peers a view change admits for the model they take over
-// (its digest, keyed by the new view and the round before its first), so that a joiner can
-// tell a seeder that hands over a wrong model and take it from another member.
+// (its digest, keyed by the new view and the round before its first), so that a joiner
+// checks each chunk it takes against it and passes over a seeder that serves a wrong one
+// (model_transfer.h).
 // Digests are kept for the last kKeptRounds (view, round) pairs only.
 #include <cstddef>
 #include <cstdint>

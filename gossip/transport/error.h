@@ -40,6 +40,13 @@ class MembershipChanged : public GossipError {
   using GossipError::GossipError;
 };
 
+/// No peer handed over a state that passed its check (model_transfer.h): the taker must not
+/// train on what it got.
+class WrongState : public GossipError {
+ public:
+  using GossipError::GossipError;
+};
+
 /// Fewer live peers than [exchange] min_peers are left: this peer must stop.
 class TooFewPeers : public GossipError {
  public:

@@ -32,16 +32,28 @@ struct has_pack_a_rows<Kernel, std::void_t<decltype(&Kernel::pack_a_rows)>> : st
 
 // Rows [0, kc) of a row-major block `width` floats wide (row stride ld) into W-wide panels:
 // panel s starts at dst + s*W*kc and holds, for each row p, its W floats side by side (the
-// last panel may be narrower and keeps the stride W). Row by row, each row read in one
-// sweep: walked panel by panel, a block just written elsewhere (a gradient in L3 or DRAM)
-// was read a line per row, a miss each. memcpy, not std::copy_n: a memmove of W floats is
-// a library call per panel row, where a memcpy of a constant size is a few vector moves.
+// last panel may be narrower and keeps the stride W). The block is walked a group of panels
+// at a time, G floats of each row (whole cache lines: 16 floats or more), down all rows:
+// each source line is read once, whole (panel by panel, a block just written elsewhere was
+// read a line per row twice over), and each row writes into G / W panels only (row by row,
+// into all of them: mc / 8 panels 4 KiB-multiples apart that evict one another in L1).
+// memcpy, not std::copy_n: a memmove of W floats is a library call per panel row, where a
+// memcpy of a constant size is a few vector moves.
 template <int W>
 void pack_panels(const float* src, long ld, int kc, int width, float* dst) {
-  for (int p = 0; p < kc; ++p, src += ld) {
-    int j = 0;
-    for (; j + W <= width; j += W) std::memcpy(dst + static_cast<long>(j) * kc + p * W, src + j, W * sizeof(float));
-    if (j < width) std::memcpy(dst + static_cast<long>(j) * kc + p * W, src + j, (width - j) * sizeof(float));
+  constexpr int G = W % 16 == 0 ? W : W % 8 == 0 ? 2 * W : W % 4 == 0 ? 4 * W : W % 2 == 0 ? 8 * W : 16 * W;
+  int j0 = 0;
+  for (; j0 + G <= width; j0 += G) {
+    const float* row = src + j0;
+    for (int p = 0; p < kc; ++p, row += ld)
+      for (int j = 0; j < G; j += W) std::memcpy(dst + static_cast<long>(j0 + j) * kc + p * W, row + j, W * sizeof(float));
+  }
+  if (j0 == width) return;
+  const float* row = src + j0;
+  for (int p = 0; p < kc; ++p, row += ld) {
+    int j = j0;
+    for (; j + W <= width; j += W) std::memcpy(dst + static_cast<long>(j) * kc + p * W, row + j - j0, W * sizeof(float));
+    if (j < width) std::memcpy(dst + static_cast<long>(j) * kc + p * W, row + j - j0, (width - j) * sizeof(float));
   }
 }
 
@@ -203,7 +215,10 @@ void run_blocks(const GemmArgs& g, const Blocking& bl) {
   constexpr int MR = Kernel::MR, NR = Kernel::NR;
   const bool want_a = packs_a(g, bl);
   const bool want_b = g.trans_b || g.m >= bl.pack_b_min_m;
-  const int mc_max = std::min(bl.mc, (g.m + MR - 1) / MR * MR);
+  // Row blocks bound the packed A block; with A read in place and one depth block (no old
+  // C to reload) they would only pack the same B block again for each.
+  const int row_block = !want_a && g.k <= bl.kc ? g.m : bl.mc;
+  const int mc_max = std::min(row_block, (g.m + MR - 1) / MR * MR);
   const int kc_max = std::min(bl.kc, g.k);
   const int nc_max = std::min(bl.nc, (g.n + NR - 1) / NR * NR);
   Operands ops;
@@ -211,8 +226,8 @@ void run_blocks(const GemmArgs& g, const Blocking& bl) {
   float* b_buf = want_b ? pack_buffer(PackSlot::b, static_cast<std::size_t>(nc_max) * kc_max) : nullptr;
   ops.a_packed = a_buf;
   ops.b_packed = b_buf;
-  for (int i0 = 0; i0 < g.m; i0 += bl.mc) {
-    const int mc = std::min(bl.mc, g.m - i0);
+  for (int i0 = 0; i0 < g.m; i0 += row_block) {
+    const int mc = std::min(row_block, g.m - i0);
     for (int p0 = 0; p0 < g.k; p0 += bl.kc) {
       const int kc = std::min(bl.kc, g.k - p0);
       if (a_buf) pack_a<Kernel>(g, i0, mc, p0, kc, a_buf);

@@ -1,9 +1,9 @@
 // Layer "attention": causal self-attention with `heads` heads over a token sequence {1, T, C},
 // built as three layers: the fused QKV projection (weights N(0, init_std)), the attention
 // core and the output projection (N(0, projection_std)).
-#include "learners/layer_row.h"
 #include "learners/layers/causal_attention.h"
 #include "learners/layers/token_dense.h"
+#include "learners/models/layer_row.h"
 
 namespace starling::layer_kinds {
 namespace {

@@ -1,7 +1,7 @@
 // Layer "dense": `size` units on the flattened sample, or with `per_token` on each token of a
 // sequence {1, T, C} (TokenDense, weights N(0, init_std)).
-#include "learners/layer_row.h"
 #include "learners/layers/token_dense.h"
+#include "learners/models/layer_row.h"
 
 #include <sstream>
 

@@ -1,7 +1,7 @@
 // Layer "dropout": in training, each value zeroed with probability `rate` and the rest scaled
 // by 1/(1 − rate), each dropout layer's masks its own; the identity in evaluation.
-#include "learners/layer_row.h"
 #include "learners/layers/dropout.h"
+#include "learners/models/layer_row.h"
 
 namespace starling::layer_kinds {
 namespace {

@@ -1,6 +1,6 @@
 // Layer "flatten": the sample as one vector {1, 1, h·w·c}, its floats unchanged.
-#include "learners/layer_row.h"
 #include "learners/layers/elementwise.h"
+#include "learners/models/layer_row.h"
 
 namespace starling::layer_kinds {
 namespace {

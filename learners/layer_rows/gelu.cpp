@@ -1,6 +1,6 @@
 // Layer "gelu": the exact GELU, x·Φ(x).
-#include "learners/layer_row.h"
 #include "learners/layers/gelu.h"
+#include "learners/models/layer_row.h"
 
 namespace starling::layer_kinds {
 namespace {

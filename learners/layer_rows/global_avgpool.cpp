@@ -1,6 +1,6 @@
 // Layer "global_avgpool": each channel's mean over the whole image, {1, 1, c}.
-#include "learners/layer_row.h"
 #include "learners/layers/pooling.h"
+#include "learners/models/layer_row.h"
 
 namespace starling::layer_kinds {
 namespace {

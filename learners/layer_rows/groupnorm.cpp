@@ -1,7 +1,7 @@
 // Layer "groupnorm": GroupNorm over `groups` groups of channels, which they divide, with a
 // scale and shift per channel.
-#include "learners/layer_row.h"
 #include "learners/layers/group_norm.h"
+#include "learners/models/layer_row.h"
 
 namespace starling::layer_kinds {
 namespace {

@@ -1,7 +1,7 @@
 // Layer "layernorm": LayerNorm over each token's (each pixel's) channels, with a scale and
 // shift per channel.
-#include "learners/layer_row.h"
 #include "learners/layers/layer_norm.h"
+#include "learners/models/layer_row.h"
 
 namespace starling::layer_kinds {
 namespace {

@@ -1,6 +1,6 @@
 // Layer "position_embedding": adds a learned [T × C] to a token sequence {1, T, C}.
-#include "learners/layer_row.h"
 #include "learners/layers/embedding.h"
+#include "learners/models/layer_row.h"
 
 namespace starling::layer_kinds {
 namespace {

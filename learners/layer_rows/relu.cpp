@@ -1,6 +1,6 @@
 // Layer "relu": max(x, 0); the factory moves it into the layer before where it can.
-#include "learners/layer_row.h"
 #include "learners/layers/elementwise.h"
+#include "learners/models/layer_row.h"
 
 namespace starling::layer_kinds {
 namespace {

@@ -1,7 +1,7 @@
 // Layer "residual": y = body(x) + shortcut(x), the shortcut the identity when it has no
 // layers; both lists are described from the block's input and must end in the same shape.
-#include "learners/layer_row.h"
 #include "learners/layers/residual.h"
+#include "learners/models/layer_row.h"
 
 namespace starling::layer_kinds {
 namespace {

@@ -1,6 +1,6 @@
 // Layer "rmsnorm": RMSNorm over each token's (each pixel's) channels, with a scale per channel.
-#include "learners/layer_row.h"
 #include "learners/layers/rms_norm.h"
+#include "learners/models/layer_row.h"
 
 namespace starling::layer_kinds {
 namespace {

@@ -4,8 +4,8 @@
 // N(0, init_std); a token's first `size` outputs are W1 x, the next W3 x), the gate below,
 // and W2, a per-token dense size → C (N(0, projection_std)). The dense layers have biases,
 // as nanoGPT's MLP does.
-#include "learners/layer_row.h"
 #include "learners/layers/token_dense.h"
+#include "learners/models/layer_row.h"
 
 #include <cmath>
 #include <sstream>

@@ -1,7 +1,7 @@
 // Layer "tied_head": each token's logits over the vocabulary, x·Wᵀ with W the list's first
 // token embedding's [vocab × width] (one slice of the arena, both layers' gradients added).
-#include "learners/layer_row.h"
 #include "learners/layers/tied_head.h"
+#include "learners/models/layer_row.h"
 
 namespace starling::layer_kinds {
 namespace {

@@ -1,8 +1,8 @@
 // Layer "token_embedding": T token ids {1, T, 1} as their rows {1, T, size} of a
 // [vocab × size] table; `vocab` may only repeat the data's vocabulary. The first one of a
 // list is the one a tied head shares.
-#include "learners/layer_row.h"
 #include "learners/layers/embedding.h"
+#include "learners/models/layer_row.h"
 
 namespace starling::layer_kinds {
 namespace {

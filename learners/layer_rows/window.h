@@ -1,7 +1,7 @@
 #pragma once
 // What the rows of windowed layers (conv2d, maxpool2d, avgpool2d) share: the positions a
 // window slides to, and the table's columns.
-#include "learners/layer_row.h"
+#include "learners/models/layer_row.h"
 
 namespace starling::layer_kinds {
 

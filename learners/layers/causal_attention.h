@@ -9,8 +9,8 @@
 // dP into dS in one T × T scratch, so the T × T matrix is held twice in no pass. The
 // projections around it are TokenDense layers.
 #include "kernels/attention.h"
-#include "learners/aligned_buffer.h"
-#include "learners/layer.h"
+#include "learners/models/aligned_buffer.h"
+#include "learners/models/layer.h"
 
 namespace starling {
 

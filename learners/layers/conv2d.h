@@ -7,8 +7,8 @@
 // (set_max_pool): the unpooled output and its gradient then exist a chunk of samples at a
 // time, in cache, instead of as the whole batch's in memory.
 #include "kernels/ops.h"
-#include "learners/aligned_buffer.h"
-#include "learners/layer.h"
+#include "learners/models/aligned_buffer.h"
+#include "learners/models/layer.h"
 
 namespace starling {
 

@@ -1,6 +1,6 @@
 #pragma once
 // Fully connected layer: y[b×out] = x[b×in] · W[in×out] + bias, optionally ReLU-fused.
-#include "learners/layer.h"
+#include "learners/models/layer.h"
 
 namespace starling {
 

@@ -4,7 +4,7 @@
 // pure function of (the step's key, this layer's salt, the value's index), so the backward
 // pass recomputes it instead of storing it, and a resumed run draws the same masks without
 // any generator state to checkpoint: the key comes from the learner's seed, shard and step.
-#include "learners/layer.h"
+#include "learners/models/layer.h"
 
 #include <cstdint>
 

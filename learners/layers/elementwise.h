@@ -1,6 +1,6 @@
 #pragma once
 // Layers without parameters that do not change the data's size: ReLU and Flatten.
-#include "learners/layer.h"
+#include "learners/models/layer.h"
 
 namespace starling {
 

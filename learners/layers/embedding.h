@@ -9,7 +9,7 @@
 // PositionEmbedding: y[t] = x[t] + P[t], with P [T × C] learned; dP sums dy over the batch.
 //
 // Both are matrices that AdamW decays (nanoGPT decays wte and wpe) and start from N(0, 0.02).
-#include "learners/layer.h"
+#include "learners/models/layer.h"
 
 #include <stdexcept>
 

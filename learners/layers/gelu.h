@@ -2,8 +2,8 @@
 // GELU, exact: y = x·Φ(x) = x·(1 + erf(x/√2))/2, as PyTorch's nn.GELU() (approximate='none')
 // that nanoGPT uses, not the tanh approximation; dy/dx = Φ(x) + x·φ(x). In training the
 // forward keeps that derivative (one float per element), so the backward is one product.
-#include "learners/aligned_buffer.h"
-#include "learners/layer.h"
+#include "learners/models/aligned_buffer.h"
+#include "learners/models/layer.h"
 
 namespace starling {
 

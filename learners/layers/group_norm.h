@@ -5,8 +5,8 @@
 // normalised by itself, so averaging models across peers needs nothing beyond the arena.
 // A ReLU after it is applied in the same pass (absorbs_relu).
 #include "kernels/ops.h"
-#include "learners/aligned_buffer.h"
-#include "learners/layer.h"
+#include "learners/models/aligned_buffer.h"
+#include "learners/models/layer.h"
 
 namespace starling {
 

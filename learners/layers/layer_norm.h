@@ -2,8 +2,8 @@
 // LayerNorm over the channels of each token of a sequence {1, T, C} (PyTorch's
 // nn.LayerNorm(C), ε = 1e-5): y = (x − mean)·rstd·gamma + beta per token, on the sequence
 // kernels (kernels/sequence_ops.h). Parameters: gamma then beta, C each.
-#include "learners/aligned_buffer.h"
-#include "learners/layer.h"
+#include "learners/models/aligned_buffer.h"
+#include "learners/models/layer.h"
 
 namespace starling {
 

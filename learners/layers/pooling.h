@@ -2,8 +2,8 @@
 // Pooling on NHWC: the maximum or the mean over non-overlapping or strided windows, and the
 // global average over all positions.
 #include "kernels/ops.h"
-#include "learners/aligned_buffer.h"
-#include "learners/layer.h"
+#include "learners/models/aligned_buffer.h"
+#include "learners/models/layer.h"
 
 #include <cstdint>
 

@@ -3,9 +3,9 @@
 // projection (a strided 1×1 convolution and a normalisation, say) where the body changes the
 // shape. x feeds both, so its gradient is the sum of the two paths'. A ReLU after the block
 // is applied with the sum (absorbs_relu).
-#include "learners/aligned_buffer.h"
-#include "learners/layer.h"
-#include "learners/layer_chain.h"
+#include "learners/models/aligned_buffer.h"
+#include "learners/models/layer.h"
+#include "learners/models/layer_chain.h"
 
 namespace starling {
 

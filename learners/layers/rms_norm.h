@@ -2,7 +2,7 @@
 // RMSNorm over the channels of each token of a sequence {1, T, C} (Zhang & Sennrich 2019,
 // PyTorch's nn.RMSNorm(C, eps=1e-5)): y = x·r·gamma with r = 1/√(mean(x²) + ε), no shift.
 // Scalar loops for now; the forward keeps r per token for the backward.
-#include "learners/layer.h"
+#include "learners/models/layer.h"
 
 #include <vector>
 

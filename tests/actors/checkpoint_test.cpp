@@ -6,7 +6,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "actors/node.h"
-#include "learners/checkpoint.h"
+#include "learners/checkpoints/checkpoint.h"
 
 #include "tests/actors/small_node.h"
 #include "tests/temp_dir.h"

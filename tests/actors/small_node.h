@@ -2,7 +2,7 @@
 // A node small enough to train in well under a second (an MLP on 12×12 synthetic images of
 // four classes), shared by the actor suites.
 #include "actors/node.h"
-#include "learners/image_task.h"
+#include "learners/tasks/image_task.h"
 
 namespace starling::actors::testing {
 

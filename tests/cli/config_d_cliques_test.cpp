@@ -6,7 +6,7 @@
 
 #include "cli/config.h"
 #include "job/data_partition.h"
-#include "learners/dataset.h"
+#include "learners/data/dataset.h"
 #include "tests/cli/config_errors.h"
 
 #include <string>

@@ -6,9 +6,9 @@
 #include "cli/config.h"
 #include "cli/config_schema.h"
 #include "job/data_partition.h"
-#include "learners/model.h"
-#include "learners/model_description.h"
-#include "learners/tokenizer.h"
+#include "learners/data/tokenizer.h"
+#include "learners/models/model.h"
+#include "learners/models/model_description.h"
 #include "tests/cli/config_errors.h"
 #include "tests/temp_dir.h"
 

@@ -7,8 +7,8 @@
 #include "cli/config.h"
 #include "cli/config_schema.h"
 #include "job/data_partition.h"
-#include "learners/model.h"
-#include "learners/model_description.h"
+#include "learners/models/model.h"
+#include "learners/models/model_description.h"
 #include "tests/cli/config_errors.h"
 #include "tests/temp_dir.h"
 

@@ -123,6 +123,8 @@ case $scenario in
   join)
     job allreduce
     joins_running_job
+    grep -Eq "took the model of iteration [0-9]+ \([0-9a-f]{16}\) from peer\(s\) \{[0-9]+: [0-9]+ chunks, [0-9]+: " "$tmp/p3.log" \
+      || fail "peer 3 did not take the model from two or more members at once"
     accurate 0 1 2 3
     ;;
   overlap)

@@ -1,11 +1,11 @@
-// The memory estimate made before a model is allocated (learners/model_memory.h): its
+// The memory estimate made before a model is allocated (learners/models/model_memory.h): its
 // parameter counts against the models actually built, and the config error it gives a model
 // too large for this machine.
 #define BOOST_TEST_MODULE model_memory
 #include <boost/test/unit_test.hpp>
 
 #include "cli/config.h"
-#include "learners/model_memory.h"
+#include "learners/models/model_memory.h"
 
 #include <cmath>
 

@@ -3,29 +3,11 @@
 # stray ZeroMQ and stray cppzmq, naming it, in a copy of gossip/ with one line added.
 #   check_rooms_selftest.sh SOURCE_DIR
 set -euo pipefail
-root=$(realpath "$1")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "check_rooms selftest: $*" >&2; exit 1; }
-
-fresh() {  # a copy of gossip/, and cli/ with one file that includes nothing yet
-  rm -rf "$tmp/tree"
+source "$(dirname "${BASH_SOURCE[0]}")/../rooms_selftest.sh"
+rooms_selftest "$1" gossip/check_rooms.sh gossip
+fresh_extra() {  # cli/ with one file that includes nothing yet
   mkdir -p "$tmp/tree/cli"
-  cp -r "$root/gossip" "$tmp/tree/"
   : >"$tmp/tree/cli/some_command.cpp"
-}
-
-# case FILE LINE EXPECTED: adds LINE to FILE; the check must fail with EXPECTED in its output
-# (EXPECTED empty: the check must pass).
-case_() {
-  fresh
-  echo "$2" >>"$tmp/tree/$1"
-  if out=$(bash "$root/gossip/check_rooms.sh" "$tmp/tree" 2>&1); then
-    [ -z "$3" ] || fail "$1 + '$2' passed; expected: $3"
-  else
-    [ -n "$3" ] || fail "$1 + '$2' failed: $out"
-    grep -qF -- "$3" <<<"$out" || fail "$1 + '$2': expected '$3' in: $out"
-  fi
 }
 
 case_ gossip/transport/inbox.cpp '' ''

@@ -18,11 +18,14 @@
 
 #include "gossip/control/state_hashes.h"
 #include "gossip/peer_exchange.h"
+#include "tests/gossip/faults.h"
 #include "tests/gossip/ipc_job.h"
 
 using namespace starling::gossip;
 using namespace std::chrono_literals;
 using starling::protocols::Span;
+using starling::gossip::testing::any_contains;
+using starling::gossip::testing::flip_low_bit;
 using starling::gossip::testing::Job;
 
 namespace {
@@ -37,7 +40,7 @@ enum class Outer { none, diloco, topk };
 struct Fault {
   int peer = -1;  // none
   std::uint64_t round = 0;
-  int liar = -1;  // a peer that flips a bit in every model it hands over; none
+  int liar = -1;  // a peer that flips a bit in every chunk of state it hands over; none
 };
 
 // What one peer ended with.
@@ -47,22 +50,16 @@ struct Outcome {
   std::map<std::string, std::uint64_t> drops;
   std::vector<PeerId> members;
   std::vector<std::string> warnings;
+  std::vector<std::string> events;
   std::string error;
 };
-
-void flip_low_bit(float& x) {
-  std::uint32_t bits;
-  std::memcpy(&bits, &x, sizeof bits);
-  bits ^= 1u;
-  std::memcpy(&x, &bits, sizeof bits);
-}
 
 ExchangeSpec spec_of(const Job& job, int rank, Outer outer, Fault fault) {
   ExchangeSpec s = job.spec(rank);
   s.failure_timeout = 3000ms;
   if (outer == Outer::diloco) s.outer_lr = 0.7, s.outer_momentum = 0.9;
   if (outer == Outer::topk) s.codec = "topk";
-  if (fault.liar == rank) s.fault_in_served = [](std::vector<float>& model) { flip_low_bit(model[kFlipped]); };
+  if (fault.liar == rank) s.fault_in_served = [](std::vector<float>& chunk) { flip_low_bit(chunk[chunk.size() / 2]); };
   if (fault.peer == rank)
     s.fault_after_round = [fault](std::uint64_t round, Span<float> model, const std::vector<Span<float>>& shared) {
       if (round != fault.round) return;
@@ -81,6 +78,10 @@ Outcome run_peer(ExchangeSpec spec, int rounds, std::atomic<std::uint64_t>* roun
   spec.on_warning = [&](const std::string& line) {
     std::lock_guard<std::mutex> lock(mutex);
     out.warnings.push_back(line);
+  };
+  spec.on_event = [&](const std::string& line) {
+    std::lock_guard<std::mutex> lock(mutex);
+    out.events.push_back(line);
   };
   try {
     PeerExchange exchange(spec, Span<float>(out.model));
@@ -132,12 +133,6 @@ void expect_one_state(const std::vector<Outcome>& out, std::size_t rounds, Fault
   }
   const auto& recent = out[ref].check.recent;
   for (std::size_t i = 1; i < recent.size(); ++i) BOOST_TEST(recent[i].second != recent[i - 1].second);
-}
-
-bool any_contains(const std::vector<std::string>& lines, const std::string& a, const std::string& b) {
-  for (const std::string& line : lines)
-    if (line.find(a) != std::string::npos && line.find(b) != std::string::npos) return true;
-  return false;
 }
 
 }  // namespace
@@ -232,22 +227,25 @@ BOOST_AUTO_TEST_CASE(a_tie_is_logged_and_heals_nobody) {
   }
 }
 
-// The healing peer asks the lowest holder of the majority's state first: peer 0, which lies.
-// It is caught by the digest, counted, and the state comes from the next holder.
+// The healing peer takes the majority's state (model, x₀ and u: 17 chunks) from its three
+// holders at once; peer 0 flips a bit in every chunk it serves. Its first chunk is caught by
+// its digest, counted, and its chunks come from the other two holders.
 BOOST_AUTO_TEST_CASE(a_holder_that_hands_over_a_wrong_state_is_passed_over) {
   const Fault fault{3, 5, 0};
   const std::vector<Outcome> out = run_job(4, 12, Outer::diloco, fault);
   expect_one_state(out, 12, fault);
   BOOST_TEST(out[3].check.heals == 1u);
-  BOOST_TEST(any_contains(out[3].warnings, "peer 0 handed over a state of digest", "asking another holder"));
-  BOOST_TEST(any_contains(out[3].warnings, "took the majority's state of round 5 ", "from peer 1"));
-  BOOST_TEST(out[3].drops.count("wrong_state_served") == 1u);
+  BOOST_TEST(any_contains(out[3].warnings, "peer 0 served chunk ", "it is not asked again"));
+  BOOST_TEST(any_contains(out[3].warnings, "took the majority's state of round 5 ", "from peer(s) {1: "));
+  BOOST_TEST(!any_contains(out[3].warnings, "took the majority's state", "{0: "));
+  BOOST_TEST(out[3].drops.at("wrong_state_served") == 1u);
 }
 
-// Item 4 of issue #50: a peer that joins a running job checks the model it took over against
-// the digest the members vouch for. The seeder (the lowest live member, peer 0) flips a bit
-// in what it hands over: the joiner catches it, counts it, takes the model from another
-// member, and every peer ends on one state.
+// Item 4 of issue #50: a peer that joins a running job takes the model in chunks from the
+// members that vouch for the digest most of them vouch for, all at once, and checks each
+// chunk. The seeder of the view change (the lowest live member, peer 0) flips a bit in
+// every chunk it serves: the joiner catches it at its first chunk, counts it, takes the
+// model from the two other members, and every peer ends on one state.
 BOOST_AUTO_TEST_CASE(a_joiner_catches_a_seeder_that_flips_a_bit) {
   const Job job(4, ExchangeMode::allreduce);
   const Fault fault{-1, 0, 0};
@@ -267,6 +265,9 @@ BOOST_AUTO_TEST_CASE(a_joiner_catches_a_seeder_that_flips_a_bit) {
     BOOST_TEST(std::memcmp(out[r].model.data(), out[0].model.data(), kLength * sizeof(float)) == 0, "peer " << r);
     BOOST_TEST(out[r].check.disagreements == 0u, "peer " << r);
   }
-  BOOST_TEST(any_contains(out[3].warnings, "peer 0 handed over a model of digest", "not asked again"));
-  BOOST_TEST(out[3].drops.count("wrong_state_served") == 1u);
+  BOOST_TEST(any_contains(out[3].warnings, "peer 0 served chunk ", "it is not asked again"));
+  BOOST_TEST(out[3].drops.at("wrong_state_served") == 1u);
+  BOOST_TEST(any_contains(out[3].events, "took the model of iteration ", "from peer(s) {1: "));
+  BOOST_TEST(any_contains(out[3].events, "took the model of iteration ", ", 2: "));
+  BOOST_TEST(!any_contains(out[3].events, "took the model of iteration ", "{0: "));
 }

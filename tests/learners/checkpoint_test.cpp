@@ -5,9 +5,9 @@
 #define BOOST_TEST_MODULE learners_checkpoint
 #include <boost/test/unit_test.hpp>
 
-#include "learners/checkpoint.h"
-#include "learners/image_task.h"
-#include "learners/learner.h"
+#include "learners/checkpoints/checkpoint.h"
+#include "learners/replicas/learner.h"
+#include "learners/tasks/image_task.h"
 
 #include "tests/temp_dir.h"
 

@@ -4,9 +4,9 @@
 #define BOOST_TEST_MODULE learners_data
 #include <boost/test/unit_test.hpp>
 
-#include "learners/dataset_formats.h"
-#include "learners/idx.h"
-#include "learners/sampler.h"
+#include "learners/data/dataset_formats.h"
+#include "learners/data/idx.h"
+#include "learners/data/sampler.h"
 #include "tests/temp_dir.h"
 
 #include <zlib.h>

@@ -5,7 +5,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "kernels/gemm.h"
-#include "learners/layer.h"
+#include "learners/models/layer.h"
 
 #include <cmath>
 #include <cstddef>

@@ -5,7 +5,6 @@
 #define BOOST_TEST_MODULE learners_gradients
 #include <boost/test/unit_test.hpp>
 
-#include "learners/layer_chain.h"
 #include "learners/layers/conv2d.h"
 #include "learners/layers/dense.h"
 #include "learners/layers/dropout.h"
@@ -13,8 +12,9 @@
 #include "learners/layers/group_norm.h"
 #include "learners/layers/pooling.h"
 #include "learners/layers/residual.h"
-#include "learners/loss.h"
-#include "learners/model.h"
+#include "learners/models/layer_chain.h"
+#include "learners/models/model.h"
+#include "learners/tasks/loss.h"
 #include "platform/cpu_features.h"
 #include "tests/learners/finite_differences.h"
 

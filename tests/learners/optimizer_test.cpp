@@ -3,13 +3,13 @@
 #define BOOST_TEST_MODULE learners_optim
 #include <boost/test/unit_test.hpp>
 
-#include "learners/adamw_update.h"
 #include "learners/layers/conv2d.h"
 #include "learners/layers/group_norm.h"
 #include "learners/layers/residual.h"
-#include "learners/model.h"
-#include "learners/optimizer.h"
-#include "learners/schedule.h"
+#include "learners/models/model.h"
+#include "learners/optimizers/adamw_update.h"
+#include "learners/optimizers/optimizer.h"
+#include "learners/optimizers/schedule.h"
 #include "platform/cpu_features.h"
 #include "tests/isa_paths.h"
 

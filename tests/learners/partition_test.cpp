@@ -1,12 +1,12 @@
-// The partitions of the training set across peers (learners/partition.h) and the sampler
+// The partitions of the training set across peers (learners/data/partition.h) and the sampler
 // drawing a peer's learners' batches from its part: disjoint, covering, following their
 // definitions, seeded; iid exactly as the shard formula before partitions existed.
 #define BOOST_TEST_MODULE learners_partition
 #include <boost/test/unit_test.hpp>
 
-#include "learners/image_task.h"
-#include "learners/partition.h"
-#include "learners/sampler.h"
+#include "learners/data/partition.h"
+#include "learners/data/sampler.h"
+#include "learners/tasks/image_task.h"
 
 #include <algorithm>
 #include <cmath>
@@ -58,7 +58,7 @@ std::set<int> classes_in(const std::vector<uint8_t>& labels, const std::vector<u
   return out;
 }
 
-// learners/sampler.cpp's epoch() before pools existed, kept here as the reference for iid.
+// learners/data/sampler.cpp's epoch() before pools existed, kept here as the reference for iid.
 std::vector<uint32_t> previous_shard(uint32_t count, uint64_t seed, int shard, int shards, int64_t epoch) {
   std::vector<uint32_t> perm(count);
   std::iota(perm.begin(), perm.end(), 0u);

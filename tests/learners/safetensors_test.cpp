@@ -1,14 +1,15 @@
-// The safetensors format (learners/safetensors.h): a round trip, F16/BF16 read as float, and
+// The safetensors format (learners/models/safetensors.h): a round trip, F16/BF16 read as float, and
 // every malformed file refused with a message naming the fault; a GPT under nanoGPT's names
-// (learners/nanogpt_weights.h): its layout covers the arena, a round trip restores every
+// (learners/models/nanogpt_weights.h): its layout covers the arena, a round trip restores every
 // parameter, and a file with a missing, extra, mis-shaped or untied tensor is refused naming
-// it; sampling's top-k, top-p and stop string (learners/text_sampling.h).
+// it; sampling's top-k, top-p and stop string (learners/tasks/text_sampling.h).
 #define BOOST_TEST_MODULE learners_safetensors
 #include <boost/test/unit_test.hpp>
 
-#include "learners/nanogpt_weights.h"
-#include "learners/safetensors.h"
-#include "learners/text_sampling.h"
+#include "learners/models/gpt.h"
+#include "learners/models/nanogpt_weights.h"
+#include "learners/models/safetensors.h"
+#include "learners/tasks/text_sampling.h"
 
 #include "tests/temp_dir.h"
 

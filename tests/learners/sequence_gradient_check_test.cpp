@@ -5,9 +5,6 @@
 #define BOOST_TEST_MODULE learners_sequence_gradients
 #include <boost/test/unit_test.hpp>
 
-#include "learners/gpt.h"
-#include "learners/layer_chain.h"
-#include "learners/layer_factory.h"
 #include "learners/layers/causal_attention.h"
 #include "learners/layers/embedding.h"
 #include "learners/layers/gelu.h"
@@ -16,8 +13,12 @@
 #include "learners/layers/rms_norm.h"
 #include "learners/layers/tied_head.h"
 #include "learners/layers/token_dense.h"
-#include "learners/loss.h"
-#include "learners/model.h"
+#include "learners/models/gpt.h"
+#include "learners/models/layer_chain.h"
+#include "learners/models/layer_factory.h"
+#include "learners/models/model.h"
+#include "learners/models/model_description.h"
+#include "learners/tasks/loss.h"
 #include "platform/cpu_features.h"
 #include "tests/isa_paths.h"
 #include "tests/learners/finite_differences.h"

@@ -4,8 +4,8 @@
 #define BOOST_TEST_MODULE learners_sma
 #include <boost/test/unit_test.hpp>
 
-#include "learners/sma.h"
-#include "learners/sma_group.h"
+#include "learners/replicas/sma.h"
+#include "learners/replicas/sma_group.h"
 
 #include <chrono>
 #include <cmath>

@@ -2,9 +2,9 @@
 // What the text suites train: a corpus whose bytes follow from the ones before them, a GPT
 // small enough to learn it in a few hundred milliseconds, its task, and an observer that
 // ignores the run.
-#include "learners/learner.h"
-#include "learners/text_task.h"
-#include "learners/trainer.h"
+#include "learners/replicas/learner.h"
+#include "learners/replicas/trainer.h"
+#include "learners/tasks/text_task.h"
 #include "tests/temp_dir.h"
 
 #include <fstream>

@@ -5,10 +5,10 @@
 #define BOOST_TEST_MODULE learners_text_data
 #include <boost/test/unit_test.hpp>
 
-#include "learners/text_corpus.h"
-#include "learners/text_partition.h"
-#include "learners/text_sampler.h"
-#include "learners/text_task.h"
+#include "learners/data/text_corpus.h"
+#include "learners/data/text_partition.h"
+#include "learners/data/text_sampler.h"
+#include "learners/tasks/text_task.h"
 #include "tests/temp_dir.h"
 
 #include <filesystem>
@@ -287,7 +287,7 @@ BOOST_AUTO_TEST_CASE(windows_are_seeded_uniform_over_the_starts_and_stay_inside_
 // a change there.
 BOOST_AUTO_TEST_CASE(a_peers_windows_are_pinned) {
   const TextPart part{{100, 119, 0}, {500, 539, 1}, {900, 905, 2}};
-  const WindowSampler peer3(part, 10, window_seed(7, 3), 0);  // learner 0's of seed 7, stream 3 (learners/text_task.h)
+  const WindowSampler peer3(part, 10, window_seed(7, 3), 0);  // learner 0's of seed 7, stream 3 (learners/tasks/text_task.h)
   std::vector<uint64_t> starts(6);
   peer3.batch(5, 6, starts.data());
   BOOST_TEST(starts == (std::vector<uint64_t>{529, 523, 506, 528, 515, 524}), boost::test_tools::per_element());

@@ -5,8 +5,8 @@
 #define BOOST_TEST_MODULE learners_text_fortunes
 #include <boost/test/unit_test.hpp>
 
-#include "learners/text_corpus.h"
-#include "learners/text_partition.h"
+#include "learners/data/text_corpus.h"
+#include "learners/data/text_partition.h"
 #include "tests/temp_dir.h"
 
 #include <cstdio>

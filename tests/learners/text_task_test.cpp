@@ -6,7 +6,7 @@
 #define BOOST_TEST_MODULE learners_text_task
 #include <boost/test/unit_test.hpp>
 
-#include "learners/sampler.h"
+#include "learners/data/sampler.h"
 #include "tests/learners/small_text.h"
 
 #include <cmath>

@@ -1,14 +1,14 @@
-// The SentencePiece tokenizer (learners/tokenizer.h): lossless round trips of seen and unseen
+// The SentencePiece tokenizer (learners/data/tokenizer.h): lossless round trips of seen and unseen
 // text (byte fallback), both model types, a vocabulary too small refused; and a tokenized
-// corpus's bits-per-byte accounting (learners/text_corpus.h, text_task.h) against bytes
+// corpus's bits-per-byte accounting (learners/data/text_corpus.h, text_task.h) against bytes
 // counted by hand from SentencePiece's own decode.
 #define BOOST_TEST_MODULE learners_tokenizer
 #include <boost/test/unit_test.hpp>
 
-#include "learners/loss.h"
-#include "learners/model.h"
-#include "learners/text_task.h"
-#include "learners/tokenizer.h"
+#include "learners/data/tokenizer.h"
+#include "learners/models/model.h"
+#include "learners/tasks/loss.h"
+#include "learners/tasks/text_task.h"
 #include "tests/temp_dir.h"
 
 #include <cmath>

@@ -3,9 +3,9 @@
 #define BOOST_TEST_MODULE learners_training
 #include <boost/test/unit_test.hpp>
 
-#include "learners/loss.h"
-#include "learners/optimizer.h"
-#include "learners/trainer.h"
+#include "learners/optimizers/optimizer.h"
+#include "learners/replicas/trainer.h"
+#include "learners/tasks/loss.h"
 #include "platform/cpu_features.h"
 #include "tests/isa_paths.h"
 

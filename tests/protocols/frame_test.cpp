@@ -173,7 +173,7 @@ BOOST_AUTO_TEST_CASE(rejects_every_malformed_class) {
   expect(edited_header(payload, [](auto& h) { h[4] = 2; }), payload, Error::unsupported_version);
   expect(edited_header(payload, [](auto& h) { h[4] = 0; }), payload, Error::unsupported_version);
   expect(edited_header(payload, [](auto& h) { h[5] = 0; }), payload, Error::unknown_message_type);
-  expect(edited_header(payload, [](auto& h) { h[5] = 12; }), payload, Error::unknown_message_type);
+  expect(edited_header(payload, [](auto& h) { h[5] = 14; }), payload, Error::unknown_message_type);
   for (int id = 0; id < 256; ++id)  // every codec byte no codec row names
     if (!codec_row(static_cast<CodecId>(id)))
       expect(edited_header(payload, [id](auto& h) { h[6] = static_cast<std::uint8_t>(id); }), payload, Error::unknown_codec);
@@ -403,7 +403,7 @@ BOOST_AUTO_TEST_CASE(control_messages_are_the_membership_and_view_types) {
   using T = MessageType;
   for (T t : {T::hello, T::heartbeat, T::leave, T::view, T::state_hash}) BOOST_TEST(is_control_message(t));
   for (T t : {T::model_update, T::gossip_push, T::gossip_pull, T::gossip_pull_reply, T::allreduce_segment,
-              T::state_transfer})
+              T::state_transfer, T::state_request, T::state_manifest})
     BOOST_TEST(!is_control_message(t));
   std::vector<std::uint8_t> head;
   FrameHeader h;

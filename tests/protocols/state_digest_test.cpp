@@ -1,13 +1,17 @@
 // The shared-state digest (protocols/state_digest.h) and the state_hash message that carries
 // it: equal state gives equal digests on every ISA path of the CRC, any one flipped bit
 // changes it, so do changes the CRC alone cannot see, and the message round-trips and
-// rejects every wrong length.
+// rejects every wrong length. A state in chunks: the layout's rule and its places cover each
+// section exactly once; a flipped bit anywhere changes its chunk's digest and no other, and
+// the root; the root depends on the order of the chunks and on the layout.
 #define BOOST_TEST_MODULE protocols_state_digest
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <cstring>
 #include <random>
 #include <set>
+#include <utility>
 #include <vector>
 
 #include "platform/cpu_features.h"
@@ -101,6 +105,66 @@ BOOST_AUTO_TEST_CASE(the_split_between_spans_counts) {
   std::vector<float> joined(x);
   joined.insert(joined.end(), u.begin(), u.end());
   BOOST_TEST(digest_of(joined) != xu.value());  // the mix half sees where a span ends
+}
+
+BOOST_AUTO_TEST_CASE(the_layout_rule_and_its_places_cover_each_section_once) {
+  BOOST_TEST(chunk_layout(0, 0).chunk_floats == kMinChunkFloats);
+  BOOST_TEST(chunk_layout(1000, 0).chunk_floats == kMinChunkFloats);  // 16 chunks would be smaller
+  BOOST_TEST(chunk_layout(3000, 6000).chunk_floats == 563u);          // ⌈9000 / 16⌉
+  BOOST_TEST(chunk_layout(std::uint64_t{1} << 30, 7).chunk_floats == kMaxChunkFloats);
+  for (const auto& [model, shared] : std::vector<std::pair<std::uint64_t, std::uint64_t>>{
+           {0, 0}, {1, 0}, {255, 0}, {256, 1}, {3000, 6000}, {4097, 0}, {5000, 300}, {100000, 99999}}) {
+    const ChunkLayout layout = chunk_layout(model, shared);
+    std::vector<int> covered_model(model, 0), covered_shared(shared, 0);
+    for (std::size_t i = 0; i < layout.count(); ++i) {
+      const ChunkLayout::Place p = layout.place(i);
+      BOOST_TEST_REQUIRE(p.length > 0u);
+      BOOST_TEST_REQUIRE(p.length <= layout.chunk_floats);
+      BOOST_TEST_REQUIRE(p.offset + p.length <= (p.shared ? shared : model));  // never across sections
+      BOOST_TEST(layout.index_of(p.shared, p.offset).value_or(layout.count()) == i);
+      for (std::uint64_t k = p.offset; k < p.offset + p.length; ++k) ++(p.shared ? covered_shared : covered_model)[k];
+    }
+    for (int c : covered_model) BOOST_TEST_REQUIRE(c == 1);
+    for (int c : covered_shared) BOOST_TEST_REQUIRE(c == 1);
+    BOOST_TEST(!layout.index_of(false, model).has_value());  // past the end
+    if (model > 1) BOOST_TEST(!layout.index_of(false, 1).has_value());  // not a chunk's start
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_flipped_bit_changes_its_chunk_and_the_root_only) {
+  std::vector<float> model = random_state(5000, 1), shared = random_state(3000, 2);
+  const StateManifest honest = state_manifest(model, shared);
+  BOOST_TEST(honest.digests.size() == honest.layout.count());
+  BOOST_TEST(honest.root() == state_root(model, shared));
+  std::mt19937 rng(3);
+  for (int trial = 0; trial < 200; ++trial) {
+    const bool in_shared = trial % 3 == 0;
+    std::vector<float>& section = in_shared ? shared : model;
+    const std::size_t bit = rng() % (section.size() * 32);
+    flip(section, bit);
+    const StateManifest got = state_manifest(model, shared);
+    const std::size_t wrong = *honest.layout.index_of(in_shared, (bit / 32) / honest.layout.chunk_floats * honest.layout.chunk_floats);
+    for (std::size_t i = 0; i < got.digests.size(); ++i)
+      BOOST_TEST_REQUIRE((got.digests[i] != honest.digests[i]) == (i == wrong), "trial " << trial << " chunk " << i);
+    BOOST_TEST_REQUIRE(got.root() != honest.root());
+    flip(section, bit);
+  }
+  BOOST_TEST(state_manifest(model, shared).root() == honest.root());
+}
+
+BOOST_AUTO_TEST_CASE(the_root_depends_on_order_and_layout) {
+  // Two chunks of the same length swapped: the same digests in another order.
+  std::vector<float> model = random_state(4096, 4);
+  const std::uint64_t root = state_root(model, {});
+  std::vector<float> swapped(model);
+  std::swap_ranges(swapped.begin(), swapped.begin() + 256, swapped.begin() + 256);
+  BOOST_TEST(state_root(swapped, {}) != root);
+  // The same floats as model and shared state, or cut elsewhere between the two.
+  std::vector<float> head(model.begin(), model.begin() + 2048), tail(model.begin() + 2048, model.end());
+  BOOST_TEST(state_root(head, tail) != root);
+  StateManifest m = state_manifest(model, {});
+  m.layout.model_length = 4095;  // the digests with other numbers
+  BOOST_TEST(m.root() != root);
 }
 
 BOOST_AUTO_TEST_CASE(state_hash_message_round_trip_and_malformed) {

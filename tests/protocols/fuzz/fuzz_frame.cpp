@@ -22,6 +22,12 @@ void decode_body(const FrameHeader& h, ByteSpan payload) {
     case MessageType::leave: (void)decode_leave(payload); break;
     case MessageType::view: (void)decode_view(payload); break;
     case MessageType::state_hash: (void)decode_state_hash(payload); break;
+    case MessageType::state_request: (void)decode_state_request(payload); break;
+    case MessageType::state_manifest: {
+      Result<StateManifest> m = decode_state_manifest(payload);
+      if (m && m->digests.size() != m->layout.count()) __builtin_trap();  // a decoded list is one digest per chunk
+      break;
+    }
     case MessageType::state_transfer: {
       std::vector<float> section(std::min<std::uint64_t>(h.tensor_offset + h.tensor_length, fuzz::kMaxElements));
       if (decode_state_chunk(h, payload, section).ok()) fuzz::require_finite(section);

@@ -99,8 +99,20 @@ void frame_and_membership_seeds(const fs::path& root) {
   chunk.last = true;
   if (encode_state_chunk(chunk, gaussian(64, 8, 1.0f), header, payload) == Error::ok)
     write(root / "frame", frames, frame_of(header, payload));
-  encode_state_hash({0x0123456789ABCDEFull, 3, 1200}, payload);  // last: the earlier seeds keep their names
+  encode_state_hash({0x0123456789ABCDEFull, 3, 1200}, payload);  // the earlier seeds keep their names
   membership(MessageType::state_hash, 4, payload);
+  // Frames only from here on (the membership target decodes none of these).
+  FrameHeader h;
+  h.sender = 2;
+  h.type = MessageType::state_request;
+  encode_state_request({true, true, 2, 3}, payload);
+  encode_header_for(h, payload, header);
+  write(root / "frame", frames, frame_of(header, payload));
+  h.type = MessageType::state_manifest;
+  h.round = 12;
+  encode_state_manifest(state_manifest(gaussian(600, 9, 1.0f), gaussian(300, 10, 1.0f)), payload);
+  encode_header_for(h, payload, header);
+  write(root / "frame", frames, frame_of(header, payload));
 }
 
 }  // namespace
