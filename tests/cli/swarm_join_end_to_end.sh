@@ -6,8 +6,12 @@
 # is not a Starling peer (a plain HTTP server), no invitation, a forged one (another owner's
 # key), a tampered one, and another job's config. The swarm finishes as if they had not happened: every peer
 # ends in the view of all four with a test accuracy far above chance (0.1).
+#   swarm_join_end_to_end.sh STARLING [MODE]   MODE: allreduce (default), or gossip: D-PSGD
+#                                              on a ring, drawn anew over the members (in id
+#                                              order) at every view change
 set -euo pipefail
 starling=$1
+mode=${2:-allreduce}
 tmp=$(mktemp -d)
 base=$((10000 + ($$ % 20000)))  # below the ephemeral range (32768+) that other suites bind
 pids=() swarm=()
@@ -41,7 +45,7 @@ backend = "native"
 learners = 1
 threads = 1
 [exchange]
-mode = "allreduce"
+mode = "$mode"
 timeout_seconds = 30
 start_timeout_seconds = 40
 $(cat "$tmp/owner.toml")
@@ -114,6 +118,7 @@ for i in 0 1 2 3; do
   python3 -c "import sys; sys.exit(0 if float('$accuracy') > 0.75 else 1)" || fail "peer $i ended at test accuracy $accuracy"
   echo "peer $i: test_accuracy $accuracy, view changes $(sed -n 's/^ *"view_changes": \([0-9]*\),*$/\1/p' "$summary")"
 done
+grep -q "exchange $mode" "$tmp/p0.log" || fail "peer 0 did not run $mode"
 grep -q "refused the newcomer" "$tmp/p0.log" || fail "peer 0 logged no refusal"
 # Peer 3 asked peer 2, which sent it on to the leader, peer 0, which handed out id 3.
 grep -q "sends this peer to the swarm's leader, peer 0" "$tmp/p3.log" || fail "peer 3 was not sent on to the leader"
