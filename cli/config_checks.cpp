@@ -249,7 +249,7 @@ void refuse_overlap_and_codecs(const std::vector<KeyValue>& values, const Config
 // The [[peer]] list against [exchange] and [node].
 void check_peers(const std::vector<KeyValue>& values, const Config& c) {
   const auto& x = c.node.exchange;
-  if (x.min_peers > static_cast<int>(c.peers.size()))
+  if (x.min_peers > static_cast<int>(c.peers.size()) && x.owner_key.empty())
     fail(value_of(values, "exchange.min_peers"), std::to_string(x.min_peers) + " is more than the " +
                                                      std::to_string(c.peers.size()) + " [[peer]] entries");
   if (x.mode == gossip::ExchangeMode::none) return;
