@@ -26,6 +26,13 @@ int peer_count(const NodeSpec& spec) {
   return spec.exchange.mode == gossip::ExchangeMode::none ? 1 : std::max<int>(1, static_cast<int>(spec.exchange.peers.size()));
 }
 
+// The parts the training set is split into, and this peer's: one per peer of the job, or a
+// swarm's fixed count (NodeSpec::data_parts).
+std::pair<int, int> data_share(const NodeSpec& spec) {
+  if (spec.data_parts > 0) return {spec.data_parts, spec.data_part};
+  return {peer_count(spec), spec.exchange.rank};
+}
+
 // Every learner draws its own data: an image learner with a fixed learner count its own
 // shard; while auto-tuning the count is not known in advance, so every image learner draws
 // from the whole set (or the peer's part) in its own order. Under a partition the peer's part
@@ -33,10 +40,11 @@ int peer_count(const NodeSpec& spec) {
 // its peer's stream.
 LearnerSpec learner_spec(const NodeState& s, int index) {
   LearnerSpec spec = s.spec.train.learner;
-  const int peers = s.spec.part ? 1 : peer_count(s.spec);
-  const int rank = peers > 1 ? s.spec.exchange.rank : 0;
+  const auto [parts, mine] = data_share(s.spec);
+  const int peers = s.spec.part ? 1 : parts;
+  const int rank = peers > 1 ? mine : 0;
   spec.learner = index;
-  spec.stream = peer_count(s.spec) > 1 ? static_cast<uint64_t>(s.spec.exchange.rank) : 0;
+  spec.stream = parts > 1 ? static_cast<uint64_t>(mine) : 0;
   spec.part = s.spec.part;
   if (s.spec.learners > 0) {
     spec.shard = rank * s.spec.learners + index, spec.shards = peers * s.spec.learners;
@@ -490,7 +498,7 @@ caf::behavior node_actor(caf::stateful_actor<NodeState>* self, NodeSpec spec, st
   s.task = std::move(task);
   s.metrics = std::move(metrics);
   set_up_central(s);
-  s.schedule = NodeSchedule(spec, s.task->epoch_samples(peer_count(spec)));
+  s.schedule = NodeSchedule(spec, s.task->epoch_samples(data_share(spec).first));
   if (spec.learners == 0)
     s.autotune.tuner = LearnerTuner({1, spec.intra_sync, spec.sync_every}, spec.max_learners, spec.autotune_threshold);
   const int learners =

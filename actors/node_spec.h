@@ -76,6 +76,10 @@ struct NodeSpec {
   /// This peer's part of a non-IID partition (learners/data/partition.h), which its learners
   /// split IID among themselves; null: iid, every epoch's shard dealt from the whole set.
   std::shared_ptr<const std::vector<uint32_t>> part;
+  /// An open swarm's split of the training set (docs/swarm.md): into data_parts equal parts,
+  /// this peer training on data_part; 0: one part per peer of exchange.peers, by rank.
+  int data_parts = 0;
+  int data_part = 0;
   int period = 1;
   /// Average the node's gradient with the other peers' instead of mixing models (PyTorch
   /// DDP's step; needs intra_sync = average): each iteration the learners' mean gradient is

@@ -8,6 +8,8 @@
 #include <toml++/toml.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <set>
 #include <sstream>
@@ -298,6 +300,44 @@ Config parse_config(const std::string& text, const std::string& name, const std:
 Config load_config(const std::string& path, const std::vector<std::string>& overrides) {
   toml::table root = parse_toml_file(path);
   return read(root, path, overrides, process_environment());
+}
+
+namespace {
+
+// The shortest decimal that reads back as `x`.
+std::string shortest(double x) {
+  char text[32];
+  for (int digits = 1; digits <= 17; ++digits) {
+    std::snprintf(text, sizeof text, "%.*g", digits, x);
+    if (std::strtod(text, nullptr) == x) break;
+  }
+  return text;
+}
+
+}  // namespace
+
+std::string job_description(const std::string& path, const std::vector<std::string>& overrides) {
+  toml::table root = parse_toml_file(path);
+  toml::table resolved;
+  read(root, path, overrides, process_environment(), &resolved);
+  std::string out;
+  for (const KeySpec& spec : config_schema()) {
+    if (spec.per_peer) continue;
+    const auto [section, key] = split_key(spec.name);
+    const toml::node* value = resolved[section][key].node();
+    if (!value) continue;  // a layer list left unset
+    if (const auto* real = value->as_floating_point()) {  // 0.05, not toml++'s 0.050000000000000003
+      out += spec.name + "=" + shortest(real->get()) + "\n";
+      continue;
+    }
+    std::ostringstream text;
+    text << toml::toml_formatter{toml::table{{key, *value}}};
+    std::string line = text.str();  // "key = value", a layer list over several lines
+    std::replace(line.begin(), line.end(), '\n', ' ');
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += section + "." + key + "=" + line.substr(line.find(" = ") + 3) + "\n";
+  }
+  return out;
 }
 
 std::string resolved_config(const std::string& path, const std::vector<std::string>& overrides, bool json) {

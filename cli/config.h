@@ -28,6 +28,11 @@ Config load_config(const std::string& path, const std::vector<std::string>& over
 Config parse_config(const std::string& text, const std::string& name, const std::vector<std::string>& overrides = {},
                     const Environment& env = process_environment());
 
+/// The job the config at `path` describes, as a swarm compares it (docs/swarm.md): one
+/// `section.key=value` line per job-defining key (not KeySpec::per_peer), in schema order,
+/// values after defaults and overrides. Validated as load_config validates.
+std::string job_description(const std::string& path, const std::vector<std::string>& overrides);
+
 /// Every key of the config at `path` with its value after defaults and overrides, as TOML
 /// or, with `json`, as a JSON object {section: {key: value}} with the [[peer]] entries as
 /// "peer": what `starling config` prints and the PyTorch references read. Validated as

@@ -249,13 +249,13 @@ void refuse_overlap_and_codecs(const std::vector<KeyValue>& values, const Config
 // The [[peer]] list against [exchange] and [node].
 void check_peers(const std::vector<KeyValue>& values, const Config& c) {
   const auto& x = c.node.exchange;
-  if (x.min_peers > static_cast<int>(c.peers.size()))
+  if (x.min_peers > static_cast<int>(c.peers.size()) && x.owner_key.empty())
     fail(value_of(values, "exchange.min_peers"), std::to_string(x.min_peers) + " is more than the " +
                                                      std::to_string(c.peers.size()) + " [[peer]] entries");
   if (x.mode == gossip::ExchangeMode::none) return;
-  if (c.peers.size() < 2)
+  if (c.peers.size() < 2 && x.owner_key.empty())  // a swarm's peers come from the swarm (docs/swarm.md)
     fail(value_of(values, "exchange.mode"),
-         "\"" + std::string(gossip::exchange_mode_name(x.mode)) + "\" needs at least two [[peer]] entries");
+         "\"" + std::string(gossip::exchange_mode_name(x.mode)) + "\" needs at least two [[peer]] entries (or swarm.owner_key)");
   if (c.node.learners == 0)
     fail(value_of(values, "node.learners"),
          "\"auto\" is not available with an exchange between peers (every peer must run the same number of iterations)");

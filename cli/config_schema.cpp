@@ -3,6 +3,7 @@
 #include "cli/config_schema.h"
 
 #include "cli/key_types.h"
+#include "job/owner_keys.h"
 #include "job/peer_graph.h"
 
 #include "actors/backend_choice.h"
@@ -503,12 +504,32 @@ std::vector<KeySpec> monitor_keys() {
   };
 }
 
-// [security] and [[peer]]: who the peers are and how they authenticate.
+// [security], [swarm] and [[peer]]: who the peers are, how they authenticate, who may join.
 std::vector<KeySpec> peer_keys() {
   return {
     {"security.curve", flag(false), "CURVE encryption and authentication between peers", nullptr},
     {"security.keys_dir", text("keys", KeyKind::path), "with `curve`: the folder of the key pairs (`starling keygen`)",
      [](V v, Config& c) { c.node.exchange.keys_dir = v.text; }},
+
+    {"swarm.owner_key", text(""),
+     "the job owner's Ed25519 public key, 64 hex digits (`starling invite --new-owner-key`): peers started with "
+     "`--listen`/`--bootstrap` admit a newcomer only with the owner's invitation (docs/swarm.md)",
+     [](V v, Config& c) {
+       if (!v.text.empty() && !job::is_owner_public_key(v.text))
+         throw ConfigError(v.at + ": expected 64 hex digits (an Ed25519 public key), got \"" + v.text + "\"");
+       c.node.exchange.owner_key = v.text;
+     }},
+    {"swarm.data_parts", integer(4, 1, 65536),
+     "a swarm splits the training set into this many equal parts (`data.partition = \"iid\"`); peer `id` trains on "
+     "part `id` mod `data_parts`, and `run.epochs` count over one part",
+     [](V v, Config& c) { c.swarm_data_parts = static_cast<int>(v.integer); }},
+    {"swarm.start_peers", integer(1, 1, 65536),
+     "the peer that starts a swarm (`--listen` alone) admits newcomers until the job has this many peers, itself "
+     "included, before its first round (at most `exchange.start_timeout_seconds`)",
+     [](V v, Config& c) { c.node.exchange.swarm_start_peers = static_cast<std::size_t>(v.integer); }},
+    {"swarm.join_timeout_seconds", number(30.0, 0.0, 3600.0, kOpen),
+     "a newcomer's wait for its `--bootstrap` addresses to answer, retried with back-off, before it gives up (exit 2)",
+     [](V v, Config& c) { c.swarm_join_timeout_seconds = v.number; }},
 
     {"peer.id", required(integer(0, 0, kInt32Max)), "every peer of the job, in ring order: its id",
      [](V v, Config& c) { c.peers.back().id = static_cast<uint32_t>(v.integer); }},
@@ -530,6 +551,19 @@ std::vector<KeySpec> peer_keys() {
   };
 }
 
+// The keys that may differ between one job's peers: where its files lie on each machine,
+// its threads, its launch and monitor, its keys folder, a newcomer's wait. The rest define
+// the job (a swarm compares them; docs/swarm.md).
+bool per_peer_key(const std::string& name) {
+  static const std::vector<std::string> keys = {
+      "run.name", "run.data_dir", "run.out_dir", "run.checkpoint_dir", "run.checkpoint_every", "run.checkpoint_keep",
+      "run.init_from", "data.path", "data.tokenizer_model", "kernels.backend", "kernels.threads", "node.threads",
+      "node.autotune_threshold", "node.max_learners", "security.keys_dir", "swarm.start_peers",
+      "swarm.join_timeout_seconds"};
+  const std::string section = split_key(name).first;
+  return section == "launch" || section == "monitor" || section == "peer" ||
+         std::find(keys.begin(), keys.end(), name) != keys.end();
+}
 
 }  // namespace
 
@@ -540,6 +574,7 @@ const std::vector<KeySpec>& config_schema() {
     for (auto keys : {run_keys, data_keys, model_keys, optimizer_keys, node_keys, exchange_keys, compression_keys, launch_keys,
                        monitor_keys, peer_keys})
       for (KeySpec& k : keys()) all.push_back(std::move(k));
+    for (KeySpec& k : all) k.per_peer = per_peer_key(k.name);
     return all;
   }();
   return schema;

@@ -55,6 +55,9 @@ struct KeySpec {
   KeyType type;
   std::string doc;
   std::function<void(const KeyValue& value, Config& config)> apply;
+  /// The key may differ between the peers of one job (where files lie, threads, ports, the
+  /// monitor); every other key defines the job, and a swarm's newcomer must match it.
+  bool per_peer = false;
 };
 
 /// Every key, grouped by section in the order the README lists them.

@@ -133,7 +133,7 @@ std::string schema_markdown() {
                              : k.type.kind == KeyKind::number_or_adaptive ? "number"
                                                                           : type_name(k.type.kind);
     out << "| `" << k.name << "` | " << type << " | " << default_cell(k.type) << " | " << allowed_cell(k.type) << " | "
-        << k.doc << " |\n";
+        << k.doc << (k.per_peer ? " (per peer)" : "") << " |\n";
   }
   return out.str();
 }
@@ -148,6 +148,7 @@ std::string schema_json() {
     add_range(row, k.type);
     row.insert("required", k.type.required);
     row.insert("doc", k.doc);
+    row.insert("per_peer", k.per_peer);
     rows.push_back(std::move(row));
   }
   std::ostringstream out;

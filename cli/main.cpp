@@ -3,6 +3,7 @@
 #include "cli/config_command.h"
 #include "cli/experiment_command.h"
 #include "cli/export_command.h"
+#include "cli/invite_command.h"
 #include "cli/tokenizer_command.h"
 #include "cli/keygen_command.h"
 #include "cli/json_log.h"
@@ -58,8 +59,25 @@ int main(int argc, char** argv) {
   peer_cmd->add_option("--metrics-port", peer.metrics_port,
                        "monitor.metrics_port: /metrics and the live page of peer index r on this port plus r")
       ->check(CLI::Range(1, 65535));
-  peer_cmd->add_flag("--join", peer.join,
+  auto* join_flag = peer_cmd->add_flag("--join", peer.join,
                      "Join the running job: take the model and position from its peers (also done when one is found running)");
+  auto* listen = peer_cmd->add_option("--listen", peer.swarm.listen,
+                                      "An open swarm (docs/swarm.md): bind here, HOST:PORT; alone, start the job as peer 0");
+  peer_cmd->add_option("--advertise", peer.swarm.advertise, "HOST:PORT the other peers dial (default: --listen)")->needs(listen);
+  peer_cmd->add_option("--bootstrap", peer.swarm.bootstrap,
+                       "HOST:PORT of a running swarm peer to join through (repeatable; tried in turn)")->needs(listen);
+  peer_cmd->add_option("--invitation", peer.swarm.invitation, "The owner's invitation to this job (starling invite)")->needs(listen);
+  listen->excludes("--id")->excludes(join_flag);
+
+  starling::cli::InviteOptions invite;
+  auto* invite_cmd = app.add_subcommand("invite", "The owner of a swarm: make the owner's key pair, or sign an invitation to a job");
+  invite_cmd->add_flag("--new-owner-key", invite.new_owner_key, "Write a new Ed25519 key pair to -o (mode 0600)");
+  invite_cmd->add_option("--key", invite.key, "The owner's key file");
+  invite_cmd->add_option("--job", invite.job, "The job's config (TOML), with swarm.owner_key set");
+  invite_cmd->add_option("--set", invite.overrides, "Override a config key of the job: section.key=value (repeatable)");
+  invite_cmd->add_option("--expires", invite.expires_hours, "Hours the invitation holds (default: no expiry)");
+  invite_cmd->add_option("-o,--out", invite.out, "File to write")->required();
+  invite_cmd->add_flag("--force", invite.force, "Replace an existing file");
 
   starling::cli::LaunchOptions launch;
   auto* launch_cmd = app.add_subcommand("launch", "Run every peer of a topology config on this host, as processes");
@@ -183,6 +201,7 @@ int main(int argc, char** argv) {
   if (monitor_cmd->parsed()) return starling::cli::run_monitor(monitor);
   if (train_cmd->parsed()) return starling::cli::run_train(train);
   if (peer_cmd->parsed()) return starling::cli::run_peer(peer, peer_id);
+  if (invite_cmd->parsed()) return starling::cli::run_invite(invite);
   if (keygen_cmd->parsed()) return starling::cli::run_keygen(keygen);
   if (simulate_cmd->parsed()) return starling::cli::run_simulate(simulate);
   if (model_cmd->parsed()) return starling::cli::run_model(model);

@@ -41,7 +41,8 @@ int run_peer(const TrainOptions& options, std::optional<uint32_t> id) {
   try {
     config = load_config(options.config, options.overrides);
     apply_metrics_port(config, options.metrics_port);
-    job::select_peer(config, id);
+    if (!options.swarm.listen.empty()) job::join_swarm(config, job_description(options.config, options.overrides), options.swarm);
+    else job::select_peer(config, id);
     if (config.allocation_rank) {
       const auto rank = static_cast<std::size_t>(config.node.exchange.rank);
       spdlog::info("peer {} of {} from the {} allocation, at {} (the first at {}, the last at {})", config.peers[rank].id,
@@ -49,9 +50,12 @@ int run_peer(const TrainOptions& options, std::optional<uint32_t> id) {
                    config.peers.front().endpoint, config.peers.back().endpoint);
     }
     apply_resume(config, options.resume);
-    config.node.exchange.join = options.join;
+    config.node.exchange.join = config.node.exchange.join || options.join;  // a swarm newcomer joins
   } catch (const ConfigError& e) {
     spdlog::error("{}", e.what());
+    return 2;
+  } catch (const job::SwarmJoinError& e) {
+    spdlog::error("join: {}", e.what());
     return 2;
   } catch (const std::exception& e) {
     spdlog::error("bad rank in the environment: {}", e.what());

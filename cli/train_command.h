@@ -2,6 +2,7 @@
 // `starling train` (one process, one node) and `starling peer` (one peer of a multi-peer
 // job): load the config and the data, train, write the metrics CSV and the summary JSON.
 #include "cli/config.h"
+#include "job/swarm_peer.h"
 
 #include <cstdint>
 #include <optional>
@@ -17,6 +18,7 @@ struct TrainOptions {
   bool resume = false;  // continue from the newest valid checkpoint in run.checkpoint_dir
   bool join = false;    // peer: join the running job (it also does when it finds one running)
   int metrics_port = 0;  // --metrics-port: sets monitor.metrics_port; 0: as the config says
+  job::SwarmPeerOptions swarm;  // peer: an open swarm's (--listen set), else a roster's
 };
 
 /// `--resume`: every node continues from its newest valid checkpoint; ConfigError when the

@@ -86,14 +86,19 @@ ElasticSync::ElasticSync(Transport& transport, ControlPlane& control, const Exch
 
 std::size_t ElasticSync::min_peers() const {
   if (spec_.min_peers > 0) return static_cast<std::size_t>(spec_.min_peers);
+  if (spec_.swarm) return 1;  // a swarm has no roster to take a majority of
   return spec_.peers.size() / 2 + 1;
 }
 
-// The view's members in the config's ring order.
+// The view's members in the config's ring order, then those it does not list (a swarm's
+// newcomers) by id: a swarm's peers list theirs by id, so every member draws one ring.
 std::vector<PeerId> ElasticSync::ring() const {
   std::vector<PeerId> out;
   for (const PeerAddress& p : spec_.peers)
     if (view_.contains(p.id)) out.push_back(p.id);
+  for (PeerId p : view_.members)
+    if (std::none_of(spec_.peers.begin(), spec_.peers.end(), [&](const PeerAddress& a) { return a.id == p; }))
+      out.push_back(p);
   return out;
 }
 
@@ -110,6 +115,7 @@ std::optional<Position> ElasticSync::start(std::uint64_t iteration) {
     // still dead, a view change begun meanwhile, in which the first exchange() takes part).
     control_.set_view(view_);
     build(round_);
+    if (spec_.swarm) return await_swarm(iteration);
     return std::nullopt;
   }
   log(spec_.join ? "joining the running job" : "the job is already running: joining it");
@@ -133,6 +139,7 @@ JobStart ElasticSync::job_start() const {
 }
 
 std::optional<Position> ElasticSync::exchange(std::uint64_t iteration, double compute_seconds) {
+  if (view_.members.size() == 1) listen_alone();
   check_state();
   std::copy(model_.begin(), model_.end(), input_.begin());
   transport_.announce(view_.number, round_);
@@ -174,6 +181,34 @@ std::optional<Position> ElasticSync::exchange(std::uint64_t iteration, double co
   }
   complete_round(iteration);
   return std::nullopt;
+}
+
+// The first peer of a swarm admits newcomers before round 0 until the view holds
+// swarm_start_peers members, or the start timeout passes; the members it admitted meanwhile
+// wait in their first round, and take part in each view change.
+std::optional<Position> ElasticSync::await_swarm(std::uint64_t iteration) {
+  const auto deadline = Clock::now() + spec_.start_timeout;
+  std::copy(model_.begin(), model_.end(), input_.begin());
+  while (view_.members.size() < spec_.swarm_start_peers && Clock::now() < deadline) {
+    if (!control_.event_pending()) {
+      transport_.idle();
+      if (transport_.try_receive(std::min(deadline, Clock::now() + std::chrono::milliseconds(20))))
+        control_.count("before_start");
+      continue;
+    }
+    if (change_view(iteration) == Outcome::moved) return std::exchange(moved_, std::nullopt);
+  }
+  if (view_.members.size() < spec_.swarm_start_peers)
+    log("starting with " + std::to_string(view_.members.size()) + " member(s) of the " +
+        std::to_string(spec_.swarm_start_peers) + " swarm.start_peers: the start timeout passed");
+  return std::nullopt;
+}
+
+// A lone member's round receives nothing, so it looks at what came (newcomers' requests)
+// here; nothing of its own view can be in flight.
+void ElasticSync::listen_alone() {
+  transport_.idle();
+  while (transport_.try_receive()) control_.count("while_alone");
 }
 
 bool ElasticSync::admits(const std::vector<PeerId>& before, const std::vector<PeerId>& after) {
@@ -407,14 +442,16 @@ Position ElasticSync::join(Clock::time_point deadline) {
   protocols::Hello hello;
   hello.parameter_count = model_.size();
   hello.tensor_sizes = spec_.tensor_sizes.empty() ? std::vector<std::uint64_t>{model_.size()} : spec_.tensor_sizes;
-  hello.endpoint = transport_.endpoint();
+  hello.endpoint = spec_.advertise.empty() ? transport_.endpoint() : spec_.advertise;
   auto next_hello = Clock::time_point{};
   for (;;) {
     const auto now = Clock::now();
     if (control_.refused()) STARLING_GOSSIP_THROW(InvalidArgument, "the running peers train a model of another shape");
     if (now >= deadline) STARLING_GOSSIP_THROW(TimeoutError, "no running peer took this one in before the deadline");
     if (now >= next_hello) {
-      for (PeerId p : control_.join_contacts()) request_join(transport_, p, hello);
+      for (PeerId p : control_.join_contacts())
+        if (spec_.swarm) request_swarm_join(transport_, p, spec_.invitation, hello);
+        else request_join(transport_, p, hello);
       next_hello = now + std::max(spec_.heartbeat, std::chrono::milliseconds(500));
     }
     while (auto item = control_.next_view_message()) {

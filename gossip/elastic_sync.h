@@ -30,7 +30,10 @@
 // without it), or started with join, asks every live peer to join (hello, with its model's
 // shape), waits for a decision that includes it, and takes the source's model and position;
 // the leader admits every joiner it knows of in one decision, and a view change that admits
-// new members does not count towards the changes one round may take. Finish: it tells every peer the
+// new members does not count towards the changes one round may take. In an open swarm
+// (spec.swarm) the first peer admits newcomers before its first round until the view holds
+// spec.swarm_start_peers members (or the start timeout passes), and a lone member looks for
+// newcomers before each round, which it otherwise runs without receiving. Finish: it tells every peer the
 // round it ended at (a finished status, then leave) and stays, serving its final model,
 // until every other member has finished or died, so a member still in the last round can
 // take that model over. Fewer members than min_peers: TooFewPeers, with the model as it was
@@ -115,6 +118,8 @@ class ElasticSync {
   void vouch(const std::vector<PeerId>& before, const Decision& decision);
   void take_over_checked(const Decision& decision, Clock::time_point deadline);
   void restore();
+  void listen_alone();
+  std::optional<Position> await_swarm(std::uint64_t iteration);
   /// Whether `after` (ascending) has a member `before` (ascending) lacks.
   static bool admits(const std::vector<PeerId>& before, const std::vector<PeerId>& after);
   std::vector<PeerId> ring() const;

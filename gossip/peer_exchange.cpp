@@ -6,6 +6,7 @@
 #include <iterator>
 
 #include "gossip/algorithms/view_topology.h"
+#include "gossip/control/invitation.h"
 #include "gossip/control/watch_overlay.h"
 #include "gossip/topology/topology.h"
 #include "gossip/transport/curve_keys.h"
@@ -43,6 +44,7 @@ TransportOptions transport_options(const ExchangeSpec& s) {
   for (const auto& peer : s.peers)
     if (peer.id != o.self) o.accept.push_back(peer.id), o.directory[peer.id] = peer.endpoint;
   o.heartbeat_interval = s.heartbeat;
+  o.accept_unknown_hello = s.swarm;  // newcomers' bootstrap and join requests
   o.max_messages_per_second = s.max_messages_per_second;
   o.limits.max_payload = s.max_message_bytes;
   if (!s.keys_dir.empty()) o.curve = load_security(s);
@@ -76,7 +78,15 @@ ControlOptions control_options(const ExchangeSpec& s, std::size_t parameters) {
   c.straggler_after = std::max(std::chrono::milliseconds(1000), 2 * s.heartbeat);
   c.log = s.on_event;
   c.fault_in_served = s.fault_in_served;
-  c.watch = watched(s);
+  if (s.swarm) {
+    // An open swarm watches every peer (the overlay is drawn over a roster it does not
+    // have), and hands newcomers the endpoints it knows.
+    c.swarm = SwarmAdmission{s.owner_key, s.job_description, job_id_of(s.job_description)};
+    for (const PeerAddress& p : s.peers) c.endpoints[p.id] = p.endpoint;
+    c.shape.endpoint = s.advertise;
+  } else {
+    c.watch = watched(s);
+  }
   return c;
 }
 

@@ -99,6 +99,8 @@ struct Config {
   /// With endpoints from an allocation: this process's index into `peers`, as its launcher
   /// numbered it (SLURM_PROCID, OMPI_COMM_WORLD_RANK).
   std::optional<std::size_t> allocation_rank;
+  double swarm_join_timeout_seconds = 30.0;  // swarm.join_timeout_seconds
+  int swarm_data_parts = 4;                  // swarm.data_parts
 };
 
 }  // namespace starling::job

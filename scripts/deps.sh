@@ -8,7 +8,7 @@
 set -euo pipefail
 
 # ocl-icd-opencl-dev: Debian's oneDNN CMake config insists on finding OpenCL.
-build=(cmake make g++ pkg-config zlib1g-dev libcaf-dev libzmq3-dev cppzmq-dev libeigen3-dev
+build=(cmake make g++ pkg-config zlib1g-dev libcaf-dev libzmq3-dev libsodium-dev cppzmq-dev libeigen3-dev
        libdnnl-dev ocl-icd-opencl-dev libboost-test-dev libtomlplusplus-dev libcli11-dev libspdlog-dev nlohmann-json3-dev
        libopenblas-dev dataset-fashion-mnist iproute2 libsentencepiece-dev prometheus-cpp-dev)
 # The demo's PyTorch DDP variant, the experiment's plots and the simulator's calibration

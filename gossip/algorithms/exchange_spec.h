@@ -113,6 +113,14 @@ struct ExchangeSpec {
   std::chrono::milliseconds start_timeout{30000};   // start: wait this long after the last new peer (job_start.h)
   int min_peers = 0;  // below this many live peers the exchange stops (TooFewPeers); 0: a majority
   bool join = false;  // join a running job at start (otherwise only when one is found running)
+  /// An open swarm (docs/swarm.md): peers no roster lists join with an owner's invitation
+  /// (gossip/control/join.h); `peers` is then the view the peer joined, in id order.
+  bool swarm = false;
+  std::string owner_key;        // the job owner's public key (gossip/control/invitation.h)
+  std::string job_description;  // the canonical key=value lines of the job-defining keys
+  std::string invitation;       // this peer's, sent with its join requests
+  std::string advertise;        // where the others dial this peer; empty: its endpoint in `peers`
+  std::size_t swarm_start_peers = 1;  // the first peer waits for this many members before round 0
   std::uint32_t max_message_bytes = 16u << 20;      // larger frames are dropped ("oversized")
   std::uint32_t max_messages_per_second = 50000;    // from one peer; more are dropped; 0: no cap
   std::vector<std::uint64_t> tensor_sizes;          // the model's shape, compared on joins

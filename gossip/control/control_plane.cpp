@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "gossip/control/invitation.h"
 #include "gossip/control/join.h"
 #include "gossip/control/model_transfer.h"
 #include "gossip/transport/error.h"
@@ -31,14 +32,19 @@ std::string seconds_text(Transport::Clock::duration d) {
 }
 
 constexpr std::chrono::milliseconds kAnswerEvery{200};
+// How long the route that carried a bootstrap answer stays open (the newcomer is then long
+// gone from its temporary port).
+constexpr std::chrono::seconds kHandshakeRouteLife{10};
 
 }  // namespace
 
 ControlPlane::ControlPlane(Transport& transport, const std::vector<PeerId>& peers, ControlOptions options)
     : transport_(transport), peers_(peers), options_(std::move(options)), membership_(transport, options_.membership) {
   const auto now = Clock::now();
-  for (PeerId p : peers_)
-    if (p != transport_.self()) membership_.track(p, now);
+  for (PeerId p : peers_) {
+    const auto at = options_.endpoints.find(p);
+    if (p != transport_.self()) membership_.track(p, now, at == options_.endpoints.end() ? std::string() : at->second);
+  }
   if (!options_.watch.empty()) membership_.watch(options_.watch, now, peers_);
   view_.members = peers_;
   std::sort(view_.members.begin(), view_.members.end());
@@ -78,6 +84,7 @@ bool ControlPlane::intercept(Message& m) {
 }
 
 void ControlPlane::idle() {
+  close_handshake_routes();
   membership_.poll(Clock::now());
   note_changes();
   if (options_.views) check_heartbeat_views();
@@ -133,13 +140,18 @@ bool ControlPlane::filter_by_view(Message& m) {
 }
 
 void ControlPlane::on_hello(const Message& m) {
+  if (m.header.round == kBootstrapRound) return on_bootstrap(m);
+  if (m.header.round == kBootstrapReplyRound) return count("stray_bootstrap_reply");
+  std::optional<protocols::Hello> swarm_hello;
+  if (m.header.round == kSwarmJoinRound && !(swarm_hello = admit_stranger(m))) return;
   membership_.observe(m, Clock::now());
   if (is_join_reply(m.header)) {
     protocols::Result<JoinReply> reply = decode_join_reply(m.bytes());
     if (reply && reply->status == JoinStatus::shape_mismatch) refused_ = true;
     return;
   }
-  protocols::Result<protocols::Hello> hello = protocols::decode_hello(m.bytes());
+  protocols::Result<protocols::Hello> hello =
+      swarm_hello ? protocols::Result<protocols::Hello>(std::move(*swarm_hello)) : protocols::decode_hello(m.bytes());
   if (!hello) return count("bad_hello");
   if (protocols::check_shape(*hello, options_.shape) != protocols::Error::ok) {
     count("shape_mismatch");
@@ -157,6 +169,81 @@ void ControlPlane::on_hello(const Message& m) {
   const bool fresh = joiners_.insert(m.from).second;
   if (fresh) log("peer " + std::to_string(m.from) + " asks to join");
   raise("peer " + std::to_string(m.from) + " asks to join");
+}
+
+// A newcomer to the swarm asks for an id: refused (naming why), sent to the leader, or given
+// one and the live peers (join.h).
+void ControlPlane::on_bootstrap(const Message& m) {
+  if (!options_.swarm) return count("bootstrap_not_a_swarm");
+  protocols::Result<BootstrapRequest> request = decode_bootstrap_request(m.bytes());
+  if (!request || m.from < kProvisionalIds) return count("bad_bootstrap");
+  BootstrapReply reply;
+  reply.reason = bootstrap_refusal(*request, *options_.swarm);
+  std::optional<PeerId> leader;
+  for (PeerId p : view_.members)  // ascending: the leader of the next view change
+    if (p == transport_.self() || (membership_.alive(p) && !finished_.count(p))) {
+      leader = p;
+      break;
+    }
+  const auto record = leader ? membership_.peers().find(*leader) : membership_.peers().end();
+  if (!reply.reason.empty()) {
+    reply.status = BootstrapStatus::refused;
+    log("refused the newcomer at " + request->endpoint + ": " + reply.reason);
+  } else if (leader && *leader != transport_.self() && record != membership_.peers().end() && !record->second.endpoint.empty()) {
+    reply.status = BootstrapStatus::redirect;
+    reply.view.push_back({*leader, record->second.endpoint, record->second.public_key});
+  } else {
+    reply.id = next_id();
+    reply.view = live_view(transport_, membership_, m.from, options_.shape);
+    log("the newcomer at " + request->endpoint + " is peer " + std::to_string(reply.id));
+  }
+  try {
+    const bool fresh = !transport_.connected_to(m.from);
+    send_bootstrap_reply(transport_, m.from, request->endpoint, reply);
+    if (fresh) handshake_routes_.emplace_back(Clock::now() + kHandshakeRouteLife, m.from);
+  } catch (const GossipError&) {
+    count("bootstrap_unanswered");
+  }
+}
+
+void ControlPlane::close_handshake_routes() {
+  const auto now = Clock::now();
+  while (!handshake_routes_.empty() && handshake_routes_.front().first <= now) {
+    transport_.disconnect(handshake_routes_.front().second);
+    handshake_routes_.pop_front();
+  }
+}
+
+// One above every id this peer knows of or has handed out; the leader alone hands them out,
+// so two newcomers never get the same one while it leads.
+PeerId ControlPlane::next_id() {
+  PeerId next = std::max(next_id_, transport_.self() + 1);
+  for (PeerId p : peers_) next = std::max(next, p + 1);
+  for (PeerId p : view_.members) next = std::max(next, p + 1);
+  for (const auto& [p, r] : membership_.peers())
+    if (p < kProvisionalIds) next = std::max(next, p + 1);
+  next_id_ = next + 1;
+  return next;
+}
+
+// A join request in an open swarm: its hello when the invitation holds (the stranger is
+// then connected back to, tracked and one of this peer's peers), nullopt otherwise.
+std::optional<protocols::Hello> ControlPlane::admit_stranger(const Message& m) {
+  if (!options_.swarm) return count("swarm_join_not_a_swarm"), std::nullopt;
+  protocols::Result<SwarmJoin> join = decode_swarm_join(m.bytes());
+  if (!join || join->hello.endpoint.empty() || m.from >= kProvisionalIds) return count("bad_hello"), std::nullopt;
+  const std::string why = check_invitation(join->invitation, options_.swarm->owner_key, options_.swarm->job_id, unix_now());
+  if (!why.empty()) {
+    count("swarm_join_refused");
+    if (refused_strangers_.insert(m.from).second) log("peer " + std::to_string(m.from) + " may not join: " + why);
+    return std::nullopt;
+  }
+  if (!transport_.connected_to(m.from)) transport_.connect(m.from, join->hello.endpoint);
+  if (std::find(peers_.begin(), peers_.end(), m.from) == peers_.end()) {
+    peers_.push_back(m.from);
+    membership_.track(m.from, Clock::now(), join->hello.endpoint);
+  }
+  return std::move(join->hello);
 }
 
 // A joiner repeats its hello until it adopts the view that admits it, so hellos it sent

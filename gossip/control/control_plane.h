@@ -6,6 +6,10 @@
 //  - logs every change of a peer's state, with its reason;
 //  - queues view messages (status, prepare, decide) for the view agreement, dropping those
 //    of views already left behind ("stale_view_message");
+//  - in an open swarm (options.swarm; join.h), answers newcomers' bootstrap requests (a
+//    refusal naming the cause, a redirect to the leader, or, from the leader, an id and the
+//    live peers) and admits a stranger's join request only with a valid invitation: then it
+//    connects back, tracks the stranger and counts it among its peers;
 //  - records join requests (hello; a model of another shape is refused with a join reply;
 //    a hello from a member whose heartbeats already name the current view is one sent
 //    before its admission and asks for nothing: "hello_after_admission") and peers that
@@ -38,6 +42,7 @@
 #include <utility>
 #include <vector>
 
+#include "gossip/control/join.h"
 #include "gossip/control/membership.h"
 #include "gossip/control/state_hashes.h"
 #include "gossip/control/view.h"
@@ -59,6 +64,10 @@ struct ControlOptions {
   /// every peer. The rest it learns of by death notices (membership.h).
   std::vector<PeerId> watch;
   std::chrono::milliseconds straggler_after{1000};
+  /// An open swarm: what a newcomer must show (join.h); none: only the config's peers.
+  std::optional<SwarmAdmission> swarm;
+  /// Where the config's peers accept connections, handed on to newcomers.
+  std::map<PeerId, std::string> endpoints;
   std::function<void(const std::string&)> log;  // view changes, deaths, stragglers
   std::function<void(std::vector<float>&)> fault_in_served;  // tests only: ExchangeSpec's, on each chunk served
 };
@@ -137,6 +146,9 @@ class ControlPlane final : public ReceiveHook {
 
  private:
   void on_hello(const Message& m);
+  void on_bootstrap(const Message& m);
+  std::optional<protocols::Hello> admit_stranger(const Message& m);
+  PeerId next_id();
   bool admitted(PeerId peer) const;
   void on_view(const Message& m);
   void on_state_request(const Message& m);
@@ -177,6 +189,12 @@ class ControlPlane final : public ReceiveHook {
   StateHashes state_hashes_;
   bool wake_on_state_hash_ = false;
   bool taking_state_ = false;
+  PeerId next_id_ = 0;  // the lowest id this peer may hand out next
+  /// Routes opened to answer newcomers' bootstrap requests, closed once their answer has had
+  /// time to go out.
+  std::deque<std::pair<Clock::time_point, PeerId>> handshake_routes_;
+  void close_handshake_routes();
+  std::set<PeerId> refused_strangers_;  // logged once each
 };
 
 }  // namespace starling::gossip

@@ -1,6 +1,11 @@
 // The hello join handshake and the join reply message (gossip/control/join.h).
 #include "gossip/control/join.h"
 
+#include <algorithm>
+#include <map>
+#include <sstream>
+
+#include "gossip/control/invitation.h"
 #include "gossip/transport/curve.h"
 #include "gossip/transport/error.h"
 #include "protocols/byte_io.h"
@@ -45,9 +50,36 @@ protocols::FrameHeader hello_header(std::uint64_t round) {
   return h;
 }
 
-// Itself first, then every live peer it can describe, leaving out the joiner.
-std::vector<ViewEntry> view_of(Transport& transport, const Membership& membership, PeerId joiner,
-                               const protocols::Hello& ours) {
+void write_text(protocols::ByteWriter& w, const std::string& text) {
+  w.write<std::uint32_t>(static_cast<std::uint32_t>(text.size()));
+  w.write_bytes(text.data(), text.size());
+}
+
+bool read_text(protocols::ByteReader& r, std::uint32_t limit, std::string& out) {
+  const auto n = r.read<std::uint32_t>();
+  if (!r.ok() || n > limit) return false;
+  const protocols::ByteSpan bytes = r.take(n);
+  if (!r.ok()) return false;
+  out.assign(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  return true;
+}
+
+// The key=value lines of a description, in order.
+std::vector<std::pair<std::string, std::string>> key_values(const std::string& description) {
+  std::vector<std::pair<std::string, std::string>> out;
+  std::istringstream in(description);
+  for (std::string line; std::getline(in, line);) {
+    const auto eq = line.find('=');
+    if (eq == std::string::npos) out.emplace_back(line, std::string());
+    else out.emplace_back(line.substr(0, eq), line.substr(eq + 1));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<ViewEntry> live_view(Transport& transport, const Membership& membership, PeerId joiner,
+                                 const protocols::Hello& ours) {
   std::vector<ViewEntry> view;
   view.push_back({transport.self(), ours.endpoint.empty() ? transport.endpoint() : ours.endpoint,
                   transport.public_key()});
@@ -56,8 +88,6 @@ std::vector<ViewEntry> view_of(Transport& transport, const Membership& membershi
       view.push_back({peer, r.endpoint, r.public_key});
   return view;
 }
-
-}  // namespace
 
 Error encode_join_reply(const JoinReply& reply, std::vector<std::uint8_t>& payload) {
   if (reply.view.size() > kMaxViewEntries) return Error::invalid_option;
@@ -128,7 +158,7 @@ JoinStatus answer_join(Transport& transport, Membership& membership, const Messa
   JoinReply reply;
   reply.status = protocols::check_shape(*hello, ours) == Error::ok ? JoinStatus::accepted : JoinStatus::shape_mismatch;
   if (reply.status == JoinStatus::accepted) {
-    reply.view = view_of(transport, membership, request.from, ours);
+    reply.view = live_view(transport, membership, request.from, ours);
     membership.track(request.from, Membership::Clock::now(), hello->endpoint, key.value_or(std::string()));
   } else {
     membership.forget(request.from);  // observe() counted its hello as a sign of life
@@ -153,6 +183,126 @@ JoinReply await_join_reply(Transport& transport, Membership& membership, PeerId 
     membership.track(seed, Membership::Clock::now(), endpoint, key);
     return std::move(*reply);
   }
+}
+
+Error encode_bootstrap_request(const BootstrapRequest& q, std::vector<std::uint8_t>& payload) {
+  if (q.invitation.size() > kMaxInvitation || q.description.size() > kMaxDescription ||
+      q.endpoint.size() > protocols::kMaxEndpoint || q.endpoint.empty() || !printable(q.endpoint))
+    return Error::invalid_option;
+  payload.clear();
+  protocols::ByteWriter w(payload);
+  write_text(w, q.invitation);
+  write_text(w, q.description);
+  write_text(w, q.endpoint);
+  return Error::ok;
+}
+
+protocols::Result<BootstrapRequest> decode_bootstrap_request(protocols::ByteSpan payload) {
+  protocols::ByteReader r(payload);
+  BootstrapRequest q;
+  if (!read_text(r, kMaxInvitation, q.invitation) || !read_text(r, kMaxDescription, q.description) ||
+      !read_text(r, protocols::kMaxEndpoint, q.endpoint))
+    return Error::truncated;
+  if (r.remaining() != 0) return Error::oversized;
+  if (q.endpoint.empty() || !printable(q.endpoint)) return Error::bad_encoding;
+  return q;
+}
+
+Error encode_bootstrap_reply(const BootstrapReply& reply, std::vector<std::uint8_t>& payload) {
+  std::vector<std::uint8_t> view;
+  if (reply.reason.size() > kMaxInvitation) return Error::invalid_option;
+  if (const Error e = encode_join_reply(JoinReply{JoinStatus::accepted, reply.view}, view); e != Error::ok) return e;
+  payload.clear();
+  protocols::ByteWriter w(payload);
+  w.write<std::uint8_t>(static_cast<std::uint8_t>(reply.status));
+  w.write_bytes("\0\0\0", 3);
+  w.write<std::uint32_t>(reply.id);
+  write_text(w, reply.reason);
+  w.write_bytes(view.data(), view.size());
+  return Error::ok;
+}
+
+protocols::Result<BootstrapReply> decode_bootstrap_reply(protocols::ByteSpan payload) {
+  protocols::ByteReader r(payload);
+  BootstrapReply reply;
+  const auto status = r.read<std::uint8_t>();
+  const protocols::ByteSpan reserved = r.take(3);
+  reply.id = r.read<std::uint32_t>();
+  if (!r.ok() || !read_text(r, kMaxInvitation, reply.reason)) return Error::truncated;
+  if (status > static_cast<std::uint8_t>(BootstrapStatus::redirect)) return Error::bad_parameter;
+  if (reserved[0] || reserved[1] || reserved[2]) return Error::bad_header;
+  reply.status = static_cast<BootstrapStatus>(status);
+  protocols::Result<JoinReply> view = decode_join_reply(r.take(r.remaining()));
+  if (!view) return view.error();
+  reply.view = std::move(view->view);
+  return reply;
+}
+
+std::string description_difference(const std::string& ours, const std::string& theirs) {
+  const auto a = key_values(ours), b = key_values(theirs);
+  std::map<std::string, std::string> other(b.begin(), b.end());
+  for (const auto& [key, value] : a) {
+    const auto it = other.find(key);
+    if (it == other.end()) return key + ": " + value + " here, missing from the joiner's config";
+    if (it->second != value) return key + ": " + value + " here, " + it->second + " in the joiner's config";
+  }
+  for (const auto& [key, value] : b)
+    if (!std::count_if(a.begin(), a.end(), [&](const auto& kv) { return kv.first == key; }))
+      return key + ": unknown here, " + value + " in the joiner's config";
+  return {};
+}
+
+std::string bootstrap_refusal(const BootstrapRequest& request, const SwarmAdmission& admission) {
+  if (const std::string diff = description_difference(admission.description, request.description); !diff.empty())
+    return "the joiner's job differs from this swarm's at " + diff;
+  return check_invitation(request.invitation, admission.owner_key, admission.job_id, unix_now());
+}
+
+void send_bootstrap_reply(Transport& transport, PeerId newcomer, const std::string& endpoint, const BootstrapReply& reply) {
+  std::vector<std::uint8_t> payload;
+  if (encode_bootstrap_reply(reply, payload) != Error::ok)
+    STARLING_GOSSIP_THROW(InvalidArgument, "join: the answer does not fit a bootstrap reply");
+  if (!transport.connected_to(newcomer)) transport.connect(newcomer, endpoint);
+  transport.send(newcomer, hello_header(kBootstrapReplyRound), payload);
+}
+
+BootstrapReply bootstrap(Transport& transport, const std::string& endpoint, const BootstrapRequest& request,
+                         Transport::Clock::time_point deadline) {
+  // A route of its own per seed asked: a seed's id is not known before it answers.
+  PeerId route = kProvisionalIds - 1;
+  while (transport.connected_to(route)) --route;
+  std::vector<std::uint8_t> payload;
+  if (encode_bootstrap_request(request, payload) != Error::ok)
+    STARLING_GOSSIP_THROW(InvalidArgument, "join: the request breaks the bootstrap format's limits");
+  transport.connect(route, endpoint);
+  transport.send(route, hello_header(kBootstrapRound), payload);
+  for (;;) {
+    Message m = transport.receive(deadline);
+    if (m.header.type != protocols::MessageType::hello || m.header.round != kBootstrapReplyRound) continue;
+    protocols::Result<BootstrapReply> reply = decode_bootstrap_reply(m.bytes());
+    if (reply) return std::move(*reply);
+  }
+}
+
+void request_swarm_join(Transport& transport, PeerId to, const std::string& invitation, const protocols::Hello& ours) {
+  std::vector<std::uint8_t> hello;
+  if (invitation.size() > kMaxInvitation || protocols::encode_hello(ours, hello) != Error::ok)
+    STARLING_GOSSIP_THROW(InvalidArgument, "join: the invitation or hello breaks the format's limits");
+  std::vector<std::uint8_t> payload;
+  protocols::ByteWriter w(payload);
+  write_text(w, invitation);
+  w.write_bytes(hello.data(), hello.size());
+  transport.send(to, hello_header(kSwarmJoinRound), payload);
+}
+
+protocols::Result<SwarmJoin> decode_swarm_join(protocols::ByteSpan payload) {
+  protocols::ByteReader r(payload);
+  SwarmJoin j;
+  if (!read_text(r, kMaxInvitation, j.invitation)) return Error::truncated;
+  protocols::Result<protocols::Hello> hello = protocols::decode_hello(r.take(r.remaining()));
+  if (!hello) return hello.error();
+  j.hello = std::move(*hello);
+  return j;
 }
 
 }  // namespace starling::gossip

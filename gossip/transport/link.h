@@ -29,6 +29,8 @@ class Link {
   virtual void connect(PeerId peer, const std::string& endpoint, const std::string* server_key) = 0;
   /// Accepts frames from `peer` from now on.
   virtual void accept(PeerId peer) = 0;
+  /// Closes the route to `peer`, dropping what is still queued for it; none: nothing.
+  virtual void disconnect(PeerId peer) = 0;
   /// Queues one encoded frame (header bytes, payload) on the route to a connected peer.
   virtual void send(PeerId to, Payload head, Payload payload) = 0;
   /// The periodic heartbeats go to these connected peers from now on.

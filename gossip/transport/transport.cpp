@@ -53,6 +53,11 @@ void Transport::admit(const std::string& public_key) {
   link_->admit(public_key);
 }
 
+void Transport::disconnect(PeerId peer) {
+  require_running();
+  if (routes_.erase(peer)) link_->disconnect(peer);
+}
+
 void Transport::accept_from(PeerId peer) {
   require_running();
   link_->accept(peer);

@@ -112,6 +112,9 @@ class Transport {
   /// becomes the only key messages from `peer` are accepted under. InvalidArgument
   /// without CURVE or for a malformed key.
   void connect(PeerId peer, const std::string& endpoint, const std::string& server_public_key);
+  /// Closes the route connect() opened to `peer` (what is still queued for it is dropped);
+  /// messages from it are still accepted. Nothing when there is none.
+  void disconnect(PeerId peer);
   /// Accepts messages from a peer this one does not send to (e.g. the ring's left side).
   void accept_from(PeerId peer);
   bool connected_to(PeerId peer) const { return routes_.count(peer) != 0; }

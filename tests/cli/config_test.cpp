@@ -10,6 +10,7 @@
 #include "learners/models/model.h"
 #include "learners/models/model_description.h"
 #include "tests/cli/config_errors.h"
+#include "tests/temp_dir.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -429,4 +430,28 @@ BOOST_AUTO_TEST_CASE(adamw_keys_and_their_errors) {
   BOOST_TEST((contains(e, "test.toml:4: optimizer.min_lr") && contains(e, "above optimizer.lr")), e);
   e = error_of("[optimizer]\nmin_lr = 0.001\n");
   BOOST_TEST((contains(e, "test.toml:2: optimizer.min_lr") && contains(e, "cosine")), e);
+}
+
+// A swarm compares job descriptions (docs/swarm.md): every key but the per-peer ones, after
+// defaults and overrides; a per-peer key (where files lie, threads) never makes two peers'
+// jobs differ.
+BOOST_AUTO_TEST_CASE(job_descriptions_leave_out_the_per_peer_keys) {
+  starling::testing::TempDir dir("job-description");
+  const std::string path = dir.file("job.toml");
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  std::fputs("[optimizer]\nlr = 0.05\n[run]\nout_dir = \"here\"\n", f);
+  std::fclose(f);
+  const std::string job = job_description(path, {});
+  BOOST_TEST(job.find("optimizer.lr=0.05\n") != std::string::npos);
+  BOOST_TEST(job.find("model.kind=") != std::string::npos);
+  BOOST_TEST(job.find("run.out_dir") == std::string::npos);
+  BOOST_TEST(job.find("kernels.threads") == std::string::npos);
+  BOOST_TEST(job.find("peer.") == std::string::npos);
+  BOOST_TEST(job_description(path, {"run.out_dir=elsewhere", "kernels.threads=2", "node.threads=3"}) == job);
+  BOOST_TEST(job_description(path, {"optimizer.lr=0.2"}) != job);
+  for (const KeySpec& k : config_schema())
+    if (k.name == "run.out_dir" || k.name == "monitor.metrics_port" || k.name == "swarm.join_timeout_seconds")
+      BOOST_TEST(k.per_peer, k.name);
+    else if (k.name == "model.hidden" || k.name == "exchange.mode" || k.name == "swarm.owner_key" || k.name == "swarm.data_parts")
+      BOOST_TEST(!k.per_peer, k.name);
 }

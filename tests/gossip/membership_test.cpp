@@ -185,3 +185,36 @@ BOOST_AUTO_TEST_CASE(join_reply_decoder_rejects_garbage) {
   reply.view[0].public_key = "not a key";
   BOOST_TEST((encode_join_reply(reply, bytes) == Error::invalid_option));
 }
+
+// An open swarm names the first job-defining key whose value differs (gossip/control/join.h),
+// or one that only one side has.
+BOOST_AUTO_TEST_CASE(a_job_description_difference_names_the_first_differing_key) {
+  const std::string ours = "model.kind=mlp\noptimizer.lr=0.05\nexchange.mode=allreduce\n";
+  BOOST_TEST(description_difference(ours, ours).empty());
+  BOOST_TEST(description_difference(ours, "model.kind=mlp\noptimizer.lr=0.2\nexchange.mode=gossip\n") ==
+             "optimizer.lr: 0.05 here, 0.2 in the joiner's config");
+  BOOST_TEST(description_difference(ours, "model.kind=mlp\noptimizer.lr=0.05\n") ==
+             "exchange.mode: allreduce here, missing from the joiner's config");
+  BOOST_TEST(description_difference(ours, ours + "swarm.extra=1\n") == "swarm.extra: unknown here, 1 in the joiner's config");
+}
+
+// The bootstrap messages survive their encoding, and a truncated one does not decode.
+BOOST_AUTO_TEST_CASE(bootstrap_messages_round_trip) {
+  const BootstrapRequest q{"starling-invitation 1\n...", "model.kind=mlp\n", "tcp://127.0.0.1:5700"};
+  std::vector<std::uint8_t> bytes;
+  BOOST_TEST((encode_bootstrap_request(q, bytes) == Error::ok));
+  const auto back = decode_bootstrap_request(ByteSpan(bytes.data(), bytes.size()));
+  BOOST_REQUIRE(back.ok());
+  BOOST_TEST(back->invitation == q.invitation);
+  BOOST_TEST(back->description == q.description);
+  BOOST_TEST(back->endpoint == q.endpoint);
+  BOOST_TEST(!decode_bootstrap_request(ByteSpan(bytes.data(), bytes.size() - 1)).ok());
+  const BootstrapReply r{BootstrapStatus::accepted, 7, "", {{0, "tcp://127.0.0.1:5700", ""}, {3, "tcp://127.0.0.1:5703", ""}}};
+  BOOST_TEST((encode_bootstrap_reply(r, bytes) == Error::ok));
+  const auto reply = decode_bootstrap_reply(ByteSpan(bytes.data(), bytes.size()));
+  BOOST_REQUIRE(reply.ok());
+  BOOST_TEST((reply->status == BootstrapStatus::accepted));
+  BOOST_TEST(reply->id == 7u);
+  BOOST_TEST(reply->view.size() == 2u);
+  BOOST_TEST(reply->view[1].endpoint == "tcp://127.0.0.1:5703");
+}

@@ -97,6 +97,20 @@ BOOST_AUTO_TEST_CASE(delivers_in_order_and_counts_bytes_per_peer) {
   BOOST_TEST(group.at(0).stats().peers.at(1).bytes_sent == 10 * (kHeaderSize + payload.size()));
 }
 
+// A route closed by disconnect() is gone (a send to the peer is misuse again), can be opened
+// anew, and carries frames as before.
+BOOST_AUTO_TEST_CASE(a_disconnected_route_can_be_opened_again) {
+  PeerGroup group(2);
+  group.connect(0, 1);
+  group.at(0).disconnect(1);
+  BOOST_TEST(!group.at(0).connected_to(1));
+  BOOST_CHECK_THROW(group.at(0).send(1, push_header(0, 0), ByteSpan()), InvalidArgument);
+  group.at(0).disconnect(1);  // none: nothing
+  group.connect(0, 1);
+  group.at(0).send(1, push_header(3, 0), ByteSpan());
+  BOOST_TEST(group.at(1).receive(5s).header.round == 3u);
+}
+
 BOOST_AUTO_TEST_CASE(receive_times_out_with_a_typed_error) {
   PeerGroup group(1);
   const auto start = std::chrono::steady_clock::now();

@@ -137,6 +137,10 @@ class MemoryLink final : public Link {
     port_->accept(peer);
   }
   void accept(PeerId peer) override { port_->accept(peer); }
+  void disconnect(PeerId peer) override {
+    std::lock_guard<std::mutex> lock(sender_->mutex);
+    sender_->routes.erase(peer);
+  }
   void send(PeerId to, Payload head, Payload payload) override {
     sender_->send(to, std::move(head), std::move(payload));
   }

@@ -206,6 +206,11 @@ void IoLoop::handle_command(std::vector<zmq::message_t>& frames) {
       admission_.accept(peer);
       reply(true, "");
       break;
+    case IoCommand::disconnect:
+      dealers_.erase(peer);  // closing it drops what it still holds (immediate: nothing of the owner's)
+      outboxes_.erase(peer);
+      reply(true, "");
+      break;
     case IoCommand::send:
       if (frames.size() == 3) do_send(peer, std::move(frames[1]), std::move(frames[2]));
       break;

@@ -52,7 +52,7 @@ namespace starling::gossip {
 
 using Clock = std::chrono::steady_clock;
 
-enum class IoCommand : std::uint8_t { connect = 1, accept = 2, send = 3, stop = 4 };
+enum class IoCommand : std::uint8_t { connect = 1, accept = 2, send = 3, stop = 4, disconnect = 5 };
 
 struct IoLoopOptions {
   PeerId self = 0;

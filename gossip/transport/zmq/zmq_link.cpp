@@ -61,6 +61,7 @@ class ZmqLink final : public Link {
   const std::string& endpoint() const override { return endpoint_; }
   void connect(PeerId peer, const std::string& endpoint, const std::string* server_key) override;
   void accept(PeerId peer) override;
+  void disconnect(PeerId peer) override;
   void send(PeerId to, Payload head, Payload payload) override;
   void watch(std::vector<PeerId> peers) override { loop_->watch(std::move(peers)); }
   void announce(std::uint64_t view, std::uint64_t round) override { loop_->announce(view, round); }
@@ -141,6 +142,11 @@ void ZmqLink::connect(PeerId peer, const std::string& endpoint, const std::strin
 void ZmqLink::accept(PeerId peer) {
   send_command(IoCommand::accept, peer, nullptr, 0);
   await_reply("accept " + std::to_string(peer));
+}
+
+void ZmqLink::disconnect(PeerId peer) {
+  send_command(IoCommand::disconnect, peer, nullptr, 0);
+  await_reply("disconnect " + std::to_string(peer));
 }
 
 void ZmqLink::send(PeerId to, Payload head, Payload payload) {
