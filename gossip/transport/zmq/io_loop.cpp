@@ -50,6 +50,10 @@ IoLoop::IoLoop(zmq::context_t& context, IoLoopOptions options, Inbox& inbox, Sta
   // Beyond twice the counted limit ZeroMQ cuts the connection before buffering the frame.
   router_.set(zmq::sockopt::maxmsgsize,
               static_cast<std::int64_t>(2 * static_cast<std::uint64_t>(options_.limits.max_payload) + 4096));
+  // A peer that reconnects (a route reopened, a peer restarted under its id) comes back with
+  // the same routing id before the old connection is torn down; by default ROUTER would turn
+  // the new one away and drop its frames.
+  router_.set(zmq::sockopt::router_handover, true);
   // The control channel must never block either side; its depth is bounded by the owner.
   control_.set(zmq::sockopt::linger, 0);
   control_.set(zmq::sockopt::sndhwm, 0);
