@@ -15,7 +15,7 @@ usage: churn.sh [options]
   --duration S        seconds of churn (default 300)
   --period S          seconds between kills (default 20)
   --peers N           peers at the start, peer 0 included (default 4)
-  --epochs E          run.epochs, over one of the 4 data parts (default 80: about 8 min under churn on a 2-core host;
+  --epochs E          run.epochs, over one of the 4 data parts (default 120: 7–10 min under churn on a 2-core host;
                       the job must outlast the churn: with --duration 60, say 20)
   --mode M            exchange.mode: local-sgd (default) or allreduce
   --spare-first       never kill the first peer (default: it may be killed like any other)
@@ -27,7 +27,7 @@ usage: churn.sh [options]
 EOF
 }
 
-starling=build/cli/starling duration=300 period=20 peers=4 epochs=80 mode=local-sgd
+starling=build/cli/starling duration=300 period=20 peers=4 epochs=120 mode=local-sgd
 spare_first=0 seed=1 port=$((10000 + ($$ % 20000))) finish_timeout=600 keep="" sets=()
 while [ $# -gt 0 ]; do
   case $1 in
@@ -63,35 +63,10 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 "$starling" invite --new-owner-key -o "$tmp/owner.key" >"$tmp/owner.toml" 2>/dev/null
-cat >"$tmp/job.toml" <<TOML
-[run]
-name = "churn"
-epochs = $epochs
-out_dir = "$tmp/out"
-[data]
-dataset = "fashion-mnist"
-[model]
-kind = "mlp"
-hidden = [1024, 1024]
-[optimizer]
-lr = 0.05
-momentum = 0.9
-batch = 32
-[kernels]
-backend = "native"
-[node]
-learners = 1
-threads = 1
-[exchange]
-mode = "$mode"
-period = 20
-timeout_seconds = 30
-start_timeout_seconds = 60
-$(cat "$tmp/owner.toml")
-data_parts = 4
-start_peers = $peers
-join_timeout_seconds = 30
-TOML
+source "$here/../../tests/cli/swarm_job.sh"
+swarm_job "$tmp/job.toml" "$tmp/owner.toml" run.name='"churn"' run.epochs="$epochs" run.out_dir="\"$tmp/out\"" \
+  model.hidden='[1024, 1024]' exchange.mode="\"$mode\"" exchange.period=20 exchange.start_timeout_seconds=60 \
+  swarm.start_peers="$peers" swarm.join_timeout_seconds=30
 rm -f "$tmp/invite.txt"
 "$starling" invite --key "$tmp/owner.key" --job "$tmp/job.toml" --expires 2 -o "$tmp/invite.txt" 2>/dev/null
 

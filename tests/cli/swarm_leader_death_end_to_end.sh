@@ -28,34 +28,9 @@ await() {  # await FILE PATTERN SECONDS [PID]: until FILE has a line with PATTER
 }
 
 "$starling" invite --new-owner-key -o "$tmp/owner.key" >"$tmp/owner.toml" 2>/dev/null
-cat >"$tmp/job.toml" <<TOML
-[run]
-name = "leader"
-epochs = 1000
-out_dir = "$tmp/out"
-[data]
-dataset = "fashion-mnist"
-[model]
-kind = "mlp"
-hidden = [64]
-[optimizer]
-lr = 0.05
-batch = 32
-[kernels]
-backend = "native"
-[node]
-learners = 1
-threads = 1
-[exchange]
-mode = "allreduce"
-timeout_seconds = 30
-start_timeout_seconds = 40
-failure_timeout_seconds = 3
-$(cat "$tmp/owner.toml")
-data_parts = 4
-start_peers = 3
-join_timeout_seconds = 30
-TOML
+source "$(dirname "$0")/swarm_job.sh"
+swarm_job "$tmp/job.toml" "$tmp/owner.toml" run.name='"leader"' run.epochs=1000 run.out_dir="\"$tmp/out\"" \
+  exchange.failure_timeout_seconds=3 swarm.start_peers=3 swarm.join_timeout_seconds=30
 "$starling" invite --key "$tmp/owner.key" --job "$tmp/job.toml" --expires 1 -o "$tmp/invite.txt" 2>/dev/null
 
 peer() {  # peer NAME ARGS...: a `starling peer` of the job in the background, its log NAME.log
