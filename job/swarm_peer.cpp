@@ -94,30 +94,61 @@ std::string read_invitation(const std::string& path) {
   return text.str();
 }
 
+// Whether the peer a redirect names accepts connections (an endpoint that does not parse
+// does not): a dead leader's port on a live host refuses at once.
+bool leader_listens(const std::string& endpoint) {
+  try {
+    return accepts_connections(host_port(endpoint, "the leader's endpoint"));
+  } catch (const ConfigError&) {
+    return false;
+  }
+}
+
+// The answer of the peer at `endpoint` to `request`; nullopt when none comes by the deadline.
+std::optional<gossip::BootstrapReply> answer(gossip::Transport& transport, const std::string& endpoint,
+                                             const gossip::BootstrapRequest& request, Clock::time_point deadline) {
+  try {
+    return gossip::bootstrap(transport, endpoint, request, deadline);
+  } catch (const gossip::TimeoutError&) {
+    return std::nullopt;
+  }
+}
+
 // Asks the peer at `seed` (following redirects to the leader) for an id and the live peers;
-// nullopt, with `silent` set to why, when no Starling peer answers there.
+// nullopt, with `silent` set to why, when no Starling peer answers there. A leader that does
+// not answer may have died before `seed` noticed: `seed` is asked again, with back-off, until
+// the deadline, by when it names the next leader (the lowest live id) or is the leader itself.
 std::optional<gossip::BootstrapReply> ask(gossip::Transport& transport, const std::string& seed,
                                           const gossip::BootstrapRequest& request, Clock::time_point deadline,
                                           std::string& silent) {
   std::string at = seed;
+  auto pause = std::chrono::milliseconds(250);
   for (int redirects = 0;; ++redirects) {
-    gossip::BootstrapReply reply;
     const auto asked = Clock::now();
-    try {
-      reply = gossip::bootstrap(transport, at, request, std::min(deadline, asked + kAnswerWithin));
-    } catch (const gossip::TimeoutError&) {
-      const double waited = std::chrono::duration<double>(Clock::now() - asked).count();
-      silent = at + " accepts connections but no Starling peer of a running swarm answered within " +
-               std::to_string(static_cast<int>(waited + 0.5)) + " s (is it a Starling peer started with --listen?)";
+    std::optional<gossip::BootstrapReply> reply;
+    if (at == seed || leader_listens(at)) reply = answer(transport, at, request, std::min(deadline, asked + kAnswerWithin));
+    if (!reply && at != seed && Clock::now() + pause < deadline) {
+      spdlog::warn("join: the swarm's leader at {} does not answer; asking {} again in {} ms", at, seed, pause.count());
+      std::this_thread::sleep_for(pause);
+      pause = std::min(pause * 2, std::chrono::milliseconds(4000));
+      at = seed;
+      redirects = -1;
+      continue;
+    }
+    if (!reply) {
+      const int waited = static_cast<int>(std::chrono::duration<double>(Clock::now() - asked).count() + 0.5);
+      silent = at == seed ? at + " accepts connections but no Starling peer of a running swarm answered within " +
+                                std::to_string(waited) + " s (is it a Starling peer started with --listen?)"
+                          : "the swarm's leader at " + at + " (named by " + seed + ") did not answer before the deadline";
       return std::nullopt;
     }
-    if (reply.status == gossip::BootstrapStatus::refused) throw SwarmJoinError(at + " refused the join: " + reply.reason);
-    if (reply.status == gossip::BootstrapStatus::accepted) return reply;
-    if (redirects >= kMaxRedirects || reply.view.empty())
+    if (reply->status == gossip::BootstrapStatus::refused) throw SwarmJoinError(at + " refused the join: " + reply->reason);
+    if (reply->status == gossip::BootstrapStatus::accepted) return reply;
+    if (redirects >= kMaxRedirects || reply->view.empty())
       throw SwarmJoinError(at + " kept redirecting the join; no leader answered");
-    spdlog::info("join: {} sends this peer to the swarm's leader, peer {} at {}", at, reply.view.front().peer,
-                 reply.view.front().endpoint);
-    at = reply.view.front().endpoint;
+    spdlog::info("join: {} sends this peer to the swarm's leader, peer {} at {}", at, reply->view.front().peer,
+                 reply->view.front().endpoint);
+    at = reply->view.front().endpoint;
   }
 }
 

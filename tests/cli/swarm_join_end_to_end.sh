@@ -25,34 +25,8 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 "$starling" invite --new-owner-key -o "$tmp/owner.key" >"$tmp/owner.toml" 2>/dev/null
 [ "$(stat -c %a "$tmp/owner.key")" = 600 ] || fail "the owner's key file is not mode 0600"
 "$starling" invite --new-owner-key -o "$tmp/forger.key" >/dev/null 2>&1
-cat >"$tmp/job.toml" <<TOML
-[run]
-name = "swarm"
-epochs = 2
-out_dir = "$tmp/out"
-[data]
-dataset = "fashion-mnist"
-[model]
-kind = "mlp"
-hidden = [64]
-[optimizer]
-lr = 0.05
-momentum = 0.9
-batch = 32
-[kernels]
-backend = "native"
-[node]
-learners = 1
-threads = 1
-[exchange]
-mode = "$mode"
-timeout_seconds = 30
-start_timeout_seconds = 40
-$(cat "$tmp/owner.toml")
-data_parts = 4
-start_peers = 4
-join_timeout_seconds = 20
-TOML
+source "$(dirname "$0")/swarm_job.sh"
+swarm_job "$tmp/job.toml" "$tmp/owner.toml" run.out_dir="\"$tmp/out\"" exchange.mode="\"$mode\""
 for i in 1 2 3; do "$starling" invite --key "$tmp/owner.key" --job "$tmp/job.toml" --expires 1 -o "$tmp/invite$i.txt" 2>/dev/null; done
 # A forger's invitation: `invite` will not sign for a job that names another owner's key, so
 # the forger signs its copy of the job naming its own key (the same job id is out of reach:

@@ -1,0 +1,30 @@
+# Sourced by the open-swarm scripts (tests/cli/swarm_*.sh, bench/swarm/churn.sh).
+# swarm_job FILE OWNER_TOML [SECTION.KEY=VALUE...]: writes to FILE the config of a swarm job
+# (the MLP on Fashion-MNIST, one learner of one thread, 4 data parts) with the owner's
+# [swarm] lines from OWNER_TOML (`starling invite --new-owner-key`'s output); each
+# SECTION.KEY=VALUE (VALUE as TOML) sets a key of the defaults below or adds one.
+swarm_job() {
+  local file=$1 owner=$2 setting section
+  shift 2
+  local -A value=(
+    [run.name]='"swarm"' [run.epochs]=2 [data.dataset]='"fashion-mnist"' [model.kind]='"mlp"' [model.hidden]='[64]'
+    [optimizer.lr]=0.05 [optimizer.momentum]=0.9 [optimizer.batch]=32 [kernels.backend]='"native"'
+    [node.learners]=1 [node.threads]=1 [exchange.mode]='"allreduce"' [exchange.timeout_seconds]=30
+    [exchange.start_timeout_seconds]=40 [swarm.data_parts]=4 [swarm.start_peers]=4 [swarm.join_timeout_seconds]=20
+  )
+  local order=(run.name run.epochs data.dataset model.kind model.hidden optimizer.lr optimizer.momentum optimizer.batch
+    kernels.backend node.learners node.threads exchange.mode exchange.timeout_seconds exchange.start_timeout_seconds
+    swarm.data_parts swarm.start_peers swarm.join_timeout_seconds)
+  for setting in "$@"; do
+    [ -n "${value[${setting%%=*}]+set}" ] || order+=("${setting%%=*}")
+    value[${setting%%=*}]=${setting#*=}
+  done
+  : >"$file"
+  for section in run data model optimizer kernels node exchange swarm; do
+    echo "[$section]" >>"$file"
+    [ "$section" != swarm ] || grep -v '^\[swarm\]' "$owner" >>"$file"
+    for setting in "${order[@]}"; do
+      [ "${setting%%.*}" != "$section" ] || echo "${setting#*.} = ${value[$setting]}" >>"$file"
+    done
+  done
+}
