@@ -17,21 +17,23 @@ scripts/deps.sh arm64
 # The arm64 packages that do not install beside the host's amd64 ones (scripts/deps.sh says
 # why), unpacked from Debian's own .debs: CAF, oneDNN, SentencePiece, and the monitor's
 # prometheus-cpp with civetweb (its server executable too, which civetweb's CMake config
-# checks for) and curl's development files (which prometheus-cpp's CMake config asks for).
+# checks for), curl's development files (which prometheus-cpp's CMake config asks for), and
+# libsodium (the swarm's invitations), whose .pc file pkg-config must find in the sysroot.
 # The marker names the list, so that a sysroot unpacked for an older list is unpacked again.
 sysroot=$build/sysroot
-marker=$sysroot/done-caf-dnnl-sentencepiece-prometheus-civetweb-curl
+marker=$sysroot/done-caf-dnnl-sentencepiece-prometheus-civetweb-curl-sodium
 if [ ! -e "$marker" ]; then
   rm -rf "$sysroot"
   mkdir -p "$sysroot/debs"
   (cd "$sysroot/debs" && apt-get download -qq libcaf-core0.17:arm64 libcaf-dev:arm64 libdnnl-dev:arm64 libdnnl2:arm64 \
     libsentencepiece-dev:arm64 libsentencepiece0:arm64 prometheus-cpp-dev:arm64 libprometheus-cpp-core1.0:arm64 \
     libprometheus-cpp-pull1.0:arm64 libprometheus-cpp-push1.0:arm64 libcivetweb-dev:arm64 libcivetweb1:arm64 \
-    civetweb:arm64 libcurl4-openssl-dev:arm64 libcurl4:arm64 2>/dev/null)
+    civetweb:arm64 libcurl4-openssl-dev:arm64 libcurl4:arm64 libsodium-dev:arm64 libsodium23:arm64 2>/dev/null)
   for deb in "$sysroot"/debs/*.deb; do dpkg-deb -x "$deb" "$sysroot"; done
   touch "$marker"
 fi
-# SentencePiece is found through pkg-config: its arm64 .pc file, its paths under the sysroot.
+# SentencePiece and libsodium are found through pkg-config: their arm64 .pc files, their paths
+# under the sysroot.
 export PKG_CONFIG_LIBDIR=$PWD/$sysroot/usr/lib/aarch64-linux-gnu/pkgconfig PKG_CONFIG_SYSROOT_DIR=$PWD/$sysroot
 
 cmake -S . -B "$build" -DCMAKE_TOOLCHAIN_FILE="$PWD/cmake/aarch64-linux-gnu.cmake" \
