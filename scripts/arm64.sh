@@ -45,8 +45,11 @@ cmake -S . -B "$build" -DCMAKE_TOOLCHAIN_FILE="$PWD/cmake/aarch64-linux-gnu.cmak
 suites='^(kernels_|learners_|protocols_(frame|codec)|test_gossip_|monitor_)'
 timed='^test_gossip_death_notice$'
 tests=$(ctest --test-dir "$build" -N -R "$suites" -E "$timed" | sed -n 's/^ *Test *#[0-9]*: //p')
+# Of those, the ones built from sources (the room checks are scripts, with no target).
+targets=$(cmake --build "$build" --target help | sed -n 's/^\.\.\. \([^ ]*\).*/\1/p')
+built=$(grep -Fxf <(echo "$targets") <(echo "$tests"))
 # shellcheck disable=SC2086
-cmake --build "$build" -j "$jobs" --target starling $tests
+cmake --build "$build" -j "$jobs" --target starling $built
 
 ctest --test-dir "$build" -R "$suites" -E "$timed" -j "$jobs" --output-on-failure
 
