@@ -6,6 +6,7 @@
 #include "cli/config.h"
 #include "cli/config_schema.h"
 #include "job/data_partition.h"
+#include "learners/models/gpt.h"
 #include "learners/models/model.h"
 #include "learners/models/model_description.h"
 #include "learners/models/model_export.h"
@@ -167,7 +168,7 @@ BOOST_AUTO_TEST_CASE(gpt_presets_set_the_sizes_the_config_leaves) {
   using starling::cli::testing::error_of;
   const std::string data = "[data]\ndataset = \"text\"\npath = \"text\"\n";
   const starling::ModelSpec ten = parse_config(data + "[model]\npreset = \"gpt-10m\"\n", "t").node.train.learner.model;
-  BOOST_TEST(ten.kind == "gpt");
+  BOOST_TEST(ten.kind == starling::kGptKind);
   BOOST_TEST((ten.blocks == 6 && ten.heads == 6 && ten.width == 384 && ten.context == 256));
   const starling::ModelSpec wide =
       parse_config(data + "[model]\nkind = \"gpt\"\npreset = \"gpt2-small\"\ncontext = 128\n", "t").node.train.learner.model;

@@ -7,6 +7,7 @@
 #include "cli/config.h"
 #include "cli/config_schema.h"
 #include "job/data_partition.h"
+#include "job/task_kind.h"
 #include "learners/models/model.h"
 #include "learners/models/model_description.h"
 #include "tests/cli/config_errors.h"
@@ -330,7 +331,7 @@ BOOST_AUTO_TEST_CASE(shipped_configs_load) {
     if (entry.path().extension() != ".toml") continue;
     BOOST_TEST_CONTEXT(entry.path().filename()) {
       const Config c = load_config(entry.path().string());
-      BOOST_TEST((c.data.dataset == "text" ? c.run.target_bpb : c.run.target_accuracy) > 0.0);
+      BOOST_TEST(starling::job::task_kind(c.data).target(c) > 0.0);
       ++count;
     }
   }
