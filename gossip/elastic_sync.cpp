@@ -140,10 +140,10 @@ JobStart ElasticSync::job_start() const {
 
 std::optional<Position> ElasticSync::exchange(std::uint64_t iteration, double compute_seconds) {
   if (view_.members.size() == 1) listen_alone();
+  control_.round_started(round_);  // waiting for the last round's digests is this round's wait
   check_state();
   std::copy(model_.begin(), model_.end(), input_.begin());
   transport_.announce(view_.number, round_);
-  control_.round_started(round_);
   for (int changes = 0;;) {
     if (control_.event_pending()) {
       if (changes >= kMaxChangesPerRound)
