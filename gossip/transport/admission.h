@@ -39,6 +39,7 @@ class Admission {
 
   /// Frames from `peer` are accepted from now on.
   void accept(PeerId peer) { known_.insert(peer); }
+  bool knows(PeerId peer) const { return known_.count(peer) != 0; }
   /// The first checks, up to the header naming its sender: the screened frame, or nullopt
   /// when it was dropped (counted by reason).
   std::optional<Screened> screen(PeerId peer, protocols::ByteSpan head, protocols::ByteSpan payload,

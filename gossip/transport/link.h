@@ -19,13 +19,19 @@ class Inbox;
 class StatsRecorder;
 struct TransportOptions;
 
+/// The endpoint a peer behind NAT advertises: nobody can dial it. A reachable peer reaches it
+/// over the connection it dials (a reverse route); a peer behind NAT itself reaches it through
+/// a relay, any peer both have dialed (gossip/transport/zmq/relay_envelope.h).
+inline constexpr const char* kBehindNat = "behind-nat";
+
 class Link {
  public:
   virtual ~Link() = default;
   /// Where the link accepts frames (the bound endpoint, the port filled in).
   virtual const std::string& endpoint() const = 0;
-  /// A route to `peer` at `endpoint`, whose frames are accepted from now on;
-  /// `server_key` is the peer's CURVE key (null without CURVE). Throws GossipError.
+  /// A route to `peer` at `endpoint` (kBehindNat: a reverse or relayed route), whose frames
+  /// are accepted from now on; `server_key` is the peer's CURVE key (null without CURVE).
+  /// Throws GossipError.
   virtual void connect(PeerId peer, const std::string& endpoint, const std::string* server_key) = 0;
   /// Accepts frames from `peer` from now on.
   virtual void accept(PeerId peer) = 0;

@@ -75,6 +75,9 @@ struct TransportOptions {
   std::chrono::milliseconds heartbeat_interval{0};
   /// Messages accepted per second from one sender (a one-second burst); 0: no cap.
   std::uint32_t max_messages_per_second = 0;
+  /// Nobody can dial this peer (it advertises kBehindNat, link.h): it reaches the peers that
+  /// advertise kBehindNat too through a relay. ZeroMQ links only.
+  bool behind_nat = false;
 };
 
 /// The owner's view of messages before an algorithm gets them (see the file comment).

@@ -63,6 +63,16 @@ void StatsRecorder::dropped(const std::string& reason) {
   ++stats_.drops[reason];
 }
 
+void StatsRecorder::forwarded(std::uint64_t bytes) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  stats_.relayed_for_others += bytes;
+}
+
+void StatsRecorder::sent_through_relay(std::uint64_t bytes) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  stats_.sent_through_relay += bytes;
+}
+
 TransportStats StatsRecorder::snapshot() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return stats_;

@@ -38,6 +38,8 @@ struct TransportStats {
   /// Control messages (protocols::is_control_message) among the messages sent and accepted:
   /// what keeping the peers together costs, apart from moving the model.
   std::uint64_t control_sent = 0, control_received = 0;
+  /// Bytes this peer forwarded as a relay for two others, and bytes it sent through one.
+  std::uint64_t relayed_for_others = 0, sent_through_relay = 0;
 
   std::uint64_t dropped() const;
   std::uint64_t bytes_sent() const;
@@ -53,6 +55,8 @@ class StatsRecorder {
   void heartbeat(PeerId peer, std::uint64_t bytes, std::chrono::steady_clock::time_point when, std::uint64_t view,
                  std::uint64_t round);
   void dropped(const std::string& reason);
+  void forwarded(std::uint64_t bytes);
+  void sent_through_relay(std::uint64_t bytes);
   TransportStats snapshot() const;
   std::map<PeerId, PeerLiveness> liveness() const;
 

@@ -9,7 +9,9 @@
 
 #include "gossip/transport/error.h"
 #include "gossip/transport/heartbeat_frame.h"
+#include "gossip/transport/link.h"
 #include "gossip/transport/zmq/peer_identity.h"
+#include "gossip/transport/zmq/relay_envelope.h"
 #include "gossip/transport/zmq/zmq_bridge.h"
 #include "protocols/byte_io.h"
 
@@ -20,6 +22,10 @@ namespace {
 // Messages drained per readiness event, so one busy socket cannot starve the others.
 constexpr int kBatch = 64;
 constexpr std::size_t kMaxFrames = 4;
+// How often frames held for a reverse or relayed route are tried again (nothing to poll for).
+constexpr std::chrono::milliseconds kIndirectRetry{5};
+// Heartbeats a relay may miss before the next dialed peer relays instead.
+constexpr int kRelayMissedBeats = 3;
 
 protocols::ByteSpan span_of(const zmq::message_t& m) {
   return {static_cast<const std::uint8_t*>(m.data()), m.size()};
@@ -33,6 +39,32 @@ void set_common_options(zmq::socket_t& s, const IoLoopOptions& o) {
     s.set(zmq::sockopt::sndbuf, o.socket_buffer_bytes);
     s.set(zmq::sockopt::rcvbuf, o.socket_buffer_bytes);
   }
+}
+
+// Sends the parts as one message without blocking; false, nothing sent, when the socket
+// would block or a ROUTER's peer is not connected (ZMQ_ROUTER_MANDATORY). Once the first
+// part is queued ZeroMQ accepts the rest.
+bool send_all(zmq::socket_t& socket, zmq::message_t* routing_id, std::initializer_list<zmq::message_t*> parts) {
+  std::size_t sent = 0;
+  try {
+    if (routing_id && !socket.send(*routing_id, zmq::send_flags::sndmore | zmq::send_flags::dontwait)) return false;
+    sent = routing_id ? 1 : 0;
+    for (zmq::message_t* part : parts) {
+      const bool last = part == *(parts.end() - 1);
+      const auto flags = last ? zmq::send_flags::dontwait : zmq::send_flags::sndmore | zmq::send_flags::dontwait;
+      if (!socket.send(*part, flags)) return false;
+      ++sent;
+    }
+  } catch (const zmq::error_t& e) {
+    if (sent == 0 && e.num() == EHOSTUNREACH) return false;
+    throw;
+  }
+  return true;
+}
+
+zmq::message_t routing_frame(PeerId peer) {
+  const std::string id = routing_id_of(peer);
+  return zmq::message_t(id.data(), id.size());
 }
 
 }  // namespace
@@ -54,6 +86,8 @@ IoLoop::IoLoop(zmq::context_t& context, IoLoopOptions options, Inbox& inbox, Sta
   // the same routing id before the old connection is torn down; by default ROUTER would turn
   // the new one away and drop its frames.
   router_.set(zmq::sockopt::router_handover, true);
+  // A reverse route's frames wait in the outbox until its peer has dialed in, not vanish.
+  router_.set(zmq::sockopt::router_mandatory, true);
   // The control channel must never block either side; its depth is bounded by the owner.
   control_.set(zmq::sockopt::linger, 0);
   control_.set(zmq::sockopt::sndhwm, 0);
@@ -101,33 +135,42 @@ void IoLoop::run() {
 
 void IoLoop::serve() {
   std::vector<zmq::pollitem_t> items;
-  std::vector<PeerId> blocked;
+  std::vector<PeerId> polled;
   while (!stopping_) {
     // Stop reading the network while the owner is behind; ZeroMQ's HWM and TCP then push back.
     const bool reading = inbox_.queued_bytes() < options_.inbox_limit_bytes;
     items.clear();
-    blocked.clear();
+    polled.clear();
     items.push_back({control_.handle(), 0, ZMQ_POLLIN, 0});
     items.push_back({router_.handle(), 0, static_cast<short>(reading ? ZMQ_POLLIN : 0), 0});
     if (monitor_.handle() != nullptr) items.push_back({monitor_.handle(), 0, ZMQ_POLLIN, 0});
-    const std::size_t first_blocked = items.size();
-    for (auto& [peer, queue] : outboxes_)
-      if (!queue.empty()) {
-        items.push_back({dealers_.at(peer).handle(), 0, ZMQ_POLLOUT, 0});
-        blocked.push_back(peer);
-      }
+    const std::size_t first_dealer = items.size();
+    for (auto& [peer, dealer] : dealers_) {
+      const auto queue = outboxes_.find(peer);
+      const bool held = queue != outboxes_.end() && !queue->second.empty();
+      const short events = static_cast<short>((reading ? ZMQ_POLLIN : 0) | (held ? ZMQ_POLLOUT : 0));
+      if (events == 0) continue;
+      items.push_back({dealer.handle(), 0, events, 0});
+      polled.push_back(peer);
+    }
     zmq::poll(items, poll_timeout(reading));
     if (options_.heartbeat_interval.count() > 0 && Clock::now() >= next_heartbeat_) send_heartbeats(Clock::now());
     if (items[1].revents & ZMQ_POLLIN) handle_incoming();
     if (monitor_.handle() != nullptr && (items[2].revents & ZMQ_POLLIN)) handle_monitor_events();
-    for (std::size_t i = 0; i < blocked.size(); ++i)
-      if (items[first_blocked + i].revents & ZMQ_POLLOUT) flush(blocked[i]);
+    for (std::size_t i = 0; i < polled.size(); ++i) {
+      const short revents = items[first_dealer + i].revents;
+      if (revents & ZMQ_POLLIN) handle_dealer(polled[i], dealers_.at(polled[i]));
+      if (revents & ZMQ_POLLOUT) flush(polled[i]);
+    }
+    flush_indirect();
     if (items[0].revents & ZMQ_POLLIN) handle_commands();
   }
 }
 
 std::chrono::milliseconds IoLoop::poll_timeout(bool reading) const {
   std::chrono::milliseconds wait(reading ? 100 : 1);
+  for (const auto& [peer, queue] : outboxes_)
+    if (!queue.empty() && !dealers_.count(peer)) wait = std::min(wait, kIndirectRetry);
   if (options_.heartbeat_interval.count() > 0) {
     const auto until = std::chrono::duration_cast<std::chrono::milliseconds>(next_heartbeat_ - Clock::now());
     wait = std::max(std::chrono::milliseconds(0), std::min(wait, until));
@@ -142,16 +185,19 @@ void IoLoop::send_heartbeats(Clock::time_point now) {
   encode_periodic_heartbeat(options_.self, view_.load(std::memory_order_relaxed), round_.load(std::memory_order_relaxed),
                             now, head, payload);
   const std::optional<std::set<PeerId>> watched = watched_peers();
-  for (auto& [peer, dealer] : dealers_) {
+  std::vector<PeerId> routes;
+  for (const auto& [peer, dealer] : dealers_) routes.push_back(peer);
+  routes.insert(routes.end(), reverse_.begin(), reverse_.end());
+  routes.insert(routes.end(), relayed_.begin(), relayed_.end());
+  for (PeerId peer : routes) {
     if (watched && !watched->count(peer)) continue;
     const auto queue = outboxes_.find(peer);
     if (queue != outboxes_.end() && !queue->second.empty()) continue;
-    zmq::message_t first(head.data(), head.size()), second(payload.data(), payload.size());
-    if (!dealer.send(first, zmq::send_flags::sndmore | zmq::send_flags::dontwait)) continue;
-    dealer.send(second, zmq::send_flags::dontwait);
-    stats_.sent(peer, head.size() + payload.size(), true);
+    Outgoing beat{zmq::message_t(head.data(), head.size()), zmq::message_t(payload.data(), payload.size()), {}};
+    try_send(peer, beat);
   }
   next_heartbeat_ = now + options_.heartbeat_interval;
+  if (!relayed_.empty()) choose_relay(now);
 }
 
 void IoLoop::watch(std::vector<PeerId> peers) {
@@ -212,6 +258,8 @@ void IoLoop::handle_command(std::vector<zmq::message_t>& frames) {
       break;
     case IoCommand::disconnect:
       dealers_.erase(peer);  // closing it drops what it still holds (immediate: nothing of the owner's)
+      reverse_.erase(peer);
+      relayed_.erase(peer);
       outboxes_.erase(peer);
       reply(true, "");
       break;
@@ -233,7 +281,15 @@ void IoLoop::reply(bool ok, const std::string& text) {
 }
 
 void IoLoop::do_connect(PeerId peer, const std::string& endpoint, const std::string& server_key) {
-  if (dealers_.count(peer)) return reply(false, "peer " + std::to_string(peer) + " already connected");
+  if (routed(peer)) return reply(false, "peer " + std::to_string(peer) + " already connected");
+  if (endpoint == kBehindNat) {
+    if (options_.behind_nat && options_.curve)
+      return reply(false, "peer " + std::to_string(peer) + " is behind NAT as this one is, and CURVE does not cover relays");
+    (options_.behind_nat ? relayed_ : reverse_).insert(peer);
+    admission_.accept(peer);
+    if (options_.curve) peer_keys_[peer] = server_key;  // its DEALER dials in under this key
+    return reply(true, "");
+  }
   zmq::socket_t dealer(context_, zmq::socket_type::dealer);
   try {
     set_common_options(dealer, options_);
@@ -252,22 +308,69 @@ void IoLoop::do_connect(PeerId peer, const std::string& endpoint, const std::str
   reply(true, "");
 }
 
+bool IoLoop::routed(PeerId peer) const {
+  return dealers_.count(peer) || reverse_.count(peer) || relayed_.count(peer);
+}
+
 void IoLoop::do_send(PeerId peer, zmq::message_t header, zmq::message_t payload) {
-  if (!dealers_.count(peer)) return stats_.dropped("unknown_destination");
+  if (!routed(peer)) return stats_.dropped("unknown_destination");
+  enqueue(peer, Outgoing{std::move(header), std::move(payload), {}});
+}
+
+void IoLoop::enqueue(PeerId peer, Outgoing out) {
   auto& queue = outboxes_[peer];
-  Outgoing out{std::move(header), std::move(payload)};
   if (queue.empty() && try_send(peer, out)) return;
   queue.push_back(std::move(out));
 }
 
 bool IoLoop::try_send(PeerId peer, Outgoing& out) {
-  zmq::socket_t& dealer = dealers_.at(peer);
-  const std::uint64_t bytes = out.first.size() + out.second.size();
-  if (!dealer.send(out.first, zmq::send_flags::sndmore | zmq::send_flags::dontwait)) return false;
-  // Once the first part is queued ZeroMQ accepts the rest of the message.
-  dealer.send(out.second, zmq::send_flags::dontwait);
-  stats_.sent(peer, bytes, protocols::is_control_frame(span_of(out.first)));
+  const std::uint64_t bytes = out.header.size() + out.payload.size();
+  const bool control = protocols::is_control_frame(span_of(out.header));  // before sending empties it
+  if (out.relayed_from) {
+    zmq::message_t envelope = encode_relay_envelope({RelayEnvelope::Direction::from, *out.relayed_from});
+    if (!send_direct(peer, {&envelope, &out.header, &out.payload})) return false;
+    stats_.forwarded(bytes);
+    return true;
+  }
+  if (relayed_.count(peer)) {
+    if (!send_through_relay(peer, out)) return false;
+    stats_.sent_through_relay(bytes);
+  } else if (!send_direct(peer, {&out.header, &out.payload})) {
+    return false;
+  }
+  stats_.sent(peer, bytes, control);
   return true;
+}
+
+// Over the DEALER dialed to `peer`, or else the connection `peer` dialed in on.
+bool IoLoop::send_direct(PeerId peer, std::initializer_list<zmq::message_t*> parts) {
+  if (const auto dealer = dealers_.find(peer); dealer != dealers_.end()) return send_all(dealer->second, nullptr, parts);
+  zmq::message_t id = routing_frame(peer);
+  return send_all(router_, &id, parts);
+}
+
+// Dialed peers are reachable, and a peer behind NAT dials every peer it talks to, so any
+// dialed peer can relay. One relay at a time keeps a pair's frames in order.
+bool IoLoop::send_through_relay(PeerId peer, Outgoing& out) {
+  const auto chosen = relay_ ? dealers_.find(*relay_) : dealers_.end();
+  const auto relay = chosen != dealers_.end() ? chosen : dealers_.begin();
+  if (relay == dealers_.end()) return false;
+  zmq::message_t envelope = encode_relay_envelope({RelayEnvelope::Direction::to, peer});
+  return send_all(relay->second, nullptr, {&envelope, &out.header, &out.payload});
+}
+
+// The first dialed peer heard from lately relays, so that a dead relay is passed over within
+// a few heartbeats, before the owner has declared it dead; none heard: the first dialed.
+void IoLoop::choose_relay(Clock::time_point now) {
+  relay_.reset();
+  const auto heard = stats_.liveness();
+  for (const auto& [peer, dealer] : dealers_) {
+    const auto it = heard.find(peer);
+    if (it != heard.end() && now - it->second.last_heard < kRelayMissedBeats * options_.heartbeat_interval) {
+      relay_ = peer;
+      return;
+    }
+  }
 }
 
 void IoLoop::flush(PeerId peer) {
@@ -275,25 +378,56 @@ void IoLoop::flush(PeerId peer) {
   while (!queue.empty() && try_send(peer, queue.front())) queue.pop_front();
 }
 
+void IoLoop::flush_indirect() {
+  for (auto& [peer, queue] : outboxes_)
+    if (!queue.empty() && !dealers_.count(peer)) flush(peer);
+}
+
 void IoLoop::handle_incoming() {
   std::vector<zmq::message_t> frames;
   for (int i = 0; i < kBatch && read_multipart(router_, frames); ++i) {
-    accept_incoming(frames);
+    const std::optional<PeerId> peer = frames.empty() ? std::nullopt : peer_of_routing_id(frames[0]);
+    if (frames.size() != 3 && frames.size() != 4) stats_.dropped("frame_count");
+    else if (!peer) stats_.dropped("bad_identity");
+    else if (frames.size() == 3) accept_frames(*peer, frames[1], frames[2]);
+    else accept_enveloped(*peer, frames[1], frames[2], frames[3]);
     if (inbox_.queued_bytes() >= options_.inbox_limit_bytes) break;
   }
 }
 
-void IoLoop::accept_incoming(std::vector<zmq::message_t>& frames) {
-  if (frames.size() != 3) return stats_.dropped("frame_count");
-  const std::optional<PeerId> peer = peer_of_routing_id(frames[0]);
-  if (!peer) return stats_.dropped("bad_identity");
+// What a peer sends back over the connection this one dialed: its reverse route's frames.
+void IoLoop::handle_dealer(PeerId peer, zmq::socket_t& dealer) {
+  std::vector<zmq::message_t> frames;
+  for (int i = 0; i < kBatch && read_multipart(dealer, frames); ++i) {
+    if (frames.size() == 2) accept_frames(sender_over_dealer(peer, frames[0]), frames[0], frames[1]);
+    else if (frames.size() == 3) accept_enveloped(peer, frames[0], frames[1], frames[2]);
+    else stats_.dropped("frame_count");
+    if (inbox_.queued_bytes() >= options_.inbox_limit_bytes) break;
+  }
+}
+
+// Who sent a frame that came over the DEALER of route `route`: with CURVE the peer dialed,
+// whose key authenticated the far end; without, the sender the header names, as on the
+// ROUTER, where the routing id is the far end's own claim too. A route opened before the
+// peer's id was known (a newcomer asking a seed) carries another id than its peer's.
+PeerId IoLoop::sender_over_dealer(PeerId route, const zmq::message_t& head) const {
+  if (options_.curve) return route;
+  const protocols::Result<protocols::FrameHeader> header = protocols::decode_header(span_of(head), options_.limits);
+  return header ? header->sender : route;
+}
+
+bool IoLoop::hello(const zmq::message_t& head) const {
+  const protocols::Result<protocols::FrameHeader> header = protocols::decode_header(span_of(head), options_.limits);
+  return header && header->type == protocols::MessageType::hello;
+}
+
+void IoLoop::accept_frames(PeerId peer, zmq::message_t& head, zmq::message_t& payload) {
   const Clock::time_point now = Clock::now();
-  const std::optional<Admission::Screened> header =
-      admission_.screen(*peer, span_of(frames[1]), span_of(frames[2]), now);
+  const std::optional<Admission::Screened> header = admission_.screen(peer, span_of(head), span_of(payload), now);
   if (!header) return;
-  if (!admissible(*peer, frames[2])) return stats_.dropped("key_mismatch");
-  const std::uint64_t bytes = frames[1].size() + frames[2].size();
-  admission_.pass(*peer, *header, payload_of(std::move(frames[2])), bytes, now, inbox_);
+  if (!admissible(peer, payload)) return stats_.dropped("key_mismatch");
+  const std::uint64_t bytes = head.size() + payload.size();
+  admission_.pass(peer, *header, payload_of(std::move(payload)), bytes, now, inbox_);
 }
 
 bool IoLoop::admissible(PeerId peer, const zmq::message_t& payload) const {
@@ -302,6 +436,28 @@ bool IoLoop::admissible(PeerId peer, const zmq::message_t& payload) const {
   // The ZAP handler set the connection's user id to the client's key.
   const char* user = zmq_msg_gets(payload.handle(), "User-Id");
   return user && it->second == user;
+}
+
+// A frame in a relay envelope from a known peer `via`: one it relays for another peer, which
+// is then screened as that peer's own, or one to pass on. A newcomer's hellos reach the
+// peers behind NAT through a relay before the relay knows it, as they reach others directly.
+void IoLoop::accept_enveloped(PeerId via, const zmq::message_t& envelope, zmq::message_t& head,
+                              zmq::message_t& payload) {
+  const std::optional<RelayEnvelope> e = decode_relay_envelope(envelope);
+  if (!e) return stats_.dropped("bad_envelope");
+  if (!admission_.knows(via) && !(options_.accept_unknown_hello && hello(head))) return stats_.dropped("unknown_sender");
+  if (e->direction == RelayEnvelope::Direction::from) return accept_frames(e->peer, head, payload);
+  relay(via, e->peer, head, payload);
+}
+
+// Passes a frame on between two peers this one knows, in order with its own frames to `to`
+// (held, as they are, until `to` has dialed in), or at once over the connection `to` dialed in
+// on when this peer has no route to it. A reachable peer relays; one behind NAT refuses.
+void IoLoop::relay(PeerId from, PeerId to, zmq::message_t& head, zmq::message_t& payload) {
+  if (options_.behind_nat || to == options_.self || !admission_.knows(to)) return stats_.dropped("relay_refused");
+  Outgoing out{std::move(head), std::move(payload), from};
+  if (routed(to)) return enqueue(to, std::move(out));
+  if (!try_send(to, out)) stats_.dropped("relay_unroutable");
 }
 
 }  // namespace starling::gossip

@@ -17,6 +17,12 @@
 // (gossip/transport/admission.h); beyond them ZeroMQ drops the connection of a frame beyond
 // twice limits.max_payload before it is buffered whole.
 //
+// Routes: a DEALER dialed to a peer's endpoint; to a peer behind NAT (endpoint kBehindNat,
+// link.h), which dialed this peer, the ROUTER's side of that connection (a reverse route);
+// and, from a peer behind NAT to another, a relay: the first peer this one dialed that was
+// heard from within the last three heartbeats, which passes the frame on (relay_envelope.h). So frames arrive on the DEALERs too. A reverse
+// route whose peer has not dialed in yet holds its frames until it has.
+//
 // With CURVE the ROUTER is a CURVE server in its own ZAP domain (see zap_handler.h) and a
 // socket monitor on it counts handshakes that fail before ZAP is asked (clients without
 // CURVE, garbage); each DEALER is a CURVE client. A message whose sender id has a known
@@ -31,6 +37,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <initializer_list>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -71,6 +78,7 @@ struct IoLoopOptions {
   std::string monitor_endpoint;  // inproc:// name for the ROUTER's handshake monitor
   std::chrono::milliseconds heartbeat_interval{0};  // 0: this thread sends none
   std::uint32_t max_messages_per_second = 0;        // per sender; 0: no cap
+  bool behind_nat = false;  // peers behind NAT too are reached through a relay
 };
 
 class IoLoop {
@@ -91,7 +99,10 @@ class IoLoop {
   void watch(std::vector<PeerId> peers);
 
  private:
-  using Outgoing = std::pair<zmq::message_t, zmq::message_t>;  // header, payload
+  struct Outgoing {
+    zmq::message_t header, payload;
+    std::optional<PeerId> relayed_from;  // a frame this peer passes on as a relay
+  };
 
   void serve();
   void handle_commands();
@@ -101,11 +112,22 @@ class IoLoop {
   void secure_dealer(zmq::socket_t& dealer, const std::string& server_key);
   void handle_monitor_events();
   void do_connect(PeerId peer, const std::string& endpoint, const std::string& server_key);
+  bool routed(PeerId peer) const;
   void do_send(PeerId peer, zmq::message_t header, zmq::message_t payload);
+  void enqueue(PeerId peer, Outgoing out);
   bool try_send(PeerId peer, Outgoing& out);
+  bool send_direct(PeerId peer, std::initializer_list<zmq::message_t*> parts);
+  bool send_through_relay(PeerId peer, Outgoing& out);
+  void choose_relay(Clock::time_point now);
   void flush(PeerId peer);
+  void flush_indirect();
   void handle_incoming();
-  void accept_incoming(std::vector<zmq::message_t>& frames);
+  void handle_dealer(PeerId peer, zmq::socket_t& dealer);
+  PeerId sender_over_dealer(PeerId route, const zmq::message_t& head) const;
+  bool hello(const zmq::message_t& head) const;
+  void accept_frames(PeerId peer, zmq::message_t& head, zmq::message_t& payload);
+  void accept_enveloped(PeerId via, const zmq::message_t& envelope, zmq::message_t& head, zmq::message_t& payload);
+  void relay(PeerId from, PeerId to, zmq::message_t& head, zmq::message_t& payload);
   bool admissible(PeerId peer, const zmq::message_t& payload) const;
   void send_heartbeats(Clock::time_point now);
   std::optional<std::set<PeerId>> watched_peers() const;
@@ -121,7 +143,10 @@ class IoLoop {
   zmq::socket_t monitor_;  // unused (closed) without CURVE
   std::string endpoint_;
   std::map<PeerId, zmq::socket_t> dealers_;
-  std::map<PeerId, std::deque<Outgoing>> outboxes_;  // held back while a DEALER is at its HWM
+  std::set<PeerId> reverse_, relayed_;  // peers behind NAT: over their connection, or a relay
+  std::optional<PeerId> relay_;          // the dialed peer that relays; none: the first dialed
+  // Held back while a DEALER is at its HWM, or a reverse route's peer has not dialed in.
+  std::map<PeerId, std::deque<Outgoing>> outboxes_;
   Admission admission_;
   std::map<PeerId, std::string> peer_keys_;  // CURVE: the key each sender id must use
   Clock::time_point next_heartbeat_{};

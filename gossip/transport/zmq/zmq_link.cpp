@@ -42,6 +42,7 @@ IoLoopOptions loop_options(const TransportOptions& o, std::string control, const
   l.curve = o.curve;
   l.heartbeat_interval = o.heartbeat_interval;
   l.max_messages_per_second = o.max_messages_per_second;
+  l.behind_nat = o.behind_nat;
   if (zap) {
     l.zap_domain = zap->domain();
     l.monitor_endpoint = unique_name("inproc://starling-monitor-");

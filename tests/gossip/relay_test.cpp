@@ -1,0 +1,147 @@
+// Peers behind NAT over real ZeroMQ on 127.0.0.1 (gossip/transport/link.h's kBehindNat): a
+// reachable peer reaches one behind NAT over the connection that one dialed, holding frames
+// until it has; two behind NAT reach each other through a relay, in order, and through the
+// next relay once the first is gone; a relay passes on only between peers it knows, and a
+// relayed frame counts as its origin's only if its header names the origin.
+#define BOOST_TEST_MODULE gossip_relay
+#include <boost/test/unit_test.hpp>
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+// Raw ZeroMQ: the forged relay requests below come from a socket of their own.
+#include <zmq.hpp>
+
+#include "gossip/transport/error.h"
+#include "gossip/transport/link.h"
+#include "gossip/transport/transport.h"
+#include "gossip/transport/transport_context.h"
+#include "protocols/frame.h"
+
+using namespace starling::gossip;
+using namespace starling::protocols;
+using namespace std::chrono_literals;
+
+namespace {
+
+std::unique_ptr<Transport> peer(TransportContext& context, PeerId self, bool behind_nat) {
+  TransportOptions o;
+  o.self = self;
+  o.bind_endpoint = "tcp://127.0.0.1:*";  // bound, but nobody dials a peer behind NAT
+  o.linger_ms = 200;
+  o.behind_nat = behind_nat;
+  return std::make_unique<Transport>(context, o);
+}
+
+FrameHeader push_header(std::uint64_t round) {
+  FrameHeader h;
+  h.type = MessageType::gossip_push;
+  h.round = round;
+  return h;
+}
+
+std::uint64_t await_drops(Transport& t, const std::string& reason) {
+  const auto deadline = std::chrono::steady_clock::now() + 2s;
+  for (;;) {
+    const TransportStats s = t.stats();
+    const auto it = s.drops.find(reason);
+    if (it != s.drops.end() || std::chrono::steady_clock::now() > deadline) return it == s.drops.end() ? 0 : it->second;
+    std::this_thread::sleep_for(2ms);
+  }
+}
+
+// Relays 0 and 5, peers 1 and 2 behind NAT, each dialing both relays.
+struct Swarm {
+  TransportContext context;
+  std::unique_ptr<Transport> relay0 = peer(context, 0, false), relay5 = peer(context, 5, false);
+  std::unique_ptr<Transport> nat1 = peer(context, 1, true), nat2 = peer(context, 2, true);
+
+  Swarm() {
+    for (Transport* r : {relay0.get(), relay5.get()})
+      for (PeerId n : {1u, 2u}) r->connect(n, kBehindNat);
+    for (Transport* n : {nat1.get(), nat2.get()}) {
+      n->connect(0, relay0->endpoint());
+      n->connect(5, relay5->endpoint());
+    }
+    nat1->connect(2, kBehindNat);
+    nat2->connect(1, kBehindNat);
+  }
+};
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(a_peer_behind_nat_is_reached_over_the_connection_it_dialed) {
+  TransportContext context;
+  auto reachable = peer(context, 0, false);
+  auto nat = peer(context, 1, true);
+  reachable->connect(1, kBehindNat);
+  reachable->send(1, push_header(7), ByteSpan());  // held: peer 1 has not dialed in yet
+  std::this_thread::sleep_for(50ms);
+  nat->connect(0, reachable->endpoint());
+  const Message first = nat->receive(5s);
+  BOOST_TEST(first.from == 0u);
+  BOOST_TEST(first.header.round == 7u);
+  nat->send(0, push_header(8), ByteSpan());
+  BOOST_TEST(reachable->receive(5s).header.round == 8u);
+  BOOST_TEST(reachable->stats().relayed_for_others == 0u);
+  BOOST_TEST(nat->stats().sent_through_relay == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(peers_behind_nat_reach_each_other_through_a_relay_in_order) {
+  Swarm s;
+  const std::vector<std::uint8_t> payload(3000, 9);
+  for (int round = 0; round < 50; ++round) s.nat1->send(2, push_header(round), ByteSpan(payload));
+  for (int round = 0; round < 50; ++round) {
+    const Message m = s.nat2->receive(5s);
+    BOOST_TEST(m.from == 1u);
+    BOOST_TEST(m.header.round == static_cast<std::uint64_t>(round));
+    BOOST_TEST(m.payload.size() == payload.size());
+  }
+  const std::uint64_t bytes = 50 * (kHeaderSize + payload.size());
+  BOOST_TEST(s.relay0->stats().relayed_for_others == bytes);  // the lowest dialed id relays
+  BOOST_TEST(s.relay5->stats().relayed_for_others == 0u);
+  BOOST_TEST(s.nat1->stats().sent_through_relay == bytes);
+  s.nat2->send(1, push_header(99), ByteSpan());
+  BOOST_TEST(s.nat1->receive(5s).header.round == 99u);
+}
+
+BOOST_AUTO_TEST_CASE(the_next_relay_takes_over_once_the_first_is_gone) {
+  Swarm s;
+  s.nat1->send(2, push_header(1), ByteSpan());
+  BOOST_TEST(s.nat2->receive(5s).header.round == 1u);
+  s.relay0->stop();
+  for (Transport* n : {s.nat1.get(), s.nat2.get()}) n->disconnect(0);  // as failure detection would
+  s.nat1->send(2, push_header(2), ByteSpan());
+  BOOST_TEST(s.nat2->receive(5s).header.round == 2u);
+  BOOST_TEST(s.relay5->stats().relayed_for_others > 0u);
+}
+
+BOOST_AUTO_TEST_CASE(a_relay_passes_on_only_between_known_peers_and_origins_must_match) {
+  Swarm s;
+  zmq::context_t raw;
+  auto request = [&](const std::string& identity, PeerId to, PeerId sender) {
+    zmq::socket_t dealer(raw, zmq::socket_type::dealer);
+    dealer.set(zmq::sockopt::linger, 200);
+    dealer.set(zmq::sockopt::routing_id, identity);
+    dealer.connect(s.relay0->endpoint());
+    const std::uint8_t envelope[8] = {'S', 'R', 'L', '>', static_cast<std::uint8_t>(to), 0, 0, 0};
+    FrameHeader h = push_header(3);
+    h.sender = sender;
+    std::vector<std::uint8_t> head;
+    encode_header_for(h, {}, head);
+    dealer.send(zmq::buffer(envelope), zmq::send_flags::sndmore);
+    dealer.send(zmq::buffer(head), zmq::send_flags::sndmore);
+    dealer.send(zmq::message_t(), zmq::send_flags::none);
+    std::this_thread::sleep_for(50ms);
+  };
+  request("9", 2, 9);  // a stranger asks for a relay
+  BOOST_TEST(await_drops(*s.relay0, "unknown_sender") == 1u);
+  request("1", 7, 1);  // to a peer the relay does not know
+  BOOST_TEST(await_drops(*s.relay0, "relay_refused") == 1u);
+  request("1", 2, 5);  // peer 1 claims to pass on peer 5's frame
+  BOOST_TEST(await_drops(*s.nat2, "sender_mismatch") == 1u);
+  BOOST_CHECK_THROW(s.nat2->receive(50ms), TimeoutError);
+}
