@@ -63,7 +63,10 @@ int main(int argc, char** argv) {
                      "Join the running job: take the model and position from its peers (also done when one is found running)");
   auto* listen = peer_cmd->add_option("--listen", peer.swarm.listen,
                                       "An open swarm (docs/swarm.md): bind here, HOST:PORT; alone, start the job as peer 0");
-  peer_cmd->add_option("--advertise", peer.swarm.advertise, "HOST:PORT the other peers dial (default: --listen)")->needs(listen);
+  auto* advertise = peer_cmd->add_option("--advertise", peer.swarm.advertise, "HOST:PORT the other peers dial (default: --listen)")->needs(listen);
+  peer_cmd->add_flag("--behind-nat", peer.swarm.behind_nat,
+                     "Nobody can dial this peer: it dials the others, and a reachable peer relays to it from peers behind NAT")
+      ->needs(listen)->excludes(advertise);
   peer_cmd->add_option("--bootstrap", peer.swarm.bootstrap,
                        "HOST:PORT of a running swarm peer to join through (repeatable; tried in turn)")->needs(listen);
   peer_cmd->add_option("--invitation", peer.swarm.invitation, "The owner's invitation to this job (starling invite)")->needs(listen);

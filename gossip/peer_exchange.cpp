@@ -46,6 +46,7 @@ TransportOptions transport_options(const ExchangeSpec& s) {
   o.heartbeat_interval = s.heartbeat;
   o.accept_unknown_hello = s.swarm;  // newcomers' bootstrap and join requests
   o.max_messages_per_second = s.max_messages_per_second;
+  o.behind_nat = s.advertise == kBehindNat;
   o.limits.max_payload = s.max_message_bytes;
   if (!s.keys_dir.empty()) o.curve = load_security(s);
   return o;
@@ -141,6 +142,11 @@ std::optional<Position> PeerExchange::exchange(uint64_t iteration, double comput
 void PeerExchange::finish() {
   if (sync_) sync_->finish();
   if (async_) async_->finish();
+  const TransportStats s = transport_->stats();
+  if (spec_.on_event && (s.relayed_for_others > 0 || s.sent_through_relay > 0))
+    spec_.on_event("relays: passed on " + std::to_string(s.relayed_for_others) + " bytes between other peers; sent " +
+                   std::to_string(s.sent_through_relay) + " of this peer's " + std::to_string(s.bytes_sent()) +
+                   " bytes through a relay");
 }
 
 std::optional<double> PeerExchange::mean_staleness() const {

@@ -18,6 +18,7 @@
 
 #include "gossip/control/join.h"
 #include "gossip/transport/error.h"
+#include "gossip/transport/link.h"
 #include "gossip/transport/transport.h"
 #include "gossip/transport/transport_context.h"
 
@@ -153,8 +154,9 @@ std::optional<gossip::BootstrapReply> ask(gossip::Transport& transport, const st
 }
 
 // The id and the live peers, from the first bootstrap address that answers.
-gossip::BootstrapReply bootstrap_from(const std::vector<std::string>& seeds, const HostPort& listen, const HostPort& advertise,
-                                      gossip::BootstrapRequest request, double timeout_seconds) {
+gossip::BootstrapReply bootstrap_from(const std::vector<std::string>& seeds, const HostPort& listen,
+                                      const std::optional<HostPort>& advertise, gossip::BootstrapRequest request,
+                                      double timeout_seconds) {
   const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_seconds));
   std::mt19937 draw(std::random_device{}());
   gossip::TransportContext context(1);
@@ -162,8 +164,10 @@ gossip::BootstrapReply bootstrap_from(const std::vector<std::string>& seeds, con
   o.self = gossip::kProvisionalIds + std::uniform_int_distribution<gossip::PeerId>(0, 0x0FFFFFFEu - 8)(draw);
   o.bind_endpoint = "tcp://" + listen.host + ":*";  // its own port: the real one binds later
   o.accept_unknown_hello = true;
+  o.behind_nat = !advertise;
   gossip::Transport transport(context, o);
-  request.endpoint = "tcp://" + advertise.host + transport.endpoint().substr(transport.endpoint().rfind(':'));
+  const std::string port = transport.endpoint().substr(transport.endpoint().rfind(':'));
+  request.endpoint = advertise ? "tcp://" + advertise->host + port : gossip::kBehindNat;
   std::string dead, silent;
   for (const std::string& text : seeds) {
     const HostPort seed = host_port(text, "--bootstrap");
@@ -205,14 +209,17 @@ void join_swarm(Config& config, const std::string& description, const SwarmPeerO
   check_swarm_config(config);
   if (!config.peers.empty()) spdlog::warn("{}: the [[peer]] list is ignored: a swarm peer learns its peers from the swarm", config.source);
   const HostPort listen = host_port(options.listen, "--listen");
-  const HostPort advertise = options.advertise.empty() ? listen : host_port(options.advertise, "--advertise");
-  if (advertise.host == "0.0.0.0" || advertise.host == "*")
+  std::optional<HostPort> advertise;  // none: behind NAT
+  if (!options.behind_nat) advertise = options.advertise.empty() ? listen : host_port(options.advertise, "--advertise");
+  if (advertise && (advertise->host == "0.0.0.0" || advertise->host == "*"))
     throw ConfigError("--advertise: --listen " + options.listen + " binds every interface; say which address the others dial");
+  if (!advertise && options.bootstrap.empty())
+    throw ConfigError("--behind-nat: the first peer starts the job, and newcomers must be able to dial it; give --bootstrap");
   gossip::ExchangeSpec& x = config.node.exchange;
   x.swarm = true;
   x.job_description = description;
   x.invitation = read_invitation(options.invitation);
-  x.advertise = tcp(advertise);
+  x.advertise = advertise ? tcp(*advertise) : gossip::kBehindNat;
   std::vector<gossip::ViewEntry> known;
   gossip::PeerId self = 0;
   if (!options.bootstrap.empty()) {

@@ -5,7 +5,8 @@
 // bootstrap addresses in turn for an id and the live peers (gossip/control/join.h), showing
 // its invitation and its job description, and then joins the running job as a peer started
 // with --join does. Its data: the training set split into swarm.data_parts equal parts, the
-// part of its id modulo that count, so every peer runs the same number of steps.
+// part of its id modulo that count, so every peer runs the same number of steps. A peer
+// behind NAT advertises no address: the others reach it over the connections it dials.
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -19,6 +20,7 @@ struct SwarmPeerOptions {
   std::string advertise;               // HOST:PORT the others dial; empty: listen
   std::vector<std::string> bootstrap;  // HOST:PORT of running peers; none: start the job
   std::string invitation;              // the invitation file; empty: none
+  bool behind_nat = false;             // nobody can dial this peer (gossip/transport/link.h's kBehindNat)
 };
 
 /// A join the swarm refused, or that no bootstrap address answered: the message names the

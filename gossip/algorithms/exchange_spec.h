@@ -119,7 +119,7 @@ struct ExchangeSpec {
   std::string owner_key;        // the job owner's public key (gossip/control/invitation.h)
   std::string job_description;  // the canonical key=value lines of the job-defining keys
   std::string invitation;       // this peer's, sent with its join requests
-  std::string advertise;        // where the others dial this peer; empty: its endpoint in `peers`
+  std::string advertise;        // where the others dial this peer (kBehindNat: nowhere); empty: its endpoint in `peers`
   std::size_t swarm_start_peers = 1;  // the first peer waits for this many members before round 0
   std::uint32_t max_message_bytes = 16u << 20;      // larger frames are dropped ("oversized")
   std::uint32_t max_messages_per_second = 50000;    // from one peer; more are dropped; 0: no cap

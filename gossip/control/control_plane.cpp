@@ -180,8 +180,9 @@ void ControlPlane::on_bootstrap(const Message& m) {
   BootstrapReply reply;
   reply.reason = bootstrap_refusal(*request, *options_.swarm);
   std::optional<PeerId> leader;
-  for (PeerId p : view_.members)  // ascending: the leader of the next view change
-    if (p == transport_.self() || (membership_.alive(p) && !finished_.count(p))) {
+  for (PeerId p : view_.members)  // ascending: the lowest live one a newcomer can dial
+    if (p == transport_.self() ? options_.shape.endpoint != kBehindNat
+                               : membership_.alive(p) && !finished_.count(p) && !behind_nat(p)) {
       leader = p;
       break;
     }
@@ -204,6 +205,11 @@ void ControlPlane::on_bootstrap(const Message& m) {
   } catch (const GossipError&) {
     count("bootstrap_unanswered");
   }
+}
+
+bool ControlPlane::behind_nat(PeerId peer) const {
+  const auto record = membership_.peers().find(peer);
+  return record != membership_.peers().end() && record->second.endpoint == kBehindNat;
 }
 
 void ControlPlane::close_handshake_routes() {

@@ -194,6 +194,7 @@ class ControlPlane final : public ReceiveHook {
   /// time to go out.
   std::deque<std::pair<Clock::time_point, PeerId>> handshake_routes_;
   void close_handshake_routes();
+  bool behind_nat(PeerId peer) const;  // it advertised kBehindNat: a newcomer cannot dial it
   std::set<PeerId> refused_strangers_;  // logged once each
 };
 

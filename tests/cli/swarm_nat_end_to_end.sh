@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Peers behind NAT in an open swarm on loopback (docs/swarm.md#peers-behind-nat): peers 0 and
+# 1 are reachable; peers 2 and 3 start with --behind-nat, so nobody dials them. D-PSGD on the
+# ring 0-1-2-3 (drawn over the members in id order): 1-2 and 3-0 go over the connections the
+# peers behind NAT dial, 2-3 through a relay (peer 0, the first peer each dialed, while it
+# answers). Every peer ends above test accuracy 0.75, and only those behind NAT use a relay.
+#   swarm_nat_end_to_end.sh STARLING [relay_death]
+# With relay_death, peer 0 (the relay) is killed with -9 once the job trains: peers 2 and 3
+# move to peer 1 and the job finishes with three.
+set -euo pipefail
+starling=$1
+scenario=${2:-}
+tmp=$(mktemp -d)
+base=$((10000 + ($$ % 20000)))  # below the ephemeral range (32768+) that other suites bind
+pids=()
+trap 'for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done; rm -rf "$tmp"' EXIT
+fail() {
+  for f in "$tmp"/p*.log; do echo "== $f"; grep -v "ETA\|info epoch\|state digest" "$f" | tail -12; done >&2
+  echo "FAIL: $*" >&2
+  exit 1
+}
+# Bytes in a peer's "relays: passed on P bytes ...; sent S of ..." line: field 1 (P) or 2 (S); 0 without one.
+relayed() { sed -n 's/.*relays: passed on \([0-9]*\) bytes.*; sent \([0-9]*\) of .*/\1 \2/p' "$tmp/p$1.log" | awk -v f="$2" '{ print $f } END { if (!NR) print 0 }'; }
+
+"$starling" invite --new-owner-key -o "$tmp/owner.key" >"$tmp/owner.toml" 2>/dev/null
+source "$(dirname "$0")/swarm_job.sh"
+epochs=2
+[ "$scenario" = relay_death ] && epochs=30  # long enough to kill the relay mid-run
+swarm_job "$tmp/job.toml" "$tmp/owner.toml" run.out_dir="\"$tmp/out\"" exchange.mode='"gossip"' run.epochs=$epochs run.eval_every=1 \
+  exchange.heartbeat_seconds=0.2 exchange.failure_timeout_seconds=2
+"$starling" invite --key "$tmp/owner.key" --job "$tmp/job.toml" --expires 1 -o "$tmp/invite.txt" 2>/dev/null
+peer() {  # peer ID ARGS...: a `starling peer` of the job in the background, its log pID.log
+  local id=$1
+  shift
+  "$starling" peer --config "$tmp/job.toml" "$@" >"$tmp/p$id.log" 2>&1 &
+  pids+=($!)
+}
+joiner() { peer "$@" --bootstrap "127.0.0.1:$base" --invitation "$tmp/invite.txt"; }
+peer 0 --listen "127.0.0.1:$base"
+sleep 0.3
+joiner 1 --listen "127.0.0.1:$((base + 1))"
+sleep 0.3
+joiner 2 --listen "127.0.0.1:$((base + 2))" --behind-nat
+sleep 0.3
+joiner 3 --listen "127.0.0.1:$((base + 3))" --behind-nat
+survivors="0 1 2 3"
+if [ "$scenario" = relay_death ]; then
+  for _ in $(seq 300); do grep -q "info epoch 3" "$tmp/p3.log" 2>/dev/null && break; sleep 0.1; done
+  kill -9 "${pids[0]}"
+  survivors="1 2 3"
+fi
+for i in $survivors; do
+  timeout 60 tail --pid="${pids[$i]}" -f /dev/null || fail "peer $i still running after 60 s"
+  wait "${pids[$i]}" || fail "peer $i exited $?"
+done
+for i in $survivors; do
+  summary="$tmp/out/swarm-peer$i.summary.json"
+  [ -f "$summary" ] || fail "peer $i wrote no summary"
+  accuracy=$(sed -n 's/^ *"test_accuracy": \([0-9.]*\),*$/\1/p' "$summary")
+  python3 -c "import sys; sys.exit(0 if float('$accuracy') > 0.75 else 1)" || fail "peer $i ended at test accuracy $accuracy"
+  echo "peer $i: test_accuracy $accuracy; passed on $(relayed $i 1) bytes for others, sent $(relayed $i 2) through a relay"
+done
+grep -q "is peer 2" "$tmp/p0.log" && grep -q "is peer 3" "$tmp/p0.log" || fail "peers 2 and 3 did not join as 2 and 3"
+for i in 2 3; do [ "$(relayed $i 2)" -gt 0 ] || fail "peer $i sent nothing through a relay"; done
+[ "$(relayed 1 2)" -eq 0 ] || fail "reachable peer 1 sent through a relay"
+if [ "$scenario" = relay_death ]; then
+  [ "$(relayed 1 1)" -gt 0 ] || fail "peer 1 did not take over as the relay"
+  echo "the relay was killed; peers behind NAT moved to peer 1 and the job finished"
+else
+  [ $(($(relayed 0 1) + $(relayed 1 1))) -gt 0 ] || fail "no reachable peer relayed"
+  [ "$(relayed 0 2)" -eq 0 ] || fail "reachable peer 0 sent through a relay"
+  echo "a swarm with 2 of 4 peers behind NAT finished"
+fi
