@@ -295,7 +295,10 @@ void begin_training(Self self) {
   if (at && s.spec.average_gradients) return fail(self, kNoGradientJoin);
   if (at) reposition(self, *at);
   const bool fresh = !at && iteration == 0 && s.resume.file.empty();
-  if (fresh && s.spec.exchange_at_start && !s.spec.average_gradients) {
+  // A peer that joined before the job's first round (a swarm's first members) takes part
+  // in the start's round as the peers it joined do: it is the job's round 0.
+  const bool before_first_round = at && at->iteration == 0 && at->round == 0;
+  if ((fresh || before_first_round) && s.spec.exchange_at_start && !s.spec.average_gradients) {
     const bool load_next = s.load_next;  // the replicas take the mixed z at their first order
     if (!exchange_with_peers(self, false, Then::strict)) return;
     s.load_next = load_next || s.load_next;

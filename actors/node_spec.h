@@ -85,9 +85,10 @@ struct NodeSpec {
   /// DDP's step; needs intra_sync = average): each iteration the learners' mean gradient is
   /// all-reduced before the node's optimizer steps z, and there is no model exchange point.
   bool average_gradients = false;
-  /// A round on the models as drawn before the first step of a fresh (not resumed, not
-  /// joining) run: DiLoCo's x₀ is then the initial model, and a compressed all-reduce finds
-  /// its common model without sending it. Not with average_gradients.
+  /// A round on the models as drawn before the first step of a fresh (not resumed) run, and
+  /// of a peer that joined it before that round: DiLoCo's x₀ is then the initial model, and
+  /// a compressed all-reduce finds its common model without sending it. Not with
+  /// average_gradients.
   bool exchange_at_start = false;
   /// Mix beside the learners' compute (gossip/overlapped_exchange.h): at an exchange point z
   /// is snapshotted and mixed on a thread of its own while the learners go on, and the mix

@@ -28,3 +28,17 @@ swarm_job() {
     done
   done
 }
+
+# swarm_gpt_job FILE OWNER_TOML PARTS STEPS OUT_DIR: configs/fortunes-gpt-8peers.toml's GPT as
+# a swarm job of PARTS data parts and swarm.start_peers (its roster and in-process launch left
+# out) for STEPS steps, with DiLoCo at H = 50 on 4-bit (qsgd) pseudo-gradients.
+swarm_gpt_job() {
+  local file=$1 owner=$2 parts=$3 steps=$4 out=$5
+  awk '/^\[\[peer\]\]/ || /^\[launch\]/ { skip = 1; next } /^\[/ { skip = 0 } !skip' \
+    "$(dirname "${BASH_SOURCE[0]}")/../../configs/fortunes-gpt-8peers.toml" >"$file"
+  sed -i "s|^name = .*|name = \"swarm\"\nout_dir = \"$out\"|; s|^steps = .*|steps = $steps|" "$file"
+  sed -i 's|^mode = "allreduce"|mode = "local-sgd"\nperiod = 50\nouter_lr = 0.7\nouter_momentum = 0.9\nstart_timeout_seconds = 60|' "$file"
+  printf '[compression]\ncodec = "qsgd"\nbits = 4\n[swarm]\n' >>"$file"
+  grep -v '^\[swarm\]' "$owner" >>"$file"
+  printf 'data_parts = %d\nstart_peers = %d\njoin_timeout_seconds = 60\n' "$parts" "$parts" >>"$file"
+}

@@ -4,9 +4,11 @@
 # ring 0-1-2-3 (drawn over the members in id order): 1-2 and 3-0 go over the connections the
 # peers behind NAT dial, 2-3 through a relay (peer 0, the first peer each dialed, while it
 # answers). Every peer ends above test accuracy 0.75, and only those behind NAT use a relay.
-#   swarm_nat_end_to_end.sh STARLING [relay_death]
+#   swarm_nat_end_to_end.sh STARLING [relay_death|gpt]
 # With relay_death, peer 0 (the relay) is killed with -9 once the job trains: peers 2 and 3
-# move to peer 1 and the job finishes with three.
+# move to peer 1 and the job finishes with three. With gpt, the job is the GPT with DiLoCo
+# (H = 50, 4-bit pseudo-gradients; its ring all-reduce has the same pairs), whose members all
+# take part in the round on the models as drawn, and all four end on one model.
 set -euo pipefail
 starling=$1
 scenario=${2:-}
@@ -26,8 +28,13 @@ relayed() { sed -n 's/.*relays: passed on \([0-9]*\) bytes.*; sent \([0-9]*\) of
 source "$(dirname "$0")/swarm_job.sh"
 epochs=2
 [ "$scenario" = relay_death ] && epochs=30  # long enough to kill the relay mid-run
-swarm_job "$tmp/job.toml" "$tmp/owner.toml" run.out_dir="\"$tmp/out\"" exchange.mode='"gossip"' run.epochs=$epochs run.eval_every=1 \
-  exchange.heartbeat_seconds=0.2 exchange.failure_timeout_seconds=2
+if [ "$scenario" = gpt ]; then
+  swarm_gpt_job "$tmp/job.toml" "$tmp/owner.toml" 4 150 "$tmp/out"
+  sed -i 's/^timeout_seconds = .*/timeout_seconds = 20/' "$tmp/job.toml"
+else
+  swarm_job "$tmp/job.toml" "$tmp/owner.toml" run.out_dir="\"$tmp/out\"" exchange.mode='"gossip"' run.epochs=$epochs \
+    run.eval_every=1 exchange.heartbeat_seconds=0.2 exchange.failure_timeout_seconds=2
+fi
 "$starling" invite --key "$tmp/owner.key" --job "$tmp/job.toml" --expires 1 -o "$tmp/invite.txt" 2>/dev/null
 peer() {  # peer ID ARGS...: a `starling peer` of the job in the background, its log pID.log
   local id=$1
@@ -53,12 +60,16 @@ for i in $survivors; do
   timeout 60 tail --pid="${pids[$i]}" -f /dev/null || fail "peer $i still running after 60 s"
   wait "${pids[$i]}" || fail "peer $i exited $?"
 done
+metric=test_accuracy
+[ "$scenario" = gpt ] && metric=val_bpb
 for i in $survivors; do
   summary="$tmp/out/swarm-peer$i.summary.json"
   [ -f "$summary" ] || fail "peer $i wrote no summary"
-  accuracy=$(sed -n 's/^ *"test_accuracy": \([0-9.]*\),*$/\1/p' "$summary")
-  python3 -c "import sys; sys.exit(0 if float('$accuracy') > 0.75 else 1)" || fail "peer $i ended at test accuracy $accuracy"
-  echo "peer $i: test_accuracy $accuracy; passed on $(relayed $i 1) bytes for others, sent $(relayed $i 2) through a relay"
+  value=$(sed -n "s/^ *\"$metric\": \([0-9.]*\),*\$/\1/p" "$summary")
+  [ "$metric" = val_bpb ] || python3 -c "import sys; sys.exit(0 if $value > 0.75 else 1)" || fail "peer $i ended at test accuracy $value"
+  [ "$metric" = test_accuracy ] || [ "$value" = "$(sed -n 's/^ *"val_bpb": \([0-9.]*\),*$/\1/p' "$tmp/out/swarm-peer0.summary.json")" ] ||
+    fail "peer $i ended at val_bpb $value, not on peer 0's model"
+  echo "peer $i: $metric $value; passed on $(relayed $i 1) bytes for others, sent $(relayed $i 2) through a relay"
 done
 grep -q "is peer 2" "$tmp/p0.log" && grep -q "is peer 3" "$tmp/p0.log" || fail "peers 2 and 3 did not join as 2 and 3"
 for i in 2 3; do [ "$(relayed $i 2)" -gt 0 ] || fail "peer $i sent nothing through a relay"; done
