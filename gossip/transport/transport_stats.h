@@ -32,8 +32,9 @@ struct PeerLiveness {
 struct TransportStats {
   std::map<PeerId, PeerTraffic> peers;
   /// Dropped incoming messages by reason: protocols::to_string() names for frame errors,
-  /// plus frame_count, bad_identity, unknown_sender, sender_mismatch, rate_limited and, for
-  /// raw fp32 frames, non_finite.
+  /// plus frame_count, bad_identity, unknown_sender, sender_mismatch, rate_limited, for
+  /// raw fp32 frames non_finite, and for relayed frames bad_envelope, relay_refused and
+  /// relay_unroutable.
   std::map<std::string, std::uint64_t> drops;
   /// Control messages (protocols::is_control_message) among the messages sent and accepted:
   /// what keeping the peers together costs, apart from moving the model.
