@@ -1,4 +1,4 @@
-# Sourced by the open-swarm scripts (tests/cli/swarm_*.sh, bench/swarm/churn.sh).
+# Sourced by the open-swarm scripts (tests/cli/swarm_*.sh, bench/swarm/).
 # swarm_job FILE OWNER_TOML [SECTION.KEY=VALUE...]: writes to FILE the config of a swarm job
 # (the MLP on Fashion-MNIST, one learner of one thread, 4 data parts) with the owner's
 # [swarm] lines from OWNER_TOML (`starling invite --new-owner-key`'s output); each
@@ -27,6 +27,15 @@ swarm_job() {
       [ "${setting%%.*}" != "$section" ] || echo "${setting#*.} = ${value[$setting]}" >>"$file"
     done
   done
+}
+
+# swarm_peer LOG ARGS...: `$starling peer --config $tmp/job.toml ARGS...` in the background,
+# its output in LOG, its pid appended to the array pids.
+swarm_peer() {
+  local log=$1
+  shift
+  "$starling" peer --config "$tmp/job.toml" "$@" >"$log" 2>&1 &
+  pids+=($!)
 }
 
 # swarm_gpt_job FILE OWNER_TOML PARTS STEPS OUT_DIR: configs/fortunes-gpt-8peers.toml's GPT as

@@ -33,12 +33,7 @@ swarm_job "$tmp/job.toml" "$tmp/owner.toml" run.name='"leader"' run.epochs=1000 
   exchange.failure_timeout_seconds=3 swarm.start_peers=3 swarm.join_timeout_seconds=30
 "$starling" invite --key "$tmp/owner.key" --job "$tmp/job.toml" --expires 1 -o "$tmp/invite.txt" 2>/dev/null
 
-peer() {  # peer NAME ARGS...: a `starling peer` of the job in the background, its log NAME.log
-  local name=$1
-  shift
-  "$starling" peer --config "$tmp/job.toml" "$@" >"$tmp/$name.log" 2>&1 &
-  pids+=($!)
-}
+peer() { local name=$1; shift; swarm_peer "$tmp/$name.log" "$@"; }  # peer NAME ARGS...: its log NAME.log
 peer p0 --listen "127.0.0.1:$base"
 for i in 1 2; do
   sleep 0.3

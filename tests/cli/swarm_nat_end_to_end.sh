@@ -4,7 +4,7 @@
 # ring 0-1-2-3 (drawn over the members in id order): 1-2 and 3-0 go over the connections the
 # peers behind NAT dial, 2-3 through a relay (peer 0, the first peer each dialed, while it
 # answers). Every peer ends above test accuracy 0.75, and only those behind NAT use a relay.
-#   swarm_nat_end_to_end.sh STARLING [relay_death|gpt]
+#   swarm_nat_end_to_end.sh STARLING mlp|relay_death|gpt
 # With relay_death, peer 0 (the relay) is killed with -9 once the job trains: peers 2 and 3
 # move to peer 1 and the job finishes with three. With gpt, the job is the GPT with DiLoCo
 # (H = 50, 4-bit pseudo-gradients; its ring all-reduce has the same pairs), whose members all
@@ -12,6 +12,7 @@
 set -euo pipefail
 starling=$1
 scenario=${2:-}
+[[ "$scenario" =~ ^(mlp|relay_death|gpt)$ ]] || { echo "usage: swarm_nat_end_to_end.sh STARLING mlp|relay_death|gpt" >&2; exit 2; }
 tmp=$(mktemp -d)
 base=$((10000 + ($$ % 20000)))  # below the ephemeral range (32768+) that other suites bind
 pids=()
@@ -36,12 +37,7 @@ else
     run.eval_every=1 exchange.heartbeat_seconds=0.2 exchange.failure_timeout_seconds=2
 fi
 "$starling" invite --key "$tmp/owner.key" --job "$tmp/job.toml" --expires 1 -o "$tmp/invite.txt" 2>/dev/null
-peer() {  # peer ID ARGS...: a `starling peer` of the job in the background, its log pID.log
-  local id=$1
-  shift
-  "$starling" peer --config "$tmp/job.toml" "$@" >"$tmp/p$id.log" 2>&1 &
-  pids+=($!)
-}
+peer() { local id=$1; shift; swarm_peer "$tmp/p$id.log" "$@"; }  # peer ID ARGS...: its log pID.log
 joiner() { peer "$@" --bootstrap "127.0.0.1:$base" --invitation "$tmp/invite.txt"; }
 peer 0 --listen "127.0.0.1:$base"
 sleep 0.3
