@@ -6,6 +6,8 @@
 # --behind-nat. The same job then runs on a fixed roster of 8 peers on loopback, and each
 # peer's final metric (test accuracy, or validation bits per byte) is compared with its
 # roster twin's: exit 1 when one differs by more than 1 %, or a reachable peer used a relay.
+# With --kill-relay, peer 0 (the relay of the peers behind NAT) is killed with -9 mid-run
+# instead: each of them must name its next relay within 10 s, and the other 7 must finish.
 #   --job mlp   the MLP on Fashion-MNIST with D-PSGD on the ring (default)
 #   --job gpt   configs/fortunes-gpt-8peers.toml's GPT with DiLoCo at H = 50 on 4-bit
 #               (qsgd) pseudo-gradients
@@ -14,13 +16,14 @@ set -euo pipefail
 
 usage() {
   cat <<'TEXT'
-usage: sudo bench/swarm/nat.sh [--job mlp|gpt] [--starling PATH] [--epochs E] [--rate RATE] [--keep DIR]
-  --epochs E   run.epochs of the MLP job, over one of 8 data parts (default 4)
+usage: sudo bench/swarm/nat.sh [--job mlp|gpt] [--kill-relay] [--starling PATH] [--epochs E] [--rate RATE] [--keep DIR]
+  --kill-relay kill the relay (peer 0) at epoch 3 of the MLP job; no roster run
+  --epochs E   run.epochs of the MLP job, over one of 8 data parts (default 4; 30 with --kill-relay)
   --rate RATE  a tbf rate limit on every namespace's link (e.g. 1gbit; default none)
   --keep DIR   keep configs, logs and summaries in DIR (default: a temporary folder, removed)
 TEXT
 }
-job=mlp starling=build/cli/starling epochs=4 rate="" keep=""
+job=mlp starling=build/cli/starling epochs="" rate="" keep="" kill_relay=0
 while [ $# -gt 0 ]; do
   case $1 in
     --job) job=$2; shift 2 ;;
@@ -28,11 +31,14 @@ while [ $# -gt 0 ]; do
     --epochs) epochs=$2; shift 2 ;;
     --rate) rate=$2; shift 2 ;;
     --keep) keep=$2; shift 2 ;;
+    --kill-relay) kill_relay=1; shift ;;
     -h | --help) usage; exit 0 ;;
     *) echo "nat.sh: unknown option $1" >&2; usage >&2; exit 2 ;;
   esac
 done
 [[ "$job" =~ ^(mlp|gpt)$ ]] || { echo "nat.sh: --job is mlp or gpt, got '$job'" >&2; exit 2; }
+[ "$kill_relay" -eq 0 ] || [ "$job" = mlp ] || { echo "nat.sh: --kill-relay goes with --job mlp" >&2; exit 2; }
+[ -n "$epochs" ] || epochs=$((kill_relay ? 30 : 4))
 [ -x "$starling" ] || { echo "nat.sh: no starling binary at $starling (--starling)" >&2; exit 2; }
 starling=$(cd "$(dirname "$starling")" && pwd)/$(basename "$starling")
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -53,7 +59,7 @@ peers=8 behind_nat=" 5 6 7 " port=5600
 source "$root/tests/cli/swarm_job.sh"
 if [ "$job" = mlp ]; then
   swarm_job "$tmp/job.toml" "$tmp/owner.toml" run.out_dir="\"$tmp/out\"" exchange.mode='"gossip"' run.epochs="$epochs" \
-    swarm.data_parts=$peers swarm.start_peers=$peers exchange.start_timeout_seconds=60 swarm.join_timeout_seconds=60
+    run.eval_every=1 swarm.data_parts=$peers swarm.start_peers=$peers exchange.start_timeout_seconds=60 swarm.join_timeout_seconds=60
   metric=test_accuracy
 else
   swarm_gpt_job "$tmp/job.toml" "$tmp/owner.toml" $peers 500 "$tmp/out"
@@ -61,14 +67,22 @@ else
 fi
 "$starling" invite --key "$tmp/owner.key" --job "$tmp/job.toml" --expires 2 -o "$tmp/invite.txt" 2>/dev/null
 
-# Waits (at most 20 min) for the peers; fails naming one that exited non-zero.
+# finish NAME ID...: waits (at most 20 min) for those peers; fails naming one that exited non-zero.
 finish() {
-  local i
-  for i in $(seq 0 $((peers - 1))); do
-    timeout 1200 tail --pid="${pids[$i]}" -f /dev/null || fail "$1 peer $i still running after 20 min"
-    wait "${pids[$i]}" || { tail -5 "$tmp/$1$i.log" >&2; fail "$1 peer $i exited $?"; }
+  local name=$1 i
+  shift
+  for i in "$@"; do
+    timeout 1200 tail --pid="${pids[$i]}" -f /dev/null || fail "$name peer $i still running after 20 min"
+    wait "${pids[$i]}" || { tail -5 "$tmp/$name$i.log" >&2; fail "$name peer $i exited $?"; }
   done
   pids=()
+}
+all=$(seq 0 $((peers - 1)))
+# Seconds from a time of day (HH:MM:SS.frac) to a later one.
+seconds_between() {
+  python3 -c "
+t = lambda s: sum(float(x) * f for x, f in zip(s.split(':'), (3600, 60, 1)))
+print('%.2f' % ((t('$2') - t('$1')) % 86400))"
 }
 field() { sed -n "s/^ *\"$2\": \\([0-9.]*\\),*\$/\\1/p" "$1" | head -1; }
 seconds_since() { python3 -c "import time; print(round(time.time() - $1))"; }
@@ -85,7 +99,27 @@ for i in $(seq 0 $((peers - 1))); do
   pids+=($!)
   sleep 0.3  # ids in start order: the peer of namespace i is peer i
 done
-finish swarm
+if [ "$kill_relay" -eq 1 ]; then
+  for _ in $(seq 1200); do grep -q "info epoch 3" "$tmp/swarm7.log" && break; sleep 0.1; done
+  killed_at=$(date +%H:%M:%S.%N)
+  kill -9 "${pids[0]}"
+  finish swarm $(seq 1 $((peers - 1)))
+  echo "| peer behind NAT | next relay | named after the kill | test_accuracy |"
+  echo "|---|---|---|---|"
+  status=0
+  for i in $behind_nat; do
+    line=$(grep "go through peer" "$tmp/swarm$i.log" | tail -1)
+    at=$(sed -n 's/^\[\([0-9:.]*\)\].*/\1/p' <<<"$line")
+    [ -n "$at" ] || { echo "peer $i named no next relay" >&2; status=1; continue; }
+    seconds=$(seconds_between "$killed_at" "$at")
+    echo "| $i | peer ${line##* } | $seconds s | $(field "$tmp/out/swarm-peer$i.summary.json" test_accuracy) |"
+    python3 -c "import sys; sys.exit(0 if $seconds < 10 else 1)" || status=1
+  done
+  [ "$status" -eq 0 ] || fail "a peer behind NAT did not move to another relay within 10 s"
+  echo "ok: the relay was killed; the peers behind NAT moved within 10 s and the job finished"
+  exit 0
+fi
+finish swarm $all
 swarm_seconds=$(seconds_since "$started")
 for i in $(seq 1 $((peers - 1))); do
   grep -q "admits this peer as peer $i;" "$tmp/swarm$i.log" || fail "namespace $i's peer is not peer $i"
@@ -103,7 +137,7 @@ for i in $(seq 0 $((peers - 1))); do
   "$starling" peer --config "$tmp/roster.toml" --id "$i" >"$tmp/roster$i.log" 2>&1 &
   pids+=($!)
 done
-finish roster
+finish roster $all
 roster_seconds=$(seconds_since "$started")
 
 # The table, and the 1 % check.

@@ -89,7 +89,17 @@ void ControlPlane::idle() {
   note_changes();
   if (options_.views) check_heartbeat_views();
   name_stragglers();
+  note_relay();
   if (armed_ && !event_.empty()) STARLING_GOSSIP_THROW(MembershipChanged, event_);
+}
+
+// A peer behind NAT says when its frames to others behind NAT go through another relay.
+void ControlPlane::note_relay() {
+  const std::optional<PeerId> relay = transport_.relay();
+  if (relay == relay_) return;
+  relay_ = relay;
+  log(relay ? "relays: frames to peers behind NAT go through peer " + std::to_string(*relay)
+            : std::string("relays: no reachable peer to relay through"));
 }
 
 void ControlPlane::raise(const std::string& why) {

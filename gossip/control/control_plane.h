@@ -159,6 +159,7 @@ class ControlPlane final : public ReceiveHook {
   void note_changes();
   void check_heartbeat_views();
   void name_stragglers();
+  void note_relay();
 
   Transport& transport_;
   std::vector<PeerId> peers_;
@@ -184,6 +185,7 @@ class ControlPlane final : public ReceiveHook {
   protocols::Span<const float> served_shared_;
   std::uint64_t served_iteration_ = 0;
   std::optional<std::pair<std::uint64_t, Clock::time_point>> round_start_;  // round, when
+  std::optional<PeerId> relay_;  // as last logged (note_relay)
   bool straggler_named_ = false;
   std::map<std::string, std::uint64_t> drops_;
   StateHashes state_hashes_;

@@ -153,6 +153,12 @@ class Transport {
   std::optional<Message> try_receive(Clock::time_point deadline);
 
   TransportStats stats() const { return stats_.snapshot(); }
+  /// The peer through which this one reaches peers behind NAT, when it is behind NAT too
+  /// and has such a route; nullopt otherwise. Cheap: no snapshot.
+  std::optional<PeerId> relay() const {
+    const PeerId p = stats_.relay();
+    return p == StatsRecorder::kNoRelay ? std::nullopt : std::optional<PeerId>(p);
+  }
   /// When each peer was last heard from, and what its last heartbeat said.
   std::map<PeerId, PeerLiveness> liveness() const { return stats_.liveness(); }
   /// What this peer's heartbeats say from now on: its view and round (membership.h).

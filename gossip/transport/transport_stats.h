@@ -58,6 +58,10 @@ class StatsRecorder {
   void dropped(const std::string& reason);
   void forwarded(std::uint64_t bytes);
   void sent_through_relay(std::uint64_t bytes);
+  /// The peer this one's relayed frames go through from now on (kNoRelay: none).
+  void relay_is(PeerId peer) { relay_.store(peer, std::memory_order_relaxed); }
+  PeerId relay() const { return relay_.load(std::memory_order_relaxed); }
+  static constexpr PeerId kNoRelay = 0xFFFFFFFFu;
   TransportStats snapshot() const;
   std::map<PeerId, PeerLiveness> liveness() const;
 
@@ -66,6 +70,7 @@ class StatsRecorder {
   TransportStats stats_;
   std::map<PeerId, PeerLiveness> liveness_;
   std::atomic<std::size_t> heard_peers_{0};  // liveness_.size(), read without the lock
+  std::atomic<PeerId> relay_{kNoRelay};
 };
 
 }  // namespace starling::gossip

@@ -49,6 +49,7 @@ joiner 3 --listen "127.0.0.1:$((base + 3))" --behind-nat
 survivors="0 1 2 3"
 if [ "$scenario" = relay_death ]; then
   for _ in $(seq 300); do grep -q "info epoch 3" "$tmp/p3.log" 2>/dev/null && break; sleep 0.1; done
+  killed_at=$(date +%H:%M:%S.%N)
   kill -9 "${pids[0]}"
   survivors="1 2 3"
 fi
@@ -72,6 +73,15 @@ for i in 2 3; do [ "$(relayed $i 2)" -gt 0 ] || fail "peer $i sent nothing throu
 [ "$(relayed 1 2)" -eq 0 ] || fail "reachable peer 1 sent through a relay"
 if [ "$scenario" = relay_death ]; then
   [ "$(relayed 1 1)" -gt 0 ] || fail "peer 1 did not take over as the relay"
+  for i in 2 3; do
+    moved=$(sed -n 's/^\[\([0-9:.]*\)\].*go through peer 1$/\1/p' "$tmp/p$i.log" | tail -1)
+    [ -n "$moved" ] || fail "peer $i did not say it moved to peer 1"
+    seconds=$(python3 -c "
+t = lambda s: sum(float(x) * f for x, f in zip(s.split(':'), (3600, 60, 1)))
+print('%.2f' % ((t('$moved') - t('$killed_at')) % 86400))")
+    python3 -c "import sys; sys.exit(0 if $seconds < 10 else 1)" || fail "peer $i moved to peer 1 after $seconds s"
+    echo "peer $i moved to relay peer 1 $seconds s after the kill"
+  done
   echo "the relay was killed; peers behind NAT moved to peer 1 and the job finished"
 else
   [ $(($(relayed 0 1) + $(relayed 1 1))) -gt 0 ] || fail "no reachable peer relayed"

@@ -368,9 +368,10 @@ void IoLoop::choose_relay(Clock::time_point now) {
     const auto it = heard.find(peer);
     if (it != heard.end() && now - it->second.last_heard < kRelayMissedBeats * options_.heartbeat_interval) {
       relay_ = peer;
-      return;
+      break;
     }
   }
+  stats_.relay_is(relay_ ? *relay_ : dealers_.empty() ? StatsRecorder::kNoRelay : dealers_.begin()->first);
 }
 
 void IoLoop::flush(PeerId peer) {
