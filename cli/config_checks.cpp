@@ -261,7 +261,7 @@ void check_peers(const std::vector<KeyValue>& values, const Config& c) {
          "\"auto\" is not available with an exchange between peers (every peer must run the same number of iterations)");
 }
 
-// model.preset's sizes, where the config does not set them itself; the kind "gpt" unless set.
+// model.preset's sizes, where the config does not set them itself; the GPT kind unless set.
 void apply_gpt_preset(std::vector<KeyValue>& values) {
   const std::string& name = value_of(values, "model.preset").text;
   for (const GptPreset& p : kGptPresets) {

@@ -118,7 +118,7 @@ const toml::node* entry_named(const toml::node* item, const std::string& key) {
 bool on_text(const DataOptions& data) { return &job::task_kind(data) == &job::language_model_kind(); }
 bool reads_tokens(const ModelSpec& model) { return &job::model_task(model) == &job::language_model_kind(); }
 
-// A language model: the "gpt" preset or a layer list that starts with a token_embedding, on
+// A language model: the GPT preset or a layer list that starts with a token_embedding, on
 // text, its input the context's token ids and its vocabulary the 256 bytes or data.vocab_size. An image model on
 // text, the GPT on images, or heads that do not divide the width is refused, named at its key.
 void read_language_model(const toml::table& root, const std::string& file, const std::set<std::string>& overridden,

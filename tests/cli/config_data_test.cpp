@@ -6,6 +6,7 @@
 #include "cli/config.h"
 #include "cli/config_schema.h"
 #include "job/data_partition.h"
+#include "job/task_kind.h"
 #include "learners/data/tokenizer.h"
 #include "learners/models/model.h"
 #include "learners/models/model_description.h"
@@ -119,7 +120,7 @@ BOOST_AUTO_TEST_CASE(d_cliques_gets_every_peers_label_histogram) {
 BOOST_AUTO_TEST_CASE(text_keys_and_their_errors) {
   const Config c = parse_config("[data]\ndataset = \"text\"\npath = \"corpus\"\nvalidation_fraction = 0.2\n[model]\ncontext = 128\nkind = \"gpt\"\n",
                                 "jobs/t.toml");
-  BOOST_TEST(c.data.dataset == "text");
+  BOOST_TEST(&starling::job::task_kind(c.data) == &starling::job::language_model_kind());  // data.dataset = "text"
   BOOST_TEST(c.data.validation_fraction == 0.2);
   BOOST_TEST(c.node.train.learner.model.context == 128);
   BOOST_TEST(contains(c.data.path_at, "jobs/t.toml:3"), c.data.path_at);

@@ -5,6 +5,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "cli/config.h"
+#include "learners/models/gpt.h"
 #include "learners/models/model_memory.h"
 
 #include <cmath>
@@ -37,7 +38,7 @@ BOOST_AUTO_TEST_CASE(parameters_match_the_models_built) {
   ModelSpec mlp, cnn, resnet8, gpt, small_gpt;
   cnn.kind = "cnn";
   resnet8.kind = "resnet8";
-  gpt.kind = "gpt";
+  gpt.kind = kGptKind;
   gpt.input = Shape{1, gpt.context, 1};
   gpt.classes = 256;
   small_gpt = gpt;
