@@ -78,12 +78,7 @@ finish() {
   pids=()
 }
 all=$(seq 0 $((peers - 1)))
-# Seconds from a time of day (HH:MM:SS.frac) to a later one.
-seconds_between() {
-  python3 -c "
-t = lambda s: sum(float(x) * f for x, f in zip(s.split(':'), (3600, 60, 1)))
-print('%.2f' % ((t('$2') - t('$1')) % 86400))"
-}
+
 field() { sed -n "s/^ *\"$2\": \\([0-9.]*\\),*\$/\\1/p" "$1" | head -1; }
 seconds_since() { python3 -c "import time; print(round(time.time() - $1))"; }
 
@@ -100,9 +95,10 @@ for i in $(seq 0 $((peers - 1))); do
   sleep 0.3  # ids in start order: the peer of namespace i is peer i
 done
 if [ "$kill_relay" -eq 1 ]; then
-  for _ in $(seq 1200); do grep -q "info epoch 3" "$tmp/swarm7.log" && break; sleep 0.1; done
+  for _ in $(seq 1200); do grep -q "info epoch 3\." "$tmp/swarm0.log" && break; sleep 0.1; done
+  grep -q "info epoch 3\." "$tmp/swarm0.log" || fail "peer 0 did not reach epoch 3 in 120 s"
   killed_at=$(date +%H:%M:%S.%N)
-  kill -9 "${pids[0]}"
+  kill -9 "${pids[0]}" || fail "peer 0 exited before it could be killed"
   finish swarm $(seq 1 $((peers - 1)))
   echo "| peer behind NAT | next relay | named after the kill | test_accuracy |"
   echo "|---|---|---|---|"

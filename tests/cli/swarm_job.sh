@@ -38,6 +38,14 @@ swarm_peer() {
   pids+=($!)
 }
 
+# seconds_between FROM TO: seconds from one time of day (HH:MM:SS.frac, as `date +%T.%N` and
+# the logs' stamps write it) to a later one, with two decimals.
+seconds_between() {
+  python3 -c "
+t = lambda s: sum(float(x) * f for x, f in zip(s.split(':'), (3600, 60, 1)))
+print('%.2f' % ((t('$2') - t('$1')) % 86400))"
+}
+
 # swarm_gpt_job FILE OWNER_TOML PARTS STEPS OUT_DIR: configs/fortunes-gpt-8peers.toml's GPT as
 # a swarm job of PARTS data parts and swarm.start_peers (its roster and in-process launch left
 # out) for STEPS steps, with DiLoCo at H = 50 on 4-bit (qsgd) pseudo-gradients.

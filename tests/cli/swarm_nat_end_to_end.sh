@@ -76,9 +76,7 @@ if [ "$scenario" = relay_death ]; then
   for i in 2 3; do
     moved=$(sed -n 's/^\[\([0-9:.]*\)\].*go through peer 1$/\1/p' "$tmp/p$i.log" | tail -1)
     [ -n "$moved" ] || fail "peer $i did not say it moved to peer 1"
-    seconds=$(python3 -c "
-t = lambda s: sum(float(x) * f for x, f in zip(s.split(':'), (3600, 60, 1)))
-print('%.2f' % ((t('$moved') - t('$killed_at')) % 86400))")
+    seconds=$(seconds_between "$killed_at" "$moved")
     python3 -c "import sys; sys.exit(0 if $seconds < 10 else 1)" || fail "peer $i moved to peer 1 after $seconds s"
     echo "peer $i moved to relay peer 1 $seconds s after the kill"
   done
