@@ -170,8 +170,10 @@ void reposition(Self self, const gossip::Position& at) {
   const std::size_t n = s.central->param_count();
   std::copy(s.central->params(), s.central->params() + n, s.z_prev.data());
   s.load_next = true, s.z_stale = false, s.restart_learners = true;
-  if (!s.peers.joined_at_step) s.peers.joined_at_step = iteration;
   const double epoch = static_cast<double>(iteration * s.schedule.samples_per_iteration()) / s.schedule.epoch_samples();
+  if (at.caught_up)
+    return spdlog::debug("caught up with the job at step {} (epoch {:.2f}, round {})", iteration, epoch, at.round);
+  if (!s.peers.joined_at_step) s.peers.joined_at_step = iteration;
   spdlog::info("continuing from the running job at step {} (epoch {:.2f}, round {})", iteration, epoch, at.round);
 }
 

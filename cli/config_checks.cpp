@@ -191,6 +191,22 @@ void check_outer_optimizer(const std::vector<KeyValue>& values, const Config& c)
                                                    "exchange.outer_momentum > 0): its pseudo-gradients keep a fixed density");
 }
 
+// Deferred outer steps: the peers' pseudo-gradients, each member's own model between rounds.
+void check_slow_peers(const std::vector<KeyValue>& values, const Config& c) {
+  const auto& x = c.node.exchange;
+  if (!x.defer_slow_peers) return;
+  const KeyValue& key = value_of(values, "exchange.slow_peers");
+  if (x.mode != gossip::ExchangeMode::allreduce && x.mode != gossip::ExchangeMode::local_sgd)
+    fail(key, "expected \"wait\" unless exchange.mode = \"allreduce\" or \"local-sgd\" (it defers pseudo-gradients "
+              "in the outer step)");
+  if (c.node.average_gradients) fail(key, "expected \"wait\" with exchange.average = \"gradients\"");
+  if (c.node.overlap) fail(value_of(values, "exchange.overlap"), "expected false with exchange.slow_peers = \"defer\"");
+  if (x.adaptive) fail(value_of(values, "compression.adaptive"), "expected false with exchange.slow_peers = \"defer\"");
+  if (x.codec == "powersgd")
+    fail(value_of(values, "compression.codec"), "expected a codec other than \"powersgd\" with exchange.slow_peers = "
+                                                "\"defer\" (its low-rank reduce needs every member in every round)");
+}
+
 // A gradient all-reduce: DDP's step, the node's mean gradient every step, plain.
 void check_gradient_average(const std::vector<KeyValue>& values, const Config& c) {
   if (!c.node.average_gradients) return;
@@ -378,6 +394,7 @@ void check_across_keys(const std::vector<KeyValue>& values, const Config& c) {
   check_clique_averaging(values, c);
   check_outer_optimizer(values, c);
   check_gradient_average(values, c);
+  check_slow_peers(values, c);
   refuse_overlap_and_codecs(values, c);
   check_peers(values, c);
   check_byzantine(values, c);

@@ -325,8 +325,9 @@ std::vector<KeySpec> exchange_keys() {
      "(Streaming DiLoCo's τ); 0: it lands at the next exchange point",
      [](V v, Config& c) { c.node.overlap_steps = static_cast<int>(v.integer); }},
     {"exchange.timeout_seconds", number(60.0, 0.0, 86400.0, kOpen),
-     "a round, a view change, a join or a model hand-over that waits longer fails the run (a round that times out "
-     "is first retried in a new view)",
+     "a view change, a join or a model hand-over that waits longer fails the run; the first round's deadline (later "
+     "rounds' are learned: 4× the longest of the last 16, at least `failure_timeout_seconds`, doubled after each "
+     "round cut short; a round cut short is retried in a new view)",
      [](V v, Config& c) { c.node.exchange.timeout = millis(v.number); }},
     {"exchange.gamma", number(0.5, 0.0, 1.0, kOpen),
      "CHOCO-SGD's consensus step; NoLoCo's pull of each outer model toward its partner's (gossip with an outer step)",
@@ -367,7 +368,13 @@ std::vector<KeySpec> exchange_keys() {
      [](V v, Config& c) { c.node.exchange.aggregator.trim = static_cast<int>(v.integer); }},
     {"exchange.max_staleness", integer(4, 0, 1000000), "async gossip: steps ahead of a neighbour",
      [](V v, Config& c) { c.node.exchange.max_staleness = static_cast<uint64_t>(v.integer); }},
-    {"exchange.staleness_scaling", flag(false), "async gossip: divide the mixed-in change by the gap",
+    {"exchange.slow_peers", choice("wait", {"wait", "defer"}),
+     "`allreduce`, `local-sgd`: `\"wait\"`: every round waits for every member; `\"defer\"`: the outer step goes on "
+     "without a slow peer and applies its pseudo-gradient at a later round (see [slow peers](swarm.md#slow-peers))",
+     [](V v, Config& c) { c.node.exchange.defer_slow_peers = v.text == "defer"; }},
+    {"exchange.staleness_scaling", flag(false),
+     "async gossip: divide the mixed-in change by the gap; `slow_peers = \"defer\"`: weigh a late pseudo-gradient "
+     "by 1/(1 + its staleness in rounds)",
      [](V v, Config& c) { c.node.exchange.staleness_scaling = v.flag; }},
     {"exchange.heartbeat_seconds", number(0.5, 0.0, 60.0, kOpen),
      "every peer's I/O thread heartbeats the peers it watches (at most 2·⌈log2 n⌉) this often",

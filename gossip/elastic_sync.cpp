@@ -75,7 +75,10 @@ ElasticSync::ElasticSync(Transport& transport, ControlPlane& control, const Exch
       view_(control.view()),
       round_(spec.first_round),
       input_(model.size()),
-      common_(model.begin(), model.end()) {
+      common_(model.begin(), model.end()),
+      deadline_(RoundDeadlineOptions{spec.failure_timeout, spec.timeout}),
+      algorithm_spec_(spec) {
+  algorithm_spec_.timeout = std::chrono::hours(24 * 365);
   if (spec_.adaptive && spec_.codec != "none") {
     AdaptiveCompressionOptions a = spec_.adaptive_options;
     const protocols::CodecRow* row = protocols::codec_row(spec_.codec);
@@ -140,12 +143,14 @@ JobStart ElasticSync::job_start() const {
 
 std::optional<Position> ElasticSync::exchange(std::uint64_t iteration, double compute_seconds) {
   if (view_.members.size() == 1) listen_alone();
-  control_.round_started(round_);  // waiting for the last round's digests is this round's wait
+  const auto started = Clock::now();
+  control_.round_started(round_, deadline_.current());  // waiting for the last round's digests is this round's wait
   check_state();
   std::copy(model_.begin(), model_.end(), input_.begin());
   transport_.announce(view_.number, round_);
   for (int changes = 0;;) {
     if (control_.event_pending()) {
+      if (control_.round_timed_out()) deadline_.cut_short();
       if (changes >= kMaxChangesPerRound)
         STARLING_GOSSIP_THROW(TimeoutError, "the view changed " + std::to_string(changes) + " times in round " +
                                                 std::to_string(round_) + " without settling");
@@ -168,19 +173,20 @@ std::optional<Position> ElasticSync::exchange(std::uint64_t iteration, double co
         control_.round_ended();
         return std::nullopt;
       }
+      control_.round_started(round_, deadline_.current());  // the rerun in the new view
     }
     RoundResult result;
     {
       Armed armed(control_);
-      result = algorithm_->run(compute_seconds);
+      result = algorithm_->run(compute_seconds, iteration);
     }
     if (result.status == RoundResult::done) break;
     restore();
     if (result.status == RoundResult::timed_out)
       control_.raise("round " + std::to_string(round_) + " timed out (" + result.why + ")");
   }
-  complete_round(iteration);
-  return std::nullopt;
+  deadline_.completed(Clock::now() - started);
+  return complete_round(iteration);
 }
 
 // The first peer of a swarm admits newcomers before round 0 until the view holds
@@ -217,16 +223,23 @@ bool ElasticSync::admits(const std::vector<PeerId>& before, const std::vector<Pe
 
 void ElasticSync::restore() { std::copy(input_.begin(), input_.end(), model_.begin()); }
 
-void ElasticSync::complete_round(std::uint64_t iteration) {
+// A run may have covered several rounds (a slow peer's deferred pseudo-gradient): this peer
+// then goes on from the job's round and iteration, which it returns.
+std::optional<Position> ElasticSync::complete_round(std::uint64_t iteration) {
+  const RoundSpan span = algorithm_->span();
+  round_ += span.rounds - 1;
+  digest_members_ = span.published_by;
   const bool one_state = common_model(spec_.mode);
   if (one_state && spec_.fault_after_round) spec_.fault_after_round(round_, model_, algorithm_->shared_state());
   std::copy(model_.begin(), model_.end(), common_.begin());
-  common_iteration_ = iteration;
+  common_iteration_ = span.iteration.value_or(iteration);
   if (one_state) publish_digest();
   ++round_;
   control_.serve(common_, common_iteration_, shared_);
   control_.round_ended();
   transport_.announce(view_.number, round_);
+  if (span.rounds == 1 && !span.iteration) return std::nullopt;
+  return Position{round_, common_iteration_, true};
 }
 
 // The digest of the round's common model and shared state, to every other member.
@@ -255,11 +268,12 @@ void ElasticSync::check_state() {
   if (!digest_round_) return;
   const std::uint64_t round = *std::exchange(digest_round_, std::nullopt);
   StateHashes& hashes = control_.state_hashes();
+  const std::vector<PeerId> members = digest_members_.empty() ? view_.members : digest_members_;
   await_digests(Clock::now() + spec_.timeout, [&] {
-    return control_.event_pending() || hashes.complete(view_.number, round, view_.members);
+    return control_.event_pending() || hashes.complete(view_.number, round, members);
   });
   const std::map<PeerId, std::uint64_t> reported = hashes.of(view_.number, round);
-  const StateVerdict v = judge(reported, view_.members);
+  const StateVerdict v = judge(reported, members);
   ++state_check_.rounds_checked;
   if (!v.missing.empty() && !control_.event_pending())
     log("round " + std::to_string(round) + ": no state digest from peer(s) " + describe(v.missing));
@@ -507,7 +521,7 @@ void ElasticSync::build(std::uint64_t start_round) {
   algorithm_.reset();
   const std::vector<PeerId> ids = ring();
   const auto self = std::find(ids.begin(), ids.end(), transport_.self());
-  SyncSetup setup{transport_, spec_, ids, static_cast<int>(self - ids.begin()),
+  SyncSetup setup{transport_, algorithm_spec_, ids, static_cast<int>(self - ids.begin()),
                   tagged_round(view_.number, start_round), model_, spec_.codec_options, adaptive_.get()};
   if (adaptive_ && adaptive_->adjustments() > 0) setup.codec_options.set("density", adaptive_->density());
   algorithm_ = make_sync_algorithm(setup);
@@ -529,6 +543,7 @@ void ElasticSync::put_back_state(const std::vector<PeerId>& members, std::uint64
 }
 
 void ElasticSync::finish() {
+  if (algorithm_) algorithm_->finish(common_iteration_);  // members still training expect nothing more of it
   check_state();  // the last round's, so that the run ends on one state
   // The watched peers hear it directly, each before the leave that follows (also those held
   // for dead, which may pass the leave on); the others learn it from their death notices.

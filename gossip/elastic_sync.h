@@ -2,7 +2,8 @@
 // The synchronous exchange modes (allreduce, local-sgd, gossip, each plain or with a codec)
 // made elastic: the peers of a view run one algorithm round per exchange(), and when the
 // view must change (a member died, a peer joins, a round timed out) they agree on the next
-// view (view_agreement.h) and go on without anyone waiting forever.
+// view (view_agreement.h) and go on without anyone waiting forever. A round is cut short by
+// a deadline learned from the rounds before it (round_deadline.h), not by a fixed timeout.
 //
 // Per round: exchange() keeps the model it was given (the input) and runs the round over
 // the view's members (all-reduce: the ring in config order; gossip: the configured topology
@@ -65,6 +66,7 @@
 #include "gossip/algorithms/sync_algorithm.h"
 #include "gossip/control/control_plane.h"
 #include "gossip/control/job_start.h"
+#include "gossip/control/round_deadline.h"
 #include "gossip/control/state_hashes.h"
 #include "gossip/control/view_agreement.h"
 #include "gossip/transport/transport.h"
@@ -109,7 +111,7 @@ class ElasticSync {
   void take_over(const Decision& decision, Clock::time_point deadline);
   void build(std::uint64_t start_round);
   void put_back_state(const std::vector<PeerId>& members, std::uint64_t start_round);
-  void complete_round(std::uint64_t iteration);
+  std::optional<Position> complete_round(std::uint64_t iteration);
   void publish_digest();
   void check_state();
   void heal(std::uint64_t round, std::uint64_t majority, const std::map<PeerId, std::uint64_t>& reported);
@@ -145,8 +147,11 @@ class ElasticSync {
   std::map<PeerId, NeighbourStats> neighbour_stats_;  // of algorithms already replaced
   std::vector<float> shared_;  // the algorithm's shared state after the last completed round, as served
   std::optional<std::uint64_t> digest_round_;  // the round whose digests the next exchange() judges
+  std::vector<PeerId> digest_members_;  // who publishes that round's digest; empty: every member
   StateCheck state_check_;
   std::set<PeerId> wrong_seeders_;  // handed over a state whose digest the members did not agree on
+  RoundDeadline deadline_;  // when a round is cut short (round_deadline.h)
+  ExchangeSpec algorithm_spec_;  // spec_ with no timeout of its own: deadline_ bounds the rounds
 };
 
 }  // namespace starling::gossip

@@ -10,7 +10,7 @@ namespace starling::protocols {
 
 bool is_known_message_type(std::uint8_t byte) {
   return byte >= static_cast<std::uint8_t>(MessageType::hello) &&
-         byte <= static_cast<std::uint8_t>(MessageType::state_manifest);
+         byte <= static_cast<std::uint8_t>(MessageType::outer_plan);
 }
 
 bool carries_tensor(MessageType type) {

@@ -52,6 +52,7 @@ enum class MessageType : std::uint8_t {
   state_hash = 11,        // the digest of a member's shared state after a round (state_hash_messages.h)
   state_request = 12,     // asks for a state's chunk digests and/or some of its chunks (state_transfer.h)
   state_manifest = 13,    // a state's chunk digests, the answer to a state_request (state_transfer.h)
+  outer_plan = 14,        // deferred outer steps: the round of a member's next pseudo-gradient (outer_plan_messages.h)
 };
 
 /// Flag bits of the header's flags byte; which ones a type allows is in allowed_flags().

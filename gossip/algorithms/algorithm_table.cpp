@@ -10,6 +10,7 @@
 #include "gossip/algorithms/choco_sync.h"
 #include "gossip/algorithms/clique_averaging_sync.h"
 #include "gossip/algorithms/compressed_allreduce_sync.h"
+#include "gossip/algorithms/deferred_outer_sync.h"
 #include "gossip/algorithms/dpsgd_sync.h"
 #include "gossip/algorithms/exact_diffusion_sync.h"
 #include "gossip/algorithms/gradient_tracking_sync.h"
@@ -23,8 +24,8 @@ namespace starling::gossip {
 namespace {
 
 // What the mode runs with: nothing more, a codec (with its density steered or not),
-// quasi-global momentum, or an outer optimizer.
-enum class Variant { plain, codec, adaptive_codec, quasi_global_momentum, outer_optimizer };
+// quasi-global momentum, an outer optimizer, or an outer step that defers slow peers.
+enum class Variant { plain, codec, adaptive_codec, quasi_global_momentum, outer_optimizer, deferred_outer };
 
 template <class Algorithm>
 std::unique_ptr<SyncAlgorithm> make(const SyncSetup& setup) {
@@ -44,10 +45,12 @@ const Row kAlgorithms[] = {
     {ExchangeMode::allreduce, Variant::codec, true, make<CompressedAllreduceSync>},
     {ExchangeMode::allreduce, Variant::adaptive_codec, true, make<AdaptiveCompressionSync>},
     {ExchangeMode::allreduce, Variant::outer_optimizer, true, make<OuterOptimizerSync>},
+    {ExchangeMode::allreduce, Variant::deferred_outer, true, make<DeferredOuterSync>},
     {ExchangeMode::local_sgd, Variant::plain, true, make<AllreduceSync>},
     {ExchangeMode::local_sgd, Variant::codec, true, make<CompressedAllreduceSync>},
     {ExchangeMode::local_sgd, Variant::adaptive_codec, true, make<AdaptiveCompressionSync>},
     {ExchangeMode::local_sgd, Variant::outer_optimizer, true, make<OuterOptimizerSync>},
+    {ExchangeMode::local_sgd, Variant::deferred_outer, true, make<DeferredOuterSync>},
     {ExchangeMode::gossip, Variant::plain, false, make<DpsgdSync>},
     {ExchangeMode::gossip, Variant::codec, false, make<ChocoSync>},
     {ExchangeMode::gossip, Variant::adaptive_codec, false, make<AdaptiveCompressionSync>},
@@ -62,6 +65,7 @@ const Row kAlgorithms[] = {
 // An outer optimizer takes its codec along (outer_optimizer_sync.h); over gossip it is
 // NoLoCo's (noloco_sync.h).
 Variant variant_of(const ExchangeSpec& spec) {
+  if (spec.defer_slow_peers) return Variant::deferred_outer;
   if (spec.outer_lr != 1.0 || spec.outer_momentum > 0.0) return Variant::outer_optimizer;
   if (spec.codec != "none") return spec.adaptive ? Variant::adaptive_codec : Variant::codec;
   if (spec.quasi_global_momentum > 0.0) return Variant::quasi_global_momentum;

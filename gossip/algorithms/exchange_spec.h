@@ -60,6 +60,7 @@ AttackSpec attack_of(const std::vector<PeerAddress>& peers, PeerId id);
 struct Position {
   std::uint64_t round = 0;
   std::uint64_t iteration = 0;
+  bool caught_up = false;  // a slow peer's deferred pseudo-gradient spanned the job's rounds since its last
 };
 
 struct ExchangeSpec {
@@ -91,7 +92,10 @@ struct ExchangeSpec {
   bool outer_nesterov = true;
   AggregatorSpec aggregator;  // gossip (D-PSGD): how received models are mixed in (robust_aggregation.h)
   uint64_t max_staleness = 4;      // async-gossip: steps a peer may run ahead of a neighbour
-  bool staleness_scaling = false;  // async-gossip: divide the mixed-in change by the step gap
+  bool staleness_scaling = false;  // async-gossip: divide the mixed-in change by the step gap; defer: weigh a late pseudo-gradient by 1/(1 + its staleness)
+  /// allreduce, local-sgd: the outer step goes on without a slow peer and takes its
+  /// pseudo-gradient at a later round (deferred_outer_sync.h); false: every round waits for every member.
+  bool defer_slow_peers = false;
   /// Compressed gossip or all-reduce: steer the codec's density so that communication
   /// hides behind computation (gossip/algorithms/adaptive_compression.h); each change goes to on_adjust.
   bool adaptive = false;

@@ -8,7 +8,8 @@
 
 namespace starling::gossip {
 
-RoundResult SyncAlgorithm::run(double compute_seconds) {
+RoundResult SyncAlgorithm::run(double compute_seconds, std::uint64_t iteration) {
+  iteration_ = iteration;
   try {
     round(compute_seconds);
     return {};

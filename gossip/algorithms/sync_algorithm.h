@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,18 @@ struct RoundResult {
   std::string why;  // for the log, when not done
 };
 
+/// What the last run() covered where it was more than one round that every member took
+/// part in: a slow peer's deferred pseudo-gradient (deferred_outer_sync.h) spans several
+/// rounds, and a round's state digests come only from the members whose pseudo-gradients it
+/// averaged.
+struct RoundSpan {
+  std::uint64_t rounds = 1;  // rounds completed
+  /// The job's iteration after them, when the other members' models are further along than
+  /// this peer's (it did one period's steps while they did several).
+  std::optional<std::uint64_t> iteration;
+  std::vector<PeerId> published_by;  // who takes part in the last round's state check; empty: every member
+};
+
 /// What an algorithm keeps beyond the model between rounds (gradient tracking's tracker),
 /// with the view and round it belongs to, as a checkpoint holds it.
 struct AlgorithmState {
@@ -64,9 +77,13 @@ class SyncAlgorithm {
   SyncAlgorithm& operator=(const SyncAlgorithm&) = delete;
 
   /// One round on the model. `compute_seconds`, the compute since the last round, is what
-  /// adaptive compression weighs the round's time against. Throws only what is not about
-  /// the round's peers (InvalidArgument, IoError).
-  RoundResult run(double compute_seconds = 0.0);
+  /// adaptive compression weighs the round's time against; `iteration` is the model's.
+  /// Throws only what is not about the round's peers (InvalidArgument, IoError).
+  RoundResult run(double compute_seconds = 0.0, std::uint64_t iteration = 0);
+  /// What the last completed run() covered (the default: one round of every member).
+  virtual RoundSpan span() const { return {}; }
+  /// This peer takes part in no more rounds (the job ended for it at `iteration`).
+  virtual void finish(std::uint64_t /*iteration*/) {}
 
   /// Messages this algorithm ignored, by reason.
   virtual std::map<std::string, std::uint64_t> drops() const = 0;
@@ -89,6 +106,11 @@ class SyncAlgorithm {
   virtual void round(double compute_seconds) = 0;
   /// Lets an algorithm that wraps another run the other's round inside its own.
   static void round_of(SyncAlgorithm& inner, double compute_seconds) { inner.round(compute_seconds); }
+  /// The model's iteration passed to the run() now under way.
+  std::uint64_t iteration() const { return iteration_; }
+
+ private:
+  std::uint64_t iteration_ = 0;
 };
 
 /// Two model-sized vectors an algorithm carries between rounds once it has started (a start

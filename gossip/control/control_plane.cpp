@@ -22,7 +22,8 @@ using protocols::ViewMessage;
 // Data frames whose round carries the view (view.h).
 bool carries_view(MessageType type) {
   return type == MessageType::gossip_push || type == MessageType::gossip_pull_reply ||
-         type == MessageType::allreduce_segment || type == MessageType::model_update;
+         type == MessageType::allreduce_segment || type == MessageType::model_update ||
+         type == MessageType::outer_plan;
 }
 
 std::string seconds_text(Transport::Clock::duration d) {
@@ -89,6 +90,7 @@ void ControlPlane::idle() {
   note_changes();
   if (options_.views) check_heartbeat_views();
   name_stragglers();
+  check_round_deadline();
   note_relay();
   if (armed_ && !event_.empty()) STARLING_GOSSIP_THROW(MembershipChanged, event_);
 }
@@ -426,9 +428,20 @@ void ControlPlane::serve(protocols::Span<const float> model, std::uint64_t itera
   served_iteration_ = iteration;
 }
 
-void ControlPlane::round_started(std::uint64_t round) {
+void ControlPlane::round_started(std::uint64_t round, std::optional<std::chrono::milliseconds> deadline) {
   round_start_ = std::make_pair(round, Clock::now());
   straggler_named_ = false;
+  round_deadline_ = deadline;
+  round_timed_out_ = false;
+}
+
+void ControlPlane::check_round_deadline() {
+  if (!round_start_ || !round_deadline_ || round_timed_out_) return;
+  const auto waited = Clock::now() - round_start_->second;
+  if (waited < *round_deadline_) return;
+  round_timed_out_ = true;
+  raise("round " + std::to_string(round_start_->first) + " timed out (it passed its deadline of " +
+        seconds_text(*round_deadline_) + ")");
 }
 
 // Once per slow round: the member furthest behind (by its heartbeats' round; the others

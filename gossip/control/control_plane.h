@@ -136,9 +136,12 @@ class ControlPlane final : public ReceiveHook {
   /// counted as stale_state_answer.
   void taking_state(bool on) { taking_state_ = on; }
 
-  /// A round of the exchange begins or ends (for naming stragglers).
-  void round_started(std::uint64_t round);
+  /// A round of the exchange begins or ends (for naming stragglers). A round still running
+  /// after `deadline` raises an event ("round R timed out"), which aborts it while armed.
+  void round_started(std::uint64_t round, std::optional<std::chrono::milliseconds> deadline = std::nullopt);
   void round_ended() { round_start_.reset(); }
+  /// Whether the round now running passed its deadline (and raised its event).
+  bool round_timed_out() const { return round_timed_out_; }
 
   void count(const std::string& reason) { ++drops_[reason]; }
   const std::map<std::string, std::uint64_t>& drops() const { return drops_; }
@@ -159,6 +162,7 @@ class ControlPlane final : public ReceiveHook {
   void note_changes();
   void check_heartbeat_views();
   void name_stragglers();
+  void check_round_deadline();
   void note_relay();
 
   Transport& transport_;
@@ -187,6 +191,8 @@ class ControlPlane final : public ReceiveHook {
   std::optional<std::pair<std::uint64_t, Clock::time_point>> round_start_;  // round, when
   std::optional<PeerId> relay_;  // as last logged (note_relay)
   bool straggler_named_ = false;
+  std::optional<std::chrono::milliseconds> round_deadline_;  // of the round now running
+  bool round_timed_out_ = false;
   std::map<std::string, std::uint64_t> drops_;
   StateHashes state_hashes_;
   bool wake_on_state_hash_ = false;

@@ -252,6 +252,25 @@ BOOST_AUTO_TEST_CASE(quasi_global_momentum_is_for_plain_dpsgd) {
   BOOST_TEST(contains(error_of(qgm, {"exchange.quasi_global_momentum=1"}), "exchange.quasi_global_momentum"));
 }
 
+// exchange.slow_peers: "defer" is for the averaging modes' outer step, with the codecs that
+// need not every member in every round.
+BOOST_AUTO_TEST_CASE(deferring_slow_peers_is_for_allreduce_and_local_sgd) {
+  const std::string peers = "[[peer]]\nid = 0\nendpoint = \"tcp://127.0.0.1:5600\"\n"
+                            "[[peer]]\nid = 1\nendpoint = \"tcp://127.0.0.1:5601\"\n";
+  const std::string defer = "[exchange]\nmode = \"local-sgd\"\nouter_lr = 0.7\nslow_peers = \"defer\"\n" + peers;
+  BOOST_TEST(parse_config(defer, "test.toml").node.exchange.defer_slow_peers);
+  BOOST_TEST(!parse_config(defer, "test.toml", {"exchange.slow_peers=\"wait\""}).node.exchange.defer_slow_peers);
+  BOOST_TEST(parse_config(defer, "test.toml", {"compression.codec=\"qsgd\"", "compression.bits=4"}).node.exchange.defer_slow_peers);
+  std::string e = error_of(defer, {"exchange.mode=\"gossip\""});
+  BOOST_TEST((contains(e, "test.toml:4: exchange.slow_peers: expected \"wait\" unless exchange.mode")), e);
+  e = error_of(defer, {"compression.codec=\"powersgd\""});
+  BOOST_TEST((contains(e, "--set compression.codec") && contains(e, "low-rank")), e);
+  e = error_of(defer, {"exchange.overlap=true"});
+  BOOST_TEST((contains(e, "--set exchange.overlap") && contains(e, "slow_peers")), e);
+  e = error_of(defer, {"exchange.slow_peers=\"later\""});
+  BOOST_TEST(contains(e, "exchange.slow_peers"), e);
+}
+
 // exchange.outer_*: SlowMo/DiLoCo's outer step on a strict all-reduce, compressed or not,
 // or NoLoCo's over gossip.
 BOOST_AUTO_TEST_CASE(outer_optimizer_is_for_allreduce_local_sgd_and_gossip) {

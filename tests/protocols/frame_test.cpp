@@ -14,6 +14,7 @@
 #include "protocols/codec_row.h"
 #include "protocols/crc32c.h"
 #include "protocols/frame.h"
+#include "protocols/outer_plan_messages.h"
 #include "protocols/membership_messages.h"
 #include "protocols/state_transfer.h"
 #include "protocols/tensor_messages.h"
@@ -173,7 +174,7 @@ BOOST_AUTO_TEST_CASE(rejects_every_malformed_class) {
   expect(edited_header(payload, [](auto& h) { h[4] = kProtocolVersion + 1; }), payload, Error::unsupported_version);
   expect(edited_header(payload, [](auto& h) { h[4] = 0; }), payload, Error::unsupported_version);
   expect(edited_header(payload, [](auto& h) { h[5] = 0; }), payload, Error::unknown_message_type);
-  expect(edited_header(payload, [](auto& h) { h[5] = 14; }), payload, Error::unknown_message_type);
+  expect(edited_header(payload, [](auto& h) { h[5] = 15; }), payload, Error::unknown_message_type);
   for (int id = 0; id < 256; ++id)  // every codec byte no codec row names
     if (!codec_row(static_cast<CodecId>(id)))
       expect(edited_header(payload, [id](auto& h) { h[6] = static_cast<std::uint8_t>(id); }), payload, Error::unknown_codec);
@@ -403,7 +404,7 @@ BOOST_AUTO_TEST_CASE(control_messages_are_the_membership_and_view_types) {
   using T = MessageType;
   for (T t : {T::hello, T::heartbeat, T::leave, T::view, T::state_hash}) BOOST_TEST(is_control_message(t));
   for (T t : {T::model_update, T::gossip_push, T::gossip_pull, T::gossip_pull_reply, T::allreduce_segment,
-              T::state_transfer, T::state_request, T::state_manifest})
+              T::state_transfer, T::state_request, T::state_manifest, T::outer_plan})
     BOOST_TEST(!is_control_message(t));
   std::vector<std::uint8_t> head;
   FrameHeader h;
@@ -414,4 +415,24 @@ BOOST_AUTO_TEST_CASE(control_messages_are_the_membership_and_view_types) {
   encode_header(h, head);
   BOOST_TEST(!is_control_frame({head.data(), head.size()}));
   BOOST_TEST(!is_control_frame({head.data(), 3}));  // too short to say
+}
+
+BOOST_AUTO_TEST_CASE(outer_plans_round_trip_and_refuse_bad_sizes_and_times) {
+  const OuterPlan sent{0x0000000300000007ull, kNoMoreRounds, 1200, 0.25};
+  std::vector<std::uint8_t> payload;
+  encode_outer_plan(sent, payload);
+  BOOST_TEST(payload.size() == kOuterPlanPayloadSize);
+  const Result<OuterPlan> got = decode_outer_plan({payload.data(), payload.size()});
+  BOOST_TEST_REQUIRE(got.ok());
+  BOOST_TEST(got->base == sent.base);
+  BOOST_TEST(got->next == sent.next);
+  BOOST_TEST(got->iteration == sent.iteration);
+  BOOST_TEST(got->compute_seconds == sent.compute_seconds);
+  BOOST_TEST(to_string(decode_outer_plan({payload.data(), payload.size() - 1}).error()) == "truncated");
+  payload.push_back(0);
+  BOOST_TEST(to_string(decode_outer_plan({payload.data(), payload.size()}).error()) == "oversized");
+  for (double bad : {-1.0, std::nan(""), std::numeric_limits<double>::infinity()}) {
+    encode_outer_plan({1, 2, 3, bad}, payload);
+    BOOST_TEST(to_string(decode_outer_plan({payload.data(), payload.size()}).error()) == "invalid_option");
+  }
 }
