@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <stdexcept>
+#include <thread>
 
 namespace starling::actors {
 
@@ -23,6 +24,13 @@ void average_with_group(const LearnerState& s, const StepOrder& order, Clock::ti
     throw std::runtime_error(why.empty() ? "learner " + std::to_string(s.index) + ": the SMA round was abandoned" : why);
   }
   compute_start += Clock::now() - before;
+}
+
+// An emulated slower CPU (NodeSpec::slowdown): the order's compute so far, stretched by
+// sleeping (slowdown − 1) times as long.
+void emulate_slowdown(double slowdown, Clock::time_point compute_start) {
+  if (slowdown <= 1.0) return;
+  std::this_thread::sleep_for((Clock::now() - compute_start) * (slowdown - 1.0));
 }
 
 }  // namespace
@@ -49,13 +57,15 @@ StepReport run_step(LearnerState& s, const StepOrder& order) {
   if (!std::isfinite(report.loss))
     throw std::runtime_error("learner " + std::to_string(s.index) + ": loss is not finite at step " +
                              std::to_string(s.learner->steps()) + " (learning rate too high?)");
+  emulate_slowdown(s.slowdown, start);
   report.compute_seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return report;
 }
 
 caf::behavior learner_actor(caf::stateful_actor<LearnerState>* self, int index, LearnerSpec spec,
-                           std::shared_ptr<const Task> task) {
+                           std::shared_ptr<const Task> task, double slowdown) {
   self->state.index = index;
+  self->state.slowdown = slowdown;
   self->state.learner = std::make_unique<Learner>(spec, std::move(task));
   return {
       [=](const StepOrder& order) -> caf::result<StepReport> {

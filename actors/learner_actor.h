@@ -15,13 +15,15 @@ namespace starling::actors {
 struct LearnerState {
   int index = 0;
   std::unique_ptr<Learner> learner;
+  double slowdown = 1.0;  // NodeSpec::slowdown
   static inline const char* name = "starling.learner";
 };
 
 caf::behavior learner_actor(caf::stateful_actor<LearnerState>* self, int index, LearnerSpec spec,
-                           std::shared_ptr<const Task> task);
+                           std::shared_ptr<const Task> task, double slowdown);
 
-/// The learner's side of one iteration, without CAF (also used by tests).
+/// The learner's side of one iteration, without CAF (also used by tests); with
+/// state.slowdown > 1 it then sleeps, the sleep counted in the report's compute time.
 StepReport run_step(LearnerState& state, const StepOrder& order);
 
 }  // namespace starling::actors

@@ -59,8 +59,8 @@ void add_learner(Self self) {
   auto& s = self->state;
   const int index = learner_count(self);
   auto learner = s.spec.detached_learners
-                     ? self->spawn<caf::detached>(learner_actor, index, learner_spec(s, index), s.task)
-                     : self->spawn(learner_actor, index, learner_spec(s, index), s.task);
+                     ? self->spawn<caf::detached>(learner_actor, index, learner_spec(s, index), s.task, s.spec.slowdown)
+                     : self->spawn(learner_actor, index, learner_spec(s, index), s.task, s.spec.slowdown);
   self->monitor(learner);
   s.learners.push_back(learner);
   s.group.reset();

@@ -63,6 +63,10 @@ struct NodeSpec {
   double autotune_threshold = 0.1;
   double autotune_window_seconds = 0.5;  // throughput is measured over at least this long
   int max_learners = 16;  // auto-tuning's ceiling; run_node lowers it to the cores
+  /// Emulates a CPU this many times slower (≥ 1; tests of slow peers): after each order
+  /// each learner sleeps (slowdown − 1) × the order's measured compute time, and reports
+  /// the sleep as compute, so the node's figures read as those of a slower machine.
+  double slowdown = 1.0;
   /// Learners on threads of their own (CAF detached actors): compute-bound replicas must run
   /// in parallel, and the work-stealing scheduler may queue two of them on one worker. They
   /// then run the SMA rounds among themselves (sma::SmaGroup), with no message per step.

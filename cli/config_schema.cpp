@@ -276,6 +276,10 @@ std::vector<KeySpec> node_keys() {
      [](V v, Config& c) { c.node.autotune_threshold = v.number; }},
     {"node.max_learners", integer(16, 1, 256), "ceiling for auto-tuning (never above the cores)",
      [](V v, Config& c) { c.node.max_learners = static_cast<int>(v.integer); }},
+    {"node.slowdown", number(1.0, 1.0, 1e3),
+     "emulates a CPU this many times slower, for tests of slow peers: after each step the learners sleep "
+     "(slowdown − 1) × the step's compute time, counted as compute (docs/swarm.md#slow-peers)",
+     [](V v, Config& c) { c.node.slowdown = v.number; }},
   };
 }
 
@@ -565,7 +569,7 @@ bool per_peer_key(const std::string& name) {
   static const std::vector<std::string> keys = {
       "run.name", "run.data_dir", "run.out_dir", "run.checkpoint_dir", "run.checkpoint_every", "run.checkpoint_keep",
       "run.init_from", "data.path", "data.tokenizer_model", "kernels.backend", "kernels.threads", "node.threads",
-      "node.autotune_threshold", "node.max_learners", "security.keys_dir", "swarm.start_peers",
+      "node.autotune_threshold", "node.max_learners", "node.slowdown", "security.keys_dir", "swarm.start_peers",
       "swarm.join_timeout_seconds"};
   const std::string section = split_key(name).first;
   return section == "launch" || section == "monitor" || section == "peer" ||

@@ -1,7 +1,7 @@
 // The node and its learner actors: one learner follows the plain single-learner path
 // exactly; several learners train and are reproducible; a failing learner surfaces as an
-// error naming it; auto-tuning reaches a decision. The node/learner protocol also runs under
-// CAF's deterministic test scheduler.
+// error naming it; auto-tuning reaches a decision; node.slowdown stretches each order. The
+// node/learner protocol also runs under CAF's deterministic test scheduler.
 #define BOOST_TEST_MODULE actors_node
 #include <boost/test/unit_test.hpp>
 
@@ -15,6 +15,8 @@
 #include <caf/all.hpp>
 #include <caf/scheduler/test_coordinator.hpp>
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 
 using namespace starling;
@@ -165,4 +167,40 @@ BOOST_AUTO_TEST_CASE(learner_step_orders) {
   BOOST_TEST(run_step(state, order).vector == nullptr);
   order.mode = IntraSync::average;  // synchronous SGD reports the gradient
   BOOST_TEST(run_step(state, order).vector == state.learner->model().grads());
+}
+
+// node.slowdown: an order takes `slowdown` times its compute, and the learner reports all
+// of it as compute. The bound is one-sided (sleeps never end early) against the fastest of
+// five plain orders of the same work, so other load on the host cannot fail it; the
+// arithmetic is untouched, so the node trains the same model.
+BOOST_AUTO_TEST_CASE(slowdown_stretches_each_order_and_counts_it_as_compute) {
+  using Clock = std::chrono::steady_clock;
+  const NodeSpec spec = small_spec(IntraSync::sma, 1);
+  LearnerState plain, slow;
+  plain.learner = std::make_unique<Learner>(spec.train.learner, task());
+  slow.learner = std::make_unique<Learner>(spec.train.learner, task());
+  slow.slowdown = 4.0;
+  StepOrder order;
+  order.lrs = std::vector<float>(20, 0.02f);
+  double fastest = 1e9;
+  for (int k = 0; k < 5; ++k) {
+    const auto start = Clock::now();
+    run_step(plain, order);
+    fastest = std::min(fastest, std::chrono::duration<double>(Clock::now() - start).count());
+  }
+  for (int k = 0; k < 5; ++k) {
+    const auto start = Clock::now();
+    const StepReport report = run_step(slow, order);
+    const double wall = std::chrono::duration<double>(Clock::now() - start).count();
+    BOOST_TEST(wall >= 3.0 * fastest, wall << " s against the plain order's " << fastest << " s");
+    BOOST_TEST(report.compute_seconds <= wall);
+    BOOST_TEST(report.compute_seconds >= 0.9 * wall);
+  }
+  const std::size_t n = plain.learner->model().param_count();
+  const float* a = plain.learner->model().params();
+  BOOST_TEST(std::equal(a, a + n, slow.learner->model().params()));
+
+  NodeSpec slowed = spec;
+  slowed.slowdown = 3.0;
+  BOOST_TEST(run(slowed).train.model_checksum == run(spec).train.model_checksum);
 }

@@ -452,6 +452,20 @@ BOOST_AUTO_TEST_CASE(adamw_keys_and_their_errors) {
   BOOST_TEST((contains(e, "test.toml:2: optimizer.min_lr") && contains(e, "cosine")), e);
 }
 
+// node.slowdown (docs/swarm.md#slow-peers): a factor of at least 1, settable per peer with
+// --set; anything else names file, line and key.
+BOOST_AUTO_TEST_CASE(slowdown_emulates_a_slower_cpu) {
+  BOOST_TEST(parse_config("", "t").node.slowdown == 1.0);
+  BOOST_TEST(parse_config("[node]\nslowdown = 4\n", "t").node.slowdown == 4.0);
+  BOOST_TEST(parse_config("[node]\nslowdown = 2.5\n", "t", {"node.slowdown=4"}).node.slowdown == 4.0);
+  std::string e = error_of("[run]\nseed = 1\n[node]\nslowdown = 0.5\n");
+  BOOST_TEST((contains(e, "test.toml:4: node.slowdown") && contains(e, "[1, 1000]")), e);
+  e = error_of("[node]\nslowdown = \"4\"\n");
+  BOOST_TEST((contains(e, "test.toml:2: node.slowdown") && contains(e, "a number")), e);
+  e = error_of("", {"node.slowdown=-2"});
+  BOOST_TEST(contains(e, "--set node.slowdown"), e);
+}
+
 // A swarm compares job descriptions (docs/swarm.md): every key but the per-peer ones, after
 // defaults and overrides; a per-peer key (where files lie, threads) never makes two peers'
 // jobs differ.
@@ -467,7 +481,7 @@ BOOST_AUTO_TEST_CASE(job_descriptions_leave_out_the_per_peer_keys) {
   BOOST_TEST(job.find("run.out_dir") == std::string::npos);
   BOOST_TEST(job.find("kernels.threads") == std::string::npos);
   BOOST_TEST(job.find("peer.") == std::string::npos);
-  BOOST_TEST(job_description(path, {"run.out_dir=elsewhere", "kernels.threads=2", "node.threads=3"}) == job);
+  BOOST_TEST(job_description(path, {"run.out_dir=elsewhere", "kernels.threads=2", "node.threads=3", "node.slowdown=4"}) == job);
   BOOST_TEST(job_description(path, {"optimizer.lr=0.2"}) != job);
   for (const KeySpec& k : config_schema())
     if (k.name == "run.out_dir" || k.name == "monitor.metrics_port" || k.name == "swarm.join_timeout_seconds")

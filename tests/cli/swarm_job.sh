@@ -30,11 +30,12 @@ swarm_job() {
 }
 
 # swarm_peer LOG ARGS...: `$starling peer --config $tmp/job.toml ARGS...` in the background,
-# its output in LOG, its pid appended to the array pids.
+# its output in LOG, its pid appended to the array pids; with swarm_nice set, under
+# `nice -n $swarm_nice` (nice execs starling: the pid is the peer's).
 swarm_peer() {
   local log=$1
   shift
-  "$starling" peer --config "$tmp/job.toml" "$@" >"$log" 2>&1 &
+  ${swarm_nice:+nice -n "$swarm_nice"} "$starling" peer --config "$tmp/job.toml" "$@" >"$log" 2>&1 &
   pids+=($!)
 }
 
@@ -46,14 +47,16 @@ t = lambda s: sum(float(x) * f for x, f in zip(s.split(':'), (3600, 60, 1)))
 print('%.2f' % ((t('$2') - t('$1')) % 86400))"
 }
 
-# swarm_gpt_job FILE OWNER_TOML PARTS STEPS OUT_DIR: configs/fortunes-gpt-8peers.toml's GPT as
-# a swarm job of PARTS data parts and swarm.start_peers (its roster and in-process launch left
-# out) for STEPS steps, with DiLoCo at H = 50 on 4-bit (qsgd) pseudo-gradients.
+# swarm_gpt_job FILE OWNER_TOML PARTS STEPS OUT_DIR [EVAL_STEPS]: configs/fortunes-gpt-8peers.toml's
+# GPT as a swarm job of PARTS data parts and swarm.start_peers (its roster and in-process launch
+# left out) for STEPS steps, with DiLoCo at H = 50 on 4-bit (qsgd) pseudo-gradients; validated
+# every EVAL_STEPS steps (default: the config's run.eval_steps).
 swarm_gpt_job() {
-  local file=$1 owner=$2 parts=$3 steps=$4 out=$5
+  local file=$1 owner=$2 parts=$3 steps=$4 out=$5 eval_steps=${6:-}
   awk '/^\[\[peer\]\]/ || /^\[launch\]/ { skip = 1; next } /^\[/ { skip = 0 } !skip' \
     "$(dirname "${BASH_SOURCE[0]}")/../../configs/fortunes-gpt-8peers.toml" >"$file"
   sed -i "s|^name = .*|name = \"swarm\"\nout_dir = \"$out\"|; s|^steps = .*|steps = $steps|" "$file"
+  [ -z "$eval_steps" ] || sed -i "s|^eval_steps = .*|eval_steps = $eval_steps|" "$file"
   sed -i 's|^mode = "allreduce"|mode = "local-sgd"\nperiod = 50\nouter_lr = 0.7\nouter_momentum = 0.9\nstart_timeout_seconds = 60|' "$file"
   printf '[compression]\ncodec = "qsgd"\nbits = 4\n[swarm]\n' >>"$file"
   grep -v '^\[swarm\]' "$owner" >>"$file"
