@@ -18,8 +18,8 @@
 # namespace (unshare --user --map-root-user --net --mount); exits 77 (ctest: skipped) with the
 # reason when it is not root and cannot make a user namespace.
 #   swarm_netns_end_to_end.sh STARLING
-# SWARM_NETNS_SEED: the seed of the random choices (default 1); SWARM_NETNS_KEEP=DIR: copy the
-# logs, configs and summaries there.
+# SWARM_NETNS_SEED: the seed of the random choices (default: a new one each run, printed, and
+# named by a failure); SWARM_NETNS_KEEP=DIR: copy the logs, configs and summaries there.
 set -euo pipefail
 readonly SKIP=77
 starling=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -48,7 +48,7 @@ if [ -z "${SWARM_NETNS_INSIDE:-}" ]; then
 fi
 
 # Inside namespaces of its own: the test itself.
-seed=${SWARM_NETNS_SEED:-1} kill_rounds=(25 55) initial=5 port=5600
+seed=${SWARM_NETNS_SEED:-$RANDOM} kill_rounds=(25 55) initial=5 port=5600
 kills=${#kill_rounds[@]}
 netns=$root/scripts/netns.sh
 tmp=$(mktemp -d)
@@ -68,6 +68,7 @@ fail() {
   exit 1
 }
 RANDOM=$seed
+echo "swarm_netns: seed $seed (SWARM_NETNS_SEED)" >&2
 behind_nat=" p3 p4 p5 p6 "
 "$netns" up 7 --nat 0:3,5 --nat 1:4,6 >/dev/null
 
@@ -112,12 +113,11 @@ live_except() {  # live_except NAME...: the live peers' indices, those named lef
   return 0
 }
 
-: >"$tmp/events.log"
 # await K TEXT SECONDS: until pK's log holds TEXT; fails when pK exits or the time is up.
 await() {
   local k=$1 text=$2 t
   for ((t = 0; t < $3 * 10; t++)); do
-    grep -q "$text" "$tmp/p$k.log" && return 0
+    grep -q "$text" "$tmp/p$k.log" 2>/dev/null && return 0
     refresh
     [ "${alive[$k]}" = 1 ] || fail "p$k exited before its log said '$text'"
     sleep 0.1
@@ -137,6 +137,7 @@ await_round() {
 }
 # One newcomer at a time, each once the one before took up its view: ids follow the start
 # order, and no two newcomers enter the same view.
+: >"$tmp/events.log"
 start_peer
 for k in 1 2 3 4; do
   if [ "$k" -eq 2 ]; then start_peer p0 --fault lying-seeder; else start_peer p0; fi
