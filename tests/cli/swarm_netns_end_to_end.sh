@@ -57,7 +57,7 @@ cleanup() {
   for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done
   wait 2>/dev/null || true
   "$netns" down 7 >/dev/null 2>&1 || true
-  [ -z "${SWARM_NETNS_KEEP:-}" ] || cp -r "$tmp/." "$SWARM_NETNS_KEEP/"
+  [ -z "${SWARM_NETNS_KEEP:-}" ] || { rm -rf "$tmp/cache"; mkdir -p "$SWARM_NETNS_KEEP" && cp -r "$tmp/." "$SWARM_NETNS_KEEP/"; }
   rm -rf "$tmp"
 }
 trap cleanup EXIT
