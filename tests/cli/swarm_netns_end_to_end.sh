@@ -7,13 +7,14 @@
 #   p3 ns3 behind NAT router 0              p4 ns4 behind NAT router 1 (3 -> 4 needs a relay)
 # Then, at rounds 25 and 55 of the job's 117 (5 epochs of 469 steps over a quarter of the
 # data, H = 20), a random live peer other than p2 is killed with -9, and a newcomer behind NAT
-# joins through a random live reachable one: p5 in ns5 (router 0), p6 in ns6 (router 1). Newcomers are behind NAT because members behind NAT do not reach a reachable
-# newcomer yet (the ring then fails with "not connected to right neighbour").
+# joins through a random live reachable peer: p5 in ns5 (router 0), p6 in ns6 (router 1).
+# The newcomers are behind NAT because members behind NAT do not reach a reachable newcomer
+# yet (their ring then fails with "not connected to right neighbour"; docs/swarm.md).
 # Each peer starts with the job config, an invitation and one bootstrap address. The MLP
-# job runs local SGD (H = 20); bench/swarm/churn_check.py judges the logs: the job finished,
-# every synchronous round's digests agree, joiners trained within one round of their
-# download, a joiner caught the lying seeder and still took the agreed state, and peers
-# behind NAT used a relay (and only they did).
+# 784-1024-1024-10 runs local SGD; bench/swarm/churn_check.py judges the logs: the job
+# finished, every synchronous round's digests agree, joiners trained within one round of
+# their download, a joiner caught the lying seeder and took the agreed state from the
+# others, and the peers behind NAT used a relay (and only they did).
 # Runs as root in namespaces of its own (unshare --net --mount), and without root in a user
 # namespace (unshare --user --map-root-user --net --mount); exits 77 (ctest: skipped) with the
 # reason when it is not root and cannot make a user namespace.
@@ -40,7 +41,8 @@ if [ -z "${SWARM_NETNS_INSIDE:-}" ]; then
   if ! why=$("${wrap[@]}" sh -c "$probe" 2>&1); then
     [ "$(id -u)" -ne 0 ] || { echo "FAIL: cannot make network namespaces with NAT as root: $why" >&2; exit 1; }
     echo "SKIP: cannot make network namespaces with NAT as $(id -un) (${wrap[*]}): ${why:-no reason given}" >&2
-    echo "SKIP: run as root, or allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, user.max_user_namespaces > 0)" >&2
+    echo "SKIP: run as root, or allow unprivileged user namespaces" \
+      "(sysctl kernel.unprivileged_userns_clone=1, user.max_user_namespaces > 0)" >&2
     exit "$SKIP"
   fi
   export SWARM_NETNS_INSIDE=1
@@ -57,7 +59,10 @@ cleanup() {
   for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done
   wait 2>/dev/null || true
   "$netns" down 7 >/dev/null 2>&1 || true
-  [ -z "${SWARM_NETNS_KEEP:-}" ] || { rm -rf "$tmp/cache"; mkdir -p "$SWARM_NETNS_KEEP" && cp -r "$tmp/." "$SWARM_NETNS_KEEP/"; }
+  if [ -n "${SWARM_NETNS_KEEP:-}" ]; then
+    rm -rf "$tmp/cache"
+    mkdir -p "$SWARM_NETNS_KEEP" && cp -r "$tmp/." "$SWARM_NETNS_KEEP/"
+  fi
   rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -74,9 +79,9 @@ behind_nat=" p3 p4 p5 p6 "
 
 "$starling" invite --new-owner-key -o "$tmp/owner.key" >"$tmp/owner.toml" 2>/dev/null
 source "$here/swarm_job.sh"
-swarm_job "$tmp/job.toml" "$tmp/owner.toml" run.name='"churn"' run.epochs=5 model.hidden="[1024, 1024]" run.out_dir="\"$tmp/out\"" \
-  run.data_dir="\"$tmp/cache\"" exchange.mode='"local-sgd"' exchange.period=20 exchange.heartbeat_seconds=0.25 \
-  exchange.failure_timeout_seconds=3 exchange.start_timeout_seconds=30 swarm.start_peers=$initial swarm.join_timeout_seconds=30
+swarm_job "$tmp/job.toml" "$tmp/owner.toml" run.name='"churn"' run.epochs=5 model.hidden="[1024, 1024]" \
+  run.out_dir="\"$tmp/out\"" run.data_dir="\"$tmp/cache\"" exchange.mode='"local-sgd"' exchange.period=20 \
+  exchange.start_timeout_seconds=30 swarm.start_peers=$initial swarm.join_timeout_seconds=30
 "$starling" invite --key "$tmp/owner.key" --job "$tmp/job.toml" --expires 1 -o "$tmp/invite.txt" 2>/dev/null
 
 # start_peer [BOOTSTRAP-NAME] [ARGS...]: the next peer pK in namespace K, its log pK.log.
@@ -86,8 +91,8 @@ start_peer() {
   local args=(--listen "$("$netns" addr "$k"):$port" "$@")
   [ -z "$via" ] || args+=(--bootstrap "$("$netns" addr "${via#p}"):$port" --invitation "$tmp/invite.txt")
   [[ "$behind_nat" != *" p$k "* ]] || args+=(--behind-nat)
-  # nice and ip netns exec exec the peer: $! is the peer itself, which kill -9 reaches.
-  nice -n 10 ip netns exec "starling-ns$k" "$starling" peer --config "$tmp/job.toml" "${args[@]}" >"$tmp/p$k.log" 2>&1 &
+  # ip netns exec execs the peer: $! is the peer itself, which kill -9 reaches.
+  ip netns exec "starling-ns$k" "$starling" peer --config "$tmp/job.toml" "${args[@]}" >"$tmp/p$k.log" 2>&1 &
   names+=("p$k") pids+=($!) alive+=(1)
   echo "$(date +%s.%N) start p$k bootstrap ${via:-none}" >>"$tmp/events.log"
 }
@@ -126,9 +131,10 @@ await() {
 }
 # await_round K R: until pK trained round R (at most 120 s).
 await_round() {
-  local t
+  local t last
   for ((t = 0; t < 1200; t++)); do
-    [ "$(sed -n 's/.*state digest after round \([0-9]*\):.*/\1/p' "$tmp/p$1.log" | tail -1)" -ge "$2" ] 2>/dev/null && return 0
+    last=$(sed -n 's/.*state digest after round \([0-9]*\):.*/\1/p' "$tmp/p$1.log" | tail -1)
+    [ "${last:-0}" -ge "$2" ] && return 0
     refresh
     [ "${alive[$1]}" = 1 ] || fail "p$1 exited before round $2"
     sleep 0.1
@@ -172,7 +178,10 @@ for _ in $(seq 120); do
   sleep 1
 done
 refresh
-for i in $(live_except); do kill -9 "${pids[$i]}" 2>/dev/null || true; echo "$(date +%s.%N) hung ${names[$i]}" >>"$tmp/events.log"; done
+for i in $(live_except); do
+  kill -9 "${pids[$i]}" 2>/dev/null || true
+  echo "$(date +%s.%N) hung ${names[$i]}" >>"$tmp/events.log"
+done
 for i in "${!pids[@]}"; do
   [ -n "${codes[$i]:-}" ] || reap "$i"
   echo "${names[$i]} ${codes[$i]}" >>"$tmp/exits.txt"
