@@ -71,6 +71,8 @@ int main(int argc, char** argv) {
                        "HOST:PORT of a running swarm peer to join through (repeatable; tried in turn)")->needs(listen);
   peer_cmd->add_option("--invitation", peer.swarm.invitation, "The owner's invitation to this job (starling invite)")->needs(listen);
   listen->excludes("--id")->excludes(join_flag);
+  peer_cmd->add_option("--fault", peer.fault,
+                       "Fault injection for tests: lying-seeder flips one bit in every chunk of state this peer serves");
 
   starling::cli::InviteOptions invite;
   auto* invite_cmd = app.add_subcommand("invite", "The owner of a swarm: make the owner's key pair, or sign an invitation to a job");

@@ -2,6 +2,7 @@
 
 #include "cli/config.h"
 #include "job/node_job.h"
+#include "job/peer_fault.h"
 
 #include <spdlog/spdlog.h>
 
@@ -41,6 +42,7 @@ int run_peer(const TrainOptions& options, std::optional<uint32_t> id) {
   try {
     config = load_config(options.config, options.overrides);
     apply_metrics_port(config, options.metrics_port);
+    job::inject_fault(config, options.fault);  // before a swarm admits this peer
     if (!options.swarm.listen.empty()) job::join_swarm(config, job_description(options.config, options.overrides), options.swarm);
     else job::select_peer(config, id);
     if (config.allocation_rank) {

@@ -19,6 +19,7 @@ struct TrainOptions {
   bool join = false;    // peer: join the running job (it also does when it finds one running)
   int metrics_port = 0;  // --metrics-port: sets monitor.metrics_port; 0: as the config says
   job::SwarmPeerOptions swarm;  // peer: an open swarm's (--listen set), else a roster's
+  std::string fault;  // peer: --fault, a misbehaviour for tests (job/peer_fault.h); empty: none
 };
 
 /// `--resume`: every node continues from its newest valid checkpoint; ConfigError when the

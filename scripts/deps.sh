@@ -18,10 +18,11 @@ build=(cmake make g++ pkg-config zlib1g-dev libcaf-dev libzmq3-dev libsodium-dev
 # fortunes, the shipped text corpus of the language models (/usr/share/games/fortunes);
 # SentencePiece's command-line tools and Python module, the subword tokenizer's other side;
 # the monitor's tests parse /metrics with prometheus_client, open the live page in Chromium
-# and fetch with curl.
+# and fetch with curl; the swarm's namespace test (and scripts/netns.sh --nat) builds its NAT
+# routers with nftables.
 run=(python3 python3-torch python3-matplotlib python3-numpy openmpi-bin clang libclang-rt-14-dev
      slurmctld slurmd slurm-client munge fortunes sentencepiece python3-sentencepiece python3-prometheus-client chromium
-     curl)
+     curl nftables)
 # The MPI all-reduce benchmark compiles against Open MPI.
 bench=(libopenmpi-dev)
 # The arm64 libraries beside the host's (Eigen and CLI11 are headers, from `build`). Four do

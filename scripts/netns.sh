@@ -20,7 +20,9 @@
 #   scripts/netns.sh burst RATE      prints the tbf bucket 'up' gives RATE, in bytes
 #
 # Needs root and iproute2 (ip, tc), and nftables (nft) for --nat; exits 2 when one is
-# missing or on bad arguments.
+# missing or on bad arguments. Root of a user namespace will do: inside `unshare --user
+# --map-root-user --net --mount` with a tmpfs mounted on /run, as
+# tests/cli/swarm_netns_end_to_end.sh runs it without root.
 # netem is not available on this machine class, so there is rate limiting but no delay/loss.
 set -euo pipefail
 
@@ -39,7 +41,7 @@ readonly WAN=sl-wan  # a router's leg on the bridge, inside its namespace
 readonly LAN=sl-lan  # a router's home bridge, inside its namespace
 
 usage() {
-  sed -n '8,23p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '8,25p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 

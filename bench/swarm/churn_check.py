@@ -7,7 +7,13 @@ exits.txt and the survivors' summaries. Prints a table; exits 1 when a check fai
   digest for it ("peers: state digest after round R: D") published the same one, and no peer
   logged a state check disagreement;
 - joiners: each joiner's first trained round (its first digest) comes at most one round after
-  the round it joined at ("peers: joined view V {...} at round R, taking the model ...")."""
+  the round it joined at ("peers: joined view V {...} at round R, taking the model ...");
+- with --liar NAME (a peer started with --fault lying-seeder): a joiner caught it ("peers: peer
+  ID served chunk ...: it is not asked again"), nobody else was caught, and each joiner that
+  caught it published a first digest equal to the other peers' of that round;
+- with --behind-nat NAMES: the survivors among them sent bytes through a relay, a reachable
+  peer passed them on, and no reachable survivor sent through a relay ("relays: passed on P
+  bytes between other peers; sent S of ...")."""
 import argparse
 import datetime
 import glob
@@ -22,6 +28,8 @@ JOINED = re.compile(r"peers: joined view (\d+) \{[^}]*\} at round (\d+), taking 
 TOOK = re.compile(r"peers: took the model of iteration (\d+)")
 DIGEST = re.compile(r"peers: state digest after round (\d+): ([0-9a-f]+)")
 STATE_CHECK = re.compile(r"peers: state check: (after round \d+ .*|took the majority's.*)")
+CAUGHT = re.compile(r"peers: peer (\d+) [^:]*: it is not asked again")
+RELAYS = re.compile(r"relays: passed on (\d+) bytes between other peers; sent (\d+) of ")
 STAMP = re.compile(r"^\[(\d\d):(\d\d):(\d\d)\.(\d\d\d)\]")
 
 
@@ -33,7 +41,8 @@ def seconds(line):
 def read_log(path, name):
     """What one peer's log says: its id, its digests by (view, round), its join and first round."""
     peer = {"name": name, "id": 0 if name == "p0" else None, "digests": {}, "joined": None,
-            "took_at": None, "first_round": None, "first_at": None, "state_checks": [], "errors": []}
+            "took_at": None, "first_round": None, "first_at": None, "state_checks": [], "errors": [],
+            "caught": [], "relayed": None}
     view = 0
     with open(path, errors="replace") as f:
         for line in f:
@@ -55,9 +64,53 @@ def read_log(path, name):
                     peer["first_round"], peer["first_at"] = r, seconds(line)
             elif m := STATE_CHECK.search(line):
                 peer["state_checks"].append(line.strip())
+            elif m := CAUGHT.search(line):
+                peer["caught"].append(int(m[1]))
+            elif m := RELAYS.search(line):
+                peer["relayed"] = (int(m[1]), int(m[2]))
             elif " error " in line or " critical " in line:
                 peer["errors"].append(line.strip())
     return peer
+
+
+def check_liar(peers, liar, joiners, by_round):
+    """The lying seeder was caught by a joiner, nobody else was, and its catchers' first
+    digests are the agreed ones."""
+    failures = []
+    liar_id = peers[liar]["id"]
+    catchers = [n for n in joiners if liar_id in peers[n]["caught"]]
+    wrongly = {(n, i) for n in peers for i in peers[n]["caught"] if i != liar_id}
+    if liar_id is None or not catchers:
+        failures.append(f"no joiner caught the lying seeder {liar} (peer {liar_id})")
+    for n, i in sorted(wrongly):
+        failures.append(f"{n} caught peer {i}, not the lying seeder")
+    for n in catchers:
+        p = peers[n]
+        first = next((k for k in sorted(p["digests"]) if k[1] == p["first_round"]), None)
+        others = {m: d for m, d in by_round.get(first, {}).items() if m != n}
+        if first is None or not others or set(others.values()) != {p["digests"][first]}:
+            failures.append(f"{n} caught the lying seeder but its first digest {first} is not the others' {others}")
+    print(f"lying seeder {liar} (peer {liar_id}) caught by {', '.join(catchers) or 'nobody'}; "
+          f"their first digests agree with the others': {'yes' if catchers and not failures else 'no'}")
+    return failures
+
+
+def check_relays(peers, nat, survivors):
+    """Peers behind NAT sent through a relay and only they did."""
+    failures = []
+    sent = {n: (peers[n]["relayed"] or (0, 0))[1] for n in survivors}
+    passed = sum((peers[n]["relayed"] or (0, 0))[0] for n in survivors if n not in nat)
+    through = sum(sent[n] for n in survivors if n in nat)
+    if not through:
+        failures.append(f"no surviving peer behind NAT ({', '.join(n for n in nat if n in survivors) or 'none'}) "
+                        "sent through a relay")
+    if not passed:
+        failures.append("no reachable survivor passed bytes on as a relay")
+    for n in survivors:
+        if n not in nat and sent[n]:
+            failures.append(f"{n} is reachable but sent {sent[n]} bytes through a relay")
+    print(f"relays: survivors behind NAT sent {through} bytes through a relay; reachable ones passed on {passed}")
+    return failures
 
 
 def main():
@@ -67,6 +120,8 @@ def main():
     ap.add_argument("--joins", type=int, required=True)
     ap.add_argument("--initial", type=int, required=True, help="peers started before the churn")
     ap.add_argument("--min-accuracy", type=float, default=0.75)
+    ap.add_argument("--liar", help="the peer started with --fault lying-seeder (pK)")
+    ap.add_argument("--behind-nat", default="", help="the peers started with --behind-nat (pK,pL,...)")
     a = ap.parse_args()
     failures = []
 
@@ -142,6 +197,12 @@ def main():
         joiners.append((n, p["id"], p["joined"], p["first_round"], wait, "killed later" if n in killed else "finished"))
         if gap > 1:
             failures.append(f"{n} joined at round {p['joined']} and first trained round {p['first_round']}")
+
+    if a.liar:
+        failures += check_liar(peers, a.liar, names[a.initial:], by_round)
+    nat = [n for n in a.behind_nat.split(",") if n]
+    if nat:
+        failures += check_relays(peers, nat, [n for n in survivors if exits[n] == "0"])
 
     # The table.
     first_killed = "p0" in killed

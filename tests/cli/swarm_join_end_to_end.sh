@@ -4,7 +4,7 @@
 # and an invitation each, and all four train the MLP on Fashion-MNIST together (all-reduce).
 # Meanwhile bad joins each exit 2 naming their cause: a dead bootstrap address, a port that
 # is not a Starling peer (a plain HTTP server), no invitation, a forged one (another owner's
-# key), a tampered one, and another job's config. The swarm finishes as if they had not happened: every peer
+# key), a tampered one, another job's config, and an unknown --fault. The swarm finishes as if they had not happened: every peer
 # ends in the view of all four with a test accuracy far above chance (0.1).
 #   swarm_join_end_to_end.sh STARLING [MODE]   MODE: allreduce (default), or gossip: D-PSGD
 #                                              on a ring, drawn anew over the members (in id
@@ -78,6 +78,7 @@ peer p3 --listen "127.0.0.1:$((base + 3))" --bootstrap "127.0.0.1:$((base + 2))"
 # The joins that never reach the swarm, while it trains.
 bad dead "no bootstrap address accepts connections" --listen "127.0.0.1:$((base + 10))" --bootstrap "127.0.0.1:$((base + 19))"
 bad http "no Starling peer of a running swarm answered" --listen "127.0.0.1:$((base + 11))" --bootstrap "127.0.0.1:$((base + 20))"
+bad fault "no fault 'lying'" --fault lying --listen "127.0.0.1:$((base + 16))" --bootstrap "127.0.0.1:$base" --invitation "$tmp/invite1.txt"
 
 failed=0
 for i in 0 1 2 3; do
@@ -96,4 +97,4 @@ grep -q "exchange $mode" "$tmp/p0.log" || fail "peer 0 did not run $mode"
 grep -q "refused the newcomer" "$tmp/p0.log" || fail "peer 0 logged no refusal"
 # Peer 3 asked peer 2, which sent it on to the leader, peer 0, which handed out id 3.
 grep -q "sends this peer to the swarm's leader, peer 0" "$tmp/p3.log" || fail "peer 3 was not sent on to the leader"
-echo "a swarm of 4 joined with one address each finished; 6 bad joins exited 2 naming their cause"
+echo "a swarm of 4 joined with one address each finished; 7 bad joins exited 2 naming their cause"
