@@ -22,7 +22,7 @@ usage: bench/swarm/slow.sh [options]
   --runs LIST         which runs, comma-separated, in order: a, b, c (default a,b,c; c skipped
                       with a note when the binary has no exchange.slow_peers)
   --repeat N          rounds of the interleaved runs (default 1)
-  --target BPB        the target val_bpb (default: run b's final val_bpb, of the same round)
+  --target BPB        the target val_bpb (default: the worst final val_bpb of the round's runs)
   --port P            the first port (default 10000 + pid mod 20000)
   --run-timeout S     the longest a run may take (default 600)
   --keep DIR          keep configs, logs and summaries in DIR (default: a temporary folder, removed)
@@ -82,14 +82,17 @@ if ! "$starling" config --config "$tmp/job.toml" --set exchange.slow_peers='"def
   why="this binary refuses exchange.slow_peers ($(sed 's/^\[[^]]*\] //' "$tmp/key.err" | head -1))"
   if [ "$runs_named" = 1 ] && [[ "$runs" == *c* ]]; then echo "slow.sh: $why: run c cannot run" >&2; exit 2; fi
   echo "slow.sh: $why; run b uses the strict default and run c is skipped" >&2
+else  # the rule for slow peers is part of the job: c's peers hold an invitation to c's job
+  "$starling" invite --key "$tmp/owner.key" --job "$tmp/job.toml" "${sets[@]}" --set exchange.slow_peers='"defer"' \
+    --expires 2 -o "$tmp/invite-defer.txt" 2>/dev/null
 fi
 
 # swarm RUN: one run of the job, its logs and summaries in $tmp/RUN (a1, b1, c1, a2, ...).
 swarm() {
-  local run=$1 dir=$tmp/$1 k first=$port args mode=()
+  local run=$1 dir=$tmp/$1 k first=$port args mode=() invitation=$tmp/invite.txt
   case ${run:0:1} in
     b) [ "$slow_peers_key" = 0 ] || mode=(--set exchange.slow_peers='"wait"') ;;
-    c) mode=(--set exchange.slow_peers='"defer"') ;;
+    c) mode=(--set exchange.slow_peers='"defer"') invitation=$tmp/invite-defer.txt ;;
   esac
   port=$((port + peers))  # every run on ports of its own: none waits for the last run's to close
   mkdir -p "$dir"
@@ -97,7 +100,7 @@ swarm() {
   pids=()
   for ((k = 0; k < peers; k++)); do
     args=(--listen "127.0.0.1:$((first + k))" --set run.out_dir="\"$dir/out\"" "${sets[@]}" "${mode[@]}")
-    [ "$k" -eq 0 ] || args+=(--bootstrap "127.0.0.1:$first" --invitation "$tmp/invite.txt")
+    [ "$k" -eq 0 ] || args+=(--bootstrap "127.0.0.1:$first" --invitation "$invitation")
     [ "${run:0:1}" = a ] || [ "$k" -lt $((peers - slow_peers)) ] || args+=(--set node.slowdown="$slowdown")
     swarm_peer "$dir/p$k.log" "${args[@]}"
     sleep 0.3  # ids in start order

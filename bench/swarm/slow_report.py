@@ -8,7 +8,8 @@ the done-when's ratios; exits 1 when a run c misses a bound:
   from its first validation (after round 1: the start, where peers wait for each other to
   join, left out) to its last;
 - time to target: from the job's round 0 (its first peer's) to the first validation of any
-  peer at or below the target val_bpb (default: run b's final val_bpb of the same round);
+  peer at or below the target val_bpb (default: the worst final val_bpb of the round's runs,
+  which every run reaches);
 - final val_bpb: the mean of the peers' (a synchronous job's peers end on one model)."""
 import argparse
 import csv
@@ -100,7 +101,7 @@ def main():
     ap.add_argument("--peers", type=int, default=8)
     ap.add_argument("--slow-peers", type=int, default=2)
     ap.add_argument("--slowdown", default="4")
-    ap.add_argument("--target", type=float, help="the target val_bpb (default: run b's final, of the same round)")
+    ap.add_argument("--target", type=float, help="the target val_bpb (default: the round's worst final)")
     a = ap.parse_args()
 
     names = sorted((d for d in os.listdir(a.folder) if re.fullmatch(r"[abc]\d+", d)), key=lambda d: (int(d[1:]), d[0]))
@@ -121,7 +122,8 @@ def main():
     status = 0
     for r in sorted({n[1:] for n in names}, key=int):
         row = {k: runs.get(k + r) for k in "abc"}
-        target = a.target if a.target else (row["b"]["final"] if row["b"] else None)
+        finals = [run["final"] for run in row.values() if run]
+        target = a.target if a.target else (max(finals) if finals else None)
         for k, run in row.items():
             if not run:
                 continue

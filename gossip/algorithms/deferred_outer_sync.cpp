@@ -17,9 +17,10 @@ namespace {
 // A member up to this much slower than the fastest stays in step (d = 1): differences of
 // speed that a shared CPU's noise makes cost less waiting than a pseudo-gradient made stale.
 constexpr double kInStep = 2.0;
-// Deferring a little more than the ratio says leaves the slow member's pseudo-gradient time
-// to arrive before the others reach its round.
-constexpr double kMargin = 1.05;
+// Deferring more than the ratio says leaves the slow member's pseudo-gradient time to arrive
+// before the others reach its round, when they speed up meanwhile (a slow member that sleeps
+// leaves them its share of a shared CPU).
+constexpr double kMargin = 1.25;
 
 }  // namespace
 
@@ -80,19 +81,19 @@ void DeferredOuterSync::round(double compute_seconds) {
   send(own, {own_.base, next, iteration(), compute_seconds});
   std::uint64_t job_iteration = iteration();
   for (std::uint64_t r = first; r <= own; ++r) {
+    if (ended_ && r > *ended_) break;
     await(r);
     for (const auto& [peer, member] : others_)  // contributors and those that said they finished
       if (member.next == r && arrived_[r][peer].plan) job_iteration = std::max(job_iteration, arrived_[r][peer].plan->iteration);
     span_.published_by = contributors(r);
-    // Once every other member has finished, this one's late pseudo-gradients are not
-    // stepped: the job ends on the model the others ended on.
-    if (std::all_of(others_.begin(), others_.end(), [](const auto& o) { return o.second.finished; })) {
-      arrived_.erase(arrived_.begin(), arrived_.upper_bound(r));
-      next_round_ = r + 1;
-      continue;
+    if (ended_ && r >= *ended_) {  // nobody steps it: this member's digest is the only one of it
+      span_.published_by = {transport_.self()};
+      break;
     }
     step(r);
   }
+  arrived_.erase(arrived_.begin(), arrived_.upper_bound(own));
+  next_round_ = own + 1;
   own_ = Member{own + 1, next, false};
   std::copy(start_.begin(), start_.end(), model_.begin());
   span_.rounds = own + 1 - first;
@@ -118,16 +119,20 @@ void DeferredOuterSync::start_together() {
   for (auto& [peer, member] : others_) member = own_;
 }
 
-// The round's pace is set by the slowest member in step (at most kInStep times the
-// fastest): a member slower than that defers by as many of its rounds as it needs.
+// Against the median of the other members' compute: a member up to kInStep times slower
+// stays in step; a slower one defers by as many rounds as the pace (the slowest member in
+// step) fits into its compute.
 std::uint64_t DeferredOuterSync::rounds_to_defer(double compute_seconds) const {
-  double fastest = compute_seconds;
+  std::vector<double> others;
   for (const auto& [peer, seconds] : compute_)
-    if (!others_.at(peer).finished) fastest = std::min(fastest, seconds);
-  if (fastest <= 0.0 || compute_seconds <= kInStep * fastest) return 1;
-  double pace = fastest;
-  for (const auto& [peer, seconds] : compute_)
-    if (!others_.at(peer).finished && seconds <= kInStep * fastest) pace = std::max(pace, seconds);
+    if (!others_.at(peer).finished) others.push_back(seconds);
+  if (others.empty()) return 1;
+  std::nth_element(others.begin(), others.begin() + static_cast<long>(others.size() / 2), others.end());
+  const double median = others[others.size() / 2];
+  if (median <= 0.0 || compute_seconds <= kInStep * median) return 1;
+  double pace = median;
+  for (double seconds : others)
+    if (seconds <= kInStep * median) pace = std::max(pace, seconds);
   const double rounds = std::ceil(kMargin * compute_seconds / pace);
   return static_cast<std::uint64_t>(std::min(rounds, static_cast<double>(kMaxDeferral)));
 }
@@ -199,7 +204,9 @@ void DeferredOuterSync::await(std::uint64_t r) {
         waiting = true;
         continue;
       }
-      if (c.plan->next == protocols::kNoMoreRounds) member.finished = true;
+      if (c.plan->next != protocols::kNoMoreRounds) continue;
+      member.finished = true;
+      ended_ = std::min(ended_.value_or(r), r);
     }
     if (!waiting) return;
     std::optional<Message> m = transport_.try_receive(Transport::Clock::now() + std::chrono::milliseconds(50));

@@ -1,7 +1,7 @@
 // Deferred outer steps (gossip/algorithms/deferred_outer_sync.h) on three peers over
 // loopback ZeroMQ: peers 0 and 1 report one second of compute per pseudo-gradient, peer 2
 // four. Peer 2 learns the others' pace from round 1's plans, so its pseudo-gradient after
-// round 2 is deferred by ⌈1.05 × 4⌉ = 5 rounds. Every peer's "training" moves its model by a
+// round 2 is deferred by ⌈1.25 × 4⌉ = 5 rounds. Every peer's "training" moves its model by a
 // fixed vector δ_p from the x₀ it was handed, so each pseudo-gradient is δ_p, and the outer
 // steps are checked against the rule computed in double: rounds 1 and 2 average all three,
 // rounds 3–6 the fast two, round 7 all three with peer 2's pseudo-gradient from round 3

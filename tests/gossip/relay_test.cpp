@@ -2,7 +2,9 @@
 // reachable peer reaches one behind NAT over the connection that one dialed, holding frames
 // until it has; two behind NAT reach each other through a relay, in order, and through the
 // next relay once the first is gone; a relay passes on only between peers it knows, and a
-// relayed frame counts as its origin's only if its header names the origin.
+// relayed frame counts as its origin's only if its header names the origin; a reachable
+// newcomer's hello reaches a peer behind NAT that has not dialed it through a relay, and
+// its frames go direct once that peer has dialed it.
 #define BOOST_TEST_MODULE gossip_relay
 #include <boost/test/unit_test.hpp>
 
@@ -27,12 +29,13 @@ using namespace std::chrono_literals;
 
 namespace {
 
-std::unique_ptr<Transport> peer(TransportContext& context, PeerId self, bool behind_nat) {
+std::unique_ptr<Transport> peer(TransportContext& context, PeerId self, bool behind_nat, bool swarm = false) {
   TransportOptions o;
   o.self = self;
   o.bind_endpoint = "tcp://127.0.0.1:*";  // bound, but nobody dials a peer behind NAT
   o.linger_ms = 200;
   o.behind_nat = behind_nat;
+  o.accept_unknown_hello = swarm;  // a swarm's peers hear newcomers' hellos
   return std::make_unique<Transport>(context, o);
 }
 
@@ -106,6 +109,32 @@ BOOST_AUTO_TEST_CASE(peers_behind_nat_reach_each_other_through_a_relay_in_order)
   BOOST_TEST(s.nat1->stats().sent_through_relay == bytes);
   s.nat2->send(1, push_header(99), ByteSpan());
   BOOST_TEST(s.nat1->receive(5s).header.round == 99u);
+}
+
+BOOST_AUTO_TEST_CASE(a_reachable_newcomers_hello_reaches_a_peer_behind_nat_through_a_relay) {
+  TransportContext context;
+  auto member = peer(context, 0, false, true);
+  auto nat = peer(context, 1, true, true);
+  auto newcomer = peer(context, 7, false, true);
+  member->connect(1, kBehindNat);
+  nat->connect(0, member->endpoint());
+  newcomer->connect(0, member->endpoint());
+  newcomer->connect(1, kBehindNat);  // peer 1 has not dialed the newcomer
+  FrameHeader hello;
+  hello.type = MessageType::hello;
+  newcomer->send(1, hello, ByteSpan());
+  newcomer->send(1, push_header(4), ByteSpan());  // data waits for the direct route
+  const Message first = nat->receive(5s);
+  BOOST_TEST(first.from == 7u);
+  BOOST_TEST((first.header.type == MessageType::hello));
+  BOOST_TEST(member->stats().relayed_for_others > 0u);
+  BOOST_TEST(newcomer->stats().sent_through_relay == 0u);  // a hello, not the newcomer's traffic
+  nat->connect(7, newcomer->endpoint());  // as the swarm's control plane does on a newcomer's hello
+  BOOST_TEST(nat->receive(5s).header.round == 4u);
+  const std::uint64_t relayed = member->stats().relayed_for_others;
+  newcomer->send(1, push_header(5), ByteSpan());
+  BOOST_TEST(nat->receive(5s).header.round == 5u);
+  BOOST_TEST(member->stats().relayed_for_others == relayed);
 }
 
 BOOST_AUTO_TEST_CASE(the_next_relay_takes_over_once_the_first_is_gone) {

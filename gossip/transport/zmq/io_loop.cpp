@@ -336,7 +336,9 @@ bool IoLoop::try_send(PeerId peer, Outgoing& out) {
     if (!send_through_relay(peer, out)) return false;
     stats_.sent_through_relay(bytes);
   } else if (!send_direct(peer, {&out.header, &out.payload})) {
-    return false;
+    // A peer behind NAT that has not dialed this one cannot be reached directly: a newcomer's
+    // hello to it goes through a relay, so that it learns of this peer and dials it.
+    if (!reverse_.count(peer) || !hello(out.header) || !send_through_relay(peer, out)) return false;
   }
   stats_.sent(peer, bytes, control);
   return true;
