@@ -66,8 +66,14 @@ void DeferredOuterSync::round(double compute_seconds) {
   span_ = RoundSpan{};
   if (!kept_.started) return start_together();
   const std::uint64_t first = next_round_, own = own_.next;
-  // The lesser of its last two periods' compute: one period slowed by a busy CPU does not defer a member.
-  const double compute = last_compute_ > 0.0 ? std::min(compute_seconds, last_compute_) : compute_seconds;
+  while (std::optional<Message> m = transport_.try_receive()) take(std::move(*m));  // the others' latest plans
+  // Hysteresis over its last two periods' compute: a member in step defers only when both
+  // were slow, and one deferring goes back in step only when both were fast, so that one
+  // period's noise on a busy CPU does not flip it.
+  const bool deferring = own_.next > own_.base;
+  const double compute = last_compute_ <= 0.0 ? compute_seconds
+                         : deferring          ? std::max(compute_seconds, last_compute_)
+                                              : std::min(compute_seconds, last_compute_);
   last_compute_ = compute_seconds;
   const std::uint64_t next = own + rounds_to_defer(compute);
   if (next - own != own_.next - own_.base + 1 && spec_.on_event) {
@@ -233,6 +239,7 @@ void DeferredOuterSync::take_plan(Message& m) {
   Contribution& c = arrived_[m.header.round][m.from];
   if (c.plan) return drop("duplicate");
   c.plan = *plan;
+  if (!withdrawal) compute_[m.from] = plan->compute_seconds;
 }
 
 void DeferredOuterSync::take_segment(Message& m) {
@@ -288,7 +295,6 @@ void DeferredOuterSync::step(std::uint64_t r) {
   for (PeerId p : from) {
     if (p == transport_.self()) continue;
     others_[p] = Member{r + 1, arrived[p].plan->next, false};
-    compute_[p] = arrived[p].plan->compute_seconds;
   }
   if (from.empty()) return;  // every member is still training: x₀ stays
   const float lr = static_cast<float>(spec_.outer_lr), beta = static_cast<float>(spec_.outer_momentum);

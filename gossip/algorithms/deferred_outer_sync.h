@@ -16,24 +16,24 @@
 //     Δ̄  = Σ w_i Δ_i / Σ w_i            over the contributors of r (none: x₀ stays)
 //     u ← β u + Δ̄,   x₀ ← x₀ − α (Δ̄ + β u)  (Nesterov)  or  x₀ ← x₀ − α u
 //
-// A member picks the round of its next pseudo-gradient from its own compute time (the
-// lesser of its last two) against the others' for theirs last stepped (each plan carries
-// it): d = 1 while it is at most 2 times their median, else ⌈1.25 × its time / the pace⌉
-// rounds (at most kMaxDeferral), the pace being the slowest of their times within 2 times
-// the median; its next is for round a + d. A slow member's run() sends Δ, then steps every round from b to a as
-// the others' pseudo-gradients arrive (they were sent to it too) and returns the model
+// A member picks the round of its next pseudo-gradient from its own compute time (of its
+// last two, the lesser while it is in step, the greater while it defers) against the
+// others' for the latest of theirs it has heard of (each plan carries it): d = 1 while it
+// is at most 2 times their median, else ⌈1.25 × its time / the pace⌉ rounds (at most
+// kMaxDeferral), the pace being the slowest of their times within 2 times the median; its
+// next is for round a + d. A slow member's run() sends Δ, then steps every round from b to
+// a as the others' pseudo-gradients arrive (they were sent to it too) and returns the model
 // x₀(a + 1), with span() giving the rounds it covered and the job's iteration: it goes on
 // from where the job is, in step with the others. Only a round's contributors publish their
 // state digest for it (span().published_by).
 //
 // The first round of the algorithm (the job's start, every new view) averages every
 // member's model, sent to every other member in fp32 the same way, and all start from that
-// x₀ together. A member that has
-// finished tells the others (finish()) at the round its next pseudo-gradient was for, and
-// they expect nothing more of it. The job ends there: no member steps that round or a later
-// one (each learns of the end at that round, as it waits there for the finished member), so
-// every member ends on the same model however late its last pseudo-gradient is.
-// state() is x₀ then u; a resume restarts the codec's error feedback.
+// x₀ together. A member that has finished tells the others (finish()) at the round its next
+// pseudo-gradient was for, and they expect nothing more of it. The job ends there: no member
+// steps that round or a later one (each learns of the end at that round, as it waits there
+// for the finished member), so every member ends on the same model however late its last
+// pseudo-gradient is. state() is x₀ then u; a resume restarts the codec's error feedback.
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -104,7 +104,7 @@ class DeferredOuterSync final : public SyncAlgorithm {
   std::map<PeerId, Member> others_;
   Member own_;
   std::map<std::uint64_t, std::map<PeerId, Contribution>> arrived_;  // by round, then member
-  std::map<PeerId, double> compute_;  // each other member's compute for its last pseudo-gradient stepped
+  std::map<PeerId, double> compute_;  // each other member's compute for its latest pseudo-gradient heard of
   double last_compute_ = 0.0;          // this member's, for its last pseudo-gradient
   std::optional<std::uint64_t> ended_;  // the first round a member that finished would have been in
   PairState kept_;

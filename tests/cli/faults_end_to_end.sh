@@ -12,6 +12,9 @@
 #   outer              local SGD with an outer step (SlowMo/DiLoCo): a peer joins, then one
 #                      is killed; every new view starts a fresh outer optimizer on every
 #                      member, and the survivors end identical
+#   outer_defer        the same outer step with exchange.slow_peers = "defer" and peer 3 at
+#                      node.slowdown = 4: peer 3 defers its pseudo-gradients by several
+#                      rounds, and all four end identical
 #   text_join          a new peer joins a running 3-peer all-reduce job of the tiny GPT and
 #                      ends with them, having gone on from the job's step
 #   rejoin             a killed peer restarted with --resume rejoins; all four identical
@@ -213,6 +216,18 @@ case $scenario in
     grep -q "straggler: round .* has waited .* for peer 2" "$tmp/p0.log" || fail "the straggler is not named"
     identical 0 1 2 3
     awk -v e="$(field "$tmp/out/e2e-peer0.summary.json" exchange_seconds)" 'BEGIN { exit !(e > 1.0) }' || fail "the wait is not in exchange_seconds"
+    ;;
+  outer_defer)
+    job local-sgd
+    outer=(--set exchange.outer_lr=0.8 --set exchange.outer_momentum=0.5 --set exchange.period=4
+      --set exchange.slow_peers='"defer"')
+    for id in 0 1 2; do start $id "${outer[@]}"; done
+    start 3 "${outer[@]}" --set node.slowdown=4
+    finish 0 1 2 3
+    grep -Eq "slow peers: this peer's next pseudo-gradient is for ([2-9]|[1-9][0-9]) round\(s\) on" "$tmp/p3.log" ||
+      fail "the slow peer never deferred its pseudo-gradient"
+    identical 0 1 2 3
+    accurate 0 1 2 3
     ;;
   text_join)
     tiny_gpt_job "$tmp/c.toml" 3000 $base $((base + 1)) $((base + 2)) $((base + 3))
