@@ -67,24 +67,32 @@ void DeferredOuterSync::round(double compute_seconds) {
   if (!kept_.started) return start_together();
   const std::uint64_t first = next_round_, own = own_.next;
   while (std::optional<Message> m = transport_.try_receive()) take(std::move(*m));  // the others' latest plans
-  // Hysteresis over its last two periods' compute: a member in step defers only when both
-  // were slow, and one deferring goes back in step only when both were fast, so that one
-  // period's noise on a busy CPU does not flip it.
+  const std::uint64_t next = own + rounds_to_defer(period_compute(compute_seconds));
+  for (std::size_t i = 0; i < change_.size(); ++i) change_[i] = start_[i] - model_[i];
+  encode(change_, codecs_);
+  send(own, {own_.base, next, iteration(), compute_seconds});
+  const std::uint64_t job_iteration = step_through(first, own);
+  own_ = Member{own + 1, next, false};
+  std::copy(start_.begin(), start_.end(), model_.begin());
+  span_.rounds = own + 1 - first;
+  if (job_iteration > iteration()) span_.iteration = job_iteration;
+}
+
+// Hysteresis over its last two periods' compute: a member in step defers only when both
+// were slow, and one deferring goes back in step only when both were fast, so that one
+// period's noise on a busy CPU does not flip it.
+double DeferredOuterSync::period_compute(double compute_seconds) {
   const bool deferring = own_.next > own_.base;
   const double compute = last_compute_ <= 0.0 ? compute_seconds
                          : deferring          ? std::max(compute_seconds, last_compute_)
                                               : std::min(compute_seconds, last_compute_);
   last_compute_ = compute_seconds;
-  const std::uint64_t next = own + rounds_to_defer(compute);
-  if (next - own != own_.next - own_.base + 1 && spec_.on_event) {
-    char line[160];
-    std::snprintf(line, sizeof line, "slow peers: this peer's next pseudo-gradient is for %llu round(s) on (%.2f s of compute a period)",
-                  static_cast<unsigned long long>(next - own), compute);
-    spec_.on_event(line);
-  }
-  for (std::size_t i = 0; i < change_.size(); ++i) change_[i] = start_[i] - model_[i];
-  encode(change_, codecs_);
-  send(own, {own_.base, next, iteration(), compute_seconds});
+  return compute;
+}
+
+// Steps rounds first..own as their pseudo-gradients arrive (this member's own is for the
+// last), none from the job's end on; returns the job's iteration as the others' plans give it.
+std::uint64_t DeferredOuterSync::step_through(std::uint64_t first, std::uint64_t own) {
   std::uint64_t job_iteration = iteration();
   for (std::uint64_t r = first; r <= own; ++r) {
     if (ended_ && r > *ended_) break;
@@ -100,10 +108,7 @@ void DeferredOuterSync::round(double compute_seconds) {
   }
   arrived_.erase(arrived_.begin(), arrived_.upper_bound(own));
   next_round_ = own + 1;
-  own_ = Member{own + 1, next, false};
-  std::copy(start_.begin(), start_.end(), model_.begin());
-  span_.rounds = own + 1 - first;
-  if (job_iteration > iteration()) span_.iteration = job_iteration;
+  return job_iteration;
 }
 
 // Every member's model, in fp32 to every other member, averaged in ring order: x₀ for all,
@@ -135,12 +140,21 @@ std::uint64_t DeferredOuterSync::rounds_to_defer(double compute_seconds) const {
   if (others.empty()) return 1;
   std::nth_element(others.begin(), others.begin() + static_cast<long>(others.size() / 2), others.end());
   const double median = others[others.size() / 2];
-  if (median <= 0.0 || compute_seconds <= kInStep * median) return 1;
-  double pace = median;
-  for (double seconds : others)
-    if (seconds <= kInStep * median) pace = std::max(pace, seconds);
-  const double rounds = std::ceil(kMargin * compute_seconds / pace);
-  return static_cast<std::uint64_t>(std::min(rounds, static_cast<double>(kMaxDeferral)));
+  std::uint64_t rounds = 1;
+  if (median > 0.0 && compute_seconds > kInStep * median) {
+    double pace = median;
+    for (double seconds : others)
+      if (seconds <= kInStep * median) pace = std::max(pace, seconds);
+    rounds = static_cast<std::uint64_t>(std::min(std::ceil(kMargin * compute_seconds / pace), static_cast<double>(kMaxDeferral)));
+  }
+  if (rounds != own_.next - own_.base + 1 && spec_.on_event) {
+    char line[160];
+    std::snprintf(line, sizeof line,
+                  "slow peers: this peer's next pseudo-gradient is for %llu round(s) on (%.2f s of compute a period)",
+                  static_cast<unsigned long long>(rounds), compute_seconds);
+    spec_.on_event(line);
+  }
+  return rounds;
 }
 
 // The values, per segment, into payloads_: with the pseudo-gradients' codec streams, which

@@ -77,6 +77,8 @@ class DeferredOuterSync final : public SyncAlgorithm {
 
   void round(double compute_seconds) override;
   void start_together();
+  double period_compute(double compute_seconds);
+  std::uint64_t step_through(std::uint64_t first, std::uint64_t own);
   void encode(const std::vector<float>& values, std::vector<std::unique_ptr<protocols::Codec>>& codecs);
   void send(std::uint64_t round, const protocols::OuterPlan& plan);
   float sum(std::uint64_t round, const std::vector<PeerId>& from, std::map<PeerId, Contribution>& arrived);
