@@ -16,7 +16,7 @@
 # others, and the peers behind NAT used a relay (and only they did).
 # Runs as root in namespaces of its own (unshare --net --mount), and without root in a user
 # namespace (unshare --user --map-root-user --net --mount); exits 77 (ctest: skipped) with the
-# reason when it is not root and cannot make a user namespace.
+# reason when it is not root and cannot make a user namespace, or is root in a chroot.
 #   swarm_netns_end_to_end.sh STARLING
 # SWARM_NETNS_SEED: the seed of the random choices (default: a new one each run, printed, and
 # named by a failure); SWARM_NETNS_KEEP=DIR: copy the logs, configs and summaries there.
@@ -31,6 +31,12 @@ if [ -z "${SWARM_NETNS_INSIDE:-}" ]; then
     command -v "$tool" >/dev/null || { echo "FAIL: '$tool' not found (scripts/deps.sh installs it)" >&2; exit 1; }
   done
   wrap=(unshare --net --mount)
+  [ "$(id -u)" -ne 0 ] || unshare --net --mount true 2>/dev/null || {
+    # A chroot (the fresh-machine check): "/" is no mount point, so neither this test nor
+    # `ip netns exec` can make a mount namespace of its own.
+    echo "SKIP: as root in a chroot: no mount namespace can be made private (\"/\" is no mount point)" >&2
+    exit "$SKIP"
+  }
   [ "$(id -u)" -eq 0 ] || wrap=(unshare --user --map-root-user --net --mount)
   # What the test needs of its namespaces: its own /run/netns, a namespace, an nftables NAT rule.
   probe='mount -t tmpfs none /run && ip netns add probe &&
