@@ -54,6 +54,12 @@ Admission::Admission(const std::vector<PeerId>& accept, protocols::FrameLimits l
       max_messages_per_second_(max_messages_per_second),
       stats_(stats) {}
 
+bool Admission::relay_within_rate(PeerId via, Clock::time_point now) {
+  if (within_rate(via, knows(via), now)) return true;
+  stats_.dropped("rate_limited");
+  return false;
+}
+
 bool Admission::within_rate(PeerId peer, bool known, Clock::time_point now) {
   if (max_messages_per_second_ == 0) return true;
   const double rate = max_messages_per_second_;

@@ -44,6 +44,10 @@ class Admission {
   /// when it was dropped (counted by reason).
   std::optional<Screened> screen(PeerId peer, protocols::ByteSpan head, protocols::ByteSpan payload,
                                                Clock::time_point now);
+  /// A frame `via` asks this peer to relay counts against `via`'s message rate, as its own
+  /// frames do, so a peer floods no one through a relay faster than it could flood the
+  /// relay itself; false (counted as rate_limited) beyond it.
+  bool relay_within_rate(PeerId via, Clock::time_point now);
   /// The last checks of a screened frame, then its heartbeat recorded or the message pushed
   /// into `inbox`; `bytes` counts header and payload.
   void pass(PeerId peer, const Screened& screened, Payload payload, std::uint64_t bytes,

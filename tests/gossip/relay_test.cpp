@@ -4,7 +4,8 @@
 // next relay once the first is gone; a relay passes on only between peers it knows, and a
 // relayed frame counts as its origin's only if its header names the origin; a reachable
 // newcomer's hello reaches a peer behind NAT that has not dialed it through a relay, and
-// its frames go direct once that peer has dialed it.
+// its frames go direct once that peer has dialed it; a relay passes on no more than the
+// requester's message rate.
 #define BOOST_TEST_MODULE gossip_relay
 #include <boost/test/unit_test.hpp>
 
@@ -29,8 +30,10 @@ using namespace std::chrono_literals;
 
 namespace {
 
-std::unique_ptr<Transport> peer(TransportContext& context, PeerId self, bool behind_nat, bool swarm = false) {
+std::unique_ptr<Transport> peer(TransportContext& context, PeerId self, bool behind_nat, bool swarm = false,
+                                std::uint32_t max_messages_per_second = 0) {
   TransportOptions o;
+  o.max_messages_per_second = max_messages_per_second;
   o.self = self;
   o.bind_endpoint = "tcp://127.0.0.1:*";  // bound, but nobody dials a peer behind NAT
   o.linger_ms = 200;
@@ -135,6 +138,24 @@ BOOST_AUTO_TEST_CASE(a_reachable_newcomers_hello_reaches_a_peer_behind_nat_throu
   newcomer->send(1, push_header(5), ByteSpan());
   BOOST_TEST(nat->receive(5s).header.round == 5u);
   BOOST_TEST(member->stats().relayed_for_others == relayed);
+}
+
+BOOST_AUTO_TEST_CASE(a_relay_passes_on_no_more_than_the_requesters_message_rate) {
+  TransportContext context;
+  auto relay = peer(context, 0, false, false, 100);  // 100 messages a second from each peer
+  auto nat1 = peer(context, 1, true), nat2 = peer(context, 2, true);
+  for (PeerId n : {1u, 2u}) relay->connect(n, kBehindNat);
+  for (Transport* n : {nat1.get(), nat2.get()}) n->connect(0, relay->endpoint());
+  nat1->connect(2, kBehindNat);
+  nat2->connect(1, kBehindNat);
+  nat2->send(0, push_header(0), ByteSpan());  // nat2 has dialed in: the relay can reach it
+  BOOST_TEST(relay->receive(5s).header.round == 0u);
+  for (int round = 1; round <= 1000; ++round) nat1->send(2, push_header(round), ByteSpan());
+  int received = 0;
+  while (nat2->try_receive(std::chrono::steady_clock::now() + 500ms)) ++received;
+  BOOST_TEST(received >= 50);    // a second's burst goes through
+  BOOST_TEST(received <= 300);   // the rest of the flood does not
+  BOOST_TEST(await_drops(*relay, "rate_limited") >= 600u);
 }
 
 BOOST_AUTO_TEST_CASE(the_next_relay_takes_over_once_the_first_is_gone) {

@@ -450,7 +450,7 @@ void IoLoop::accept_enveloped(PeerId via, const zmq::message_t& envelope, zmq::m
   if (!e) return stats_.dropped("bad_envelope");
   if (!admission_.knows(via) && !(options_.accept_unknown_hello && hello(head))) return stats_.dropped("unknown_sender");
   if (e->direction == RelayEnvelope::Direction::from) return accept_frames(e->peer, head, payload);
-  relay(via, e->peer, head, payload);
+  if (admission_.relay_within_rate(via, Clock::now())) relay(via, e->peer, head, payload);
 }
 
 // Passes a frame on between two peers this one knows, in order with its own frames to `to`
