@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "gossip/algorithms/codec_streams.h"
+#include "gossip/algorithms/outer_optimizer_sync.h"
 #include "gossip/algorithms/float_segments.h"
 #include "gossip/transport/error.h"
 #include "protocols/codec_row.h"
@@ -69,7 +70,7 @@ void DeferredOuterSync::round(double compute_seconds) {
   while (std::optional<Message> m = transport_.try_receive()) take(std::move(*m));  // the others' latest plans
   const std::uint64_t next = own + rounds_to_defer(period_compute(compute_seconds));
   for (std::size_t i = 0; i < change_.size(); ++i) change_[i] = start_[i] - model_[i];
-  encode(change_, codecs_);
+  encode(change_, codecs_, residual_);
   send(own, {own_.base, next, iteration(), compute_seconds});
   const std::uint64_t job_iteration = step_through(first, own);
   own_ = Member{own + 1, next, false};
@@ -115,7 +116,7 @@ std::uint64_t DeferredOuterSync::step_through(std::uint64_t first, std::uint64_t
 // u = 0, and every member's first pseudo-gradient is for the next round.
 void DeferredOuterSync::start_together() {
   std::copy(model_.begin(), model_.end(), change_.begin());
-  encode(change_, exact_);
+  encode(change_, exact_, unused_);
   send(first_round_, {first_round_, first_round_ + 1, iteration(), 0.0});
   await(first_round_);
   std::map<PeerId, Contribution> arrived = std::move(arrived_[first_round_]);
@@ -159,8 +160,8 @@ std::uint64_t DeferredOuterSync::rounds_to_defer(double compute_seconds) const {
 
 // The values, per segment, into payloads_: with the pseudo-gradients' codec streams, which
 // keep what they leave out in the residual (error feedback), or exactly.
-void DeferredOuterSync::encode(const std::vector<float>& values, std::vector<std::unique_ptr<protocols::Codec>>& codecs) {
-  std::vector<float>& residual = &codecs == &codecs_ ? residual_ : unused_;
+void DeferredOuterSync::encode(const std::vector<float>& values, std::vector<std::unique_ptr<protocols::Codec>>& codecs,
+                               std::vector<float>& residual) {
   for (std::size_t s = 0; s < segment_count_; ++s) {
     const std::size_t begin = s * per_segment_, count = std::min(per_segment_, values.size() - begin);
     const protocols::Error e =
@@ -193,21 +194,13 @@ void DeferredOuterSync::send(std::uint64_t round, const protocols::OuterPlan& pl
   }
 }
 
-// The members whose pseudo-gradients round r averages, in ring order.
+// The members whose pseudo-gradients round r averages, in ring order (after await(r), which
+// marks those that said they finished).
 std::vector<PeerId> DeferredOuterSync::contributors(std::uint64_t r) const {
   std::vector<PeerId> out;
   for (PeerId p : members_) {
-    if (p == transport_.self()) {
-      if (own_.next == r) out.push_back(p);
-      continue;
-    }
-    const Member& m = others_.at(p);
-    if (m.finished || m.next != r) continue;
-    const auto round = arrived_.find(r);
-    const Contribution* c = nullptr;
-    if (round != arrived_.end())
-      if (const auto it = round->second.find(p); it != round->second.end()) c = &it->second;
-    if (!c || !c->plan || c->plan->next != protocols::kNoMoreRounds) out.push_back(p);
+    const Member& m = p == transport_.self() ? own_ : others_.at(p);
+    if (!m.finished && m.next == r) out.push_back(p);
   }
   return out;
 }
@@ -312,11 +305,8 @@ void DeferredOuterSync::step(std::uint64_t r) {
   }
   if (from.empty()) return;  // every member is still training: x₀ stays
   const float lr = static_cast<float>(spec_.outer_lr), beta = static_cast<float>(spec_.outer_momentum);
-  for (std::size_t i = 0; i < mean_.size(); ++i) {
-    const float change = mean_[i] / total;
-    velocity_[i] = beta * velocity_[i] + change;
-    start_[i] -= lr * (spec_.outer_nesterov ? change + beta * velocity_[i] : velocity_[i]);
-  }
+  for (std::size_t i = 0; i < mean_.size(); ++i)
+    start_[i] -= outer_update(mean_[i] / total, velocity_[i], lr, beta, spec_.outer_nesterov);
 }
 
 void DeferredOuterSync::finish(std::uint64_t iteration) {

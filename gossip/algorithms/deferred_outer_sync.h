@@ -79,7 +79,8 @@ class DeferredOuterSync final : public SyncAlgorithm {
   void start_together();
   double period_compute(double compute_seconds);
   std::uint64_t step_through(std::uint64_t first, std::uint64_t own);
-  void encode(const std::vector<float>& values, std::vector<std::unique_ptr<protocols::Codec>>& codecs);
+  void encode(const std::vector<float>& values, std::vector<std::unique_ptr<protocols::Codec>>& codecs,
+              std::vector<float>& residual);
   void send(std::uint64_t round, const protocols::OuterPlan& plan);
   float sum(std::uint64_t round, const std::vector<PeerId>& from, std::map<PeerId, Contribution>& arrived);
   std::uint64_t rounds_to_defer(double compute_seconds) const;

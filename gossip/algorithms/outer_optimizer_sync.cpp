@@ -72,8 +72,7 @@ void OuterOptimizerSync::step() {
   float* x = model_.data();
   for (std::size_t i = 0; i < n; ++i) {
     const float change = start_[i] - x[i];
-    velocity_[i] = momentum_ * velocity_[i] + change;
-    const float correction = change - lr_ * (nesterov_ ? change + momentum_ * velocity_[i] : velocity_[i]);
+    const float correction = change - outer_update(change, velocity_[i], lr_, momentum_, nesterov_);
     // x̄ + 0 would turn a −0 of x̄ into +0: a zero correction keeps x̄'s bits.
     if (correction != 0.0f) x[i] += correction;
     start_[i] = x[i];

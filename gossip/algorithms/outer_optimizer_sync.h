@@ -42,6 +42,13 @@
 
 namespace starling::gossip {
 
+/// One coordinate of the outer step on the pseudo-gradient `change`: u ← β u + Δ, and the
+/// step to take off x₀, α (Δ + β u) (Nesterov) or α u. Shared with deferred_outer_sync.h.
+inline float outer_update(float change, float& velocity, float lr, float beta, bool nesterov) {
+  velocity = beta * velocity + change;
+  return lr * (nesterov ? change + beta * velocity : velocity);
+}
+
 class OuterOptimizerSync final : public SyncAlgorithm {
  public:
   /// Takes α, β, Nesterov and the codec from the spec; InvalidArgument for α ≤ 0, β
