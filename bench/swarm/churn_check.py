@@ -22,6 +22,8 @@ import os
 import re
 import sys
 
+from log_time import seconds
+
 ADMITTED = re.compile(r"join: the swarm admits this peer as peer (\d+)")
 VIEW = re.compile(r"peers: view \d+ -> (\d+): members")
 JOINED = re.compile(r"peers: joined view (\d+) \{[^}]*\} at round (\d+), taking the model of iteration (\d+)")
@@ -30,12 +32,6 @@ DIGEST = re.compile(r"peers: state digest after round (\d+): ([0-9a-f]+)")
 STATE_CHECK = re.compile(r"peers: state check: (after round \d+ .*|took the majority's.*)")
 CAUGHT = re.compile(r"peers: peer (\d+) [^:]*: it is not asked again")
 RELAYS = re.compile(r"relays: passed on (\d+) bytes between other peers; sent (\d+) of ")
-STAMP = re.compile(r"^\[(\d\d):(\d\d):(\d\d)\.(\d\d\d)\]")
-
-
-def seconds(line):
-    m = STAMP.match(line)
-    return None if not m else int(m[1]) * 3600 + int(m[2]) * 60 + int(m[3]) + int(m[4]) / 1000
 
 
 def read_log(path, name):

@@ -19,16 +19,12 @@ import re
 import statistics
 import sys
 
-STAMP = re.compile(r"^\[(\d\d):(\d\d):(\d\d)\.(\d+)\]")
+from log_time import seconds
+
 ROUND0 = re.compile(r"peers: state digest after round 0:")
 EVAL = re.compile(r"info step (\d+) .*val_bpb ([0-9.]+)")
 DONE = re.compile(r"info done: .*summary (\S+\.summary\.json)")
 IDLE_BOUND, TIME_BOUND, BPB_BOUND = 0.10, 0.7, 0.02
-
-
-def seconds(line):
-    m = STAMP.match(line)
-    return None if not m else int(m[1]) * 3600 + int(m[2]) * 60 + int(m[3]) + float("0." + m[4])
 
 
 def since(t, start):
