@@ -20,8 +20,10 @@
 // Routes: a DEALER dialed to a peer's endpoint; to a peer behind NAT (endpoint kBehindNat,
 // link.h), which dialed this peer, the ROUTER's side of that connection (a reverse route);
 // and, from a peer behind NAT to another, a relay: the first peer this one dialed that was
-// heard from within the last three heartbeats, which passes the frame on (relay_envelope.h). So frames arrive on the DEALERs too. A reverse
-// route whose peer has not dialed in yet holds its frames until it has.
+// heard from within the last three heartbeats, which passes the frame on (relay_envelope.h),
+// counted against the requester's message rate. So frames arrive on the DEALERs too. A
+// reverse route whose peer has not dialed in yet holds its frames until it has, but a hello
+// goes through a relay, so that the peer behind NAT learns of this one and dials it.
 //
 // With CURVE the ROUTER is a CURVE server in its own ZAP domain (see zap_handler.h) and a
 // socket monitor on it counts handshakes that fail before ZAP is asked (clients without
