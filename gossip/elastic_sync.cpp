@@ -2,6 +2,7 @@
 #include "gossip/elastic_sync.h"
 
 #include <algorithm>
+#include <thread>
 
 #include "gossip/algorithms/algorithm_table.h"
 #include "gossip/control/job_start.h"
@@ -353,6 +354,7 @@ void ElasticSync::vouch(const std::vector<PeerId>& before, const Decision& d) {
   protocols::FrameHeader h;
   h.type = protocols::MessageType::state_hash;
   h.round = d.start_round - 1;
+  std::this_thread::sleep_for(spec_.vouch_delay);
   for (PeerId p : d.view.members)
     if (p != transport_.self() && !std::binary_search(before.begin(), before.end(), p))
       transport_.send(p, h, protocols::ByteSpan(payload.data(), payload.size()));
@@ -362,7 +364,9 @@ void ElasticSync::vouch(const std::vector<PeerId>& before, const Decision& d) {
 // sends its digest as it takes up the view, vouch()); it waits for all of them, or
 // kVouchGrace after the first (fellow joiners send none), and takes the model whose digest
 // most of them vouch for from all that vouch for it (the source first), each chunk checked.
-// With no digest most vouch for, it takes the source's model unchecked.
+// When every seeder so far served a wrong state, the members whose digests were late are
+// waited for (up to the deadline) and asked next. With no digest most vouch for, it takes
+// the source's model unchecked.
 void ElasticSync::take_over_checked(const Decision& d, Clock::time_point deadline) {
   if (!common_model(spec_.mode) || d.start_round == 0 || d.source == transport_.self()) return take_over(d, deadline);
   std::vector<PeerId> others;
@@ -370,26 +374,38 @@ void ElasticSync::take_over_checked(const Decision& d, Clock::time_point deadlin
     if (p != transport_.self()) others.push_back(p);
   StateHashes& hashes = control_.state_hashes();
   const std::uint64_t round = d.start_round - 1;
-  std::optional<Clock::time_point> first;
-  await_digests(deadline, [&] {
-    if (!first && !hashes.of(d.view.number, round).empty()) first = Clock::now() + kVouchGrace;
-    return hashes.complete(d.view.number, round, others) || (first && Clock::now() >= *first);
-  });
-  const std::map<PeerId, std::uint64_t> vouched = hashes.of(d.view.number, round);
-  const StateVerdict v = judge(vouched, others);
-  if (!v.majority) {
-    log("no digest most members agree on vouches for the model taken over (" + digests_text(vouched) +
-        "): taking peer " + std::to_string(d.source) + "'s unchecked");
-    return take_over(d, deadline);
+  // Until every other member vouched, or kVouchGrace after more than `heard` did.
+  const auto await_vouches = [&](std::size_t heard) {
+    std::optional<Clock::time_point> more;
+    await_digests(deadline, [&] {
+      if (!more && hashes.of(d.view.number, round).size() > heard) more = Clock::now() + kVouchGrace;
+      return hashes.complete(d.view.number, round, others) || (more && Clock::now() >= *more);
+    });
+  };
+  await_vouches(0);
+  for (;;) {
+    const std::map<PeerId, std::uint64_t> vouched = hashes.of(d.view.number, round);
+    const StateVerdict v = judge(vouched, others);
+    if (!v.majority) {
+      log("no digest most members agree on vouches for the model taken over (" + digests_text(vouched) +
+          "): taking peer " + std::to_string(d.source) + "'s unchecked");
+      return take_over(d, deadline);
+    }
+    StateSource source{{}, *v.majority, &wrong_seeders_};
+    for (const auto& [peer, digest] : vouched)
+      if (digest == *v.majority && peer != transport_.self() && control_.alive(peer)) source.seeders.push_back(peer);
+    std::stable_partition(source.seeders.begin(), source.seeders.end(), [&](PeerId p) { return p == d.source; });
+    try {
+      const Fetched got = fetch_state(transport_, control_, source, model_, deadline);
+      for (const std::string& line : got.caught) warn(line);
+      return log("took the model of iteration " + std::to_string(got.iteration) + " (" + digest_text(*v.majority) +
+                 ") from " + seeders_text(got));
+    } catch (const WrongState& e) {
+      warn(std::string(e.what()) + ": waiting for the digests of the members not heard yet");
+      await_vouches(vouched.size());
+      if (hashes.of(d.view.number, round).size() == vouched.size()) throw;
+    }
   }
-  StateSource source{{}, *v.majority, &wrong_seeders_};
-  for (const auto& [peer, digest] : vouched)
-    if (digest == *v.majority && peer != transport_.self() && control_.alive(peer)) source.seeders.push_back(peer);
-  std::stable_partition(source.seeders.begin(), source.seeders.end(), [&](PeerId p) { return p == d.source; });
-  const Fetched got = fetch_state(transport_, control_, source, model_, deadline);
-  for (const std::string& line : got.caught) warn(line);
-  log("took the model of iteration " + std::to_string(got.iteration) + " (" + digest_text(*v.majority) + ") from " +
-      seeders_text(got));
 }
 
 void ElasticSync::warn(const std::string& line) const {

@@ -137,6 +137,9 @@ struct ExchangeSpec {
   /// Tests only: corrupts a copy of each chunk of state this peer hands over on request,
   /// after its chunk digests were taken from the true state (a lying seeder).
   std::function<void(std::vector<float>&)> fault_in_served;
+  /// Tests only: how long this peer waits before vouching for the model a joiner takes over
+  /// (a member whose digest comes late).
+  std::chrono::milliseconds vouch_delay{0};
 };
 
 /// The key-file name of a peer in a keys folder: "peer<ID>".

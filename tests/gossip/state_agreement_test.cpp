@@ -41,6 +41,7 @@ struct Fault {
   int peer = -1;  // none
   std::uint64_t round = 0;
   int liar = -1;  // a peer that flips a bit in every chunk of state it hands over; none
+  std::chrono::milliseconds late_vouch{0};  // how late every other peer vouches for a joiner's model
 };
 
 // What one peer ended with.
@@ -60,6 +61,7 @@ ExchangeSpec spec_of(const Job& job, int rank, Outer outer, Fault fault) {
   if (outer == Outer::diloco) s.outer_lr = 0.7, s.outer_momentum = 0.9;
   if (outer == Outer::topk) s.codec = "topk";
   if (fault.liar == rank) s.fault_in_served = [](std::vector<float>& chunk) { flip_low_bit(chunk[chunk.size() / 2]); };
+  else s.vouch_delay = fault.late_vouch;
   if (fault.peer == rank)
     s.fault_after_round = [fault](std::uint64_t round, Span<float> model, const std::vector<Span<float>>& shared) {
       if (round != fault.round) return;
@@ -241,14 +243,17 @@ BOOST_AUTO_TEST_CASE(a_holder_that_hands_over_a_wrong_state_is_passed_over) {
   BOOST_TEST(out[3].drops.at("wrong_state_served") == 1u);
 }
 
+namespace {
+
 // Item 4 of issue #50: a peer that joins a running job takes the model in chunks from the
 // members that vouch for the digest most of them vouch for, all at once, and checks each
 // chunk. The seeder of the view change (the lowest live member, peer 0) flips a bit in
 // every chunk it serves: the joiner catches it at its first chunk, counts it, takes the
-// model from the two other members, and every peer ends on one state.
-BOOST_AUTO_TEST_CASE(a_joiner_catches_a_seeder_that_flips_a_bit) {
+// model from the members that vouched with it, and every peer ends on one state. Returns
+// what the joiner, peer 3, logged.
+Outcome join_past_a_lying_seeder(std::chrono::milliseconds late_vouch) {
   const Job job(4, ExchangeMode::allreduce);
-  const Fault fault{-1, 0, 0};
+  const Fault fault{-1, 0, 0, late_vouch};
   std::vector<Outcome> out(4);
   std::vector<std::thread> threads;
   std::atomic<std::uint64_t> started{0};
@@ -267,7 +272,22 @@ BOOST_AUTO_TEST_CASE(a_joiner_catches_a_seeder_that_flips_a_bit) {
   }
   BOOST_TEST(any_contains(out[3].warnings, "peer 0 served chunk ", "it is not asked again"));
   BOOST_TEST(out[3].drops.at("wrong_state_served") == 1u);
-  BOOST_TEST(any_contains(out[3].events, "took the model of iteration ", "from peer(s) {1: "));
-  BOOST_TEST(any_contains(out[3].events, "took the model of iteration ", ", 2: "));
   BOOST_TEST(!any_contains(out[3].events, "took the model of iteration ", "{0: "));
+  return out[3];
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(a_joiner_catches_a_seeder_that_flips_a_bit) {
+  const Outcome joiner = join_past_a_lying_seeder(0ms);
+  BOOST_TEST(any_contains(joiner.events, "took the model of iteration ", "from peer(s) {1: "));
+  BOOST_TEST(any_contains(joiner.events, "took the model of iteration ", ", 2: "));
+}
+
+// The liar vouches first and the others after the joiner's grace: it takes the liar's
+// chunks alone, catches them, waits for the late digests and takes the model from those.
+BOOST_AUTO_TEST_CASE(a_joiner_waits_for_late_vouchers_when_the_first_lied) {
+  const Outcome joiner = join_past_a_lying_seeder(1200ms);
+  BOOST_TEST(any_contains(joiner.warnings, "peer 0 served chunk ", "waiting for the digests of the members not heard yet"));
+  BOOST_TEST(any_contains(joiner.events, "took the model of iteration ", "from peer(s) {"));
 }
