@@ -37,6 +37,17 @@ CurveSecurity load_security(const ExchangeSpec& s) {
   return security;
 }
 
+// An open swarm's: its own pair, every client admitted, the known peers' keys bound.
+CurveSecurity swarm_security(const ExchangeSpec& s) {
+  CurveSecurity security;
+  security.keys = s.swarm_keys;
+  security.open = true;
+  for (const auto& peer : s.peers)
+    if (peer.id != self_id(s) && !peer.public_key.empty()) security.peer_keys[peer.id] = peer.public_key;
+  security.on_refusal = s.on_refusal;
+  return security;
+}
+
 TransportOptions transport_options(const ExchangeSpec& s) {
   TransportOptions o;
   o.self = self_id(s);
@@ -49,6 +60,7 @@ TransportOptions transport_options(const ExchangeSpec& s) {
   o.behind_nat = s.advertise == kBehindNat;
   o.limits.max_payload = s.max_message_bytes;
   if (!s.keys_dir.empty()) o.curve = load_security(s);
+  if (!s.swarm_keys.public_key.empty()) o.curve = swarm_security(s);
   return o;
 }
 

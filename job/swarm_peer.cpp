@@ -21,6 +21,7 @@
 #include "gossip/transport/link.h"
 #include "gossip/transport/transport.h"
 #include "gossip/transport/transport_context.h"
+#include "gossip/transport/zmq/curve_pairs.h"
 
 namespace starling::job {
 
@@ -36,6 +37,26 @@ constexpr int kMaxRedirects = 4;
 struct HostPort {
   std::string host, port;
 };
+
+// A bootstrap address: HOST:PORT, and with CURVE "/KEY", the peer's public key (Z85, always
+// the last 40 characters: Z85 has '/' and ':' of its own).
+struct Seed {
+  std::string address, key;
+};
+
+Seed seed_of(const std::string& text, bool curve) {
+  const std::size_t n = gossip::kZ85KeyLength + 1;
+  const bool keyed = text.size() > n && text[text.size() - n] == '/';
+  Seed seed{keyed ? text.substr(0, text.size() - n) : text, keyed ? text.substr(text.size() - n + 1) : std::string()};
+  if (keyed && !gossip::is_z85_key(seed.key))
+    throw ConfigError("--bootstrap: \"" + seed.key + "\" after the address is not a CURVE public key (Z85)");
+  if (curve && !keyed)
+    throw ConfigError("--bootstrap: with security.curve give HOST:PORT/KEY, the key a running peer logs "
+                      "(\"others join with --bootstrap ...\")");
+  if (!curve && keyed)
+    throw ConfigError("--bootstrap: " + text + " names a CURVE key, and this job's config has security.curve off");
+  return seed;
+}
 
 // "HOST:PORT" or "tcp://HOST:PORT"; ConfigError naming `what` otherwise.
 HostPort host_port(std::string text, const std::string& what) {
@@ -107,9 +128,10 @@ bool leader_listens(const std::string& endpoint) {
 
 // The answer of the peer at `endpoint` to `request`; nullopt when none comes by the deadline.
 std::optional<gossip::BootstrapReply> answer(gossip::Transport& transport, const std::string& endpoint,
-                                             const gossip::BootstrapRequest& request, Clock::time_point deadline) {
+                                             const std::string& key, const gossip::BootstrapRequest& request,
+                                             Clock::time_point deadline) {
   try {
-    return gossip::bootstrap(transport, endpoint, request, deadline);
+    return gossip::bootstrap(transport, endpoint, key, request, deadline);
   } catch (const gossip::TimeoutError&) {
     return std::nullopt;
   }
@@ -120,26 +142,27 @@ std::optional<gossip::BootstrapReply> answer(gossip::Transport& transport, const
 // not answer may have died before `seed` noticed: `seed` is asked again, with back-off, until
 // the deadline, by when it names the next leader (the lowest live id) or is the leader itself.
 std::optional<gossip::BootstrapReply> ask(gossip::Transport& transport, const std::string& seed,
-                                          const gossip::BootstrapRequest& request, Clock::time_point deadline,
-                                          std::string& silent) {
-  std::string at = seed;
+                                          const std::string& seed_key, const gossip::BootstrapRequest& request,
+                                          Clock::time_point deadline, std::string& silent) {
+  std::string at = seed, key = seed_key;
   auto pause = std::chrono::milliseconds(250);
   for (int redirects = 0;; ++redirects) {
     const auto asked = Clock::now();
     std::optional<gossip::BootstrapReply> reply;
-    if (at == seed || leader_listens(at)) reply = answer(transport, at, request, std::min(deadline, asked + kAnswerWithin));
+    if (at == seed || leader_listens(at)) reply = answer(transport, at, key, request, std::min(deadline, asked + kAnswerWithin));
     if (!reply && at != seed && Clock::now() + pause < deadline) {
       spdlog::warn("join: the swarm's leader at {} does not answer; asking {} again in {} ms", at, seed, pause.count());
       std::this_thread::sleep_for(pause);
       pause = std::min(pause * 2, std::chrono::milliseconds(4000));
-      at = seed;
+      at = seed, key = seed_key;
       redirects = -1;
       continue;
     }
     if (!reply) {
       const int waited = static_cast<int>(std::chrono::duration<double>(Clock::now() - asked).count() + 0.5);
       silent = at == seed ? at + " accepts connections but no Starling peer of a running swarm answered within " +
-                                std::to_string(waited) + " s (is it a Starling peer started with --listen?)"
+                                std::to_string(waited) + " s (is it a Starling peer started with --listen" +
+                                (key.empty() ? std::string("?)") : ", and is " + key + " the key it logs?)")
                           : "the swarm's leader at " + at + " (named by " + seed + ") did not answer before the deadline";
       return std::nullopt;
     }
@@ -149,14 +172,14 @@ std::optional<gossip::BootstrapReply> ask(gossip::Transport& transport, const st
       throw SwarmJoinError(at + " kept redirecting the join; no leader answered");
     spdlog::info("join: {} sends this peer to the swarm's leader, peer {} at {}", at, reply->view.front().peer,
                  reply->view.front().endpoint);
-    at = reply->view.front().endpoint;
+    at = reply->view.front().endpoint, key = reply->view.front().public_key;
   }
 }
 
 // The id and the live peers, from the first bootstrap address that answers.
-gossip::BootstrapReply bootstrap_from(const std::vector<std::string>& seeds, const HostPort& listen,
-                                      const std::optional<HostPort>& advertise, gossip::BootstrapRequest request,
-                                      double timeout_seconds) {
+gossip::BootstrapReply bootstrap_from(const std::vector<Seed>& seeds, const HostPort& listen,
+                                      const std::optional<HostPort>& advertise, const gossip::CurveKeyPair& keys,
+                                      gossip::BootstrapRequest request, double timeout_seconds) {
   const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_seconds));
   std::mt19937 draw(std::random_device{}());
   gossip::TransportContext context(1);
@@ -165,12 +188,13 @@ gossip::BootstrapReply bootstrap_from(const std::vector<std::string>& seeds, con
   o.bind_endpoint = "tcp://" + listen.host + ":*";  // its own port: the real one binds later
   o.accept_unknown_hello = true;
   o.behind_nat = !advertise;
+  if (!keys.public_key.empty()) o.curve = gossip::CurveSecurity{keys, {}, {}, {}, true};
   gossip::Transport transport(context, o);
   const std::string port = transport.endpoint().substr(transport.endpoint().rfind(':'));
   request.endpoint = advertise ? "tcp://" + advertise->host + port : gossip::kBehindNat;
   std::string dead, silent;
-  for (const std::string& text : seeds) {
-    const HostPort seed = host_port(text, "--bootstrap");
+  for (const Seed& s : seeds) {
+    const HostPort seed = host_port(s.address, "--bootstrap");
     int tries = 0;
     const auto share = Clock::now() + (deadline - Clock::now()) / static_cast<int>(seeds.size());
     if (!await_listener(seed, std::max(share, Clock::now()), tries)) {
@@ -178,7 +202,7 @@ gossip::BootstrapReply bootstrap_from(const std::vector<std::string>& seeds, con
       dead += (dead.empty() ? "" : ", ") + seed.host + ":" + seed.port;
       continue;
     }
-    if (std::optional<gossip::BootstrapReply> reply = ask(transport, tcp(seed), request, deadline, silent)) return *reply;
+    if (std::optional<gossip::BootstrapReply> reply = ask(transport, tcp(seed), s.key, request, deadline, silent)) return *reply;
     spdlog::warn("join: {}", silent);
   }
   if (!silent.empty()) throw SwarmJoinError(silent);
@@ -194,8 +218,6 @@ void check_swarm_config(const Config& config) {
   if (x.mode == gossip::ExchangeMode::none || x.mode == gossip::ExchangeMode::async_gossip)
     throw ConfigError(config.source + ": exchange.mode: an open swarm runs the synchronous modes (not \"" +
                       gossip::exchange_mode_name(x.mode) + "\")");
-  if (!x.keys_dir.empty())
-    throw ConfigError(config.source + ": security.curve: CURVE keys come from a roster; an open swarm does not have one yet");
   if (config.data.partition.kind != PartitionKind::iid)
     throw ConfigError(config.data.partition_at + ": an open swarm splits the data into swarm.data_parts equal parts "
                       "(\"iid\"); a split by labels needs every peer's labels up front");
@@ -216,6 +238,13 @@ void join_swarm(Config& config, const std::string& description, const SwarmPeerO
   if (!advertise && options.bootstrap.empty())
     throw ConfigError("--behind-nat: the first peer starts the job, and newcomers must be able to dial it; give --bootstrap");
   gossip::ExchangeSpec& x = config.node.exchange;
+  const bool curve = !x.keys_dir.empty();  // security.curve (a swarm makes its own pair, not a roster's)
+  if (curve && !advertise)
+    throw ConfigError(config.source + ": security.curve: a peer behind NAT is reached through relays, and CURVE "
+                      "does not cover relayed paths yet; run the swarm without CURVE or give this peer an address");
+  std::vector<Seed> seeds;
+  for (const std::string& text : options.bootstrap) seeds.push_back(seed_of(text, curve));
+  if (curve) x.swarm_keys = gossip::generate_keypair(), x.keys_dir.clear();
   x.swarm = true;
   x.job_description = description;
   x.invitation = read_invitation(options.invitation);
@@ -226,7 +255,7 @@ void join_swarm(Config& config, const std::string& description, const SwarmPeerO
     gossip::BootstrapRequest request{x.invitation, x.job_description, {}};
     gossip::BootstrapReply reply;
     try {
-      reply = bootstrap_from(options.bootstrap, listen, advertise, request, config.swarm_join_timeout_seconds);
+      reply = bootstrap_from(seeds, listen, advertise, x.swarm_keys, request, config.swarm_join_timeout_seconds);
     } catch (const gossip::GossipError& e) {  // cannot bind --listen's host, or a request too long
       throw SwarmJoinError(e.what());
     }
@@ -235,18 +264,21 @@ void join_swarm(Config& config, const std::string& description, const SwarmPeerO
     x.join = true;
     spdlog::info("join: the swarm admits this peer as peer {}; it knows {} live peer(s)", self, known.size());
   }
-  known.push_back({self, tcp(listen), {}});
+  known.push_back({self, tcp(listen), x.swarm_keys.public_key});
   std::sort(known.begin(), known.end(), [](const auto& a, const auto& b) { return a.peer < b.peer; });
   config.peers.clear();
   x.peers.clear();
   for (const gossip::ViewEntry& e : known) {
     config.peers.push_back(PeerEntry{e.peer, e.endpoint, 0, 1, {}, {}});
-    x.peers.push_back({e.peer, e.endpoint, {}});
+    x.peers.push_back({e.peer, e.endpoint, {}, e.public_key});
   }
   const auto me = std::find_if(known.begin(), known.end(), [&](const auto& e) { return e.peer == self; });
   x.rank = static_cast<int>(me - known.begin());
   config.node.data_parts = config.swarm_data_parts;
   config.node.data_part = static_cast<int>(self % static_cast<gossip::PeerId>(config.swarm_data_parts));
+  if (advertise)  // quoted for a shell: Z85 has no quote of its own
+    spdlog::info("swarm: others join with --bootstrap '{}:{}{}'", advertise->host, advertise->port,
+                 curve ? "/" + x.swarm_keys.public_key : std::string());
   config.run.name += "-peer" + std::to_string(self);
   if (!config.node.checkpoint_dir.empty()) config.node.checkpoint_dir += "/peer" + std::to_string(self);
 }

@@ -50,6 +50,7 @@ struct PeerAddress {
   PeerId id = 0;
   std::string endpoint;  // e.g. tcp://127.0.0.1:5601
   AttackSpec attack{};   // an attacking peer (attack.h); every peer knows, only attackers use it
+  std::string public_key{};  // an open swarm's peers with CURVE: its key (Z85), learned at bootstrap
 };
 
 /// The attack of peer `id` among `peers` (none when it is not listed).
@@ -105,6 +106,10 @@ struct ExchangeSpec {
   /// The folder holds peer<ID>.key (this peer's secret) and peer<ID>.pub for every peer, as
   /// `starling keygen` writes them.
   std::string keys_dir;
+  /// CURVE in an open swarm (instead of keys_dir): this peer's own pair, made at its start.
+  /// Every client key is admitted (the invitation is the gate) and each peer id is bound to
+  /// the key it joined with; the others' keys come with `peers` and with their join requests.
+  CurveKeyPair swarm_keys;
   RefusalLog on_refusal;  // a stranger was refused (for the caller's log)
   /// Shared with the other peers of this process (an in-memory network, transport_context.h);
   /// null: the peer's own ZeroMQ context.

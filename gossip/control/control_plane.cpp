@@ -44,7 +44,8 @@ ControlPlane::ControlPlane(Transport& transport, const std::vector<PeerId>& peer
   const auto now = Clock::now();
   for (PeerId p : peers_) {
     const auto at = options_.endpoints.find(p);
-    if (p != transport_.self()) membership_.track(p, now, at == options_.endpoints.end() ? std::string() : at->second);
+    if (p != transport_.self())
+      membership_.track(p, now, at == options_.endpoints.end() ? std::string() : at->second, transport_.public_key_of(p));
   }
   if (!options_.watch.empty()) membership_.watch(options_.watch, now, peers_);
   view_.members = peers_;
@@ -212,7 +213,7 @@ void ControlPlane::on_bootstrap(const Message& m) {
   }
   try {
     const bool fresh = !transport_.connected_to(m.from);
-    send_bootstrap_reply(transport_, m.from, request->endpoint, reply);
+    send_bootstrap_reply(transport_, m.from, request->endpoint, peer_public_key(m).value_or(std::string()), reply);
     if (fresh) handshake_routes_.emplace_back(Clock::now() + kHandshakeRouteLife, m.from);
   } catch (const GossipError&) {
     count("bootstrap_unanswered");
@@ -256,10 +257,13 @@ std::optional<protocols::Hello> ControlPlane::admit_stranger(const Message& m) {
     if (refused_strangers_.insert(m.from).second) log("peer " + std::to_string(m.from) + " may not join: " + why);
     return std::nullopt;
   }
-  if (!transport_.connected_to(m.from)) transport_.connect(m.from, join->hello.endpoint);
+  // With CURVE the key the request came under is the newcomer's from now on (curve.h).
+  const std::string key = peer_public_key(m).value_or(std::string());
+  if (transport_.secure() && key.empty()) return count("bad_hello"), std::nullopt;
+  if (!transport_.connected_to(m.from)) connect(transport_, m.from, join->hello.endpoint, key);
   if (std::find(peers_.begin(), peers_.end(), m.from) == peers_.end()) {
     peers_.push_back(m.from);
-    membership_.track(m.from, Clock::now(), join->hello.endpoint);
+    membership_.track(m.from, Clock::now(), join->hello.endpoint, key);
   }
   return std::move(join->hello);
 }

@@ -151,10 +151,7 @@ JoinStatus answer_join(Transport& transport, Membership& membership, const Messa
   const std::optional<std::string> key = peer_public_key(request);
   if (transport.secure() && !key)
     STARLING_GOSSIP_THROW(InvalidArgument, "join: hello from peer " + std::to_string(request.from) + " not over CURVE");
-  if (!transport.connected_to(request.from)) {
-    if (key) transport.connect(request.from, hello->endpoint, *key);
-    else transport.connect(request.from, hello->endpoint);
-  }
+  if (!transport.connected_to(request.from)) connect(transport, request.from, hello->endpoint, key.value_or(std::string()));
   JoinReply reply;
   reply.status = protocols::check_shape(*hello, ours) == Error::ok ? JoinStatus::accepted : JoinStatus::shape_mismatch;
   if (reply.status == JoinStatus::accepted) {
@@ -258,23 +255,29 @@ std::string bootstrap_refusal(const BootstrapRequest& request, const SwarmAdmiss
   return check_invitation(request.invitation, admission.owner_key, admission.job_id, unix_now());
 }
 
-void send_bootstrap_reply(Transport& transport, PeerId newcomer, const std::string& endpoint, const BootstrapReply& reply) {
+void connect(Transport& transport, PeerId peer, const std::string& endpoint, const std::string& key) {
+  if (key.empty()) transport.connect(peer, endpoint);
+  else transport.connect(peer, endpoint, key);
+}
+
+void send_bootstrap_reply(Transport& transport, PeerId newcomer, const std::string& endpoint, const std::string& key,
+                          const BootstrapReply& reply) {
   std::vector<std::uint8_t> payload;
   if (encode_bootstrap_reply(reply, payload) != Error::ok)
     STARLING_GOSSIP_THROW(InvalidArgument, "join: the answer does not fit a bootstrap reply");
-  if (!transport.connected_to(newcomer)) transport.connect(newcomer, endpoint);
+  if (!transport.connected_to(newcomer)) connect(transport, newcomer, endpoint, key);
   transport.send(newcomer, hello_header(kBootstrapReplyRound), payload);
 }
 
-BootstrapReply bootstrap(Transport& transport, const std::string& endpoint, const BootstrapRequest& request,
-                         Transport::Clock::time_point deadline) {
+BootstrapReply bootstrap(Transport& transport, const std::string& endpoint, const std::string& key,
+                         const BootstrapRequest& request, Transport::Clock::time_point deadline) {
   // A route of its own per seed asked: a seed's id is not known before it answers.
   PeerId route = kProvisionalIds - 1;
   while (transport.connected_to(route)) --route;
   std::vector<std::uint8_t> payload;
   if (encode_bootstrap_request(request, payload) != Error::ok)
     STARLING_GOSSIP_THROW(InvalidArgument, "join: the request breaks the bootstrap format's limits");
-  transport.connect(route, endpoint);
+  connect(transport, route, endpoint, key);
   transport.send(route, hello_header(kBootstrapRound), payload);
   for (;;) {
     Message m = transport.receive(deadline);

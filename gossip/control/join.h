@@ -115,13 +115,20 @@ std::string bootstrap_refusal(const BootstrapRequest& request, const SwarmAdmiss
 std::vector<ViewEntry> live_view(Transport& transport, const Membership& membership, PeerId joiner,
                                  const protocols::Hello& ours);
 
-/// Seed: connects back to the newcomer at the endpoint its request named, and sends `reply`.
-void send_bootstrap_reply(Transport& transport, PeerId newcomer, const std::string& endpoint, const BootstrapReply& reply);
+/// Opens a route to `peer` at `endpoint`: with CURVE to the server key `key`, without when
+/// it is empty (the transport's own key for the peer, when it has one).
+void connect(Transport& transport, PeerId peer, const std::string& endpoint, const std::string& key);
 
-/// Newcomer: asks the peer at `endpoint` once, and waits for its answer (other messages are
-/// dropped). `transport` is the newcomer's provisional one. TimeoutError at the deadline.
-BootstrapReply bootstrap(Transport& transport, const std::string& endpoint, const BootstrapRequest& request,
-                         Transport::Clock::time_point deadline);
+/// Seed: connects back to the newcomer at the endpoint its request named (with CURVE, to the
+/// key the request came under), and sends `reply`.
+void send_bootstrap_reply(Transport& transport, PeerId newcomer, const std::string& endpoint, const std::string& key,
+                          const BootstrapReply& reply);
+
+/// Newcomer: asks the peer at `endpoint` (with CURVE, whose key is `key`) once, and waits for
+/// its answer (other messages are dropped). `transport` is the newcomer's provisional one.
+/// TimeoutError at the deadline.
+BootstrapReply bootstrap(Transport& transport, const std::string& endpoint, const std::string& key,
+                         const BootstrapRequest& request, Transport::Clock::time_point deadline);
 
 /// Joiner of an open swarm: its join request, with its invitation.
 void request_swarm_join(Transport& transport, PeerId to, const std::string& invitation, const protocols::Hello& ours);

@@ -26,6 +26,9 @@ struct CurveSecurity {
   /// and the only key a message claiming to come from that peer id may arrive under.
   std::map<PeerId, std::string> peer_keys;
   RefusalLog on_refusal;
+  /// An open swarm's: every client key is admitted (its invitation is the gate, checked on
+  /// the messages), and a peer id is bound to its key from the first route to it on.
+  bool open = false;
 };
 
 /// InvalidArgument naming the first key that is not Z85 (own pair, allow-list, peer keys).

@@ -37,7 +37,14 @@ void Transport::connect(PeerId peer, const std::string& endpoint, const std::str
   if (!options_.curve) STARLING_GOSSIP_THROW(InvalidArgument, "a server key needs CURVE security in the options");
   if (!is_z85_key(server_public_key))
     STARLING_GOSSIP_THROW(InvalidArgument, "public key of peer " + std::to_string(peer) + " is not a Z85 CURVE key");
+  options_.curve->peer_keys[peer] = server_public_key;  // a route opened again later goes there too
   connect_with(peer, endpoint, &server_public_key);
+}
+
+std::string Transport::public_key_of(PeerId peer) const {
+  if (!secure()) return {};
+  const auto it = options_.curve->peer_keys.find(peer);
+  return it == options_.curve->peer_keys.end() ? std::string() : it->second;
 }
 
 void Transport::connect_with(PeerId peer, const std::string& endpoint, const std::string* server_key) {

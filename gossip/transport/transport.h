@@ -132,6 +132,8 @@ class Transport {
   bool secure() const { return options_.curve.has_value(); }
   /// This peer's CURVE public key (Z85), empty without CURVE.
   std::string public_key() const { return secure() ? options_.curve->keys.public_key : std::string(); }
+  /// The key `peer`'s messages must arrive under (Z85); empty when none is known.
+  std::string public_key_of(PeerId peer) const;
 
   /// Queues one message to a reachable peer (InvalidArgument otherwise); fills in the
   /// sender, payload length and CRC. The payload is copied, so the caller may reuse its

@@ -20,7 +20,7 @@ swarm_job() {
     value[${setting%%=*}]=${setting#*=}
   done
   : >"$file"
-  for section in run data model optimizer kernels node exchange swarm; do
+  for section in run data model optimizer kernels node exchange security swarm; do
     echo "[$section]" >>"$file"
     [ "$section" != swarm ] || grep -v '^\[swarm\]' "$owner" >>"$file"
     for setting in "${order[@]}"; do

@@ -88,10 +88,11 @@ ZapHandler::~ZapHandler() {
     it = it->second.expired() ? registry.erase(it) : std::next(it);
 }
 
-std::string ZapHandler::add_domain(const std::vector<std::string>& allowed, StatsRecorder& stats, RefusalLog log) {
+std::string ZapHandler::add_domain(const std::vector<std::string>& allowed, bool open, StatsRecorder& stats,
+                                   RefusalLog log) {
   std::lock_guard<std::mutex> lock(mutex_);
   const std::string name = "starling-" + std::to_string(next_domain_++);
-  domains_[name] = Domain{{allowed.begin(), allowed.end()}, &stats, std::move(log)};
+  domains_[name] = Domain{{allowed.begin(), allowed.end()}, open, &stats, std::move(log)};
   return name;
 }
 
@@ -152,7 +153,7 @@ bool ZapHandler::admits(const std::string& domain, const std::string& mechanism,
   auto it = domains_.find(domain);
   if (it == domains_.end()) return false;  // a transport already gone, or not ours
   Domain& d = it->second;
-  if (mechanism == "CURVE" && !key.empty() && d.allowed.count(key)) return true;
+  if (mechanism == "CURVE" && !key.empty() && (d.open || d.allowed.count(key))) return true;
   d.stats->dropped("zap_refused");
   if (d.log)
     d.log("refused " + mechanism + " client " + (key.empty() ? std::string("without key") : "key " + key) +
@@ -162,7 +163,7 @@ bool ZapHandler::admits(const std::string& domain, const std::string& mechanism,
 
 ZapRegistration::ZapRegistration(zmq::context_t& context, const CurveSecurity& security, StatsRecorder& stats)
     : handler_(ZapHandler::acquire(context)),
-      domain_(handler_->add_domain(security.allowed_keys, stats, security.on_refusal)) {}
+      domain_(handler_->add_domain(security.allowed_keys, security.open, stats, security.on_refusal)) {}
 
 ZapRegistration::~ZapRegistration() { handler_->remove_domain(domain_); }
 

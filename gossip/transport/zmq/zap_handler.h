@@ -33,13 +33,15 @@ class ZapHandler {
 
   /// A new domain admitting `allowed`; refusals are counted in stats as "zap_refused".
   /// stats must outlive the registration (until remove_domain returns).
-  std::string add_domain(const std::vector<std::string>& allowed, StatsRecorder& stats, RefusalLog log);
+  /// An `open` domain admits every CURVE client key.
+  std::string add_domain(const std::vector<std::string>& allowed, bool open, StatsRecorder& stats, RefusalLog log);
   void admit(const std::string& domain, const std::string& public_key);
   void remove_domain(const std::string& domain);
 
  private:
   struct Domain {
     std::set<std::string> allowed;
+    bool open = false;
     StatsRecorder* stats = nullptr;
     RefusalLog log;
   };
