@@ -447,7 +447,7 @@ std::vector<KeySpec> monitor_keys() {
 std::vector<KeySpec> peer_keys() {
   return {
     {"security.curve", flag(false), "CURVE encryption and authentication between peers", nullptr},
-    {"security.keys_dir", text("keys", KeyKind::path), "with `curve`: the folder of the key pairs (`starling keygen`)",
+    {"security.keys_dir", text("keys", KeyKind::path), "with `curve`: the folder of a roster's key pairs (`starling keygen`); a swarm peer makes its own",
      [](V v, Config& c) { c.node.exchange.keys_dir = v.text; }},
 
     {"swarm.owner_key", text(""),
