@@ -239,9 +239,6 @@ void join_swarm(Config& config, const std::string& description, const SwarmPeerO
     throw ConfigError("--behind-nat: the first peer starts the job, and newcomers must be able to dial it; give --bootstrap");
   gossip::ExchangeSpec& x = config.node.exchange;
   const bool curve = !x.keys_dir.empty();  // security.curve (a swarm makes its own pair, not a roster's)
-  if (curve && !advertise)
-    throw ConfigError(config.source + ": security.curve: a peer behind NAT is reached through relays, and CURVE "
-                      "does not cover relayed paths yet; run the swarm without CURVE or give this peer an address");
   std::vector<Seed> seeds;
   for (const std::string& text : options.bootstrap) seeds.push_back(seed_of(text, curve));
   if (curve) x.swarm_keys = gossip::generate_keypair(), x.keys_dir.clear();

@@ -39,6 +39,21 @@ swarm_peer() {
   pids+=($!)
 }
 
+# swarm_address LOG: the address a running peer logs for others to join with ("HOST:PORT",
+# with CURVE "HOST:PORT/KEY"); waits up to 20 s for it.
+swarm_address() {
+  local line
+  for _ in $(seq 200); do
+    line=$(grep -m1 -o "others join with --bootstrap '.*'$" "$1" 2>/dev/null || true)
+    line=${line#others join with --bootstrap \'}
+    [ -z "$line" ] || { echo "${line%\'}"; return; }
+    sleep 0.1
+  done
+  cat "$1" >&2
+  echo "FAIL: $1 names no address to join with" >&2
+  return 1
+}
+
 # seconds_between FROM TO: seconds from one time of day (HH:MM:SS.frac, as `date +%T.%N` and
 # the logs' stamps write it) to a later one, with two decimals.
 seconds_between() {

@@ -4,15 +4,17 @@
 # ring 0-1-2-3 (drawn over the members in id order): 1-2 and 3-0 go over the connections the
 # peers behind NAT dial, 2-3 through a relay (peer 0, the first peer each dialed, while it
 # answers). Every peer ends above test accuracy 0.75, and only those behind NAT use a relay.
-#   swarm_nat_end_to_end.sh STARLING mlp|relay_death|gpt
+#   swarm_nat_end_to_end.sh STARLING mlp|curve|relay_death|gpt
 # With relay_death, peer 0 (the relay) is killed with -9 once the job trains: peers 2 and 3
 # move to peer 1 and the job finishes with three. With gpt, the job is the GPT with DiLoCo
 # (H = 50, 4-bit pseudo-gradients; its ring all-reduce has the same pairs), whose members all
-# take part in the round on the models as drawn, and all four end on one model.
+# take part in the round on the models as drawn, and all four end on one model. With curve,
+# the MLP's job with security.curve: the newcomers join with peer 0's HOST:PORT/KEY, and what
+# the relay passes on between peers 2 and 3 travels in boxes only they can open.
 set -euo pipefail
 starling=$1
 scenario=${2:-}
-[[ "$scenario" =~ ^(mlp|relay_death|gpt)$ ]] || { echo "usage: swarm_nat_end_to_end.sh STARLING mlp|relay_death|gpt" >&2; exit 2; }
+[[ "$scenario" =~ ^(mlp|curve|relay_death|gpt)$ ]] || { echo "usage: swarm_nat_end_to_end.sh STARLING mlp|curve|relay_death|gpt" >&2; exit 2; }
 tmp=$(mktemp -d)
 base=$((10000 + ($$ % 20000)))  # below the ephemeral range (32768+) that other suites bind
 pids=()
@@ -34,12 +36,14 @@ if [ "$scenario" = gpt ]; then
   sed -i 's/^timeout_seconds = .*/timeout_seconds = 20/' "$tmp/job.toml"
 else
   swarm_job "$tmp/job.toml" "$tmp/owner.toml" run.out_dir="\"$tmp/out\"" exchange.mode='"gossip"' run.epochs=$epochs \
-    run.eval_every=1 exchange.heartbeat_seconds=0.2 exchange.failure_timeout_seconds=2
+    run.eval_every=1 exchange.heartbeat_seconds=0.2 exchange.failure_timeout_seconds=2 \
+    security.curve="$([ "$scenario" = curve ] && echo true || echo false)"
 fi
 "$starling" invite --key "$tmp/owner.key" --job "$tmp/job.toml" --expires 1 -o "$tmp/invite.txt" 2>/dev/null
 peer() { local id=$1; shift; swarm_peer "$tmp/p$id.log" "$@"; }  # peer ID ARGS...: its log pID.log
-joiner() { peer "$@" --bootstrap "127.0.0.1:$base" --invitation "$tmp/invite.txt"; }
+joiner() { peer "$@" --bootstrap "$seed" --invitation "$tmp/invite.txt"; }
 peer 0 --listen "127.0.0.1:$base"
+seed=$(swarm_address "$tmp/p0.log")
 sleep 0.3
 joiner 1 --listen "127.0.0.1:$((base + 1))"
 sleep 0.3

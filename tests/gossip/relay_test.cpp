@@ -5,10 +5,13 @@
 // relayed frame counts as its origin's only if its header names the origin; a reachable
 // newcomer's hello reaches a peer behind NAT that has not dialed it through a relay, and
 // its frames go direct once that peer has dialed it; a relay passes on no more than the
-// requester's message rate.
+// requester's message rate. With CURVE, what a relay passes on is a box between the two
+// ends: the relay sees no byte of it in clear, and a box it alters, replays or makes under
+// another key than the origin's is dropped.
 #define BOOST_TEST_MODULE gossip_relay
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <string>
@@ -22,6 +25,7 @@
 #include "gossip/transport/link.h"
 #include "gossip/transport/transport.h"
 #include "gossip/transport/transport_context.h"
+#include "gossip/transport/zmq/curve_pairs.h"
 #include "protocols/frame.h"
 
 using namespace starling::gossip;
@@ -39,6 +43,18 @@ std::unique_ptr<Transport> peer(TransportContext& context, PeerId self, bool beh
   o.linger_ms = 200;
   o.behind_nat = behind_nat;
   o.accept_unknown_hello = swarm;  // a swarm's peers hear newcomers' hellos
+  return std::make_unique<Transport>(context, o);
+}
+
+// A peer with CURVE: its own pair, admitting the clients in `allowed`.
+std::unique_ptr<Transport> curve_peer(TransportContext& context, PeerId self, bool behind_nat, const CurveKeyPair& keys,
+                                      const std::vector<std::string>& allowed) {
+  TransportOptions o;
+  o.self = self;
+  o.bind_endpoint = "tcp://127.0.0.1:*";
+  o.linger_ms = 200;
+  o.behind_nat = behind_nat;
+  o.curve = CurveSecurity{keys, allowed, {}, {}, false};
   return std::make_unique<Transport>(context, o);
 }
 
@@ -194,4 +210,116 @@ BOOST_AUTO_TEST_CASE(a_relay_passes_on_only_between_known_peers_and_origins_must
   request("1", 2, 5);  // peer 1 claims to pass on peer 5's frame
   BOOST_TEST(await_drops(*s.nat2, "sender_mismatch") == 1u);
   BOOST_CHECK_THROW(s.nat2->receive(50ms), TimeoutError);
+}
+
+namespace {
+
+const std::string kSecret = "a secret gradient, for peer 2's eyes only";
+
+// Peers 1 and 2 behind NAT with CURVE, whose relay, peer 0, is `relay_key`'s.
+struct CurvePair {
+  TransportContext context;
+  CurveKeyPair k1 = generate_keypair(), k2 = generate_keypair();
+  std::unique_ptr<Transport> nat1 = curve_peer(context, 1, true, k1, {}), nat2 = curve_peer(context, 2, true, k2, {});
+
+  CurvePair(const std::string& relay_endpoint, const std::string& relay_key) {
+    nat1->connect(0, relay_endpoint, relay_key);
+    nat2->connect(0, relay_endpoint, relay_key);
+    nat1->connect(2, kBehindNat, k2.public_key);
+    nat2->connect(1, kBehindNat, k1.public_key);
+  }
+};
+
+std::vector<std::uint8_t> secret_bytes() { return std::vector<std::uint8_t>(kSecret.begin(), kSecret.end()); }
+
+bool holds(const zmq::message_t& m, const std::string& text) {
+  const char* data = static_cast<const char*>(m.data());
+  return std::search(data, data + m.size(), text.begin(), text.end()) != data + m.size();
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(peers_behind_nat_with_curve_reach_each_other_through_a_relay_in_boxes) {
+  TransportContext context;
+  // The relay admits both peers' keys.
+  const CurveKeyPair k0 = generate_keypair(), k1 = generate_keypair(), k2 = generate_keypair();
+  auto relay = curve_peer(context, 0, false, k0, {k1.public_key, k2.public_key});
+  auto nat1 = curve_peer(context, 1, true, k1, {}), nat2 = curve_peer(context, 2, true, k2, {});
+  relay->connect(1, kBehindNat, k1.public_key);
+  relay->connect(2, kBehindNat, k2.public_key);
+  nat1->connect(0, relay->endpoint(), k0.public_key);
+  nat2->connect(0, relay->endpoint(), k0.public_key);
+  nat1->connect(2, kBehindNat, k2.public_key);
+  nat2->connect(1, kBehindNat, k1.public_key);
+  const std::vector<std::uint8_t> payload = secret_bytes();
+  for (int round = 0; round < 30; ++round) nat1->send(2, push_header(round), ByteSpan(payload));
+  for (int round = 0; round < 30; ++round) {
+    const Message m = nat2->receive(5s);
+    BOOST_TEST(m.from == 1u);
+    BOOST_TEST(m.header.round == static_cast<std::uint64_t>(round));
+    BOOST_TEST(std::string(m.bytes().begin(), m.bytes().end()) == kSecret);
+    BOOST_TEST(peer_public_key(m).value_or("") == k1.public_key);  // the box's origin, not the relay
+  }
+  BOOST_TEST(relay->stats().relayed_for_others > 0u);
+  nat2->send(1, push_header(99), ByteSpan());
+  BOOST_TEST(nat1->receive(5s).header.round == 99u);
+}
+
+// A relay of raw ZeroMQ (a CURVE server of its own context, which has no ZAP handler and so
+// admits every key) reads what the peers ask it to pass on, alters, replays and forges it.
+BOOST_AUTO_TEST_CASE(a_relay_sees_only_boxes_and_cannot_alter_replay_or_forge_them) {
+  zmq::context_t raw;
+  const CurveKeyPair kr = generate_keypair();
+  zmq::socket_t relay(raw, zmq::socket_type::router);
+  relay.set(zmq::sockopt::linger, 0);
+  relay.set(zmq::sockopt::curve_server, true);
+  relay.set(zmq::sockopt::curve_secretkey, kr.secret_key);
+  relay.set(zmq::sockopt::rcvtimeo, 5000);
+  relay.set(zmq::sockopt::router_handover, true);  // the impostor below takes over id 1's route
+  relay.bind("tcp://127.0.0.1:*");
+  CurvePair p(relay.get(zmq::sockopt::last_endpoint), kr.public_key);
+  // What one peer asks the relay to pass on: [routing id][envelope][box][empty].
+  auto take = [&] {
+    std::vector<zmq::message_t> frames;
+    do {
+      frames.emplace_back();
+      BOOST_REQUIRE(relay.recv(frames.back()));  // within rcvtimeo
+    } while (frames.back().more());
+    BOOST_REQUIRE(frames.size() == 4u);
+    return frames;
+  };
+  auto pass_on = [&](PeerId from, const zmq::message_t& box) {
+    const std::uint8_t envelope[8] = {'S', 'R', 'L', '<', static_cast<std::uint8_t>(from), 0, 0, 0};
+    relay.send(zmq::buffer(std::to_string(from == 1 ? 2 : 1)), zmq::send_flags::sndmore);
+    relay.send(zmq::buffer(envelope), zmq::send_flags::sndmore);
+    relay.send(zmq::buffer(box.data(), box.size()), zmq::send_flags::sndmore);
+    relay.send(zmq::message_t(), zmq::send_flags::none);
+  };
+  p.nat2->send(1, push_header(0), ByteSpan());  // peer 2 has dialed in: the relay can reach it
+  take();
+  const std::vector<std::uint8_t> payload = secret_bytes();
+  p.nat1->send(2, push_header(7), ByteSpan(payload));
+  const std::vector<zmq::message_t> asked = take();
+  BOOST_TEST(asked[1].to_string() == std::string("SRL>\x02\0\0\0", 8));
+  BOOST_TEST(!holds(asked[2], kSecret));  // the relay cannot read it
+  BOOST_TEST(asked[3].size() == 0u);
+  zmq::message_t altered(asked[2].data(), asked[2].size());
+  static_cast<std::uint8_t*>(altered.data())[altered.size() - 1] ^= 1;
+  pass_on(1, altered);
+  BOOST_TEST(await_drops(*p.nat2, "relay_box_failed") == 1u);
+  pass_on(1, asked[2]);
+  const Message m = p.nat2->receive(5s);
+  BOOST_TEST(m.header.round == 7u);
+  BOOST_TEST(std::string(m.bytes().begin(), m.bytes().end()) == kSecret);
+  pass_on(1, asked[2]);
+  BOOST_TEST(await_drops(*p.nat2, "relay_replayed") == 1u);
+  // A peer that claims id 1 under a key of its own: its box opens under that key alone.
+  TransportContext context;
+  auto impostor = curve_peer(context, 1, true, generate_keypair(), {});
+  impostor->connect(0, relay.get(zmq::sockopt::last_endpoint), kr.public_key);
+  impostor->connect(2, kBehindNat, p.k2.public_key);
+  impostor->send(2, push_header(8), ByteSpan(payload));
+  pass_on(1, take()[2]);
+  BOOST_TEST(await_drops(*p.nat2, "key_mismatch") == 1u);
+  BOOST_CHECK_THROW(p.nat2->receive(50ms), TimeoutError);
 }

@@ -105,6 +105,7 @@ IoLoop::IoLoop(zmq::context_t& context, IoLoopOptions options, Inbox& inbox, Sta
 void IoLoop::secure_router() {
   const CurveSecurity& curve = *options_.curve;
   peer_keys_ = curve.peer_keys;
+  box_.emplace(curve.keys);
   router_.set(zmq::sockopt::curve_server, true);
   router_.set(zmq::sockopt::curve_secretkey, curve.keys.secret_key);
   router_.set(zmq::sockopt::zap_domain, options_.zap_domain);
@@ -283,8 +284,6 @@ void IoLoop::reply(bool ok, const std::string& text) {
 void IoLoop::do_connect(PeerId peer, const std::string& endpoint, const std::string& server_key) {
   if (routed(peer)) return reply(false, "peer " + std::to_string(peer) + " already connected");
   if (endpoint == kBehindNat) {
-    if (options_.behind_nat && options_.curve)
-      return reply(false, "peer " + std::to_string(peer) + " is behind NAT as this one is, and CURVE does not cover relays");
     (options_.behind_nat ? relayed_ : reverse_).insert(peer);
     admission_.accept(peer);
     if (options_.curve) peer_keys_[peer] = server_key;  // its DEALER dials in under this key
@@ -357,8 +356,18 @@ bool IoLoop::send_through_relay(PeerId peer, Outgoing& out) {
   const auto chosen = relay_ ? dealers_.find(*relay_) : dealers_.end();
   const auto relay = chosen != dealers_.end() ? chosen : dealers_.begin();
   if (relay == dealers_.end()) return false;
-  zmq::message_t envelope = encode_relay_envelope({RelayEnvelope::Direction::to, peer});
-  return send_all(relay->second, nullptr, {&envelope, &out.header, &out.payload});
+  if (!box_) {
+    zmq::message_t envelope = encode_relay_envelope({RelayEnvelope::Direction::to, peer});
+    return send_all(relay->second, nullptr, {&envelope, &out.header, &out.payload});
+  }
+  const auto key = peer_keys_.find(peer);
+  std::optional<zmq::message_t> sealed;
+  if (key != peer_keys_.end()) sealed = box_->seal(key->second, out.header, out.payload);
+  if (!sealed) return stats_.dropped("relay_no_key"), true;  // connect() gave every route a key
+  zmq::message_t envelope = encode_relay_envelope({hello(out.header) ? RelayEnvelope::Direction::hello_to
+                                                                      : RelayEnvelope::Direction::to, peer});
+  zmq::message_t empty;
+  return send_all(relay->second, nullptr, {&envelope, &*sealed, &empty});
 }
 
 // The first dialed peer heard from lately relays, so that a dead relay is passed over within
@@ -402,21 +411,25 @@ void IoLoop::handle_incoming() {
 void IoLoop::handle_dealer(PeerId peer, zmq::socket_t& dealer) {
   std::vector<zmq::message_t> frames;
   for (int i = 0; i < kBatch && read_multipart(dealer, frames); ++i) {
-    if (frames.size() == 2) accept_frames(sender_over_dealer(peer, frames[0]), frames[0], frames[1]);
+    if (frames.size() == 2) accept_frames(sender_over_dealer(peer, frames[0]), frames[0], frames[1], true);
     else if (frames.size() == 3) accept_enveloped(peer, frames[0], frames[1], frames[2]);
     else stats_.dropped("frame_count");
     if (inbox_.queued_bytes() >= options_.inbox_limit_bytes) break;
   }
 }
 
-// Who sent a frame that came over the DEALER of route `route`: with CURVE the peer dialed,
-// whose key authenticated the far end; without, the sender the header names, as on the
-// ROUTER, where the routing id is the far end's own claim too. A route opened before the
-// peer's id was known (a newcomer asking a seed) carries another id than its peer's.
+// Who sent a frame that came over the DEALER of route `route`: the sender the header names,
+// as on the ROUTER, where the routing id is the far end's own claim too. With CURVE the key
+// dialed vouches for the far end, which may name the route's id, an id bound to the same key,
+// or one bound to none; otherwise the route's id stands (and the header's is a mismatch). A
+// route opened before the peer's id was known (a newcomer asking a seed) carries another id
+// than its peer's.
 PeerId IoLoop::sender_over_dealer(PeerId route, const zmq::message_t& head) const {
-  if (options_.curve) return route;
   const protocols::Result<protocols::FrameHeader> header = protocols::decode_header(span_of(head), options_.limits);
-  return header ? header->sender : route;
+  if (!header || !options_.curve || header->sender == route) return header ? header->sender : route;
+  const auto claimed = peer_keys_.find(header->sender), dialed = peer_keys_.find(route);
+  if (claimed == peer_keys_.end()) return header->sender;
+  return dialed != peer_keys_.end() && claimed->second == dialed->second ? header->sender : route;
 }
 
 bool IoLoop::hello(const zmq::message_t& head) const {
@@ -424,11 +437,11 @@ bool IoLoop::hello(const zmq::message_t& head) const {
   return header && header->type == protocols::MessageType::hello;
 }
 
-void IoLoop::accept_frames(PeerId peer, zmq::message_t& head, zmq::message_t& payload) {
+void IoLoop::accept_frames(PeerId peer, zmq::message_t& head, zmq::message_t& payload, bool dialed) {
   const Clock::time_point now = Clock::now();
   const std::optional<Admission::Screened> header = admission_.screen(peer, span_of(head), span_of(payload), now);
   if (!header) return;
-  if (!admissible(peer, payload)) return stats_.dropped("key_mismatch");
+  if (!(dialed && options_.curve) && !admissible(peer, payload)) return stats_.dropped("key_mismatch");
   const std::uint64_t bytes = head.size() + payload.size();
   admission_.pass(peer, *header, payload_of(std::move(payload)), bytes, now, inbox_);
 }
@@ -448,9 +461,29 @@ void IoLoop::accept_enveloped(PeerId via, const zmq::message_t& envelope, zmq::m
                               zmq::message_t& payload) {
   const std::optional<RelayEnvelope> e = decode_relay_envelope(envelope);
   if (!e) return stats_.dropped("bad_envelope");
-  if (!admission_.knows(via) && !(options_.accept_unknown_hello && hello(head))) return stats_.dropped("unknown_sender");
-  if (e->direction == RelayEnvelope::Direction::from) return accept_frames(e->peer, head, payload);
+  const bool greeting = box_ ? e->direction == RelayEnvelope::Direction::hello_to : hello(head);
+  if (!admission_.knows(via) && !(options_.accept_unknown_hello && greeting)) return stats_.dropped("unknown_sender");
+  if (e->direction == RelayEnvelope::Direction::from) {
+    if (!box_) return accept_frames(e->peer, head, payload);
+    if (payload.size() != 0) return stats_.dropped("relay_box_failed");
+    return accept_boxed(e->peer, head);
+  }
   if (admission_.relay_within_rate(via, Clock::now())) relay(via, e->peer, head, payload);
+}
+
+// A frame `origin` sent through a relay in a box: opened under the key `origin` is bound to
+// (a newcomer's hello: the box's own), then screened as a frame of `origin`'s.
+void IoLoop::accept_boxed(PeerId origin, const zmq::message_t& box) {
+  const auto bound = peer_keys_.find(origin);
+  std::string why;
+  std::optional<RelayBox::Opened> opened = box_->open(origin, bound == peer_keys_.end() ? nullptr : &bound->second, box, why);
+  if (!opened) return stats_.dropped(why);
+  const Clock::time_point now = Clock::now();
+  const std::optional<Admission::Screened> header =
+      admission_.screen(origin, span_of(opened->header), span_of(opened->payload), now);
+  if (!header) return;
+  const std::uint64_t bytes = opened->header.size() + opened->payload.size();
+  admission_.pass(origin, *header, payload_of(std::move(opened->payload), opened->key), bytes, now, inbox_);
 }
 
 // Passes a frame on between two peers this one knows, in order with its own frames to `to`

@@ -28,7 +28,9 @@
 // With CURVE the ROUTER is a CURVE server in its own ZAP domain (see zap_handler.h) and a
 // socket monitor on it counts handshakes that fail before ZAP is asked (clients without
 // CURVE, garbage); each DEALER is a CURVE client. A message whose sender id has a known
-// public key must arrive under that key (the ZAP user id), or it is dropped.
+// public key must arrive under that key (the ZAP user id; over a DEALER, the key it dialed),
+// or it is dropped. What goes through a relay travels in a box between the two ends
+// (relay_box.h), which the receiver opens under the origin's key.
 //
 // Control channel, owner -> I/O thread (multipart):
 //   [u8 command | u32 peer id LE]
@@ -55,6 +57,7 @@
 #include "gossip/transport/inbox.h"
 #include "gossip/transport/message.h"
 #include "gossip/transport/transport_stats.h"
+#include "gossip/transport/zmq/relay_box.h"
 #include "protocols/frame.h"
 
 namespace starling::gossip {
@@ -127,7 +130,9 @@ class IoLoop {
   void handle_dealer(PeerId peer, zmq::socket_t& dealer);
   PeerId sender_over_dealer(PeerId route, const zmq::message_t& head) const;
   bool hello(const zmq::message_t& head) const;
-  void accept_frames(PeerId peer, zmq::message_t& head, zmq::message_t& payload);
+  // `dialed`: it came over the DEALER to `peer`, whose CURVE server key vouches for it.
+  void accept_frames(PeerId peer, zmq::message_t& head, zmq::message_t& payload, bool dialed = false);
+  void accept_boxed(PeerId origin, const zmq::message_t& box);
   void accept_enveloped(PeerId via, const zmq::message_t& envelope, zmq::message_t& head, zmq::message_t& payload);
   void relay(PeerId from, PeerId to, zmq::message_t& head, zmq::message_t& payload);
   bool admissible(PeerId peer, const zmq::message_t& payload) const;
@@ -151,6 +156,7 @@ class IoLoop {
   std::map<PeerId, std::deque<Outgoing>> outboxes_;
   Admission admission_;
   std::map<PeerId, std::string> peer_keys_;  // CURVE: the key each sender id must use
+  std::optional<RelayBox> box_;              // CURVE: relayed frames' boxes
   Clock::time_point next_heartbeat_{};
   std::atomic<std::uint64_t> view_{0}, round_{0};
   mutable std::mutex watch_mutex_;

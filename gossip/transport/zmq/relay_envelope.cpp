@@ -27,7 +27,9 @@ std::optional<RelayEnvelope> decode_relay_envelope(const zmq::message_t& frame) 
   const auto* p = static_cast<const std::uint8_t*>(frame.data());
   if (std::memcmp(p, kMagic, sizeof kMagic) != 0) return std::nullopt;
   const auto direction = static_cast<RelayEnvelope::Direction>(p[3]);
-  if (direction != RelayEnvelope::Direction::to && direction != RelayEnvelope::Direction::from) return std::nullopt;
+  if (direction != RelayEnvelope::Direction::to && direction != RelayEnvelope::Direction::hello_to &&
+      direction != RelayEnvelope::Direction::from)
+    return std::nullopt;
   return RelayEnvelope{direction, protocols::load_le<std::uint32_t>(p + 4)};
 }
 

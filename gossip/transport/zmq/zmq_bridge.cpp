@@ -1,7 +1,9 @@
 // ZeroMQ messages held in a Payload's place (gossip/transport/zmq/zmq_bridge.h).
 #include "gossip/transport/zmq/zmq_bridge.h"
 
+#include <memory>
 #include <new>
+#include <string>
 
 namespace starling::gossip {
 
@@ -22,11 +24,35 @@ const char* sender_key(const void* object) noexcept {
 
 const Payload::Holder kHolder{&relocate, &destroy, &data, &sender_key};
 
+// A message with the key its box was opened under.
+struct Keyed {
+  zmq::message_t message;
+  std::string key;
+};
+using KeyedPtr = std::unique_ptr<Keyed>;
+KeyedPtr* as_keyed(void* object) noexcept { return std::launder(static_cast<KeyedPtr*>(object)); }
+
+void relocate_keyed(void* to, void* from) noexcept {
+  KeyedPtr* source = as_keyed(from);
+  ::new (to) KeyedPtr(std::move(*source));
+  source->~KeyedPtr();
+}
+void destroy_keyed(void* object) noexcept { as_keyed(object)->~KeyedPtr(); }
+void* data_keyed(void* object) noexcept { return (*as_keyed(object))->message.data(); }
+const char* key_of_keyed(const void* object) noexcept { return (*as_keyed(const_cast<void*>(object)))->key.c_str(); }
+
+const Payload::Holder kKeyedHolder{&relocate_keyed, &destroy_keyed, &data_keyed, &key_of_keyed};
+
 }  // namespace
 
 Payload payload_of(zmq::message_t&& message) noexcept {
   const std::size_t size = message.size();
   return Payload::hold(kHolder, std::move(message), size);
+}
+
+Payload payload_of(zmq::message_t&& message, const std::string& sender_key) {
+  const std::size_t size = message.size();
+  return Payload::hold(kKeyedHolder, std::make_unique<Keyed>(Keyed{std::move(message), sender_key}), size);
 }
 
 zmq::message_t message_of(Payload&& payload) {
