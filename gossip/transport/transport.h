@@ -13,11 +13,14 @@
 // (gossip/transport/zmq/buffer_heap.h).
 //
 // Security (optional, TransportOptions::curve; ZeroMQ only): the ROUTER is a CURVE server admitting only
-// allow-listed client keys through the context's ZAP handler (gossip/transport/zmq/zap_handler.h), each
-// DEALER a CURVE client that authenticates the neighbour by its public key. Refused
-// strangers are counted in stats().drops: "zap_refused" (key not on the allow-list),
-// "handshake_failed_protocol" (no CURVE or a broken handshake), "key_mismatch" (an admitted
-// key claiming another peer's id). Nothing from a refused connection reaches the inbox.
+// allow-listed client keys (an open swarm's: every key) through the context's ZAP handler
+// (gossip/transport/zmq/zap_handler.h), each DEALER a CURVE client that authenticates the
+// neighbour by its public key, and what goes through a relay travels in a box between the two
+// ends (gossip/transport/zmq/relay_box.h). Refused strangers are counted in stats().drops:
+// "zap_refused" (key not on the allow-list), "handshake_failed_protocol" (no CURVE or a broken
+// handshake), "key_mismatch" (an admitted key claiming another peer's id), "relay_box_failed"
+// and "relay_replayed" (a relay's forgery or replay). Nothing from a refused connection
+// reaches the inbox.
 //
 // Liveness (TransportOptions::heartbeat_interval): the link heartbeats the peers the
 // owner watches (watch(); every connected peer until then) and records when it last heard
