@@ -8,6 +8,8 @@
 # roster twin's: exit 1 when one differs by more than 1 %, or a reachable peer used a relay.
 # With --kill-relay, peer 0 (the relay of the peers behind NAT) is killed with -9 mid-run
 # instead: each of them must name its next relay within 10 s, and the other 7 must finish.
+# With --curve both jobs run with security.curve: the newcomers bootstrap with peer 0's
+# HOST:PORT/KEY, and the relay passes on boxes (docs/swarm.md#curve-in-a-swarm).
 #   --job mlp   the MLP on Fashion-MNIST with D-PSGD on the ring (default)
 #   --job gpt   configs/fortunes-gpt-8peers.toml's GPT with DiLoCo at H = 50 on 4-bit
 #               (qsgd) pseudo-gradients
@@ -16,14 +18,15 @@ set -euo pipefail
 
 usage() {
   cat <<'TEXT'
-usage: sudo bench/swarm/nat.sh [--job mlp|gpt] [--kill-relay] [--starling PATH] [--epochs E] [--rate RATE] [--keep DIR]
+usage: sudo bench/swarm/nat.sh [--job mlp|gpt] [--kill-relay] [--curve] [--starling PATH] [--epochs E] [--rate RATE] [--keep DIR]
+  --curve      both jobs with security.curve (the roster's keys from `starling keygen`)
   --kill-relay kill the relay (peer 0) at epoch 3 of the MLP job; no roster run
   --epochs E   run.epochs of the MLP job, over one of 8 data parts (default 4; 30 with --kill-relay)
   --rate RATE  a tbf rate limit on every namespace's link (e.g. 1gbit; default none)
   --keep DIR   keep configs, logs and summaries in DIR (default: a temporary folder, removed)
 TEXT
 }
-job=mlp starling=build/cli/starling epochs="" rate="" keep="" kill_relay=0
+job=mlp starling=build/cli/starling epochs="" rate="" keep="" kill_relay=0 curve=false
 while [ $# -gt 0 ]; do
   case $1 in
     --job) job=$2; shift 2 ;;
@@ -32,6 +35,7 @@ while [ $# -gt 0 ]; do
     --rate) rate=$2; shift 2 ;;
     --keep) keep=$2; shift 2 ;;
     --kill-relay) kill_relay=1; shift ;;
+    --curve) curve=true; shift ;;
     -h | --help) usage; exit 0 ;;
     *) echo "nat.sh: unknown option $1" >&2; usage >&2; exit 2 ;;
   esac
@@ -59,10 +63,12 @@ peers=8 behind_nat=" 5 6 7 " port=5600
 source "$root/tests/cli/swarm_job.sh"
 if [ "$job" = mlp ]; then
   swarm_job "$tmp/job.toml" "$tmp/owner.toml" run.out_dir="\"$tmp/out\"" exchange.mode='"gossip"' run.epochs="$epochs" \
-    run.eval_every=1 swarm.data_parts=$peers swarm.start_peers=$peers exchange.start_timeout_seconds=60 swarm.join_timeout_seconds=60
+    run.eval_every=1 swarm.data_parts=$peers swarm.start_peers=$peers exchange.start_timeout_seconds=60 \
+    swarm.join_timeout_seconds=60 security.curve=$curve
   metric=test_accuracy
 else
   swarm_gpt_job "$tmp/job.toml" "$tmp/owner.toml" $peers 500 "$tmp/out"
+  printf '[security]\ncurve = %s\n' "$curve" >>"$tmp/job.toml"
   metric=val_bpb
 fi
 "$starling" invite --key "$tmp/owner.key" --job "$tmp/job.toml" --expires 2 -o "$tmp/invite.txt" 2>/dev/null
@@ -84,9 +90,9 @@ seconds_since() { python3 -c "import time; print(round(time.time() - $1))"; }
 
 # The swarm in namespaces.
 "$netns" up $peers $rate --nat 0:5,6 --nat 1:7 >/dev/null
-bootstrap="$("$netns" addr 0):$port"
 started=$(date +%s.%N)
 for i in $(seq 0 $((peers - 1))); do
+  [ "$i" -ne 1 ] || bootstrap=$(swarm_address "$tmp/swarm0.log")  # HOST:PORT, with CURVE /KEY
   args=(--listen "$("$netns" addr "$i"):$port")
   [ "$i" -eq 0 ] || args+=(--bootstrap "$bootstrap" --invitation "$tmp/invite.txt")
   [[ "$behind_nat" == *" $i "* ]] && args+=(--behind-nat)
@@ -128,6 +134,7 @@ sed -i "s|^out_dir = .*|out_dir = \"$tmp/roster-out\"|" "$tmp/roster.toml"
 for i in $(seq 0 $((peers - 1))); do
   printf '[[peer]]\nid = %d\nendpoint = "tcp://127.0.0.1:%d"\n' "$i" $((port + i)) >>"$tmp/roster.toml"
 done
+[ "$curve" = false ] || "$starling" keygen --config "$tmp/roster.toml" --out "$tmp/keys" >/dev/null
 started=$(date +%s.%N)
 for i in $(seq 0 $((peers - 1))); do
   "$starling" peer --config "$tmp/roster.toml" --id "$i" >"$tmp/roster$i.log" 2>&1 &

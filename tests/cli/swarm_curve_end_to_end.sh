@@ -32,22 +32,11 @@ swarm_peer "$tmp/p1.log" --listen "127.0.0.1:$((base + 1))" --bootstrap "$a0" --
 a1=$(swarm_address "$tmp/p1.log")
 [ "${a1: -40}" != "${a0: -40}" ] || fail "peers 0 and 1 have one key"
 
-bad() {  # bad NAME PATTERN ARGS...: a join that must exit 2 saying PATTERN
-  local name=$1 pattern=$2
-  shift 2
-  set +e
-  timeout 60 "$starling" peer --config "$tmp/job.toml" --set swarm.join_timeout_seconds=4 "$@" >"$tmp/$name.log" 2>&1
-  local code=$?
-  set -e
-  [ "$code" -eq 2 ] || { cat "$tmp/$name.log"; fail "$name: exit $code, expected 2"; }
-  grep -qF -- "$pattern" "$tmp/$name.log" || { cat "$tmp/$name.log"; fail "$name: the message lacks '$pattern'"; }
-  echo "$name: exit 2: $(grep -m1 'error' "$tmp/$name.log" | sed 's/^.*error //')"
-}
-bad no-key "with security.curve give HOST:PORT/KEY" --listen "127.0.0.1:$((base + 10))" --bootstrap "127.0.0.1:$base" \
+swarm_bad_join no-key "with security.curve give HOST:PORT/KEY" --listen "127.0.0.1:$((base + 10))" --bootstrap "127.0.0.1:$base" \
   --invitation "$tmp/invite4.txt"
-bad wrong-key "is ${a1: -40} the key it logs" --listen "127.0.0.1:$((base + 11))" \
+swarm_bad_join wrong-key "is ${a1: -40} the key it logs" --listen "127.0.0.1:$((base + 11))" \
   --bootstrap "127.0.0.1:$base/${a1: -40}" --invitation "$tmp/invite4.txt"
-bad plain "no Starling peer of a running swarm answered" --set security.curve=false --listen "127.0.0.1:$((base + 12))" \
+swarm_bad_join plain "no Starling peer of a running swarm answered" --set security.curve=false --listen "127.0.0.1:$((base + 12))" \
   --bootstrap "127.0.0.1:$base" --invitation "$tmp/invite4.txt"
 swarm_peer "$tmp/p2.log" --listen "127.0.0.1:$((base + 2))" --bootstrap "$a1" --invitation "$tmp/invite2.txt"
 

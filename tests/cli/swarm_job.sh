@@ -39,6 +39,21 @@ swarm_peer() {
   pids+=($!)
 }
 
+# swarm_bad_join NAME PATTERN ARGS...: `$starling peer --config $tmp/job.toml ARGS...` (with
+# swarm.join_timeout_seconds = 4), a join that must exit 2 saying PATTERN (a fixed string);
+# its output in $tmp/NAME.log; calls the script's fail otherwise.
+swarm_bad_join() {
+  local name=$1 pattern=$2
+  shift 2
+  set +e
+  timeout 60 "$starling" peer --config "$tmp/job.toml" --set swarm.join_timeout_seconds=4 "$@" >"$tmp/$name.log" 2>&1
+  local code=$?
+  set -e
+  [ "$code" -eq 2 ] || { cat "$tmp/$name.log"; fail "$name: exit $code, expected 2"; }
+  grep -qF -- "$pattern" "$tmp/$name.log" || { cat "$tmp/$name.log"; fail "$name: the message lacks '$pattern'"; }
+  echo "$name: exit 2: $(grep -m1 'error' "$tmp/$name.log" | sed 's/^.*error //')"
+}
+
 # swarm_address LOG: the address a running peer logs for others to join with ("HOST:PORT",
 # with CURVE "HOST:PORT/KEY"); waits up to 20 s for it.
 swarm_address() {

@@ -58,27 +58,16 @@ for i in 1 2; do
 done
 python3 -m http.server --bind 127.0.0.1 $((base + 20)) >/dev/null 2>&1 &
 pids+=($!)
-bad() {  # bad NAME PATTERN ARGS...: a join that must exit 2 saying PATTERN
-  local name=$1 pattern=$2
-  shift 2
-  set +e
-  timeout 60 "$starling" peer --config "$tmp/job.toml" --set swarm.join_timeout_seconds=4 "$@" >"$tmp/$name.log" 2>&1
-  local code=$?
-  set -e
-  [ "$code" -eq 2 ] || { cat "$tmp/$name.log"; fail "$name: exit $code, expected 2"; }
-  grep -q -- "$pattern" "$tmp/$name.log" || { cat "$tmp/$name.log"; fail "$name: the message lacks '$pattern'"; }
-  echo "$name: exit 2: $(grep -m1 'error' "$tmp/$name.log" | sed 's/^.*error //')"
-}
-bad uninvited "holds no invitation" --listen "127.0.0.1:$((base + 12))" --bootstrap "127.0.0.1:$((base + 1))"
-bad forged "not the job owner's" --listen "127.0.0.1:$((base + 13))" --bootstrap "127.0.0.1:$((base + 1))" --invitation "$tmp/forged.txt"
-bad tampered "not the job owner's" --listen "127.0.0.1:$((base + 15))" --bootstrap "127.0.0.1:$base" --invitation "$tmp/tampered.txt"
-bad other-job "differs from this swarm's at optimizer.lr: 0.05 here, 0.2 in the joiner's config" \
+swarm_bad_join uninvited "holds no invitation" --listen "127.0.0.1:$((base + 12))" --bootstrap "127.0.0.1:$((base + 1))"
+swarm_bad_join forged "not the job owner's" --listen "127.0.0.1:$((base + 13))" --bootstrap "127.0.0.1:$((base + 1))" --invitation "$tmp/forged.txt"
+swarm_bad_join tampered "not the job owner's" --listen "127.0.0.1:$((base + 15))" --bootstrap "127.0.0.1:$base" --invitation "$tmp/tampered.txt"
+swarm_bad_join other-job "differs from this swarm's at optimizer.lr: 0.05 here, 0.2 in the joiner's config" \
   --set optimizer.lr=0.2 --listen "127.0.0.1:$((base + 14))" --bootstrap "127.0.0.1:$base" --invitation "$tmp/invite1.txt"
 peer p3 --listen "127.0.0.1:$((base + 3))" --bootstrap "127.0.0.1:$((base + 2))" --invitation "$tmp/invite3.txt"
 # The joins that never reach the swarm, while it trains.
-bad dead "no bootstrap address accepts connections" --listen "127.0.0.1:$((base + 10))" --bootstrap "127.0.0.1:$((base + 19))"
-bad http "no Starling peer of a running swarm answered" --listen "127.0.0.1:$((base + 11))" --bootstrap "127.0.0.1:$((base + 20))"
-bad fault "no fault 'lying'" --fault lying --listen "127.0.0.1:$((base + 16))" --bootstrap "127.0.0.1:$base" --invitation "$tmp/invite1.txt"
+swarm_bad_join dead "no bootstrap address accepts connections" --listen "127.0.0.1:$((base + 10))" --bootstrap "127.0.0.1:$((base + 19))"
+swarm_bad_join http "no Starling peer of a running swarm answered" --listen "127.0.0.1:$((base + 11))" --bootstrap "127.0.0.1:$((base + 20))"
+swarm_bad_join fault "no fault 'lying'" --fault lying --listen "127.0.0.1:$((base + 16))" --bootstrap "127.0.0.1:$base" --invitation "$tmp/invite1.txt"
 
 failed=0
 for i in 0 1 2 3; do
