@@ -459,13 +459,27 @@ void ElasticSync::adopt(const Decision& d) {
   build(d.start_round);
 }
 
-// The source's model after the round before the start round, into the model.
+// The source's model after the round before the start round, into the model. A source
+// caught serving a wrong state (its chunks differ from its own digests) is passed over for
+// the next member that holds the model of the decision's iteration.
 void ElasticSync::take_over(const Decision& d, Clock::time_point deadline) {
   if (d.source == transport_.self()) return;
-  const std::uint64_t got = fetch_state(transport_, control_, trusting(d.source), model_, deadline).iteration;
-  if (got != d.iteration)
-    log("peer " + std::to_string(d.source) + " handed over the model of iteration " + std::to_string(got) +
-        ", not " + std::to_string(d.iteration));
+  std::vector<PeerId> seeders{d.source};
+  for (PeerId p : d.view.members)
+    if (p != d.source && p != transport_.self() && !wrong_seeders_.count(p)) seeders.push_back(p);
+  for (std::size_t i = 0; i < seeders.size(); ++i) {
+    const StateSource source{{seeders[i]}, std::nullopt, &wrong_seeders_};  // its own chunk digests
+    try {
+      const std::uint64_t got = fetch_state(transport_, control_, source, model_, deadline).iteration;
+      if (got == d.iteration) return;
+      if (i == 0) return log("peer " + std::to_string(d.source) + " handed over the model of iteration " +
+                             std::to_string(got) + ", not " + std::to_string(d.iteration));
+    } catch (const WrongState& e) {
+      warn(std::string(e.what()) + (i + 1 < seeders.size() ? ": asking the next member" : ""));
+      if (i + 1 == seeders.size()) throw;
+    }
+  }
+  STARLING_GOSSIP_THROW(WrongState, "no member but the wrong source holds the model of iteration " + std::to_string(d.iteration));
 }
 
 Position ElasticSync::join(Clock::time_point deadline) {
