@@ -38,12 +38,15 @@ RelayBox::RelayBox(const CurveKeyPair& own) {
   randombytes_buf(session_.data(), session_.size());
 }
 
-const RelayBox::Key& RelayBox::shared_with(const Key& peer) {
-  auto it = shared_.find(peer);
-  if (it != shared_.end()) return it->second;
+RelayBox::Key RelayBox::shared_key(const Key& peer) const {
   Key k{};
   if (crypto_box_beforenm(k.data(), peer.data(), secret_.data()) != 0) k.fill(0);  // a weak key: no box opens
-  return shared_.emplace(peer, k).first->second;
+  return k;
+}
+
+const RelayBox::Key& RelayBox::shared_with(const Key& peer) {
+  auto it = shared_.find(peer);
+  return it != shared_.end() ? it->second : shared_.emplace(peer, shared_key(peer)).first->second;
 }
 
 std::optional<zmq::message_t> RelayBox::seal(const std::string& to_key, const zmq::message_t& header,
@@ -76,11 +79,14 @@ std::optional<RelayBox::Opened> RelayBox::open(PeerId from, const std::string* b
   if (bound && *bound != opened.key) return why = "key_mismatch", std::nullopt;
   const unsigned char* nonce = in + kKey;
   std::vector<unsigned char> plain(box.size() - kKey - kNonce - kMac);
-  if (crypto_box_open_easy_afternm(plain.data(), nonce + kNonce, box.size() - kKey - kNonce, nonce,
-                                   shared_with(origin).data()) != 0)
+  const Key shared = bound ? shared_with(origin) : shared_key(origin);
+  if (crypto_box_open_easy_afternm(plain.data(), nonce + kNonce, box.size() - kKey - kNonce, nonce, shared.data()) != 0)
     return std::nullopt;
   const std::uint32_t header_size = protocols::load_le<std::uint32_t>(plain.data());
   if (header_size > plain.size() - kLength) return std::nullopt;
+  opened.header = zmq::message_t(plain.data() + kLength, header_size);
+  opened.payload = zmq::message_t(plain.data() + kLength + header_size, plain.size() - kLength - header_size);
+  if (!bound) return opened;  // a newcomer's hello, which it repeats anyway
   // Only now, with the box's origin proven, does its count move the session on.
   Session session{};
   std::memcpy(session.data(), nonce, kSessionBytes);
@@ -93,8 +99,6 @@ std::optional<RelayBox::Opened> RelayBox::open(PeerId from, const std::string* b
     sessions.emplace_back(session, count);
     if (sessions.size() > kSessionsKept) sessions.pop_front();
   }
-  opened.header = zmq::message_t(plain.data() + kLength, header_size);
-  opened.payload = zmq::message_t(plain.data() + kLength + header_size, plain.size() - kLength - header_size);
   return opened;
 }
 

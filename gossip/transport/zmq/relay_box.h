@@ -10,8 +10,10 @@
 // The nonce is the origin's session (16 random bytes, drawn when its transport starts) and a
 // count of the boxes it has made (u64 LE). A receiver opens a box only under the key the
 // origin's id is bound to (a newcomer's hello: under the key it names, which the newcomer
-// then holds), and takes a session's boxes only in increasing count, so a relay can neither
-// forge, alter nor replay a frame.
+// then holds), and takes a bound origin's boxes only in increasing count per session, so a
+// relay can neither forge, alter nor replay a frame. What it keeps per key and per origin
+// (precomputed keys, sessions) it keeps for bound origins only: strangers, who pick their
+// keys and ids at will, cannot make it grow.
 #include <array>
 #include <cstdint>
 #include <deque>
@@ -47,7 +49,8 @@ class RelayBox {
  private:
   using Key = std::array<unsigned char, 32>;
   using Session = std::array<unsigned char, 16>;
-  const Key& shared_with(const Key& peer);
+  Key shared_key(const Key& peer) const;
+  const Key& shared_with(const Key& peer);  // cached
 
   Key public_{}, secret_{};
   Session session_{};
