@@ -18,6 +18,9 @@ using Clock = Transport::Clock;
 bool is_finished(const ViewMessage& m) { return (m.flags & protocols::kViewFinished) != 0; }
 bool is_joining(const ViewMessage& m) { return (m.flags & protocols::kViewJoining) != 0; }
 
+// How often a peer waiting for a decision repeats its status to the leader.
+constexpr std::chrono::milliseconds kStatusAgain{500};
+
 }  // namespace
 
 Decision decision_of(const ViewMessage& m) {
@@ -71,6 +74,7 @@ Decision ViewAgreement::run(const View& current, const Standing& me, Clock::time
   statuses_.clear();
   std::set<PeerId> prepared;
   std::optional<PeerId> told;
+  Clock::time_point tell_again{};
   for (;;) {
     // 1. The view messages that came in: a decision ends the run, statuses are collected,
     //    prepare is answered by whoever sent it.
@@ -96,9 +100,12 @@ Decision ViewAgreement::run(const View& current, const Standing& me, Clock::time
         announce(d);
         return d;
       }
-    } else if (lead && told != lead) {
+    } else if (lead && (told != lead || Clock::now() >= tell_again)) {
+      // Again and again: a leader that took this peer for dead decides without it and tells
+      // it nothing, and only a status it gets afterwards, from outside its view, lets it in.
       send_status(*lead, current.number, me, 0);
       told = lead;
+      tell_again = Clock::now() + kStatusAgain;
     }
     // 3. Wait a little; data of the view being replaced is of no use any more.
     const auto now = Clock::now();

@@ -16,10 +16,11 @@
 //   number       one above every view number it has seen,
 // and sends decide to every peer it hears, so that a live peer left out learns it. Every
 // other peer sends its status to the peer it believes is the leader (again when that
-// changes, and to anyone that sends it prepare) and waits for a decide with a higher number
-// than its view, from whoever. Why it holds: all live members report to one leader, one
-// peer decides, and a higher number always wins, so peers never train in one numbered view
-// with different members; a member wrongly believed dead is left out and joins again.
+// changes, every half second, and to anyone that sends it prepare) and waits for a decide
+// with a higher number than its view, from whoever. Why it holds: all live members report
+// to one leader, one peer decides, and a higher number always wins, so peers never train in
+// one numbered view with different members; a member wrongly believed dead is left out, and
+// the status it repeats reaches the leader from outside the new view: it is taken in again.
 // Every wait has the caller's deadline (TimeoutError).
 //
 // What the peers then do with a decision (elastic_sync.h): members at the start round run
