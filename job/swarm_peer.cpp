@@ -38,8 +38,9 @@ struct HostPort {
   std::string host, port;
 };
 
-// A bootstrap address: HOST:PORT, and with CURVE "/KEY", the peer's public key (Z85, always
-// the last 40 characters: Z85 has '/' and ':' of its own).
+// A peer to ask: a bootstrap address, HOST:PORT (an endpoint once asked), and with CURVE
+// "/KEY", the peer's public key (Z85, always the last 40 characters: Z85 has '/' and ':' of
+// its own).
 struct Seed {
   std::string address, key;
 };
@@ -141,38 +142,43 @@ std::optional<gossip::BootstrapReply> answer(gossip::Transport& transport, const
 // nullopt, with `silent` set to why, when no Starling peer answers there. A leader that does
 // not answer may have died before `seed` noticed: `seed` is asked again, with back-off, until
 // the deadline, by when it names the next leader (the lowest live id) or is the leader itself.
-std::optional<gossip::BootstrapReply> ask(gossip::Transport& transport, const std::string& seed,
-                                          const std::string& seed_key, const gossip::BootstrapRequest& request,
-                                          Clock::time_point deadline, std::string& silent) {
-  std::string at = seed, key = seed_key;
+std::optional<gossip::BootstrapReply> ask(gossip::Transport& transport, const Seed& seed,
+                                          const gossip::BootstrapRequest& request, Clock::time_point deadline,
+                                          std::string& silent) {
+  Seed at = seed;
   auto pause = std::chrono::milliseconds(250);
   for (int redirects = 0;; ++redirects) {
     const auto asked = Clock::now();
+    const bool first = at.address == seed.address;
     std::optional<gossip::BootstrapReply> reply;
-    if (at == seed || leader_listens(at)) reply = answer(transport, at, key, request, std::min(deadline, asked + kAnswerWithin));
-    if (!reply && at != seed && Clock::now() + pause < deadline) {
-      spdlog::warn("join: the swarm's leader at {} does not answer; asking {} again in {} ms", at, seed, pause.count());
+    if (first || leader_listens(at.address))
+      reply = answer(transport, at.address, at.key, request, std::min(deadline, asked + kAnswerWithin));
+    if (!reply && !first && Clock::now() + pause < deadline) {
+      spdlog::warn("join: the swarm's leader at {} does not answer; asking {} again in {} ms", at.address, seed.address,
+                   pause.count());
       std::this_thread::sleep_for(pause);
       pause = std::min(pause * 2, std::chrono::milliseconds(4000));
-      at = seed, key = seed_key;
+      at = seed;
       redirects = -1;
       continue;
     }
     if (!reply) {
       const int waited = static_cast<int>(std::chrono::duration<double>(Clock::now() - asked).count() + 0.5);
-      silent = at == seed ? at + " accepts connections but no Starling peer of a running swarm answered within " +
-                                std::to_string(waited) + " s (is it a Starling peer started with --listen" +
-                                (key.empty() ? std::string("?)") : ", and is " + key + " the key it logs?)")
-                          : "the swarm's leader at " + at + " (named by " + seed + ") did not answer before the deadline";
+      silent = first ? at.address + " accepts connections but no Starling peer of a running swarm answered within " +
+                           std::to_string(waited) + " s (is it a Starling peer started with --listen" +
+                           (at.key.empty() ? std::string("?)") : ", and is " + at.key + " the key it logs?)")
+                     : "the swarm's leader at " + at.address + " (named by " + seed.address +
+                           ") did not answer before the deadline";
       return std::nullopt;
     }
-    if (reply->status == gossip::BootstrapStatus::refused) throw SwarmJoinError(at + " refused the join: " + reply->reason);
+    if (reply->status == gossip::BootstrapStatus::refused)
+      throw SwarmJoinError(at.address + " refused the join: " + reply->reason);
     if (reply->status == gossip::BootstrapStatus::accepted) return reply;
     if (redirects >= kMaxRedirects || reply->view.empty())
-      throw SwarmJoinError(at + " kept redirecting the join; no leader answered");
-    spdlog::info("join: {} sends this peer to the swarm's leader, peer {} at {}", at, reply->view.front().peer,
-                 reply->view.front().endpoint);
-    at = reply->view.front().endpoint, key = reply->view.front().public_key;
+      throw SwarmJoinError(at.address + " kept redirecting the join; no leader answered");
+    const gossip::ViewEntry& leader = reply->view.front();
+    spdlog::info("join: {} sends this peer to the swarm's leader, peer {} at {}", at.address, leader.peer, leader.endpoint);
+    at = Seed{leader.endpoint, leader.public_key};
   }
 }
 
@@ -202,7 +208,7 @@ gossip::BootstrapReply bootstrap_from(const std::vector<Seed>& seeds, const Host
       dead += (dead.empty() ? "" : ", ") + seed.host + ":" + seed.port;
       continue;
     }
-    if (std::optional<gossip::BootstrapReply> reply = ask(transport, tcp(seed), s.key, request, deadline, silent)) return *reply;
+    if (std::optional<gossip::BootstrapReply> reply = ask(transport, Seed{tcp(seed), s.key}, request, deadline, silent)) return *reply;
     spdlog::warn("join: {}", silent);
   }
   if (!silent.empty()) throw SwarmJoinError(silent);

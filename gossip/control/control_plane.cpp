@@ -260,7 +260,7 @@ std::optional<protocols::Hello> ControlPlane::admit_stranger(const Message& m) {
   // With CURVE the key the request came under is the newcomer's from now on (curve.h).
   const std::string key = peer_public_key(m).value_or(std::string());
   if (transport_.secure() && key.empty()) return count("bad_hello"), std::nullopt;
-  if (!transport_.connected_to(m.from)) connect(transport_, m.from, join->hello.endpoint, key);
+  if (!transport_.connected_to(m.from)) transport_.connect(m.from, join->hello.endpoint, key);
   if (std::find(peers_.begin(), peers_.end(), m.from) == peers_.end()) {
     peers_.push_back(m.from);
     membership_.track(m.from, Clock::now(), join->hello.endpoint, key);

@@ -151,7 +151,7 @@ JoinStatus answer_join(Transport& transport, Membership& membership, const Messa
   const std::optional<std::string> key = peer_public_key(request);
   if (transport.secure() && !key)
     STARLING_GOSSIP_THROW(InvalidArgument, "join: hello from peer " + std::to_string(request.from) + " not over CURVE");
-  if (!transport.connected_to(request.from)) connect(transport, request.from, hello->endpoint, key.value_or(std::string()));
+  if (!transport.connected_to(request.from)) transport.connect(request.from, hello->endpoint, key.value_or(std::string()));
   JoinReply reply;
   reply.status = protocols::check_shape(*hello, ours) == Error::ok ? JoinStatus::accepted : JoinStatus::shape_mismatch;
   if (reply.status == JoinStatus::accepted) {
@@ -255,17 +255,12 @@ std::string bootstrap_refusal(const BootstrapRequest& request, const SwarmAdmiss
   return check_invitation(request.invitation, admission.owner_key, admission.job_id, unix_now());
 }
 
-void connect(Transport& transport, PeerId peer, const std::string& endpoint, const std::string& key) {
-  if (key.empty()) transport.connect(peer, endpoint);
-  else transport.connect(peer, endpoint, key);
-}
-
 void send_bootstrap_reply(Transport& transport, PeerId newcomer, const std::string& endpoint, const std::string& key,
                           const BootstrapReply& reply) {
   std::vector<std::uint8_t> payload;
   if (encode_bootstrap_reply(reply, payload) != Error::ok)
     STARLING_GOSSIP_THROW(InvalidArgument, "join: the answer does not fit a bootstrap reply");
-  if (!transport.connected_to(newcomer)) connect(transport, newcomer, endpoint, key);
+  if (!transport.connected_to(newcomer)) transport.connect(newcomer, endpoint, key);
   transport.send(newcomer, hello_header(kBootstrapReplyRound), payload);
 }
 
@@ -277,7 +272,7 @@ BootstrapReply bootstrap(Transport& transport, const std::string& endpoint, cons
   std::vector<std::uint8_t> payload;
   if (encode_bootstrap_request(request, payload) != Error::ok)
     STARLING_GOSSIP_THROW(InvalidArgument, "join: the request breaks the bootstrap format's limits");
-  connect(transport, route, endpoint, key);
+  transport.connect(route, endpoint, key);
   transport.send(route, hello_header(kBootstrapRound), payload);
   for (;;) {
     Message m = transport.receive(deadline);

@@ -115,10 +115,6 @@ std::string bootstrap_refusal(const BootstrapRequest& request, const SwarmAdmiss
 std::vector<ViewEntry> live_view(Transport& transport, const Membership& membership, PeerId joiner,
                                  const protocols::Hello& ours);
 
-/// Opens a route to `peer` at `endpoint`: with CURVE to the server key `key`, without when
-/// it is empty (the transport's own key for the peer, when it has one).
-void connect(Transport& transport, PeerId peer, const std::string& endpoint, const std::string& key);
-
 /// Seed: connects back to the newcomer at the endpoint its request named (with CURVE, to the
 /// key the request came under), and sends `reply`.
 void send_bootstrap_reply(Transport& transport, PeerId newcomer, const std::string& endpoint, const std::string& key,

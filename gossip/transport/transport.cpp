@@ -34,6 +34,7 @@ void Transport::connect(PeerId peer, const std::string& endpoint) {
 }
 
 void Transport::connect(PeerId peer, const std::string& endpoint, const std::string& server_public_key) {
+  if (server_public_key.empty()) return connect(peer, endpoint);
   if (!options_.curve) STARLING_GOSSIP_THROW(InvalidArgument, "a server key needs CURVE security in the options");
   if (!is_z85_key(server_public_key))
     STARLING_GOSSIP_THROW(InvalidArgument, "public key of peer " + std::to_string(peer) + " is not a Z85 CURVE key");

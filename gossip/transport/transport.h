@@ -115,8 +115,8 @@ class Transport {
   /// (InvalidArgument when it is not there).
   void connect(PeerId peer, const std::string& endpoint);
   /// As above with the neighbour's public key (Z85) as the CURVE server key; it also
-  /// becomes the only key messages from `peer` are accepted under. InvalidArgument
-  /// without CURVE or for a malformed key.
+  /// becomes the only key messages from `peer` are accepted under. An empty key is the
+  /// call above. InvalidArgument without CURVE or for a malformed key.
   void connect(PeerId peer, const std::string& endpoint, const std::string& server_public_key);
   /// Closes the route connect() opened to `peer` (what is still queued for it is dropped);
   /// messages from it are still accepted. Nothing when there is none.
