@@ -345,19 +345,19 @@ void ElasticSync::await_digests(Clock::time_point deadline, const std::function<
   transport_.put_back(std::move(aside));
 }
 
-// Tells the peers `d` admits (members of its view that `before` lacks) the digest of the
-// common model they take over: the model alone, as their algorithm starts afresh.
+// Tells the peers `d` admits (members that `before` lacks) the common model's digest alone.
 void ElasticSync::vouch(const std::vector<PeerId>& before, const Decision& d) {
-  if (!common_model(spec_.mode) || d.start_round == 0) return;
+  std::vector<PeerId> admitted;
+  for (PeerId p : d.view.members)
+    if (p != transport_.self() && !std::binary_search(before.begin(), before.end(), p)) admitted.push_back(p);
+  if (!common_model(spec_.mode) || d.start_round == 0 || admitted.empty()) return;
   std::vector<std::uint8_t> payload;
   protocols::encode_state_hash({protocols::state_root(common_, {}), d.view.number, common_iteration_}, payload);
   protocols::FrameHeader h;
   h.type = protocols::MessageType::state_hash;
   h.round = d.start_round - 1;
   std::this_thread::sleep_for(spec_.vouch_delay);
-  for (PeerId p : d.view.members)
-    if (p != transport_.self() && !std::binary_search(before.begin(), before.end(), p))
-      transport_.send(p, h, protocols::ByteSpan(payload.data(), payload.size()));
+  for (PeerId p : admitted) transport_.send(p, h, protocols::ByteSpan(payload.data(), payload.size()));
 }
 
 // A joiner's take-over. In the common-model modes the members vouch for the model (each
